@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: a GCC build with -Werror and all tests, then a Clang build
+# with ASan+UBSan running the same tests plus the reader fuzzer for TOSAC_FUZZ_SECONDS (default 60).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+
+jobs=$(nproc)
+fuzz_seconds=${TOSAC_FUZZ_SECONDS:-60}
+
+echo "== GCC, -Werror, RelWithDebInfo =="
+cmake -S . -B build/gcc -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/gcc -j "$jobs"
+ctest --test-dir build/gcc -j "$jobs" --output-on-failure
+
+echo "== Clang, ASan+UBSan, libFuzzer (${fuzz_seconds}s) =="
+cmake -S . -B build/asan -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+  -DTOSAC_SANITIZE=ON -DTOSAC_FUZZ=ON -DTOSAC_FUZZ_SECONDS="$fuzz_seconds" >/dev/null
+cmake --build build/asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan -j "$jobs" --output-on-failure
