@@ -243,7 +243,7 @@ static tosac_status offset_elem(const fb_vec *v, uint32_t i, uint64_t *loc, cons
 tosac_status fb_vec_table(const fb_vec *v, uint32_t i, fb_table *out, const char *ctx)
 {
     if (!out) return TOSAC_ERR_INVALID_ARG;
-    uint64_t loc, tgt;
+    uint64_t loc = 0, tgt = 0;
     tosac_status st = offset_elem(v, i, &loc, ctx);
     if (st != TOSAC_OK) return st;
     st = follow(v->r, loc, &tgt, ctx);
@@ -259,7 +259,7 @@ tosac_status fb_vec_string(const fb_vec *v, uint32_t i, const char **s, uint32_t
                            const char *ctx)
 {
     if (!s) return TOSAC_ERR_INVALID_ARG;
-    uint64_t loc, tgt;
+    uint64_t loc = 0, tgt = 0;
     tosac_status st = offset_elem(v, i, &loc, ctx);
     if (st != TOSAC_OK) return st;
     st = follow(v->r, loc, &tgt, ctx);
@@ -615,7 +615,10 @@ tosac_status fb_finish(fb_builder *b, uint32_t root, const char *ident, uint8_t 
     if (b->failed) return TOSAC_ERR_NOMEM;
     b->finished = true;
     uint8_t *copy = tosac_malloc(b->size);
-    if (!copy) return TOSAC_ERR_NOMEM;
+    if (!copy) {
+        b->failed = true;
+        return TOSAC_ERR_NOMEM;
+    }
     memcpy(copy, at(b, (uint32_t)b->size), b->size);
     *out = copy;
     *out_len = b->size;
