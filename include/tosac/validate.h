@@ -41,7 +41,7 @@ typedef struct tosac_validate_opts {
     tosac_level level;
 } tosac_validate_opts;
 
-/** Both profiles, every extension, level 8K. */
+/** Both profiles, every extension except EXT-DYNAMIC, level 8K. */
 tosac_validate_opts tosac_validate_opts_default(void);
 /** Lower-case extension name ("int16") of bit `bit`; parse a name into its mask bit. */
 const char *tosac_ext_name(unsigned bit);

@@ -1,0 +1,69 @@
+/*
+ * The `tosac` command: shared pieces of the sub-commands (src/cli/cmd_*.c) and the command table
+ * in main.c. Only this layer prints or exits.
+ *
+ * Exit status of every command:
+ *   0  success (for `validate`: the graph is valid)
+ *   1  tool failure: bad command line, unreadable or malformed file, out of memory, output error
+ *   2  `validate` only: the graph is invalid (an ERROR_IF rule or a level limit fails)
+ */
+#ifndef TOSAC_CLI_H
+#define TOSAC_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tosac/graph.h"
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_INVALID = 2 };
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;           /* one line for `tosac help` */
+    void (*help)(FILE *out);       /* full usage text of the command */
+    int (*run)(int argc, char **argv); /* argv[0] is the command name; returns the exit status */
+} cli_command;
+
+/* Sub-commands (one row each in main.c's table). */
+int cli_validate(int argc, char **argv);
+void cli_validate_help(FILE *out);
+int cli_inspect(int argc, char **argv);
+void cli_inspect_help(FILE *out);
+int cli_print(int argc, char **argv);
+void cli_print_help(FILE *out);
+
+/* ---- option parsing (hand-written; "--opt value" and "--opt=value") ---- */
+
+/* True if `arg` is one of the spellings `a` or `b` (b may be NULL). */
+bool cli_is(const char *arg, const char *a, const char *b);
+/*
+ * Matches argv[*i] against the value option `name` ("--profile"): "--profile=V" or "--profile V"
+ * (then *i advances past V). Returns 1 and sets *value on a match, 0 if argv[*i] is another
+ * argument, -1 (after printing an error) if the value is missing.
+ */
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/* Prints "tosac CMD: MESSAGE" plus a hint to run --help to stderr; returns CLI_EXIT_FAILURE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- shared actions ---- */
+
+/*
+ * Reads a .tosa file. On failure prints the reader's diagnostics as "PATH: error: ..." lines to
+ * stderr and returns NULL; on success prints the reader's notes (unless quiet) and returns the graph.
+ */
+tosac_graph *cli_read_graph(const char *path, bool quiet);
+/* Prints one diagnostic line "PATH: KIND: MESSAGE" to stderr; a MESSAGE that already starts with
+   "PATH: " is not prefixed twice. */
+void cli_print_finding(const char *path, const char *kind, const char *msg);
+/*
+ * Writes `text` to `out_path`, or to stdout when out_path is NULL. A file is only created once the
+ * text exists (so a failed command leaves none behind) and is removed again if writing fails.
+ * Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (after printing why).
+ */
+int cli_write_output(const char *out_path, const char *text);
+
+#endif

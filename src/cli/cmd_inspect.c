@@ -1,0 +1,89 @@
+/* tosac inspect / tosac print: describe a .tosa file on stdout (or in a file given with -o). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tosac/inspect.h"
+
+void cli_inspect_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tosac inspect FILE [--json] [-o OUT]\n"
+            "\n"
+            "Summarises FILE: per region and block the inputs, outputs, tensors (type, shape, constant\n"
+            "bytes, small constant values, variable flags), shape values and operators (operands and\n"
+            "attributes), then totals: operators, tensors, parameter bytes and operator counts by type.\n"
+            "\n"
+            "options:\n"
+            "  --json            print one JSON document instead (keys: version, regions[].blocks[]\n"
+            "                    {name, inputs, outputs, tensors, shapes, operators, undeclared}, totals;\n"
+            "                    see include/tosac/inspect.h)\n"
+            "  -o, --output OUT  write to OUT instead of stdout (not created if FILE cannot be read)\n"
+            "  -h, --help        show this text\n"
+            "\n"
+            "exit status: 0 success; 1 the file cannot be read or is malformed, or bad command line.\n");
+}
+
+void cli_print_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tosac print FILE [-o OUT]\n"
+            "\n"
+            "Prints FILE as readable, deterministic text: one line per operator,\n"
+            "  %%out = CONV2D(%%in, %%w, %%b, %%izp, %%wzp) {pad = [1,1,1,1], ...} : INT32[1,16,16,8]\n"
+            "with small constants (up to 16 elements) shown with their values.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output OUT  write to OUT instead of stdout (not created if FILE cannot be read)\n"
+            "  -h, --help        show this text\n"
+            "\n"
+            "exit status: 0 success; 1 the file cannot be read or is malformed, or bad command line.\n");
+}
+
+/* Shared argument loop of inspect and print. */
+static int run(const char *cmd, void (*help)(FILE *), bool allow_json, int argc, char **argv)
+{
+    const char *path = NULL, *out = NULL, *val;
+    bool json = false, opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int m;
+        if (!opts_done && arg[0] == '-' && arg[1]) {
+            if (!strcmp(arg, "--")) {
+                opts_done = true;
+            } else if (cli_is(arg, "--help", "-h")) {
+                help(stdout);
+                return CLI_EXIT_OK;
+            } else if (allow_json && cli_is(arg, "--json", NULL)) {
+                json = true;
+            } else if ((m = cli_opt_value(cmd, argc, argv, &i, "-o", &val)) != 0 ||
+                       (m = cli_opt_value(cmd, argc, argv, &i, "--output", &val)) != 0) {
+                if (m < 0) return CLI_EXIT_FAILURE;
+                out = val;
+            } else {
+                return cli_usage_error(cmd, "unknown option '%s'", arg);
+            }
+            continue;
+        }
+        if (path) return cli_usage_error(cmd, "expected one FILE, got '%s' and '%s'", path, arg);
+        path = arg;
+    }
+    if (!path) return cli_usage_error(cmd, "missing FILE");
+    if (out && !*out) return cli_usage_error(cmd, "empty output file name");
+
+    tosac_graph *g = cli_read_graph(path, false);
+    if (!g) return CLI_EXIT_FAILURE;
+    char *text = !allow_json ? tosac_graph_print(g) : json ? tosac_inspect_json(g) : tosac_inspect_text(g);
+    tosac_graph_destroy(g);
+    if (!text) {
+        fprintf(stderr, "tosac %s: out of memory\n", cmd);
+        return CLI_EXIT_FAILURE;
+    }
+    int rc = cli_write_output(out, text);
+    tosac_string_free(text);
+    return rc;
+}
+
+int cli_inspect(int argc, char **argv) { return run("inspect", cli_inspect_help, true, argc, argv); }
+
+int cli_print(int argc, char **argv) { return run("print", cli_print_help, false, argc, argv); }

@@ -1,0 +1,239 @@
+/* tosac validate: static checks of a .tosa file (ERROR_IF rules, profiles, extensions, levels). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "tosac/validate.h"
+
+#define CMD "validate"
+
+void cli_validate_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tosac validate FILE [--profile P] [--ext LIST] [--level L] [-q]\n"
+            "\n"
+            "Checks FILE against the TOSA 1.0 specification: file structure, operand counts, types and\n"
+            "ranks, every statically checkable ERROR_IF rule, the selected profiles and extensions, and\n"
+            "the level limits.\n"
+            "\n"
+            "options:\n"
+            "  --profile P   INT, FP or INT+FP (default INT+FP). With --profile and no --ext, no\n"
+            "                extension is enabled.\n"
+            "  --ext LIST    comma-separated extensions, 'all' or 'none' (default all). Extensions:\n"
+            "               ");
+    for (unsigned bit = 0; bit < TOSAC_EXT_COUNT; bit++) fprintf(out, "%s%s", bit ? "," : " ", tosac_ext_name(bit));
+    fprintf(out,
+            "\n"
+            "  --level L     8K or none (default 8K)\n"
+            "  -q, --quiet   print only the findings: no notes, no summary line\n"
+            "  -h, --help    show this text\n"
+            "\n"
+            "Each finding goes to stderr as 'FILE: error: ...', 'FILE: unpredictable: ...' (a failed\n"
+            "level check) or 'FILE: note: ...'. The summary line 'FILE: valid (...)' or\n"
+            "'FILE: invalid: N errors' goes to stdout.\n"
+            "\n"
+            "exit status:\n"
+            "  0  the graph is valid\n"
+            "  1  the file cannot be read or is malformed, or the command line is wrong\n"
+            "  2  the graph is invalid (an ERROR_IF rule fails or a level limit is exceeded)\n");
+}
+
+static bool parse_profile(const char *s, uint32_t *out)
+{
+    uint32_t m = 0;
+    char buf[32];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, s, n + 1);
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, '+');
+        if (next) *next++ = '\0';
+        if (!strncasecmp(tok, "pro-", 4)) tok += 4;
+        if (!strcasecmp(tok, "int"))
+            m |= TOSAC_PROFILE_INT;
+        else if (!strcasecmp(tok, "fp"))
+            m |= TOSAC_PROFILE_FP;
+        else
+            return false;
+    }
+    *out = m;
+    return true;
+}
+
+/* Parses "int16,bf16", "all" or "none"; on an unknown name reports it and returns false. */
+static bool parse_ext(const char *s, uint32_t *out)
+{
+    if (!strcasecmp(s, "all")) {
+        *out = TOSAC_EXT_ALL;
+        return true;
+    }
+    if (!strcasecmp(s, "none") || !*s) {
+        *out = 0;
+        return true;
+    }
+    uint32_t m = 0;
+    const char *p = s;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char name[32];
+        if (n >= 4 && !strncasecmp(p, "ext-", 4)) {
+            p += 4;
+            n -= 4;
+        }
+        if (n == 0 || n >= sizeof name) {
+            cli_usage_error(CMD, "bad extension list '%s'", s);
+            return false;
+        }
+        for (size_t i = 0; i < n; i++) name[i] = (char)tolower((unsigned char)p[i]);
+        name[n] = '\0';
+        uint32_t bit = tosac_ext_from_name(name);
+        if (!bit) {
+            cli_usage_error(CMD, "unknown extension '%s' (known: see 'tosac validate --help')", name);
+            return false;
+        }
+        m |= bit;
+        p += n;
+        if (*p == ',') p++;
+    }
+    *out = m;
+    return true;
+}
+
+static bool parse_level(const char *s, tosac_level *out)
+{
+    if (!strcasecmp(s, "8k") || !strcasecmp(s, "eightk")) {
+        *out = TOSAC_LEVEL_8K;
+        return true;
+    }
+    if (!strcasecmp(s, "none")) {
+        *out = TOSAC_LEVEL_NONE;
+        return true;
+    }
+    return false;
+}
+
+static const char *profile_str(uint32_t p)
+{
+    switch (p & (TOSAC_PROFILE_INT | TOSAC_PROFILE_FP)) {
+    case TOSAC_PROFILE_INT: return "INT";
+    case TOSAC_PROFILE_FP: return "FP";
+    case TOSAC_PROFILE_INT | TOSAC_PROFILE_FP: return "INT+FP";
+    default: return "none";
+    }
+}
+
+static void print_ext(uint32_t e)
+{
+    if (e == 0) {
+        fputs("none", stdout);
+    } else if ((e & TOSAC_EXT_ALL) == TOSAC_EXT_ALL) {
+        fputs("all", stdout);
+    } else {
+        const char *sep = "";
+        for (unsigned bit = 0; bit < TOSAC_EXT_COUNT; bit++)
+            if (e & (1u << bit)) {
+                printf("%s%s", sep, tosac_ext_name(bit));
+                sep = ",";
+            }
+    }
+}
+
+int cli_validate(int argc, char **argv)
+{
+    const char *path = NULL, *profile = NULL, *ext = NULL, *level = NULL, *val;
+    bool quiet = false, opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int m;
+        if (!opts_done && arg[0] == '-' && arg[1]) {
+            if (!strcmp(arg, "--")) {
+                opts_done = true;
+            } else if (cli_is(arg, "--help", "-h")) {
+                cli_validate_help(stdout);
+                return CLI_EXIT_OK;
+            } else if (cli_is(arg, "-q", "--quiet")) {
+                quiet = true;
+            } else if ((m = cli_opt_value(CMD, argc, argv, &i, "--profile", &val)) != 0) {
+                if (m < 0) return CLI_EXIT_FAILURE;
+                profile = val;
+            } else if ((m = cli_opt_value(CMD, argc, argv, &i, "--ext", &val)) != 0) {
+                if (m < 0) return CLI_EXIT_FAILURE;
+                ext = val;
+            } else if ((m = cli_opt_value(CMD, argc, argv, &i, "--level", &val)) != 0) {
+                if (m < 0) return CLI_EXIT_FAILURE;
+                level = val;
+            } else {
+                return cli_usage_error(CMD, "unknown option '%s'", arg);
+            }
+            continue;
+        }
+        if (path) return cli_usage_error(CMD, "expected one FILE, got '%s' and '%s'", path, arg);
+        path = arg;
+    }
+    if (!path) return cli_usage_error(CMD, "missing FILE");
+
+    tosac_validate_opts opts = tosac_validate_opts_default();
+    opts.profiles = TOSAC_PROFILE_INT | TOSAC_PROFILE_FP;
+    opts.extensions = TOSAC_EXT_ALL;
+    if (profile) {
+        if (!parse_profile(profile, &opts.profiles))
+            return cli_usage_error(CMD, "bad --profile '%s' (expected INT, FP or INT+FP)", profile);
+        opts.extensions = 0;
+    }
+    if (ext && !parse_ext(ext, &opts.extensions)) return CLI_EXIT_FAILURE;
+    if (level && !parse_level(level, &opts.level))
+        return cli_usage_error(CMD, "bad --level '%s' (expected 8K or none)", level);
+
+    tosac_graph *g = cli_read_graph(path, quiet);
+    if (!g) return CLI_EXIT_FAILURE;
+    tosac_diag *d = tosac_diag_create();
+    if (!d) {
+        tosac_graph_destroy(g);
+        fprintf(stderr, "tosac: out of memory\n");
+        return CLI_EXIT_FAILURE;
+    }
+    tosac_status s = tosac_validate(g, &opts, d);
+    size_t n_err = 0, n_unpred = 0, n = tosac_diag_count(d);
+    for (size_t i = 0; i < n; i++) {
+        tosac_status code = TOSAC_OK;
+        const char *msg = tosac_diag_message(d, i, &code);
+        if (code == TOSAC_OK) {
+            if (!quiet) cli_print_finding(path, "note", msg);
+        } else if (code == TOSAC_ERR_UNPREDICTABLE) {
+            n_unpred++;
+            cli_print_finding(path, "unpredictable", msg);
+        } else {
+            n_err++;
+            cli_print_finding(path, "error", msg);
+        }
+    }
+    size_t dropped = tosac_diag_dropped(d);
+    if (dropped) fprintf(stderr, "%s: note: %zu more findings not shown\n", path, dropped);
+    tosac_diag_destroy(d);
+    tosac_graph_destroy(g);
+
+    int rc;
+    if (s == TOSAC_OK) {
+        if (!quiet) {
+            printf("%s: valid (profile %s, extensions ", path, profile_str(opts.profiles));
+            print_ext(opts.extensions);
+            printf(", level %s)\n", opts.level == TOSAC_LEVEL_8K ? "8K" : "none");
+        }
+        rc = CLI_EXIT_OK;
+    } else if (s == TOSAC_ERR_TOSA_ERROR || s == TOSAC_ERR_UNPREDICTABLE) {
+        if (!quiet) {
+            printf("%s: invalid: %zu error%s", path, n_err, n_err == 1 ? "" : "s");
+            if (n_unpred) printf(", %zu level finding%s", n_unpred, n_unpred == 1 ? "" : "s");
+            if (dropped) printf(" (+%zu not shown)", dropped);
+            printf("\n");
+        }
+        rc = CLI_EXIT_INVALID;
+    } else {
+        fprintf(stderr, "%s: error: validation failed: %s\n", path, tosac_status_str(s));
+        rc = CLI_EXIT_FAILURE;
+    }
+    return rc;
+}

@@ -1,0 +1,190 @@
+/*
+ * tosac: command-line entry point, command table and the helpers the sub-commands share.
+ *
+ *   tosac validate FILE [--profile P] [--ext LIST] [--level L] [-q]
+ *   tosac inspect FILE [--json] [-o OUT]
+ *   tosac print FILE [-o OUT]
+ *   tosac help [COMMAND] | tosac COMMAND --help | tosac --version
+ *
+ * Adding a command: write cli_<name>() and cli_<name>_help() in src/cli/cmd_<name>.c, declare them
+ * in cli.h and add one row to k_commands below.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tosac/tosa_file.h"
+
+#ifndef TOSAC_VERSION_STRING
+#define TOSAC_VERSION_STRING "0.1.0"
+#endif
+
+static const cli_command k_commands[] = {
+    {"validate", "check a .tosa file against the TOSA 1.0 specification", cli_validate_help, cli_validate},
+    {"inspect", "summarise a .tosa file: tensors, operators, totals (text or JSON)", cli_inspect_help, cli_inspect},
+    {"print", "print a .tosa file as readable text", cli_print_help, cli_print},
+};
+#define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(k_commands[i].name, name)) return &k_commands[i];
+    return NULL;
+}
+
+static void main_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tosac COMMAND [ARGS...]\n"
+            "       tosac help [COMMAND] | tosac COMMAND --help | tosac --version\n"
+            "\n"
+            "tosac %s: a TOSA 1.0 toolchain.\n"
+            "\n"
+            "commands:\n",
+            TOSAC_VERSION_STRING);
+    for (size_t i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-10s %s\n", k_commands[i].name, k_commands[i].summary);
+    fprintf(out,
+            "\n"
+            "exit status: 0 success; 1 tool failure (bad command line, unreadable or malformed file);\n"
+            "2 (validate) the graph is invalid.\n");
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Shared helpers                                                                                */
+
+bool cli_is(const char *arg, const char *a, const char *b) { return !strcmp(arg, a) || (b && !strcmp(arg, b)); }
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tosac%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(run 'tosac %s%s' for usage)\n", cmd ? cmd : "", cmd ? " --help" : "help");
+    return CLI_EXIT_FAILURE;
+}
+
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0) return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        cli_usage_error(cmd, "option '%s' needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+void cli_print_finding(const char *path, const char *kind, const char *msg)
+{
+    size_t n = strlen(path);
+    if (!strncmp(msg, path, n) && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+    fprintf(stderr, "%s: %s: %s\n", path, kind, msg);
+}
+
+tosac_graph *cli_read_graph(const char *path, bool quiet)
+{
+    tosac_diag *d = tosac_diag_create();
+    if (!d) {
+        fprintf(stderr, "tosac: out of memory\n");
+        return NULL;
+    }
+    tosac_graph *g = NULL;
+    tosac_status s = tosac_tosa_read_file(path, NULL, &g, d);
+    if (s != TOSAC_OK) g = NULL;
+    size_t n = tosac_diag_count(d), errors = 0;
+    for (size_t i = 0; i < n; i++) {
+        tosac_status code = TOSAC_OK;
+        const char *msg = tosac_diag_message(d, i, &code);
+        if (code != TOSAC_OK) errors++;
+        if (code == TOSAC_OK && quiet) continue;
+        cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
+    }
+    if (tosac_diag_dropped(d)) fprintf(stderr, "%s: note: %zu more messages not shown\n", path, tosac_diag_dropped(d));
+    if (!g && !errors) cli_print_finding(path, "error", tosac_status_str(s));
+    tosac_diag_destroy(d);
+    return g;
+}
+
+int cli_write_output(const char *out_path, const char *text)
+{
+    size_t len = strlen(text);
+    if (!out_path) {
+        if (fwrite(text, 1, len, stdout) != len) {
+            fprintf(stderr, "tosac: cannot write to standard output: %s\n", strerror(errno));
+            return CLI_EXIT_FAILURE;
+        }
+        return CLI_EXIT_OK;
+    }
+    FILE *f = fopen(out_path, "wb");
+    if (!f) {
+        fprintf(stderr, "%s: error: cannot create: %s\n", out_path, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    bool ok = fwrite(text, 1, len, f) == len;
+    int err = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        fprintf(stderr, "%s: error: cannot write: %s\n", out_path, strerror(err));
+        remove(out_path);
+        return CLI_EXIT_FAILURE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+static int run_help(int argc, char **argv)
+{
+    if (argc <= 2) {
+        main_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 3) return cli_usage_error("help", "expected at most one command name");
+    const cli_command *c = find_command(argv[2]);
+    if (!c) return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+    c->help(stdout);
+    return CLI_EXIT_OK;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2) {
+        main_help(stderr);
+        return CLI_EXIT_FAILURE;
+    }
+    const char *cmd = argv[1];
+    if (cli_is(cmd, "--version", NULL)) {
+        printf("tosac %s (TOSA 1.0)\n", TOSAC_VERSION_STRING);
+        return CLI_EXIT_OK;
+    }
+    if (cli_is(cmd, "help", "--help") || cli_is(cmd, "-h", NULL)) return run_help(argc, argv);
+    if (cmd[0] == '-') return cli_usage_error(NULL, "unknown option '%s'", cmd);
+    const cli_command *c = find_command(cmd);
+    if (!c) return cli_usage_error(NULL, "unknown command '%s'", cmd);
+    return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tosac: cannot write to standard output: %s\n", strerror(errno));
+        if (rc == CLI_EXIT_OK) rc = CLI_EXIT_FAILURE;
+    }
+    return rc;
+}
