@@ -21,7 +21,8 @@ void cli_validate_help(FILE *out)
             "options:\n"
             "  --profile P   INT, FP or INT+FP (default INT+FP). With --profile and no --ext, no\n"
             "                extension is enabled.\n"
-            "  --ext LIST    comma-separated extensions, 'all' or 'none' (default all). Extensions:\n"
+            "  --ext LIST    comma-separated extensions, 'all' or 'none' (default: all but dynamic,\n"
+            "                which lifts the compile-time-constant rules and must be named). Extensions:\n"
             "               ");
     for (unsigned bit = 0; bit < TOSAC_EXT_COUNT; bit++) fprintf(out, "%s%s", bit ? "," : " ", tosac_ext_name(bit));
     fprintf(out,
@@ -131,6 +132,8 @@ static void print_ext(uint32_t e)
         fputs("none", stdout);
     } else if ((e & TOSAC_EXT_ALL) == TOSAC_EXT_ALL) {
         fputs("all", stdout);
+    } else if ((e & TOSAC_EXT_ALL) == (TOSAC_EXT_ALL & ~(uint32_t)TOSAC_EXT_DYNAMIC)) {
+        fputs("all but dynamic", stdout);
     } else {
         const char *sep = "";
         for (unsigned bit = 0; bit < TOSAC_EXT_COUNT; bit++)
@@ -176,8 +179,6 @@ int cli_validate(int argc, char **argv)
     if (!path) return cli_usage_error(CMD, "missing FILE");
 
     tosac_validate_opts opts = tosac_validate_opts_default();
-    opts.profiles = TOSAC_PROFILE_INT | TOSAC_PROFILE_FP;
-    opts.extensions = TOSAC_EXT_ALL;
     if (profile) {
         if (!parse_profile(profile, &opts.profiles))
             return cli_usage_error(CMD, "bad --profile '%s' (expected INT, FP or INT+FP)", profile);

@@ -199,7 +199,8 @@ tosac_value *tosac_block_add_const(tosac_block *b, const char *name, tosac_dtype
 {
     tosac_value *v = tosac_block_add_tensor(b, name, t, rank, shape);
     if (!v) return NULL;
-    if (!(v->data = tosac_arena_memdup(&b->graph->arena, data, nbytes))) return NULL;
+    /* zero bytes is "no data", as the file format cannot tell the two apart */
+    if (nbytes && !(v->data = tosac_arena_memdup(&b->graph->arena, data, nbytes))) return NULL;
     v->data_len = nbytes;
     if (!tosac_block_add_node(b, TOSAC_OP_CONST, 0, NULL, 1, &v)) return NULL;
     v->producer = b->nodes[b->n_nodes - 1];

@@ -208,7 +208,7 @@ static tosac_status read_tensor(reader *r, tosac_block *b, const fb_table *t, co
     path_sub(&p, where, "variable_name", -1);
     const char *vn = NULL;
     if ((st = get_cstr(r, t, TENSOR_VARNAME, &p, "variable_name", true, &vn)) != TOSAC_OK) return st;
-    if (vn) {
+    if (vn && *vn) { /* the reference serializer writes "" for ordinary tensors */
         const void *c = NULL;
         if ((st = copy_bytes(r, &p, vn, strlen(vn) + 1, &c)) != TOSAC_OK) return st;
         v->variable_name = c;
@@ -221,7 +221,7 @@ static tosac_status read_tensor(reader *r, tosac_block *b, const fb_table *t, co
     path_sub(&p, where, "data", -1);
     fb_vec data;
     if ((st = fb_get_vector(t, TENSOR_DATA, 1, &data, p.s)) != TOSAC_OK) return st;
-    if (data.pos != 0) {
+    if (data.pos != 0 && data.count > 0) { /* an empty vector (reference serializer) means no data */
         const uint8_t *src = fb_vec_data(&data);
         size_t n = unpadded_len(v, src, data.count);
         const void *copy = NULL;

@@ -126,7 +126,7 @@ static void ctx_vreport(tosac_check_ctx *c, tosac_status code, const char *fmt, 
     char pre[PREFIX_MAX], msg[MSG_MAX];
     ctx_prefix(c, pre, sizeof pre);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    tosac_diag_add(c->diag, code, "%s%s: %s", code == TOSAC_OK ? "note: " : "", pre, msg);
+    tosac_diag_add(c->diag, code, "%s: %s", pre, msg);
 }
 
 void tosac_check_error(tosac_check_ctx *c, const char *fmt, ...)
@@ -398,6 +398,9 @@ static void check_version(vstate *s)
         tosac_check_error(&s->c,
                           "unsupported TOSA version %d.%d.%d%s (accepted: 1.0.x and 1.1.x drafts)",
                           (int)g->ver_major, (int)g->ver_minor, (int)g->ver_patch, g->ver_draft ? " draft" : "");
+    } else if (g->ver_minor != 0 || g->ver_draft) {
+        tosac_diag_add(s->c.diag, TOSAC_OK, "file declares TOSA %d.%d.%d%s; it is checked against the 1.0 rules",
+                       (int)g->ver_major, (int)g->ver_minor, (int)g->ver_patch, g->ver_draft ? " (draft)" : "");
     }
 }
 

@@ -408,7 +408,7 @@ static void producers_and_order(void)
     tosac_value *dead = tens(&x, "unused", TOSAC_DTYPE_INT32, 3, (const int64_t[]){2, 3, 5});
     tosac_block_add_node(x.b, TOSAC_OP_ABS, 1, &a, 1, &dead);
     EXPECT_EQ_I(validate_with(g, NULL), TOSAC_OK);
-    EXPECT(has_msg("note: block 'main' op 1 (ABS) [a -> unused]: no result of this operator is used", TOSAC_OK));
+    EXPECT(has_msg("block 'main' op 1 (ABS) [a -> unused]: no result of this operator is used", TOSAC_OK));
     EXPECT_EQ_I(count_class(-1), 0);
     tosac_graph_destroy(g);
 
