@@ -31,6 +31,8 @@ int cli_inspect(int argc, char **argv);
 void cli_inspect_help(FILE *out);
 int cli_print(int argc, char **argv);
 void cli_print_help(FILE *out);
+int cli_ops(int argc, char **argv);
+void cli_ops_help(FILE *out);
 
 /* ---- option parsing (hand-written; "--opt value" and "--opt=value") ---- */
 
