@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: a GCC build with -Werror and all tests, then a Clang build
-# with ASan+UBSan running the same tests plus the reader fuzzer for TOSAC_FUZZ_SECONDS (default 60).
+# with ASan+UBSan running the same tests plus the reader fuzzer for TOSAC_FUZZ_SECONDS (default 180).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
 jobs=$(nproc)
-fuzz_seconds=${TOSAC_FUZZ_SECONDS:-60}
+fuzz_seconds=${TOSAC_FUZZ_SECONDS:-180}
 
 echo "== GCC, -Werror, RelWithDebInfo =="
 cmake -S . -B build/gcc -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -45,6 +45,17 @@ enum { TOSAC_NAN_UNKNOWN = 0, TOSAC_NAN_PROPAGATE = 1, TOSAC_NAN_IGNORE = 2 };
 enum { TOSAC_RESIZE_UNKNOWN = 0, TOSAC_RESIZE_NEAREST = 1, TOSAC_RESIZE_BILINEAR = 2 };
 enum { TOSAC_ROUND_UNKNOWN = 0, TOSAC_ROUND_SINGLE = 1, TOSAC_ROUND_INEXACT = 2, TOSAC_ROUND_DOUBLE = 3 };
 
+/**
+ * One attribute field of an operator (plain data, shared by the IR and the kernels): `present`
+ * distinguishes an absent field (schema default) from a written one.
+ */
+typedef struct tosac_attr_val {
+    bool present;
+    int64_t i;        /**< I32, BOOL, DTYPE and enum kinds */
+    const void *data; /**< I32V: int32_t[len]; BYTES/BYTES8: uint8_t[len]; STR: char[len + 1] */
+    uint32_t len;
+} tosac_attr_val;
+
 /** True for 1..75. */
 bool tosac_op_valid(uint32_t op);
 /** "CONV2D"; "UNKNOWN" for invalid numbers. */

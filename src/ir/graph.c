@@ -75,18 +75,28 @@ tosac_block *tosac_region_add_block(tosac_region *r, const char *name)
     return b;
 }
 
-static uint32_t hash_str(const char *s)
+/*
+ * Name hash with a per-block seed taken from the block's address: lookups never depend on the
+ * seed's value (output stays deterministic), but a hostile file cannot precompute names that all
+ * collide and turn reading into quadratic time.
+ */
+static uint32_t hash_str(const tosac_block *b, const char *s)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)(uintptr_t)b;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    h ^= h >> 31; /* splitmix64 finalizer: every input bit reaches the low bits used as index */
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return (uint32_t)h;
 }
 
 tosac_value *tosac_block_find(const tosac_block *b, const char *name)
 {
     if (!b || !name || !b->hash_cap) return NULL;
     uint32_t mask = b->hash_cap - 1;
-    for (uint32_t i = hash_str(name) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = hash_str(b, name) & mask;; i = (i + 1) & mask) {
         tosac_value *v = b->hash[i];
         if (!v) return NULL;
         if (!strcmp(v->name, name)) return v;
@@ -104,7 +114,7 @@ static bool hash_insert(tosac_block *b, tosac_value *v)
         for (uint32_t i = 0; i < b->hash_cap; i++) {
             tosac_value *w = b->hash[i];
             if (!w) continue;
-            uint32_t j = hash_str(w->name) & (ncap - 1);
+            uint32_t j = hash_str(b, w->name) & (ncap - 1);
             while (nh[j]) j = (j + 1) & (ncap - 1);
             nh[j] = w;
         }
@@ -112,7 +122,7 @@ static bool hash_insert(tosac_block *b, tosac_value *v)
         b->hash_cap = ncap;
     }
     uint32_t mask = b->hash_cap - 1;
-    uint32_t i = hash_str(v->name) & mask;
+    uint32_t i = hash_str(b, v->name) & mask;
     while (b->hash[i]) {
         /* duplicates are kept in the lists (the validator reports them) but only the first is found */
         if (!strcmp(b->hash[i]->name, v->name)) return true;

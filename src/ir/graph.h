@@ -5,13 +5,6 @@
 #include "core/arena.h"
 #include "tosac/graph.h"
 
-/* One attribute field: `present` distinguishes an absent field (schema default) from a written one. */
-typedef struct tosac_attr_val {
-    bool present;
-    int64_t i;        /* I32, BOOL, DTYPE and enum kinds */
-    const void *data; /* I32V: int32_t[len]; BYTES/BYTES8: uint8_t[len]; STR: char[len + 1] */
-    uint32_t len;
-} tosac_attr_val;
 
 struct tosac_value {
     const char *name;

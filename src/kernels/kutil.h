@@ -1,0 +1,103 @@
+/*
+ * Element access and broadcasting helpers shared by the kernels. The per-element loaders switch
+ * on the dtype: use them for the 16-bit and 8-bit float types, precise (f64) mode and cold paths;
+ * hot paths (fp32, int8/16/32) index the typed arrays directly.
+ */
+#ifndef TOSAC_KERNELS_KUTIL_H
+#define TOSAC_KERNELS_KUTIL_H
+
+#include "core/fp.h"
+#include "kernels/kernel.h"
+#include "kernels/quant_math.h"
+
+/* Any FP element (or f64 storage) as double. */
+static inline double tosac_kload_fp(const tosac_ktensor *t, int64_t i)
+{
+    if (t->f64) return ((const double *)t->data)[i];
+    switch (t->dtype) {
+    case TOSAC_DTYPE_FP32: return ((const float *)t->data)[i];
+    case TOSAC_DTYPE_FP16: return tosac_fp16_to_fp32(((const uint16_t *)t->data)[i]);
+    case TOSAC_DTYPE_BF16: return tosac_bf16_to_fp32(((const uint16_t *)t->data)[i]);
+    case TOSAC_DTYPE_FP8E4M3: return tosac_fp8e4m3_to_fp32(((const uint8_t *)t->data)[i]);
+    case TOSAC_DTYPE_FP8E5M2: return tosac_fp8e5m2_to_fp32(((const uint8_t *)t->data)[i]);
+    default: return 0.0;
+    }
+}
+
+/* Stores a double rounded once (to nearest even) to the tensor's FP storage type. */
+static inline void tosac_kstore_fp(const tosac_ktensor *t, int64_t i, double v)
+{
+    if (t->f64) {
+        ((double *)t->data)[i] = v;
+        return;
+    }
+    switch (t->dtype) {
+    case TOSAC_DTYPE_FP32: ((float *)t->data)[i] = tosac_fp64_to_fp32(v); break;
+    case TOSAC_DTYPE_FP16: ((uint16_t *)t->data)[i] = tosac_fp64_to_fp16(v); break;
+    case TOSAC_DTYPE_BF16: ((uint16_t *)t->data)[i] = tosac_fp64_to_bf16(v); break;
+    case TOSAC_DTYPE_FP8E4M3: ((uint8_t *)t->data)[i] = tosac_fp64_to_fp8e4m3(v); break;
+    case TOSAC_DTYPE_FP8E5M2: ((uint8_t *)t->data)[i] = tosac_fp64_to_fp8e5m2(v); break;
+    default: break;
+    }
+}
+
+/* Any integer-like element (BOOL, INT4..INT48, SHAPE) as int64. */
+static inline int64_t tosac_kload_int(const tosac_ktensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case TOSAC_DTYPE_BOOL: return ((const uint8_t *)t->data)[i] != 0;
+    case TOSAC_DTYPE_INT4:
+    case TOSAC_DTYPE_INT8: return ((const int8_t *)t->data)[i];
+    case TOSAC_DTYPE_INT16: return ((const int16_t *)t->data)[i];
+    case TOSAC_DTYPE_INT32: return ((const int32_t *)t->data)[i];
+    case TOSAC_DTYPE_INT48:
+    case TOSAC_DTYPE_SHAPE: return ((const int64_t *)t->data)[i];
+    default: return 0;
+    }
+}
+
+/* Stores the low bits of v in the tensor's integer storage (BOOL stores v != 0). */
+static inline void tosac_kstore_int(const tosac_ktensor *t, int64_t i, int64_t v)
+{
+    switch (t->dtype) {
+    case TOSAC_DTYPE_BOOL: ((uint8_t *)t->data)[i] = v != 0; break;
+    case TOSAC_DTYPE_INT4: ((int8_t *)t->data)[i] = (int8_t)tosac_wrap(v, 4); break;
+    case TOSAC_DTYPE_INT8: ((int8_t *)t->data)[i] = (int8_t)tosac_wrap(v, 8); break;
+    case TOSAC_DTYPE_INT16: ((int16_t *)t->data)[i] = (int16_t)tosac_wrap(v, 16); break;
+    case TOSAC_DTYPE_INT32: ((int32_t *)t->data)[i] = (int32_t)tosac_wrap(v, 32); break;
+    case TOSAC_DTYPE_INT48: ((int64_t *)t->data)[i] = tosac_wrap(v, 48); break;
+    case TOSAC_DTYPE_SHAPE: ((int64_t *)t->data)[i] = v; break;
+    default: break;
+    }
+}
+
+/* Range of the integer type: [lo, hi]. */
+static inline void tosac_kint_range(tosac_dtype t, int64_t *lo, int64_t *hi)
+{
+    unsigned bits = tosac_dtype_bits(t);
+    if (t == TOSAC_DTYPE_BOOL) bits = 1;
+    if (bits >= 64 || bits == 0) {
+        *lo = INT64_MIN;
+        *hi = INT64_MAX;
+        return;
+    }
+    *hi = ((int64_t)1 << (bits - 1)) - 1;
+    *lo = -*hi - 1;
+}
+
+/*
+ * Element strides of `t` viewed with the output's rank `rank` and shape `out_shape` (equal ranks,
+ * as TOSA requires): dims of size 1 that the output broadcasts get stride 0.
+ */
+static inline void tosac_kbroadcast_strides(const tosac_ktensor *t, int32_t rank, const int64_t *out_shape,
+                                            int64_t *strides)
+{
+    int64_t s = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        int64_t dim = d < t->rank ? t->shape[d] : 1;
+        strides[d] = (dim == 1 && out_shape[d] != 1) ? 0 : s;
+        s *= dim;
+    }
+}
+
+#endif
