@@ -16,6 +16,8 @@
 #include "tosac/graph.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_INVALID = 2 };
+/* cli_parse_file_args(): the arguments are good, the command goes on (never an exit status). */
+enum { CLI_PARSED = -1 };
 
 typedef struct cli_command {
     const char *name;
@@ -44,6 +46,15 @@ bool cli_is(const char *arg, const char *a, const char *b);
  * argument, -1 (after printing an error) if the value is missing.
  */
 int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/*
+ * The argument loop of the commands that take one FILE: options may precede or follow it until
+ * "--"; -h/--help prints `help` to stdout. Every other option argv[*i] goes to `opt`, which returns
+ * 1 if it took it (advancing *i past a value it consumed, see cli_opt_value), 0 if it is not one
+ * of the command's options, -1 after printing an error. Returns CLI_PARSED with *path set, or the
+ * exit status the command returns at once (after --help, or a usage error that was printed).
+ */
+int cli_parse_file_args(const char *cmd, int argc, char **argv, void (*help)(FILE *),
+                        int (*opt)(void *ctx, int argc, char **argv, int *i), void *ctx, const char **path);
 /* Prints "tosac CMD: MESSAGE" plus a hint to run --help to stderr; returns CLI_EXIT_FAILURE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -1,6 +1,5 @@
 /* tosac inspect / tosac print: describe a .tosa file on stdout (or in a file given with -o). */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "tosac/inspect.h"
@@ -40,46 +39,41 @@ void cli_print_help(FILE *out)
             "exit status: 0 success; 1 the file cannot be read or is malformed, or bad command line.\n");
 }
 
-/* Shared argument loop of inspect and print. */
+typedef struct describe_args {
+    const char *cmd;
+    bool allow_json, json;
+    const char *out;
+} describe_args;
+
+static int describe_opt(void *ctx, int argc, char **argv, int *i)
+{
+    describe_args *a = ctx;
+    if (a->allow_json && cli_is(argv[*i], "--json", NULL)) {
+        a->json = true;
+        return 1;
+    }
+    int m = cli_opt_value(a->cmd, argc, argv, i, "-o", &a->out);
+    return m ? m : cli_opt_value(a->cmd, argc, argv, i, "--output", &a->out);
+}
+
+/* Shared by inspect and print. */
 static int run(const char *cmd, void (*help)(FILE *), bool allow_json, int argc, char **argv)
 {
-    const char *path = NULL, *out = NULL, *val;
-    bool json = false, opts_done = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int m;
-        if (!opts_done && arg[0] == '-' && arg[1]) {
-            if (!strcmp(arg, "--")) {
-                opts_done = true;
-            } else if (cli_is(arg, "--help", "-h")) {
-                help(stdout);
-                return CLI_EXIT_OK;
-            } else if (allow_json && cli_is(arg, "--json", NULL)) {
-                json = true;
-            } else if ((m = cli_opt_value(cmd, argc, argv, &i, "-o", &val)) != 0 ||
-                       (m = cli_opt_value(cmd, argc, argv, &i, "--output", &val)) != 0) {
-                if (m < 0) return CLI_EXIT_FAILURE;
-                out = val;
-            } else {
-                return cli_usage_error(cmd, "unknown option '%s'", arg);
-            }
-            continue;
-        }
-        if (path) return cli_usage_error(cmd, "expected one FILE, got '%s' and '%s'", path, arg);
-        path = arg;
-    }
-    if (!path) return cli_usage_error(cmd, "missing FILE");
-    if (out && !*out) return cli_usage_error(cmd, "empty output file name");
+    describe_args a = {.cmd = cmd, .allow_json = allow_json};
+    const char *path;
+    int rc = cli_parse_file_args(cmd, argc, argv, help, describe_opt, &a, &path);
+    if (rc != CLI_PARSED) return rc;
+    if (a.out && !*a.out) return cli_usage_error(cmd, "empty output file name");
 
     tosac_graph *g = cli_read_graph(path, false);
     if (!g) return CLI_EXIT_FAILURE;
-    char *text = !allow_json ? tosac_graph_print(g) : json ? tosac_inspect_json(g) : tosac_inspect_text(g);
+    char *text = !allow_json ? tosac_graph_print(g) : a.json ? tosac_inspect_json(g) : tosac_inspect_text(g);
     tosac_graph_destroy(g);
     if (!text) {
         fprintf(stderr, "tosac %s: out of memory\n", cmd);
         return CLI_EXIT_FAILURE;
     }
-    int rc = cli_write_output(out, text);
+    rc = cli_write_output(a.out, text);
     tosac_string_free(text);
     return rc;
 }

@@ -66,6 +66,15 @@ static void put_rows(uint32_t op, FILE *out, const char *row_sep)
     }
 }
 
+/* What separates the parts of one operator's entry: the text listing puts the type rows on
+   indented lines below the operands, the README table keeps everything in one row. */
+typedef struct ops_layout {
+    const char *after_inputs, *after_outputs, *row_sep, *end;
+} ops_layout;
+
+static const ops_layout k_text = {") -> (", ")\n      ", "\n      ", "\n"};
+static const ops_layout k_markdown = {" | ", " | ", "; ", " |\n"};
+
 int cli_ops(int argc, char **argv)
 {
     bool markdown = false;
@@ -83,25 +92,19 @@ int cli_ops(int argc, char **argv)
         puts("| # | operator | inputs | outputs | type rows (profile/extension: type columns) |");
         puts("|---|---|---|---|---|");
     }
+    const ops_layout *l = markdown ? &k_markdown : &k_text;
     for (uint32_t op = 1; op < TOSAC_OP_COUNT; op++) {
         const tosac_op_info *info = tosac_op_info_get(op);
-        if (markdown) {
+        if (markdown)
             printf("| %u | %s | ", (unsigned)op, info->name);
-            put_operands(info->inputs, stdout);
-            fputs(" | ", stdout);
-            put_operands(info->outputs, stdout);
-            fputs(" | ", stdout);
-            put_rows(op, stdout, "; ");
-            puts(" |");
-        } else {
+        else
             printf("%-3u %-22s (", (unsigned)op, info->name);
-            put_operands(info->inputs, stdout);
-            fputs(") -> (", stdout);
-            put_operands(info->outputs, stdout);
-            fputs(")\n      ", stdout);
-            put_rows(op, stdout, "\n      ");
-            fputs("\n", stdout);
-        }
+        put_operands(info->inputs, stdout);
+        fputs(l->after_inputs, stdout);
+        put_operands(info->outputs, stdout);
+        fputs(l->after_outputs, stdout);
+        put_rows(op, stdout, l->row_sep);
+        fputs(l->end, stdout);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tosac ops: cannot write to standard output\n");

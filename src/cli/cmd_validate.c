@@ -144,51 +144,42 @@ static void print_ext(uint32_t e)
     }
 }
 
+typedef struct validate_args {
+    bool quiet;
+    const char *profile, *ext, *level;
+} validate_args;
+
+static int validate_opt(void *ctx, int argc, char **argv, int *i)
+{
+    validate_args *a = ctx;
+    if (cli_is(argv[*i], "-q", "--quiet")) {
+        a->quiet = true;
+        return 1;
+    }
+    int m = cli_opt_value(CMD, argc, argv, i, "--profile", &a->profile);
+    if (!m) m = cli_opt_value(CMD, argc, argv, i, "--ext", &a->ext);
+    if (!m) m = cli_opt_value(CMD, argc, argv, i, "--level", &a->level);
+    return m;
+}
+
 int cli_validate(int argc, char **argv)
 {
-    const char *path = NULL, *profile = NULL, *ext = NULL, *level = NULL, *val;
-    bool quiet = false, opts_done = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int m;
-        if (!opts_done && arg[0] == '-' && arg[1]) {
-            if (!strcmp(arg, "--")) {
-                opts_done = true;
-            } else if (cli_is(arg, "--help", "-h")) {
-                cli_validate_help(stdout);
-                return CLI_EXIT_OK;
-            } else if (cli_is(arg, "-q", "--quiet")) {
-                quiet = true;
-            } else if ((m = cli_opt_value(CMD, argc, argv, &i, "--profile", &val)) != 0) {
-                if (m < 0) return CLI_EXIT_FAILURE;
-                profile = val;
-            } else if ((m = cli_opt_value(CMD, argc, argv, &i, "--ext", &val)) != 0) {
-                if (m < 0) return CLI_EXIT_FAILURE;
-                ext = val;
-            } else if ((m = cli_opt_value(CMD, argc, argv, &i, "--level", &val)) != 0) {
-                if (m < 0) return CLI_EXIT_FAILURE;
-                level = val;
-            } else {
-                return cli_usage_error(CMD, "unknown option '%s'", arg);
-            }
-            continue;
-        }
-        if (path) return cli_usage_error(CMD, "expected one FILE, got '%s' and '%s'", path, arg);
-        path = arg;
-    }
-    if (!path) return cli_usage_error(CMD, "missing FILE");
+    validate_args a = {0};
+    const char *path;
+    int rc = cli_parse_file_args(CMD, argc, argv, cli_validate_help, validate_opt, &a, &path);
+    if (rc != CLI_PARSED) return rc;
 
     tosac_validate_opts opts = tosac_validate_opts_default();
-    if (profile) {
-        if (!parse_profile(profile, &opts.profiles))
-            return cli_usage_error(CMD, "bad --profile '%s' (expected INT, FP or INT+FP)", profile);
+    if (a.profile) {
+        if (!parse_profile(a.profile, &opts.profiles))
+            return cli_usage_error(CMD, "bad --profile '%s' (expected INT, FP or INT+FP)", a.profile);
         opts.extensions = 0;
     }
-    if (ext && !parse_ext(ext, &opts.extensions)) return CLI_EXIT_FAILURE;
-    if (level && !parse_level(level, &opts.level))
-        return cli_usage_error(CMD, "bad --level '%s' (expected 8K or none)", level);
+    if (a.ext && !parse_ext(a.ext, &opts.extensions)) return CLI_EXIT_FAILURE;
+    if (a.level && !parse_level(a.level, &opts.level))
+        return cli_usage_error(CMD, "bad --level '%s' (expected 8K or none)", a.level);
 
-    tosac_graph *g = cli_read_graph(path, quiet);
+    tosac_graph *g = cli_read_graph(path, a.quiet);
     if (!g) return CLI_EXIT_FAILURE;
     tosac_diag *d = tosac_diag_create();
     if (!d) {
@@ -202,7 +193,7 @@ int cli_validate(int argc, char **argv)
         tosac_status code = TOSAC_OK;
         const char *msg = tosac_diag_message(d, i, &code);
         if (code == TOSAC_OK) {
-            if (!quiet) cli_print_finding(path, "note", msg);
+            if (!a.quiet) cli_print_finding(path, "note", msg);
         } else if (code == TOSAC_ERR_UNPREDICTABLE) {
             n_unpred++;
             cli_print_finding(path, "unpredictable", msg);
@@ -216,16 +207,15 @@ int cli_validate(int argc, char **argv)
     tosac_diag_destroy(d);
     tosac_graph_destroy(g);
 
-    int rc;
     if (s == TOSAC_OK) {
-        if (!quiet) {
+        if (!a.quiet) {
             printf("%s: valid (profile %s, extensions ", path, profile_str(opts.profiles));
             print_ext(opts.extensions);
             printf(", level %s)\n", opts.level == TOSAC_LEVEL_8K ? "8K" : "none");
         }
         rc = CLI_EXIT_OK;
     } else if (s == TOSAC_ERR_TOSA_ERROR || s == TOSAC_ERR_UNPREDICTABLE) {
-        if (!quiet) {
+        if (!a.quiet) {
             printf("%s: invalid: %zu error%s", path, n_err, n_err == 1 ? "" : "s");
             if (n_unpred) printf(", %zu level finding%s", n_unpred, n_unpred == 1 ? "" : "s");
             if (dropped) printf(" (+%zu not shown)", dropped);

@@ -88,6 +88,34 @@ int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
     return 1;
 }
 
+int cli_parse_file_args(const char *cmd, int argc, char **argv, void (*help)(FILE *),
+                        int (*opt)(void *ctx, int argc, char **argv, int *i), void *ctx, const char **path)
+{
+    bool opts_done = false;
+    *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!opts_done && arg[0] == '-' && arg[1]) {
+            int m;
+            if (!strcmp(arg, "--")) {
+                opts_done = true;
+            } else if (cli_is(arg, "--help", "-h")) {
+                help(stdout);
+                return CLI_EXIT_OK;
+            } else if ((m = opt(ctx, argc, argv, &i)) < 0) {
+                return CLI_EXIT_FAILURE;
+            } else if (m == 0) {
+                return cli_usage_error(cmd, "unknown option '%s'", arg);
+            }
+            continue;
+        }
+        if (*path) return cli_usage_error(cmd, "expected one FILE, got '%s' and '%s'", *path, arg);
+        *path = arg;
+    }
+    if (!*path) return cli_usage_error(cmd, "missing FILE");
+    return CLI_PARSED;
+}
+
 void cli_print_finding(const char *path, const char *kind, const char *msg)
 {
     size_t n = strlen(path);

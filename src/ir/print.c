@@ -81,6 +81,15 @@ static void fmt_dtype(tosac_strbuf *sb, uint32_t t)
         tosac_strbuf_appendf(sb, "DTYPE(%" PRIu32 ")", t);
 }
 
+void tosac_fmt_list(tosac_strbuf *sb, tosac_value *const *vals, uint32_t n,
+                    void (*fmt)(tosac_strbuf *, const tosac_value *))
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) tosac_strbuf_append(sb, ", ");
+        fmt(sb, vals[i]);
+    }
+}
+
 void tosac_fmt_type(tosac_strbuf *sb, const tosac_value *v)
 {
     if (!v || !v->declared) {
@@ -198,12 +207,6 @@ static uint64_t le_bytes(const uint8_t *p, unsigned n)
     return u;
 }
 
-/* Storage bytes of `nelem` elements of `t`, or false if unknown type / overflow. */
-static bool storage_bytes(tosac_dtype t, int64_t nelem, size_t *out)
-{
-    return tosac_dtype_storage_bytes(t, nelem, out);
-}
-
 /* Decodes element `idx` of TOSA-encoded data of type t (the caller checked the length). */
 static bool decode_elem(tosac_dtype t, const uint8_t *d, int64_t idx, elem *e)
 {
@@ -267,7 +270,7 @@ int64_t tosac_const_elem_count(const tosac_value *v)
     tosac_dtype t = v->is_shape ? TOSAC_DTYPE_SHAPE : v->dtype;
     int64_t n = v->is_shape ? (v->rank > 0 && v->shape ? v->shape[0] : 0) : tosac_value_nelem(v);
     size_t need;
-    if (n < 0 || !storage_bytes(t, n, &need) || v->data_len < need) return -1;
+    if (n < 0 || !tosac_dtype_storage_bytes(t, n, &need) || v->data_len < need) return -1;
     return n;
 }
 
@@ -304,7 +307,7 @@ static void fmt_clamp_bound(tosac_strbuf *sb, const tosac_node *n, const tosac_a
     tosac_dtype t = in && in->declared && !in->is_shape ? in->dtype : TOSAC_DTYPE_UNKNOWN;
     size_t need;
     elem e;
-    if (a->data && storage_bytes(t, 1, &need) && a->len == need && decode_elem(t, a->data, 0, &e)) {
+    if (a->data && tosac_dtype_storage_bytes(t, 1, &need) && a->len == need && decode_elem(t, a->data, 0, &e)) {
         fmt_elem(sb, &e, st);
         return;
     }
@@ -414,19 +417,13 @@ static void print_node(tosac_strbuf *sb, const tosac_node *n)
     tosac_strbuf comment;
     tosac_strbuf_init(&comment);
     tosac_strbuf_pad(sb, ' ', 4);
-    for (uint32_t o = 0; o < n->n_outputs; o++) {
-        if (o) tosac_strbuf_append(sb, ", ");
-        tosac_fmt_value_ref(sb, n->outputs[o]);
-    }
+    tosac_fmt_list(sb, n->outputs, n->n_outputs, tosac_fmt_value_ref);
     if (n->n_outputs) tosac_strbuf_append(sb, " = ");
     print_op_name(sb, n->op);
     bool is_const = n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE;
     if (n->n_inputs || !is_const) {
         tosac_strbuf_appendc(sb, '(');
-        for (uint32_t i = 0; i < n->n_inputs; i++) {
-            if (i) tosac_strbuf_append(sb, ", ");
-            tosac_fmt_value_ref(sb, n->inputs[i]);
-        }
+        tosac_fmt_list(sb, n->inputs, n->n_inputs, tosac_fmt_value_ref);
         tosac_strbuf_appendc(sb, ')');
     }
     if (n->attr_type != 0 && n->attr_type != n->op) {
@@ -438,10 +435,7 @@ static void print_node(tosac_strbuf *sb, const tosac_node *n)
     if (sb->len == before + 1) tosac_strbuf_truncate(sb, before); /* no attributes */
     if (n->n_outputs) {
         tosac_strbuf_append(sb, " : ");
-        for (uint32_t o = 0; o < n->n_outputs; o++) {
-            if (o) tosac_strbuf_append(sb, ", ");
-            tosac_fmt_type(sb, n->outputs[o]);
-        }
+        tosac_fmt_list(sb, n->outputs, n->n_outputs, tosac_fmt_type);
     }
     if (is_const && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->declared)
         fmt_const_suffix(sb, n->outputs[0], &comment);
@@ -503,10 +497,7 @@ static void print_block(tosac_strbuf *sb, const tosac_block *b)
         tosac_fmt_type(sb, b->inputs[i]);
     }
     tosac_strbuf_append(sb, ") -> (");
-    for (uint32_t i = 0; i < b->n_outputs; i++) {
-        if (i) tosac_strbuf_append(sb, ", ");
-        tosac_fmt_value_ref(sb, b->outputs[i]);
-    }
+    tosac_fmt_list(sb, b->outputs, b->n_outputs, tosac_fmt_value_ref);
     tosac_strbuf_append(sb, ") {\n");
 
     size_t n_vals = (size_t)b->n_tensors + b->n_shapes;

@@ -25,6 +25,9 @@ void tosac_fmt_name(tosac_strbuf *sb, const char *name);
 void tosac_fmt_value_ref(tosac_strbuf *sb, const tosac_value *v);
 /* Dimensions "[1,16,16,3]" ("[]" for rank 0, "[*]" for unranked tensors). */
 void tosac_fmt_dims(tosac_strbuf *sb, const tosac_value *v);
+/* fmt(v) for each of vals[0..n), separated by ", ". */
+void tosac_fmt_list(tosac_strbuf *sb, tosac_value *const *vals, uint32_t n,
+                    void (*fmt)(tosac_strbuf *, const tosac_value *));
 /* Type "INT8[1,16,16,3]", "shape[4]" for shape values, "?" for undeclared values, plus the tensor
    flags (" variable", " variable_name(\"x\")", " offset(N) size(M)") when set. */
 void tosac_fmt_type(tosac_strbuf *sb, const tosac_value *v);

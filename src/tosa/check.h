@@ -47,7 +47,8 @@ void tosac_check_level(tosac_check_ctx *c, const char *fmt, ...) TOSAC_PRINTF(2,
         if (!(cond)) tosac_check_level((c), __VA_ARGS__); \
     } while (0)
 
-/* Input i / output i of the current node (NULL if out of range). */
+/* Input i / output i of the current node: NULL if out of range or only a placeholder for an
+   undeclared name (validate.c reports those, so the family checks skip them). */
 const tosac_value *tosac_check_in(const tosac_check_ctx *c, uint32_t i);
 const tosac_value *tosac_check_out(const tosac_check_ctx *c, uint32_t i);
 /* Attribute helpers: value of an int-like field (schema default `def` when absent); an I32V field
@@ -63,6 +64,44 @@ int64_t tosac_check_nelem(const tosac_value *v);
 bool tosac_same_shape(const tosac_value *a, const tosac_value *b);
 /* Formats a shape as "[1,2,3]" into buf (returns buf). */
 const char *tosac_shape_str(const tosac_value *v, char *buf, size_t size);
+
+/* Marks a dim of an inferred shape that could not be computed. */
+#define TOSAC_DIM_UNK INT64_MIN
+/* Dim i of v, TOSAC_DIM_UNK when not available. */
+int64_t tosac_dim(const tosac_value *v, int i);
+/* Formats dims d[0..n) as "[1,2,3]" into buf (returns buf), "..." when truncated. With mark_unk,
+   TOSAC_DIM_UNK is written "?": only inferred shapes use that marker, declared dims print as is. */
+const char *tosac_dims_str(const int64_t *d, int32_t n, bool mark_unk, char *buf, size_t size);
+/* True if v has a rank in 0..TOSAC_MAX_RANK and readable dims. */
+bool tosac_rank_ok(const tosac_value *v);
+/* s, or "(null)": value names may be absent in graphs built through the API. */
+const char *tosac_nm(const char *s);
+/* Overflow-checked int64 arithmetic: false on overflow (*r is then unchanged). */
+bool tosac_checked_add(int64_t a, int64_t b, int64_t *r);
+bool tosac_checked_sub(int64_t a, int64_t b, int64_t *r);
+bool tosac_checked_mul(int64_t a, int64_t b, int64_t *r);
+/* Value of a one-element FP constant is zero (either sign): 1 yes, 0 no, -1 no usable data. When
+   bits is not NULL it receives the raw little-endian bit pattern. */
+int tosac_fp_const_is_zero(const tosac_value *v, uint32_t *bits);
+/* True if `row` needs no profile/extension beyond those enabled in `o`. */
+bool tosac_row_available(const tosac_type_row *row, const tosac_validate_opts *o);
+
+/* "8K" or "none", for level messages. */
+const char *tosac_check_level_name(const tosac_check_ctx *c);
+/* Requires rank `rank` (layout names the dims for the message). False when v is NULL, has another
+   rank, or has no dims to read. */
+bool tosac_check_need_rank(tosac_check_ctx *c, const tosac_value *v, const char *what, int32_t rank,
+                           const char *layout);
+/* Requires shape [1] (zero points, MUL shift, PAD pad_const); false when v is NULL or reported.
+   `show_name` adds the value's name to the message: the elementwise and layout families name it,
+   the tensor and quantization families name only the operand (tests pin both wordings). */
+bool tosac_check_shape_one(tosac_check_ctx *c, const tosac_value *v, const char *what, bool show_name);
+/* Output shape must equal the input shape; `in_name` is the operand named in the message. */
+void tosac_check_same_shape(tosac_check_ctx *c, const tosac_value *in, const tosac_value *out, const char *in_name);
+/* nan_mode attribute `id` must be PROPAGATE or IGNORE. `classify` says whether a bad value is
+   UNKNOWN or out of range (tensor/quantization families); otherwise the message lists the valid
+   codes (elementwise family). Tests pin both wordings. */
+void tosac_check_nan_mode(tosac_check_ctx *c, unsigned id, bool classify);
 
 /* Family checks, one per distinct `check` column of ops.def (a missing one is a link error). */
 #define TOSAC_OP(E, num, A, chk, acc, ins, outs) void tosac_check_##chk(tosac_check_ctx *c);

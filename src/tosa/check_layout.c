@@ -6,64 +6,13 @@
  * CONST_SHAPE; when their data is unavailable (EXT-DYNAMIC) only the element counts are checked.
  * All size arithmetic is overflow-checked int64.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "tosa/check.h"
-
-static const char *nm(const char *s) { return s ? s : "(null)"; }
-
-static const tosac_value *in_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_in(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-static const tosac_value *out_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_out(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-static bool rank_ok(const tosac_value *v) { return v && v->rank >= 0 && v->rank <= TOSAC_MAX_RANK && (v->rank == 0 || v->shape); }
-
-static bool ck_add(int64_t a, int64_t b, int64_t *r)
-{
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
-    *r = a + b;
-    return true;
-}
-
-static bool ck_mul(int64_t a, int64_t b, int64_t *r)
-{
-    if (a == 0 || b == 0) {
-        *r = 0;
-        return true;
-    }
-    if (a > 0) {
-        if (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) return false;
-    } else {
-        if (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a) return false;
-    }
-    *r = a * b;
-    return true;
-}
-
-static const char *dims_str(const int64_t *d, int n, char *buf, size_t size)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && len + 24 < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? "," : "", (long long)d[i]);
-    if (n > 0 && len + 24 >= size && len + 4 < size) memcpy(buf + len, "...", 4);
-    return buf;
-}
 
 /* Output rank must equal `rank`. */
 static bool require_rank(tosac_check_ctx *c, const tosac_value *v, const char *what, int32_t rank)
 {
     if (v->rank == rank) return true;
-    tosac_check_error(c, "%s '%s' has rank %d, expected %d", what, nm(v->name), (int)v->rank, (int)rank);
+    tosac_check_error(c, "%s '%s' has rank %d, expected %d", what, tosac_nm(v->name), (int)v->rank, (int)rank);
     return false;
 }
 
@@ -76,8 +25,8 @@ static int read_shape_vals(tosac_check_ctx *c, const tosac_value *v, const char 
 {
     if (!v || v->rank != 1 || !v->shape) return 0;
     if (v->shape[0] != want) {
-        tosac_check_error(c, "%s '%s' has %lld elements, expected %lld (%s)", what, nm(v->name), (long long)v->shape[0],
-                          (long long)want, why);
+        tosac_check_error(c, "%s '%s' has %lld elements, expected %lld (%s)", what, tosac_nm(v->name),
+                          (long long)v->shape[0], (long long)want, why);
         return -1;
     }
     for (int64_t i = 0; i < want; i++)
@@ -91,8 +40,8 @@ static void compare_output(tosac_check_ctx *c, const tosac_value *out, const int
     for (int32_t d = 0; d < out->rank; d++) {
         if (out->shape[d] == exp[d]) continue;
         char a[192], b[192];
-        tosac_check_error(c, "output shape %s does not match [%s] (%s)", tosac_shape_str(out, a, sizeof a),
-                          dims_str(exp, out->rank, b, sizeof b), how);
+        tosac_check_error(c, "output shape %s does not match %s (%s)", tosac_shape_str(out, a, sizeof a),
+                          tosac_dims_str(exp, out->rank, false, b, sizeof b), how);
         return;
     }
 }
@@ -101,10 +50,10 @@ static void compare_output(tosac_check_ctx *c, const tosac_value *out, const int
 
 void tosac_check_concat(tosac_check_ctx *c)
 {
-    const tosac_value *out = out_val(c, 0);
+    const tosac_value *out = tosac_check_out(c, 0);
     uint32_t n = c->node->n_inputs;
     int64_t axis = tosac_check_attr_int(c, TOSAC_ATTR_CONCAT_axis, 0);
-    if (!out || !rank_ok(out)) return;
+    if (!out || !tosac_rank_ok(out)) return;
     if (n < 1) {
         tosac_check_error(c, "CONCAT needs at least one input tensor");
         return;
@@ -121,22 +70,22 @@ void tosac_check_concat(tosac_check_ctx *c)
     int64_t sum = 0;
     bool sum_ok = true;
     for (uint32_t i = 0; i < n; i++) {
-        const tosac_value *v = in_val(c, i);
-        if (!v || !rank_ok(v)) return;
+        const tosac_value *v = tosac_check_in(c, i);
+        if (!v || !tosac_rank_ok(v)) return;
         if (v->rank != out->rank) {
             tosac_check_error(c, "input1[%u] '%s' has rank %d but the output has rank %d (all ranks must be equal)",
-                              (unsigned)i, nm(v->name), (int)v->rank, (int)out->rank);
+                              (unsigned)i, tosac_nm(v->name), (int)v->rank, (int)out->rank);
             return;
         }
         for (int32_t d = 0; d < v->rank; d++) {
             if (d == axis || v->shape[d] == out->shape[d]) continue;
             char a[192], b[192];
             tosac_check_error(c, "input1[%u] '%s' shape %s differs from the output shape %s outside axis %lld",
-                              (unsigned)i, nm(v->name), tosac_shape_str(v, a, sizeof a), tosac_shape_str(out, b, sizeof b),
-                              (long long)axis);
+                              (unsigned)i, tosac_nm(v->name), tosac_shape_str(v, a, sizeof a),
+                              tosac_shape_str(out, b, sizeof b), (long long)axis);
             return;
         }
-        if (sum_ok && !ck_add(sum, v->shape[axis], &sum)) sum_ok = false;
+        if (sum_ok && !tosac_checked_add(sum, v->shape[axis], &sum)) sum_ok = false;
     }
     if (!sum_ok)
         tosac_check_error(c, "the sum of the input sizes along axis %lld overflows", (long long)axis);
@@ -148,13 +97,10 @@ void tosac_check_concat(tosac_check_ctx *c)
 
 void tosac_check_pad(tosac_check_ctx *c)
 {
-    const tosac_value *in = in_val(c, 0), *padding = in_val(c, 1), *pad_const = in_val(c, 2), *out = out_val(c, 0);
-    if (pad_const && !(pad_const->rank == 1 && pad_const->shape && pad_const->shape[0] == 1)) {
-        char a[192];
-        tosac_check_error(c, "pad_const '%s' must have shape [1] (exactly one element), has shape %s",
-                          nm(pad_const->name), tosac_shape_str(pad_const, a, sizeof a));
-    }
-    if (!in || !out || !rank_ok(in) || !rank_ok(out)) return;
+    const tosac_value *in = tosac_check_in(c, 0), *padding = tosac_check_in(c, 1), *pad_const = tosac_check_in(c, 2),
+                      *out = tosac_check_out(c, 0);
+    tosac_check_shape_one(c, pad_const, "pad_const", true);
+    if (!in || !out || !tosac_rank_ok(in) || !tosac_rank_ok(out)) return;
     int64_t pads[2 * TOSAC_MAX_RANK];
     int got = read_shape_vals(c, padding, "padding", 2 * (int64_t)in->rank, "2 x input rank: before and after each dim",
                               pads);
@@ -167,7 +113,7 @@ void tosac_check_pad(tosac_check_ctx *c)
                               (long long)hi);
             return;
         }
-        if (!ck_add(lo, in->shape[d], &exp[d]) || !ck_add(exp[d], hi, &exp[d])) {
+        if (!tosac_checked_add(lo, in->shape[d], &exp[d]) || !tosac_checked_add(exp[d], hi, &exp[d])) {
             tosac_check_error(c, "padded size of dimension %d overflows", (int)d);
             return;
         }
@@ -177,8 +123,8 @@ void tosac_check_pad(tosac_check_ctx *c)
 
 void tosac_check_reshape(tosac_check_ctx *c)
 {
-    const tosac_value *in = in_val(c, 0), *shape = in_val(c, 1), *out = out_val(c, 0);
-    if (!in || !out || !rank_ok(in) || !rank_ok(out)) return;
+    const tosac_value *in = tosac_check_in(c, 0), *shape = tosac_check_in(c, 1), *out = tosac_check_out(c, 0);
+    if (!in || !out || !tosac_rank_ok(in) || !tosac_rank_ok(out)) return;
     int64_t ni = tosac_check_nelem(in), no = tosac_check_nelem(out);
     char a[192], b[192];
     ERROR_IF(c, ni != no, "input %s has %lld elements but output %s has %lld (RESHAPE keeps the element count)",
@@ -190,23 +136,20 @@ void tosac_check_reshape(tosac_check_ctx *c)
 
 void tosac_check_reverse(tosac_check_ctx *c)
 {
-    const tosac_value *in = in_val(c, 0), *out = out_val(c, 0);
+    const tosac_value *in = tosac_check_in(c, 0), *out = tosac_check_out(c, 0);
     int64_t axis = tosac_check_attr_int(c, TOSAC_ATTR_REVERSE_axis, 0);
-    if (!in || !out || !rank_ok(in) || !rank_ok(out)) return;
+    if (!in || !out || !tosac_rank_ok(in) || !tosac_rank_ok(out)) return;
     if (axis < 0 || axis >= in->rank)
         tosac_check_error(c, "axis %lld is out of range for input rank %d (need 0 <= axis < rank)", (long long)axis,
                           (int)in->rank);
-    if (!tosac_same_shape(in, out)) {
-        char a[192], b[192];
-        tosac_check_error(c, "output shape %s must equal the input shape %s", tosac_shape_str(out, a, sizeof a),
-                          tosac_shape_str(in, b, sizeof b));
-    }
+    tosac_check_same_shape(c, in, out, "input");
 }
 
 void tosac_check_slice(tosac_check_ctx *c)
 {
-    const tosac_value *in = in_val(c, 0), *start = in_val(c, 1), *size = in_val(c, 2), *out = out_val(c, 0);
-    if (!in || !out || !rank_ok(in) || !rank_ok(out)) return;
+    const tosac_value *in = tosac_check_in(c, 0), *start = tosac_check_in(c, 1), *size = tosac_check_in(c, 2),
+                      *out = tosac_check_out(c, 0);
+    if (!in || !out || !tosac_rank_ok(in) || !tosac_rank_ok(out)) return;
     int64_t st[TOSAC_MAX_RANK], sz[TOSAC_MAX_RANK];
     int g1 = read_shape_vals(c, start, "start", in->rank, "one per input dimension", st);
     int g2 = read_shape_vals(c, size, "size", in->rank, "one per input dimension", sz);
@@ -220,7 +163,7 @@ void tosac_check_slice(tosac_check_ctx *c)
         } else if (sz[d] < 1) {
             tosac_check_error(c, "size[%d] is %lld; size must be >= 1", (int)d, (long long)sz[d]);
             ok = false;
-        } else if (!ck_add(st[d], sz[d], &end) || end > in->shape[d]) {
+        } else if (!tosac_checked_add(st[d], sz[d], &end) || end > in->shape[d]) {
             tosac_check_error(c, "start[%d] + size[%d] = %lld + %lld exceeds input dimension %lld", (int)d, (int)d,
                               (long long)st[d], (long long)sz[d], (long long)in->shape[d]);
             ok = false;
@@ -231,8 +174,8 @@ void tosac_check_slice(tosac_check_ctx *c)
 
 void tosac_check_tile(tosac_check_ctx *c)
 {
-    const tosac_value *in = in_val(c, 0), *mult = in_val(c, 1), *out = out_val(c, 0);
-    if (!in || !out || !rank_ok(in) || !rank_ok(out)) return;
+    const tosac_value *in = tosac_check_in(c, 0), *mult = tosac_check_in(c, 1), *out = tosac_check_out(c, 0);
+    if (!in || !out || !tosac_rank_ok(in) || !tosac_rank_ok(out)) return;
     int64_t m[TOSAC_MAX_RANK], exp[TOSAC_MAX_RANK];
     int got = read_shape_vals(c, mult, "multiples", in->rank, "one per input dimension", m);
     if (!require_rank(c, out, "output", in->rank) || got <= 0) return;
@@ -241,7 +184,7 @@ void tosac_check_tile(tosac_check_ctx *c)
             tosac_check_error(c, "multiples[%d] is %lld; multiples must be >= 1", (int)d, (long long)m[d]);
             return;
         }
-        if (!ck_mul(in->shape[d], m[d], &exp[d])) {
+        if (!tosac_checked_mul(in->shape[d], m[d], &exp[d])) {
             tosac_check_error(c, "tiled size of dimension %d overflows", (int)d);
             return;
         }
@@ -251,8 +194,8 @@ void tosac_check_tile(tosac_check_ctx *c)
 
 void tosac_check_transpose(tosac_check_ctx *c)
 {
-    const tosac_value *in = in_val(c, 0), *out = out_val(c, 0);
-    if (!in || !out || !rank_ok(in) || !rank_ok(out)) return;
+    const tosac_value *in = tosac_check_in(c, 0), *out = tosac_check_out(c, 0);
+    if (!in || !out || !tosac_rank_ok(in) || !tosac_rank_ok(out)) return;
     uint32_t n = 0;
     const int32_t *perms = tosac_check_attr_ints(c, TOSAC_ATTR_TRANSPOSE_perms, &n);
     if ((int64_t)n != in->rank) {
@@ -280,8 +223,8 @@ void tosac_check_transpose(tosac_check_ctx *c)
 /* GATHER values[N,K,C], indices[N,W] -> output[N,W,C]. */
 void tosac_check_gather(tosac_check_ctx *c)
 {
-    const tosac_value *values = in_val(c, 0), *indices = in_val(c, 1), *out = out_val(c, 0);
-    if (!values || !indices || !out || !rank_ok(values) || !rank_ok(indices) || !rank_ok(out)) return;
+    const tosac_value *values = tosac_check_in(c, 0), *indices = tosac_check_in(c, 1), *out = tosac_check_out(c, 0);
+    if (!values || !indices || !out || !tosac_rank_ok(values) || !tosac_rank_ok(indices) || !tosac_rank_ok(out)) return;
     bool ok = require_rank(c, values, "values [N,K,C]", 3);
     ok = require_rank(c, indices, "indices [N,W]", 2) && ok;
     ok = require_rank(c, out, "output [N,W,C]", 3) && ok;
@@ -296,9 +239,10 @@ void tosac_check_gather(tosac_check_ctx *c)
 /* SCATTER values_in[N,K,C], indices[N,W], input[N,W,C] -> values_out[N,K,C]. */
 void tosac_check_scatter(tosac_check_ctx *c)
 {
-    const tosac_value *vin = in_val(c, 0), *indices = in_val(c, 1), *input = in_val(c, 2), *out = out_val(c, 0);
+    const tosac_value *vin = tosac_check_in(c, 0), *indices = tosac_check_in(c, 1), *input = tosac_check_in(c, 2),
+                      *out = tosac_check_out(c, 0);
     if (!vin || !indices || !input || !out) return;
-    if (!rank_ok(vin) || !rank_ok(indices) || !rank_ok(input) || !rank_ok(out)) return;
+    if (!tosac_rank_ok(vin) || !tosac_rank_ok(indices) || !tosac_rank_ok(input) || !tosac_rank_ok(out)) return;
     bool ok = require_rank(c, vin, "values_in [N,K,C]", 3);
     ok = require_rank(c, indices, "indices [N,W]", 2) && ok;
     ok = require_rank(c, input, "input [N,W,C]", 3) && ok;
@@ -311,8 +255,8 @@ void tosac_check_scatter(tosac_check_ctx *c)
     for (int d = 0; d < 3; d++) {
         if (input->shape[d] == exp_in[d]) continue;
         char a[192], b[192];
-        tosac_check_error(c, "input shape %s does not match [%s] ([N,W,C] from values_in and indices)",
-                          tosac_shape_str(input, a, sizeof a), dims_str(exp_in, 3, b, sizeof b));
+        tosac_check_error(c, "input shape %s does not match %s ([N,W,C] from values_in and indices)",
+                          tosac_shape_str(input, a, sizeof a), tosac_dims_str(exp_in, 3, false, b, sizeof b));
         break;
     }
     compare_output(c, out, vin->shape, "values_out has the shape of values_in");

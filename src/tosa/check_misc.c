@@ -17,23 +17,8 @@
  * attribute tags for these accesses; validate.c accepts that form too.)
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "tosa/check.h"
-
-static const char *nm(const char *s) { return s ? s : "(null)"; }
-
-static const tosac_value *in_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_in(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-static const tosac_value *out_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_out(c, i);
-    return v && v->declared ? v : NULL;
-}
 
 static void check_nesting(tosac_check_ctx *c)
 {
@@ -51,11 +36,11 @@ void tosac_check_custom(tosac_check_ctx *c)
 
 void tosac_check_cond_if(tosac_check_ctx *c)
 {
-    const tosac_value *cond = in_val(c, 0);
+    const tosac_value *cond = tosac_check_in(c, 0);
     if (cond) {
         int64_t n = tosac_check_nelem(cond);
         char a[192];
-        ERROR_IF(c, n != 1, "condition '%s' %s must have exactly one element (has %lld)", nm(cond->name),
+        ERROR_IF(c, n != 1, "condition '%s' %s must have exactly one element (has %lld)", tosac_nm(cond->name),
                  tosac_shape_str(cond, a, sizeof a), (long long)n);
     }
     check_nesting(c);
@@ -69,13 +54,14 @@ void tosac_check_while_loop(tosac_check_ctx *c)
                           (unsigned)no);
     } else {
         for (uint32_t i = 0; i < ni; i++) {
-            const tosac_value *a = in_val(c, i), *b = out_val(c, i);
+            const tosac_value *a = tosac_check_in(c, i), *b = tosac_check_out(c, i);
             if (!a || !b) continue;
             if (a->dtype != b->dtype || !tosac_same_shape(a, b)) {
                 char x[192], y[192];
-                tosac_check_error(c, "output_list[%u] '%s' (%s %s) must have the type and shape of input_list[%u] '%s' (%s %s)",
-                                  (unsigned)i, nm(b->name), tosac_dtype_name(b->dtype), tosac_shape_str(b, x, sizeof x),
-                                  (unsigned)i, nm(a->name), tosac_dtype_name(a->dtype), tosac_shape_str(a, y, sizeof y));
+                tosac_check_error(
+                    c, "output_list[%u] '%s' (%s %s) must have the type and shape of input_list[%u] '%s' (%s %s)",
+                    (unsigned)i, tosac_nm(b->name), tosac_dtype_name(b->dtype), tosac_shape_str(b, x, sizeof x),
+                    (unsigned)i, tosac_nm(a->name), tosac_dtype_name(a->dtype), tosac_shape_str(a, y, sizeof y));
             }
         }
     }
@@ -84,11 +70,6 @@ void tosac_check_while_loop(tosac_check_ctx *c)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Variables                                                                                     */
-
-static bool row_available(const tosac_type_row *row, const tosac_validate_opts *o)
-{
-    return (row->profiles & o->profiles) != 0 && (row->extensions & ~o->extensions) == 0;
-}
 
 /* The variable's element type must be one of the op's type rows, available under the options. */
 static void check_variable_type(tosac_check_ctx *c, const tosac_value *var)
@@ -99,7 +80,7 @@ static void check_variable_type(tosac_check_ctx *c, const tosac_value *var)
     for (unsigned r = 0; rows && r < nrows; r++) {
         if (rows[r].t[0] != var->dtype) continue;
         if (!match) match = &rows[r];
-        if (row_available(&rows[r], c->opts)) {
+        if (tosac_row_available(&rows[r], c->opts)) {
             c->row = &rows[r];
             return;
         }
@@ -112,7 +93,7 @@ static void check_variable_type(tosac_check_ctx *c, const tosac_value *var)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", r ? ", " : "",
                                     tosac_dtype_name((tosac_dtype)rows[r].t[0]));
         tosac_check_error(c, "variable '%s' has element type %s; no type-support row of %s accepts it (rows: %s)",
-                          nm(var->name), tosac_dtype_name(var->dtype), tosac_op_name(c->node->op), list);
+                          tosac_nm(var->name), tosac_dtype_name(var->dtype), tosac_op_name(c->node->op), list);
         return;
     }
     bool prof_missing = !(match->profiles & c->opts->profiles);
@@ -133,8 +114,8 @@ static void check_initial_value(tosac_check_ctx *c, const tosac_value *var)
     size_t have = var->data_len;
     bool ok = have == need || (have > need && have - need < 8 && have % 8 == 0);
     char a[192];
-    ERROR_IF(c, !ok, "initial value of variable '%s' has %zu bytes but %s %s encodes to %zu bytes", nm(var->name), have,
-             tosac_dtype_name(var->dtype), tosac_shape_str(var, a, sizeof a), need);
+    ERROR_IF(c, !ok, "initial value of variable '%s' has %zu bytes but %s %s encodes to %zu bytes", tosac_nm(var->name),
+             have, tosac_dtype_name(var->dtype), tosac_shape_str(var, a, sizeof a), need);
 }
 
 void tosac_check_variable(tosac_check_ctx *c)
@@ -144,8 +125,8 @@ void tosac_check_variable(tosac_check_ctx *c)
     const char *val_role = "";
     switch (op) {
     case TOSAC_OP_VARIABLE:
-        if (ni == 0 && no == 1) var = out_val(c, 0);
-        else if (ni == 1 && no == 0) var = in_val(c, 0);
+        if (ni == 0 && no == 1) var = tosac_check_out(c, 0);
+        else if (ni == 1 && no == 0) var = tosac_check_in(c, 0);
         else {
             tosac_check_error(c, "has %u inputs and %u outputs; VARIABLE declares one variable tensor as its only output",
                               (unsigned)ni, (unsigned)no);
@@ -154,11 +135,11 @@ void tosac_check_variable(tosac_check_ctx *c)
         break;
     case TOSAC_OP_VARIABLE_WRITE:
         if (ni == 1 && no == 1) {
-            val = in_val(c, 0);
-            var = out_val(c, 0);
+            val = tosac_check_in(c, 0);
+            var = tosac_check_out(c, 0);
         } else if (ni == 2 && no == 0) {
-            var = in_val(c, 0);
-            val = in_val(c, 1);
+            var = tosac_check_in(c, 0);
+            val = tosac_check_in(c, 1);
         } else {
             tosac_check_error(c, "has %u inputs and %u outputs; VARIABLE_WRITE takes the value as its input and the variable tensor as its output",
                               (unsigned)ni, (unsigned)no);
@@ -168,8 +149,8 @@ void tosac_check_variable(tosac_check_ctx *c)
         break;
     default: /* VARIABLE_READ */
         if (ni == 1 && no == 1) {
-            var = in_val(c, 0);
-            val = out_val(c, 0);
+            var = tosac_check_in(c, 0);
+            val = tosac_check_out(c, 0);
         } else {
             tosac_check_error(c, "has %u inputs and %u outputs; VARIABLE_READ takes the variable tensor as its input and has one output",
                               (unsigned)ni, (unsigned)no);
@@ -180,7 +161,7 @@ void tosac_check_variable(tosac_check_ctx *c)
     }
     if (!var) return;
     if (!var->variable) {
-        tosac_check_error(c, "'%s' is not a variable tensor (TosaTensor.variable is not set)", nm(var->name));
+        tosac_check_error(c, "'%s' is not a variable tensor (TosaTensor.variable is not set)", tosac_nm(var->name));
         return;
     }
     check_variable_type(c, var);
@@ -190,13 +171,13 @@ void tosac_check_variable(tosac_check_ctx *c)
     }
     if (!val) return;
     if (val->variable) {
-        tosac_check_error(c, "%s '%s' must be an ordinary tensor, not another variable", val_role, nm(val->name));
+        tosac_check_error(c, "%s '%s' must be an ordinary tensor, not another variable", val_role, tosac_nm(val->name));
         return;
     }
     if (val->dtype != var->dtype || !tosac_same_shape(val, var)) {
         char a[192], b[192];
         tosac_check_error(c, "%s '%s' (%s %s) must have the type and shape of variable '%s' (%s %s)", val_role,
-                          nm(val->name), tosac_dtype_name(val->dtype), tosac_shape_str(val, a, sizeof a), nm(var->name),
-                          tosac_dtype_name(var->dtype), tosac_shape_str(var, b, sizeof b));
+                          tosac_nm(val->name), tosac_dtype_name(val->dtype), tosac_shape_str(val, a, sizeof a),
+                          tosac_nm(var->name), tosac_dtype_name(var->dtype), tosac_shape_str(var, b, sizeof b));
     }
 }

@@ -9,75 +9,9 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "core/fp.h"
 #include "tosa/check.h"
-
-#define UNK INT64_MIN
-
-static bool ck_add(int64_t a, int64_t b, int64_t *r)
-{
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
-    *r = a + b;
-    return true;
-}
-
-static bool ck_sub(int64_t a, int64_t b, int64_t *r)
-{
-    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return false;
-    *r = a - b;
-    return true;
-}
-
-static bool ck_mul(int64_t a, int64_t b, int64_t *r)
-{
-    if (a == 0 || b == 0) {
-        *r = 0;
-        return true;
-    }
-    if (a > 0) {
-        if (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) return false;
-    } else {
-        if (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a) return false;
-    }
-    *r = a * b;
-    return true;
-}
-
-static const char *level_name(const tosac_check_ctx *c)
-{
-    if (!c->opts) return "?";
-    return c->opts->level == TOSAC_LEVEL_8K ? "8K" : "none";
-}
-
-static const tosac_value *in_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_in(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-static const tosac_value *out_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_out(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-static int64_t dim(const tosac_value *v, int i)
-{
-    if (!v || !v->shape || i < 0 || i >= v->rank) return UNK;
-    return v->shape[i];
-}
-
-static bool need_rank(tosac_check_ctx *c, const tosac_value *v, const char *what, int32_t rank, const char *layout)
-{
-    if (!v) return false;
-    if (v->rank != rank) {
-        tosac_check_error(c, "%s must have rank %d %s, has rank %d", what, (int)rank, layout, (int)v->rank);
-        return false;
-    }
-    return rank == 0 || v->shape != NULL;
-}
 
 /* Output shape must equal the input shape (elementwise-style ops). */
 static void check_same_shape(tosac_check_ctx *c, const tosac_value *input, const tosac_value *output)
@@ -86,27 +20,6 @@ static void check_same_shape(tosac_check_ctx *c, const tosac_value *input, const
     char b1[192], b2[192];
     ERROR_IF(c, !tosac_same_shape(input, output), "output shape %s does not match the input shape %s",
              tosac_shape_str(output, b1, sizeof b1), tosac_shape_str(input, b2, sizeof b2));
-}
-
-static void check_nan_mode(tosac_check_ctx *c, unsigned id)
-{
-    int64_t m = tosac_check_attr_int(c, id, TOSAC_NAN_UNKNOWN);
-    ERROR_IF(c, m != TOSAC_NAN_PROPAGATE && m != TOSAC_NAN_IGNORE,
-             "nan_mode %s (%lld) is not a valid NaN propagation mode (PROPAGATE or IGNORE)",
-             m == TOSAC_NAN_UNKNOWN ? "UNKNOWN" : "out of range", (long long)m);
-}
-
-/* A [1]-shaped operand (zero point). */
-static bool need_one(tosac_check_ctx *c, const tosac_value *v, const char *what)
-{
-    if (!v) return false;
-    if (v->rank != 1 || !v->shape || v->shape[0] != 1) {
-        char buf[192];
-        tosac_check_error(c, "%s must have shape [1] (exactly one element), has shape %s", what,
-                          tosac_shape_str(v, buf, sizeof buf));
-        return false;
-    }
-    return true;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -133,9 +46,9 @@ static double clamp_decode(tosac_dtype t, const uint8_t *p)
 
 void tosac_check_clamp(tosac_check_ctx *c)
 {
-    const tosac_value *input = in_val(c, 0), *output = out_val(c, 0);
+    const tosac_value *input = tosac_check_in(c, 0), *output = tosac_check_out(c, 0);
     check_same_shape(c, input, output);
-    check_nan_mode(c, TOSAC_ATTR_CLAMP_nan_mode);
+    tosac_check_nan_mode(c, TOSAC_ATTR_CLAMP_nan_mode, true);
 
     const tosac_dtype t = (tosac_dtype)c->row->t[0];
     const uint32_t size = tosac_dtype_bits(t) / 8;
@@ -183,7 +96,7 @@ void tosac_check_clamp(tosac_check_ctx *c)
 
 void tosac_check_table(tosac_check_ctx *c)
 {
-    const tosac_value *input = in_val(c, 0), *table = in_val(c, 1), *output = out_val(c, 0);
+    const tosac_value *input = tosac_check_in(c, 0), *table = tosac_check_in(c, 1), *output = tosac_check_out(c, 0);
     check_same_shape(c, input, output);
     if (!table) return;
     const tosac_dtype t = (tosac_dtype)c->row->t[0];
@@ -219,7 +132,7 @@ static bool shape_values(tosac_check_ctx *c, const tosac_value *v, const char *w
 
 void tosac_check_resize(tosac_check_ctx *c)
 {
-    const tosac_value *input = in_val(c, 0), *output = out_val(c, 0);
+    const tosac_value *input = tosac_check_in(c, 0), *output = tosac_check_out(c, 0);
     const tosac_dtype in_t = (tosac_dtype)c->row->t[1], out_t = (tosac_dtype)c->row->t[2];
 
     const int64_t mode = tosac_check_attr_int(c, TOSAC_ATTR_RESIZE_mode, TOSAC_RESIZE_UNKNOWN);
@@ -236,22 +149,25 @@ void tosac_check_resize(tosac_check_ctx *c)
                  tosac_dtype_name(out_t));
     }
 
-    const bool in_ok = need_rank(c, input, "input", 4, "[N,IH,IW,C]");
-    const bool out_ok = need_rank(c, output, "output", 4, "[N,OH,OW,C]");
+    const bool in_ok = tosac_check_need_rank(c, input, "input", 4, "[N,IH,IW,C]");
+    const bool out_ok = tosac_check_need_rank(c, output, "output", 4, "[N,OH,OW,C]");
     if (in_ok && out_ok) {
-        ERROR_IF(c, dim(output, 0) != dim(input, 0), "output batch N %lld does not match the input batch N %lld",
-                 (long long)dim(output, 0), (long long)dim(input, 0));
-        ERROR_IF(c, dim(output, 3) != dim(input, 3), "output channels C %lld do not match the input channels C %lld",
-                 (long long)dim(output, 3), (long long)dim(input, 3));
+        ERROR_IF(c, tosac_dim(output, 0) != tosac_dim(input, 0),
+                 "output batch N %lld does not match the input batch N %lld", (long long)tosac_dim(output, 0),
+                 (long long)tosac_dim(input, 0));
+        ERROR_IF(c, tosac_dim(output, 3) != tosac_dim(input, 3),
+                 "output channels C %lld do not match the input channels C %lld", (long long)tosac_dim(output, 3),
+                 (long long)tosac_dim(input, 3));
     }
     {
         int64_t mx = INT64_MIN;
         const char *which = "";
         static const char *const nm[4] = {"IH", "IW", "OH", "OW"};
-        const int64_t d[4] = {in_ok ? dim(input, 1) : UNK, in_ok ? dim(input, 2) : UNK,
-                              out_ok ? dim(output, 1) : UNK, out_ok ? dim(output, 2) : UNK};
+        const int64_t d[4] = {in_ok ? tosac_dim(input, 1) : TOSAC_DIM_UNK, in_ok ? tosac_dim(input, 2) : TOSAC_DIM_UNK,
+                              out_ok ? tosac_dim(output, 1) : TOSAC_DIM_UNK,
+                              out_ok ? tosac_dim(output, 2) : TOSAC_DIM_UNK};
         for (int i = 0; i < 4; i++)
-            if (d[i] != UNK && d[i] > mx) {
+            if (d[i] != TOSAC_DIM_UNK && d[i] > mx) {
                 mx = d[i];
                 which = nm[i];
             }
@@ -259,14 +175,16 @@ void tosac_check_resize(tosac_check_ctx *c)
     }
 
     int64_t scale[4], offset[2], border[2];
-    const bool s_ok = shape_values(c, in_val(c, 1), "scale", "[scale_y_n,scale_y_d,scale_x_n,scale_x_d]", 4, scale);
-    const bool o_ok = shape_values(c, in_val(c, 2), "offset", "[offset_y,offset_x]", 2, offset);
-    const bool b_ok = shape_values(c, in_val(c, 3), "border", "[border_y,border_x]", 2, border);
+    const bool s_ok =
+        shape_values(c, tosac_check_in(c, 1), "scale", "[scale_y_n,scale_y_d,scale_x_n,scale_x_d]", 4, scale);
+    const bool o_ok = shape_values(c, tosac_check_in(c, 2), "offset", "[offset_y,offset_x]", 2, offset);
+    const bool b_ok = shape_values(c, tosac_check_in(c, 3), "border", "[border_y,border_x]", 2, border);
     if (!s_ok) return;
 
     static const char *const axis[2] = {"height", "width"};
     static const char *const yx[2] = {"y", "x"};
-    int64_t exp[4] = {in_ok ? dim(input, 0) : UNK, UNK, UNK, in_ok ? dim(input, 3) : UNK};
+    int64_t exp[4] = {in_ok ? tosac_dim(input, 0) : TOSAC_DIM_UNK, TOSAC_DIM_UNK, TOSAC_DIM_UNK,
+                      in_ok ? tosac_dim(input, 3) : TOSAC_DIM_UNK};
     for (int j = 0; j < 2; j++) {
         const int64_t n = scale[2 * j], d = scale[2 * j + 1];
         const char *a = yx[j];
@@ -281,7 +199,7 @@ void tosac_check_resize(tosac_check_ctx *c)
             ok = false;
         }
         int64_t n16 = INT64_MAX;
-        const bool n16_ok = ck_mul(n, 16, &n16); /* overflow: 16*n is beyond every int64 value */
+        const bool n16_ok = tosac_checked_mul(n, 16, &n16); /* overflow: 16*n is beyond every int64 value */
         if (n16_ok && d >= n16) {
             tosac_check_error(c, "scale_%s_d %lld must be < 16*scale_%s_n = %lld", a, (long long)d, a,
                               (long long)n16);
@@ -298,13 +216,14 @@ void tosac_check_resize(tosac_check_ctx *c)
             ok = false;
         }
         LEVEL_CHECK(c, n / d <= c->lim.max_scale, "scale_%s_n/scale_%s_d = %lld/%lld exceeds MAX_SCALE %lld (level %s)",
-                    a, a, (long long)n, (long long)d, (long long)c->lim.max_scale, level_name(c));
+                    a, a, (long long)n, (long long)d, (long long)c->lim.max_scale, tosac_check_level_name(c));
 
         /* O = ((I - 1)*scale_n - offset + border)/scale_d + 1, exact */
-        const int64_t in = in_ok ? dim(input, 1 + j) : UNK;
-        if (!ok || !o_ok || !b_ok || in == UNK || in < 1) continue;
+        const int64_t in = in_ok ? tosac_dim(input, 1 + j) : TOSAC_DIM_UNK;
+        if (!ok || !o_ok || !b_ok || in == TOSAC_DIM_UNK || in < 1) continue;
         int64_t num = 0;
-        if (!ck_mul(in - 1, n, &num) || !ck_sub(num, offset[j], &num) || !ck_add(num, border[j], &num)) {
+        if (!tosac_checked_mul(in - 1, n, &num) || !tosac_checked_sub(num, offset[j], &num) ||
+            !tosac_checked_add(num, border[j], &num)) {
             tosac_check_error(c, "output %s ((I%s-1)*scale_%s_n-offset_%s+border_%s)/scale_%s_d overflows int64",
                               axis[j], j ? "W" : "H", a, a, a, a);
             continue;
@@ -318,11 +237,12 @@ void tosac_check_resize(tosac_check_ctx *c)
         exp[1 + j] = num / d + 1;
     }
     if (in_ok && out_ok &&
-        ((exp[1] != UNK && exp[1] != dim(output, 1)) || (exp[2] != UNK && exp[2] != dim(output, 2)))) {
+        ((exp[1] != TOSAC_DIM_UNK && exp[1] != tosac_dim(output, 1)) ||
+         (exp[2] != TOSAC_DIM_UNK && exp[2] != tosac_dim(output, 2)))) {
         /* batch/channel mismatches were reported above; this compares the spatial dims */
         char got[192], want[192], hs[24] = "?", ws[24] = "?";
-        if (exp[1] != UNK) snprintf(hs, sizeof hs, "%lld", (long long)exp[1]);
-        if (exp[2] != UNK) snprintf(ws, sizeof ws, "%lld", (long long)exp[2]);
+        if (exp[1] != TOSAC_DIM_UNK) snprintf(hs, sizeof hs, "%lld", (long long)exp[1]);
+        if (exp[2] != TOSAC_DIM_UNK) snprintf(ws, sizeof ws, "%lld", (long long)exp[2]);
         snprintf(want, sizeof want, "[%lld,%s,%s,%lld]", (long long)exp[0], hs, ws, (long long)exp[3]);
         tosac_check_error(c, "output shape %s does not match the inferred %s", tosac_shape_str(output, got, sizeof got),
                           want);
@@ -338,7 +258,7 @@ static bool is_i32_or_i48(tosac_dtype t) { return t == TOSAC_DTYPE_INT32 || t ==
 static void rescale_zp(tosac_check_ctx *c, const tosac_value *zp, const char *what, tosac_dtype t, bool is_unsigned,
                        const char *side)
 {
-    if (!need_one(c, zp, what)) return;
+    if (!tosac_check_shape_one(c, zp, what, false)) return;
     int64_t v = 0;
     if (t == TOSAC_DTYPE_INT8 || !tosac_const_get_i64(zp, 0, &v)) return;
     if (t == TOSAC_DTYPE_INT16 && is_unsigned) {
@@ -355,7 +275,7 @@ static void rescale_zp(tosac_check_ctx *c, const tosac_value *zp, const char *wh
 
 void tosac_check_rescale(tosac_check_ctx *c)
 {
-    const tosac_value *input = in_val(c, 0), *output = out_val(c, 0);
+    const tosac_value *input = tosac_check_in(c, 0), *output = tosac_check_out(c, 0);
     const tosac_dtype in_t = (tosac_dtype)c->row->t[0], out_t = (tosac_dtype)c->row->t[1];
     const bool scale32 = tosac_check_attr_int(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
     const int64_t rm = tosac_check_attr_int(c, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_UNKNOWN);
@@ -383,10 +303,11 @@ void tosac_check_rescale(tosac_check_ctx *c)
 
     const bool rank0 = input && input->rank == 0;
     ERROR_IF(c, per_channel && rank0, "per_channel requires an input of rank >= 1, input has rank 0");
-    const int64_t nc = !per_channel ? 1 : (input && input->rank > 0) ? dim(input, input->rank - 1) : UNK;
+    const int64_t nc =
+        !per_channel ? 1 : (input && input->rank > 0) ? tosac_dim(input, input->rank - 1) : TOSAC_DIM_UNK;
     static const char *const pname[2] = {"multiplier", "shift"};
     for (uint32_t i = 0; i < 2; i++) {
-        const tosac_value *v = in_val(c, 1 + i);
+        const tosac_value *v = tosac_check_in(c, 1 + i);
         if (!v) continue;
         char buf[192];
         if (v->rank != 1 || !v->shape) {
@@ -394,12 +315,12 @@ void tosac_check_rescale(tosac_check_ctx *c)
                               tosac_shape_str(v, buf, sizeof buf));
             continue;
         }
-        if (nc == UNK) continue;
+        if (nc == TOSAC_DIM_UNK) continue;
         ERROR_IF(c, v->shape[0] != nc, "%s has %lld elements, expected %lld (%s)", pname[i], (long long)v->shape[0],
                  (long long)nc, per_channel ? "per_channel: the last input dim" : "per_channel false");
     }
     check_same_shape(c, input, output);
 
-    rescale_zp(c, in_val(c, 3), "input_zp", in_t, iu, "input");
-    rescale_zp(c, in_val(c, 4), "output_zp", out_t, ou, "output");
+    rescale_zp(c, tosac_check_in(c, 3), "input_zp", in_t, iu, "input");
+    rescale_zp(c, tosac_check_in(c, 4), "output_zp", out_t, ou, "output");
 }

@@ -9,104 +9,13 @@
  * access is guarded and all size arithmetic is overflow-checked int64.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "tosa/check.h"
-
-/* Marks a dim of an inferred shape that could not be computed. */
-#define UNK INT64_MIN
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                                 */
 
-static bool ck_add(int64_t a, int64_t b, int64_t *r)
-{
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
-    *r = a + b;
-    return true;
-}
-
-static bool ck_sub(int64_t a, int64_t b, int64_t *r)
-{
-    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return false;
-    *r = a - b;
-    return true;
-}
-
-static bool ck_mul(int64_t a, int64_t b, int64_t *r)
-{
-    if (a == 0 || b == 0) {
-        *r = 0;
-        return true;
-    }
-    if (a > 0) {
-        if (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) return false;
-    } else {
-        if (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a) return false;
-    }
-    *r = a * b;
-    return true;
-}
-
-static const char *level_name(const tosac_check_ctx *c)
-{
-    if (!c->opts) return "?";
-    return c->opts->level == TOSAC_LEVEL_8K ? "8K" : "none";
-}
-
-/* Operand i, or NULL when absent or only a placeholder for an undeclared name (reported by the
-   generic checks). */
-static const tosac_value *in_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_in(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-static const tosac_value *out_val(const tosac_check_ctx *c, uint32_t i)
-{
-    const tosac_value *v = tosac_check_out(c, i);
-    return v && v->declared ? v : NULL;
-}
-
-/* Dim i of v, UNK when not available. */
-static int64_t dim(const tosac_value *v, int i)
-{
-    if (!v || !v->shape || i < 0 || i >= v->rank) return UNK;
-    return v->shape[i];
-}
-
-/* Requires rank `rank` (layout names the dims for the message). */
-static bool need_rank(tosac_check_ctx *c, const tosac_value *v, const char *what, int32_t rank, const char *layout)
-{
-    if (!v) return false;
-    if (v->rank != rank) {
-        tosac_check_error(c, "%s must have rank %d %s, has rank %d", what, (int)rank, layout, (int)v->rank);
-        return false;
-    }
-    return rank == 0 || v->shape != NULL;
-}
-
-static const char *dims_str(const int64_t *d, int n, char *buf, size_t size)
-{
-    size_t pos = 0;
-    if (size == 0) return buf;
-    buf[0] = '\0';
-    for (int i = 0; i <= n && pos < size; i++) {
-        int w;
-        if (i == n)
-            w = snprintf(buf + pos, size - pos, "]");
-        else if (d[i] == UNK)
-            w = snprintf(buf + pos, size - pos, "%s?", i ? "," : "[");
-        else
-            w = snprintf(buf + pos, size - pos, "%s%lld", i ? "," : "[", (long long)d[i]);
-        if (w < 0) break;
-        pos += (size_t)w;
-    }
-    if (n == 0 && size > 2) snprintf(buf, size, "[]");
-    return buf;
-}
-
-/* Compares the declared shape of `v` (rank n already verified) with the inferred dims (UNK dims
+/* Compares the declared shape of `v` (rank n already verified) with the inferred dims (TOSAC_DIM_UNK dims
    are not compared) and reports one message naming every mismatching dim. */
 static void check_inferred(tosac_check_ctx *c, const tosac_value *v, const char *what, const int64_t *exp, int n,
                            const char *const *names)
@@ -117,7 +26,7 @@ static void check_inferred(tosac_check_ctx *c, const tosac_value *v, const char 
     bool bad = false;
     detail[0] = '\0';
     for (int i = 0; i < n; i++) {
-        if (exp[i] == UNK || exp[i] == v->shape[i]) continue;
+        if (exp[i] == TOSAC_DIM_UNK || exp[i] == v->shape[i]) continue;
         bad = true;
         if (pos < sizeof detail) {
             int w = names ? snprintf(detail + pos, sizeof detail - pos, "%s%s %lld, expected %lld", pos ? "; " : "",
@@ -130,45 +39,25 @@ static void check_inferred(tosac_check_ctx *c, const tosac_value *v, const char 
     if (!bad) return;
     char got[192], want[192];
     tosac_check_error(c, "%s shape %s does not match the inferred %s (%s)", what, tosac_shape_str(v, got, sizeof got),
-                      dims_str(exp, n, want, sizeof want), detail);
+                      tosac_dims_str(exp, n, true, want, sizeof want), detail);
 }
 
 /* Zero-point operand: shape [1]; when `nonzero_ok` is false its value must be 0 (skipped when the
    constant data is absent, e.g. under EXT-DYNAMIC). `elem` names the governing element type. */
 static void check_zp(tosac_check_ctx *c, const tosac_value *zp, const char *what, tosac_dtype elem, bool nonzero_ok)
 {
-    if (!zp) return;
-    char buf[192];
-    if (zp->rank != 1 || !zp->shape || zp->shape[0] != 1) {
-        tosac_check_error(c, "%s must have shape [1] (exactly one element), has shape %s", what,
-                          tosac_shape_str(zp, buf, sizeof buf));
-        return;
-    }
-    if (nonzero_ok) return;
-    tosac_dtype t = zp->dtype;
-    if (tosac_dtype_is_float(t)) {
-        unsigned bytes = tosac_dtype_bits(t) / 8;
-        if (!zp->data || bytes == 0 || bytes > 4 || zp->data_len < bytes) return;
+    if (!tosac_check_shape_one(c, zp, what, false) || nonzero_ok) return;
+    if (tosac_dtype_is_float(zp->dtype)) {
         uint32_t bits = 0;
-        for (unsigned k = 0; k < bytes; k++) bits |= (uint32_t)zp->data[k] << (8 * k);
-        uint32_t magnitude = bits & ~(1u << (8 * bytes - 1)); /* +0 and -0 both compare equal to 0 */
-        ERROR_IF(c, magnitude != 0,
+        ERROR_IF(c, tosac_fp_const_is_zero(zp, &bits) == 0,
                  "%s (bits 0x%0*x) must be 0 for %s data (non-zero zero points are only allowed for INT8)", what,
-                 (int)(2 * bytes), (unsigned)bits, tosac_dtype_name(elem));
+                 (int)(tosac_dtype_bits(zp->dtype) / 4), (unsigned)bits, tosac_dtype_name(elem));
         return;
     }
     int64_t v = 0;
     if (!tosac_const_get_i64(zp, 0, &v)) return;
     ERROR_IF(c, v != 0, "%s %lld must be 0 for %s data (non-zero zero points are only allowed for INT8)", what,
              (long long)v, tosac_dtype_name(elem));
-}
-
-static void check_nan_mode(tosac_check_ctx *c, unsigned id)
-{
-    int64_t m = tosac_check_attr_int(c, id, TOSAC_NAN_UNKNOWN);
-    ERROR_IF(c, m != TOSAC_NAN_PROPAGATE && m != TOSAC_NAN_IGNORE,
-             "nan_mode %s (%lld) is not a valid NaN propagation mode (PROPAGATE or IGNORE)",
-             m == TOSAC_NAN_UNKNOWN ? "UNKNOWN" : "out of range", (long long)m);
 }
 
 /* An I32V attribute that must have exactly `want` elements; NULL (after reporting) otherwise. */
@@ -186,27 +75,28 @@ static const int32_t *attr_vec(tosac_check_ctx *c, unsigned id, const char *name
 /*
  * Inferred output extent out = num/stride + 1 with num = in - 1 + pa + pb - (k - 1)*dil
  * (conv and pooling: pooling is the dil = 1 case). Reports a negative or non-integer quotient
- * and returns UNK then; UNK also when the inputs are unusable (reported elsewhere).
+ * and returns TOSAC_DIM_UNK then; TOSAC_DIM_UNK also when the inputs are unusable (reported elsewhere).
  */
 static int64_t window_out(tosac_check_ctx *c, const char *axis, const char *formula, int64_t in, int64_t pa,
                           int64_t pb, int64_t k, int64_t dil, int64_t stride)
 {
-    if (in == UNK || k == UNK || in < 1 || k < 1 || dil < 1 || stride < 1) return UNK;
+    if (in == TOSAC_DIM_UNK || k == TOSAC_DIM_UNK || in < 1 || k < 1 || dil < 1 || stride < 1) return TOSAC_DIM_UNK;
     int64_t num = 0, kk = 0;
-    if (!ck_add(in - 1, pa, &num) || !ck_add(num, pb, &num) || !ck_mul(k - 1, dil, &kk) || !ck_sub(num, kk, &num)) {
+    if (!tosac_checked_add(in - 1, pa, &num) || !tosac_checked_add(num, pb, &num) ||
+        !tosac_checked_mul(k - 1, dil, &kk) || !tosac_checked_sub(num, kk, &num)) {
         tosac_check_error(c, "output %s %s overflows int64 (%s %lld, kernel %lld)", axis, formula, axis,
                           (long long)in, (long long)k);
-        return UNK;
+        return TOSAC_DIM_UNK;
     }
     if (num < 0) {
         tosac_check_error(c, "output %s %s = %lld/%lld is negative: the kernel does not fit in the padded input",
                           axis, formula, (long long)num, (long long)stride);
-        return UNK;
+        return TOSAC_DIM_UNK;
     }
     if (num % stride != 0) {
         tosac_check_error(c, "output %s %s = %lld/%lld is not an integer", axis, formula, (long long)num,
                           (long long)stride);
-        return UNK;
+        return TOSAC_DIM_UNK;
     }
     return num / stride + 1;
 }
@@ -242,21 +132,21 @@ void tosac_check_conv(tosac_check_ctx *c)
     const int a0 = 3 - nsp;       /* first entry of the per-axis name tables */
     const int32_t rank = nsp + 2;
 
-    const tosac_value *input = in_val(c, 0), *weight = in_val(c, 1), *bias = in_val(c, 2);
-    const tosac_value *output = out_val(c, 0);
+    const tosac_value *input = tosac_check_in(c, 0), *weight = tosac_check_in(c, 1), *bias = tosac_check_in(c, 2);
+    const tosac_value *output = tosac_check_out(c, 0);
 
     /* zero points: non-zero only for INT8 input / INT8 weights */
     const tosac_dtype in_t = (tosac_dtype)c->row->t[0], w_t = (tosac_dtype)c->row->t[1];
-    check_zp(c, in_val(c, 3), "input_zp", in_t, in_t == TOSAC_DTYPE_INT8);
-    check_zp(c, in_val(c, 4), "weight_zp", w_t, w_t == TOSAC_DTYPE_INT8);
+    check_zp(c, tosac_check_in(c, 3), "input_zp", in_t, in_t == TOSAC_DTYPE_INT8);
+    check_zp(c, tosac_check_in(c, 4), "weight_zp", w_t, w_t == TOSAC_DTYPE_INT8);
 
     const char *in_layout = is3d ? "[N,ID,IH,IW,IC]" : dw ? "[N,IH,IW,C]" : "[N,IH,IW,IC]";
     const char *w_layout = is3d ? "[OC,KD,KH,KW,IC]" : dw ? "[KH,KW,C,M]" : "[OC,KH,KW,IC]";
     const char *out_layout = is3d ? "[N,OD,OH,OW,OC]" : dw ? "[N,OH,OW,C*M]" : "[N,OH,OW,OC]";
-    const bool in_ok = need_rank(c, input, "input", rank, in_layout);
-    const bool w_ok = need_rank(c, weight, "weight", rank, w_layout);
-    const bool b_ok = need_rank(c, bias, "bias", 1, "[BC]");
-    const bool out_ok = need_rank(c, output, "output", rank, out_layout);
+    const bool in_ok = tosac_check_need_rank(c, input, "input", rank, in_layout);
+    const bool w_ok = tosac_check_need_rank(c, weight, "weight", rank, w_layout);
+    const bool b_ok = tosac_check_need_rank(c, bias, "bias", 1, "[BC]");
+    const bool out_ok = tosac_check_need_rank(c, output, "output", rank, out_layout);
 
     /* attributes (field ids: pad/out_pad 0, stride 1, dilation 2 for all four ops) */
     const int32_t *pad = attr_vec(c, 0, tr ? "out_pad" : "pad", (uint32_t)(2 * nsp));
@@ -283,32 +173,32 @@ void tosac_check_conv(tosac_check_ctx *c)
     }
 
     /* kernel extents and channels */
-    int64_t k[3] = {UNK, UNK, UNK};
-    int64_t oc = UNK;
+    int64_t k[3] = {TOSAC_DIM_UNK, TOSAC_DIM_UNK, TOSAC_DIM_UNK};
+    int64_t oc = TOSAC_DIM_UNK;
     if (w_ok) {
-        for (int i = 0; i < nsp; i++) k[i] = dim(weight, dw ? i : 1 + i);
+        for (int i = 0; i < nsp; i++) k[i] = tosac_dim(weight, dw ? i : 1 + i);
         if (dw) {
-            int64_t ch = dim(weight, 2), m = dim(weight, 3), prod = 0;
-            if (ch != UNK && m != UNK && ck_mul(ch, m, &prod)) oc = prod;
+            int64_t ch = tosac_dim(weight, 2), m = tosac_dim(weight, 3), prod = 0;
+            if (ch != TOSAC_DIM_UNK && m != TOSAC_DIM_UNK && tosac_checked_mul(ch, m, &prod)) oc = prod;
         } else {
-            oc = dim(weight, 0);
+            oc = tosac_dim(weight, 0);
         }
         if (in_ok) {
-            int64_t ic = dim(input, rank - 1), wic = dim(weight, dw ? 2 : rank - 1);
+            int64_t ic = tosac_dim(input, rank - 1), wic = tosac_dim(weight, dw ? 2 : rank - 1);
             ERROR_IF(c, ic != wic, "weight %s %lld does not match the input channels %s %lld", dw ? "C" : "IC",
                      (long long)wic, dw ? "C" : "IC", (long long)ic);
         }
     }
-    if (b_ok && oc != UNK) {
-        int64_t bc = dim(bias, 0);
+    if (b_ok && oc != TOSAC_DIM_UNK) {
+        int64_t bc = tosac_dim(bias, 0);
         ERROR_IF(c, bc != oc && bc != 1, "bias length BC %lld must equal the output channels %s %lld or be 1",
                  (long long)bc, dw ? "C*M" : "OC", (long long)oc);
     }
     if (tr && pad && w_ok) {
         for (int i = 0; i < 4; i++) {
             int64_t kd = k[i / 2];
-            ERROR_IF(c, kd != UNK && (int64_t)pad[i] <= -kd, "%s %d must be > -%s (-%lld)", pad_name(true, a0, i),
-                     (int)pad[i], k_kdim[1 + i / 2], (long long)kd);
+            ERROR_IF(c, kd != TOSAC_DIM_UNK && (int64_t)pad[i] <= -kd, "%s %d must be > -%s (-%lld)",
+                     pad_name(true, a0, i), (int)pad[i], k_kdim[1 + i / 2], (long long)kd);
         }
     }
 
@@ -316,19 +206,21 @@ void tosac_check_conv(tosac_check_ctx *c)
     if (in_ok && out_ok) {
         int64_t exp[5];
         const char *names[5];
-        exp[0] = dim(input, 0);
+        exp[0] = tosac_dim(input, 0);
         names[0] = "N";
         for (int i = 0; i < nsp; i++) {
             const int ax = a0 + i;
-            const int64_t in = dim(input, 1 + i);
+            const int64_t in = tosac_dim(input, 1 + i);
             names[1 + i] = k_out_dim[ax];
-            exp[1 + i] = UNK;
-            if (!pad_ok || !stride_ok || !dil_ok || !w_ok || in == UNK || k[i] == UNK || in < 1 || k[i] < 1) continue;
+            exp[1 + i] = TOSAC_DIM_UNK;
+            if (!pad_ok || !stride_ok || !dil_ok || !w_ok || in == TOSAC_DIM_UNK || k[i] == TOSAC_DIM_UNK || in < 1 ||
+                k[i] < 1)
+                continue;
             if (tr) {
                 /* OH = (IH - 1)*stride_y + out_pad_top + out_pad_bottom + KH */
                 int64_t v = 0;
-                if (!ck_mul(in - 1, stride[i], &v) || !ck_add(v, pad[2 * i], &v) || !ck_add(v, pad[2 * i + 1], &v) ||
-                    !ck_add(v, k[i], &v)) {
+                if (!tosac_checked_mul(in - 1, stride[i], &v) || !tosac_checked_add(v, pad[2 * i], &v) ||
+                    !tosac_checked_add(v, pad[2 * i + 1], &v) || !tosac_checked_add(v, k[i], &v)) {
                     tosac_check_error(c, "output %s (%s-1)*%s+%s+%s+%s overflows int64", k_axis[ax], k_in_dim[ax],
                                       k_stride[ax], k_out_pad[2 * ax], k_out_pad[2 * ax + 1], k_kdim[ax]);
                     continue;
@@ -357,24 +249,24 @@ void tosac_check_conv(tosac_check_ctx *c)
     const int64_t max_k = c->lim.max_kernel, max_s = c->lim.max_stride;
     for (int i = 0; i < nsp; i++) {
         const int ax = a0 + i;
-        if (k[i] == UNK) continue;
+        if (k[i] == TOSAC_DIM_UNK) continue;
         if (tr) {
             LEVEL_CHECK(c, k[i] <= max_k, "%s %lld exceeds MAX_KERNEL %lld (level %s)", k_kdim[ax], (long long)k[i],
-                        (long long)max_k, level_name(c));
+                        (long long)max_k, tosac_check_level_name(c));
         } else if (dil && dil[i] >= 1) {
             int64_t ext = 0;
-            bool ok = ck_mul(dil[i], k[i], &ext) && ext <= max_k;
+            bool ok = tosac_checked_mul(dil[i], k[i], &ext) && ext <= max_k;
             LEVEL_CHECK(c, ok, "%s*%s = %d*%lld exceeds MAX_KERNEL %lld (level %s)", k_dil[ax], k_kdim[ax],
-                        (int)dil[i], (long long)k[i], (long long)max_k, level_name(c));
+                        (int)dil[i], (long long)k[i], (long long)max_k, tosac_check_level_name(c));
         }
     }
     for (int i = 0; pad && i < 2 * nsp; i++) {
         LEVEL_CHECK(c, pad[i] <= max_k, "%s %d exceeds MAX_KERNEL %lld (level %s)",
-                    pad_name(tr, a0, i), (int)pad[i], (long long)max_k, level_name(c));
+                    pad_name(tr, a0, i), (int)pad[i], (long long)max_k, tosac_check_level_name(c));
     }
     for (int i = 0; stride && i < nsp; i++) {
         LEVEL_CHECK(c, stride[i] <= max_s, "%s %d exceeds MAX_STRIDE %lld (level %s)", k_stride[a0 + i],
-                    (int)stride[i], (long long)max_s, level_name(c));
+                    (int)stride[i], (long long)max_s, tosac_check_level_name(c));
     }
 }
 
@@ -385,18 +277,18 @@ void tosac_check_pool2d(tosac_check_ctx *c)
 {
     const bool avg = c->node->op == TOSAC_OP_AVG_POOL2D;
     /* field ids: kernel 0, stride 1, pad 2 in both tables */
-    const tosac_value *input = in_val(c, 0), *output = out_val(c, 0);
+    const tosac_value *input = tosac_check_in(c, 0), *output = tosac_check_out(c, 0);
 
     if (avg) {
         const tosac_dtype t = (tosac_dtype)c->row->t[0];
-        check_zp(c, in_val(c, 1), "input_zp", t, t == TOSAC_DTYPE_INT8);
-        check_zp(c, in_val(c, 2), "output_zp", t, t == TOSAC_DTYPE_INT8);
+        check_zp(c, tosac_check_in(c, 1), "input_zp", t, t == TOSAC_DTYPE_INT8);
+        check_zp(c, tosac_check_in(c, 2), "output_zp", t, t == TOSAC_DTYPE_INT8);
     } else {
-        check_nan_mode(c, TOSAC_ATTR_MAX_POOL2D_nan_mode);
+        tosac_check_nan_mode(c, TOSAC_ATTR_MAX_POOL2D_nan_mode, true);
     }
 
-    const bool in_ok = need_rank(c, input, "input", 4, "[N,IH,IW,C]");
-    const bool out_ok = need_rank(c, output, "output", 4, "[N,OH,OW,C]");
+    const bool in_ok = tosac_check_need_rank(c, input, "input", 4, "[N,IH,IW,C]");
+    const bool out_ok = tosac_check_need_rank(c, output, "output", 4, "[N,OH,OW,C]");
     const int32_t *kernel = attr_vec(c, 0, "kernel", 2);
     const int32_t *stride = attr_vec(c, 1, "stride", 2);
     const int32_t *pad = attr_vec(c, 2, "pad", 4);
@@ -429,9 +321,9 @@ void tosac_check_pool2d(tosac_check_ctx *c)
         static const char *const names[4] = {"N", "OH", "OW", "C"};
         static const char *const formula[2] = {"(IH+pad_top+pad_bottom-kernel_y)/stride_y",
                                                "(IW+pad_left+pad_right-kernel_x)/stride_x"};
-        int64_t exp[4] = {dim(input, 0), UNK, UNK, dim(input, 3)};
+        int64_t exp[4] = {tosac_dim(input, 0), TOSAC_DIM_UNK, TOSAC_DIM_UNK, tosac_dim(input, 3)};
         for (int i = 0; ok && i < 2; i++)
-            exp[1 + i] = window_out(c, k_axis[1 + i], formula[i], dim(input, 1 + i), pad[2 * i], pad[2 * i + 1],
+            exp[1 + i] = window_out(c, k_axis[1 + i], formula[i], tosac_dim(input, 1 + i), pad[2 * i], pad[2 * i + 1],
                                     kernel[i], 1, stride[i]);
         check_inferred(c, output, "output", exp, 4, names);
     }
@@ -439,13 +331,13 @@ void tosac_check_pool2d(tosac_check_ctx *c)
     const int64_t max_k = c->lim.max_kernel, max_s = c->lim.max_stride;
     for (int i = 0; kernel && i < 2; i++)
         LEVEL_CHECK(c, kernel[i] <= max_k, "%s %d exceeds MAX_KERNEL %lld (level %s)", kname[i], (int)kernel[i],
-                    (long long)max_k, level_name(c));
+                    (long long)max_k, tosac_check_level_name(c));
     for (int i = 0; stride && i < 2; i++)
         LEVEL_CHECK(c, stride[i] <= max_s, "%s %d exceeds MAX_STRIDE %lld (level %s)", k_stride[1 + i],
-                    (int)stride[i], (long long)max_s, level_name(c));
+                    (int)stride[i], (long long)max_s, tosac_check_level_name(c));
     for (int i = 0; pad && i < 4; i++)
         LEVEL_CHECK(c, pad[i] <= max_k, "%s %d exceeds MAX_KERNEL %lld (level %s)", k_pad[2 + i], (int)pad[i],
-                    (long long)max_k, level_name(c));
+                    (long long)max_k, tosac_check_level_name(c));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -453,23 +345,24 @@ void tosac_check_pool2d(tosac_check_ctx *c)
 
 void tosac_check_matmul(tosac_check_ctx *c)
 {
-    const tosac_value *a = in_val(c, 0), *b = in_val(c, 1), *output = out_val(c, 0);
+    const tosac_value *a = tosac_check_in(c, 0), *b = tosac_check_in(c, 1), *output = tosac_check_out(c, 0);
     const tosac_dtype t = (tosac_dtype)c->row->t[0];
-    check_zp(c, in_val(c, 2), "A_zp", t, t == TOSAC_DTYPE_INT8);
-    check_zp(c, in_val(c, 3), "B_zp", t, t == TOSAC_DTYPE_INT8);
+    check_zp(c, tosac_check_in(c, 2), "A_zp", t, t == TOSAC_DTYPE_INT8);
+    check_zp(c, tosac_check_in(c, 3), "B_zp", t, t == TOSAC_DTYPE_INT8);
 
-    const bool a_ok = need_rank(c, a, "A", 3, "[N,H,C]");
-    const bool b_ok = need_rank(c, b, "B", 3, "[N,C,W]");
-    const bool out_ok = need_rank(c, output, "output", 3, "[N,H,W]");
+    const bool a_ok = tosac_check_need_rank(c, a, "A", 3, "[N,H,C]");
+    const bool b_ok = tosac_check_need_rank(c, b, "B", 3, "[N,C,W]");
+    const bool out_ok = tosac_check_need_rank(c, output, "output", 3, "[N,H,W]");
     if (a_ok && b_ok) {
-        ERROR_IF(c, dim(b, 0) != dim(a, 0), "B batch N %lld does not match A batch N %lld", (long long)dim(b, 0),
-                 (long long)dim(a, 0));
-        ERROR_IF(c, dim(b, 1) != dim(a, 2), "B rows C %lld do not match A columns C %lld", (long long)dim(b, 1),
-                 (long long)dim(a, 2));
+        ERROR_IF(c, tosac_dim(b, 0) != tosac_dim(a, 0), "B batch N %lld does not match A batch N %lld",
+                 (long long)tosac_dim(b, 0), (long long)tosac_dim(a, 0));
+        ERROR_IF(c, tosac_dim(b, 1) != tosac_dim(a, 2), "B rows C %lld do not match A columns C %lld",
+                 (long long)tosac_dim(b, 1), (long long)tosac_dim(a, 2));
     }
     if (out_ok && (a_ok || b_ok)) {
         static const char *const names[3] = {"N", "H", "W"};
-        int64_t exp[3] = {a_ok ? dim(a, 0) : dim(b, 0), a_ok ? dim(a, 1) : UNK, b_ok ? dim(b, 2) : UNK};
+        int64_t exp[3] = {a_ok ? tosac_dim(a, 0) : tosac_dim(b, 0), a_ok ? tosac_dim(a, 1) : TOSAC_DIM_UNK,
+                          b_ok ? tosac_dim(b, 2) : TOSAC_DIM_UNK};
         check_inferred(c, output, "output", exp, 3, names);
     }
 }
@@ -482,23 +375,23 @@ static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 void tosac_check_fft(tosac_check_ctx *c)
 {
     const bool rfft = c->node->op == TOSAC_OP_RFFT2D;
-    const tosac_value *re = in_val(c, 0), *im = rfft ? NULL : in_val(c, 1);
-    const tosac_value *ore = out_val(c, 0), *oim = out_val(c, 1);
+    const tosac_value *re = tosac_check_in(c, 0), *im = rfft ? NULL : tosac_check_in(c, 1);
+    const tosac_value *ore = tosac_check_out(c, 0), *oim = tosac_check_out(c, 1);
     char b1[192], b2[192];
 
-    const bool re_ok = need_rank(c, re, "input_real", 3, "[N,H,W]");
-    const bool im_ok = !rfft && need_rank(c, im, "input_imag", 3, "[N,H,W]");
-    const bool ore_ok = need_rank(c, ore, "output_real", 3, rfft ? "[N,H,W/2+1]" : "[N,H,W]");
-    const bool oim_ok = need_rank(c, oim, "output_imag", 3, rfft ? "[N,H,W/2+1]" : "[N,H,W]");
+    const bool re_ok = tosac_check_need_rank(c, re, "input_real", 3, "[N,H,W]");
+    const bool im_ok = !rfft && tosac_check_need_rank(c, im, "input_imag", 3, "[N,H,W]");
+    const bool ore_ok = tosac_check_need_rank(c, ore, "output_real", 3, rfft ? "[N,H,W/2+1]" : "[N,H,W]");
+    const bool oim_ok = tosac_check_need_rank(c, oim, "output_imag", 3, rfft ? "[N,H,W/2+1]" : "[N,H,W]");
 
     if (re_ok) {
-        const int64_t h = dim(re, 1), w = dim(re, 2);
+        const int64_t h = tosac_dim(re, 1), w = tosac_dim(re, 2);
         ERROR_IF(c, !is_pow2(h), "input height H %lld is not a power of two", (long long)h);
         ERROR_IF(c, !is_pow2(w), "input width W %lld is not a power of two", (long long)w);
         LEVEL_CHECK(c, h <= c->lim.max_kernel, "H %lld exceeds MAX_KERNEL %lld (level %s)", (long long)h,
-                    (long long)c->lim.max_kernel, level_name(c));
+                    (long long)c->lim.max_kernel, tosac_check_level_name(c));
         LEVEL_CHECK(c, w <= c->lim.max_kernel, "W %lld exceeds MAX_KERNEL %lld (level %s)", (long long)w,
-                    (long long)c->lim.max_kernel, level_name(c));
+                    (long long)c->lim.max_kernel, tosac_check_level_name(c));
     }
     if (re_ok && im_ok)
         ERROR_IF(c, !tosac_same_shape(re, im), "input_imag shape %s does not match input_real shape %s",
@@ -508,10 +401,10 @@ void tosac_check_fft(tosac_check_ctx *c)
                  tosac_shape_str(oim, b1, sizeof b1), tosac_shape_str(ore, b2, sizeof b2));
     if (re_ok) {
         static const char *const names[3] = {"N", "H", "W"};
-        int64_t exp[3] = {dim(re, 0), dim(re, 1), dim(re, 2)};
+        int64_t exp[3] = {tosac_dim(re, 0), tosac_dim(re, 1), tosac_dim(re, 2)};
         if (rfft) {
             static const char *const rnames[3] = {"N", "H", "W/2+1"};
-            exp[2] = exp[2] == UNK ? UNK : exp[2] / 2 + 1;
+            exp[2] = exp[2] == TOSAC_DIM_UNK ? TOSAC_DIM_UNK : exp[2] / 2 + 1;
             if (ore_ok) check_inferred(c, ore, "output_real", exp, 3, rnames);
             if (oim_ok) check_inferred(c, oim, "output_imag", exp, 3, rnames);
         } else {
@@ -526,8 +419,8 @@ void tosac_check_fft(tosac_check_ctx *c)
 
 void tosac_check_argmax(tosac_check_ctx *c)
 {
-    const tosac_value *input = in_val(c, 0), *output = out_val(c, 0);
-    check_nan_mode(c, TOSAC_ATTR_ARGMAX_nan_mode);
+    const tosac_value *input = tosac_check_in(c, 0), *output = tosac_check_out(c, 0);
+    tosac_check_nan_mode(c, TOSAC_ATTR_ARGMAX_nan_mode, true);
     if (!input) return;
     const int64_t axis = tosac_check_attr_int(c, TOSAC_ATTR_ARGMAX_axis, 0);
     if (input->rank < 1) {

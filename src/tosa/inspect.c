@@ -164,15 +164,9 @@ static void text_block(tosac_strbuf *sb, const tosac_region *reg, const tosac_bl
         if (!tosac_op_valid(n->op)) tosac_strbuf_appendf(sb, "(%" PRIu32 ")", n->op);
         tosac_strbuf_pad(sb, ' ', wop > strlen(name) ? wop - strlen(name) : 0);
         tosac_strbuf_append(sb, "  ");
-        for (uint32_t k = 0; k < n->n_inputs; k++) {
-            if (k) tosac_strbuf_append(sb, ", ");
-            fmt_operand(sb, n->inputs[k]);
-        }
+        tosac_fmt_list(sb, n->inputs, n->n_inputs, fmt_operand);
         tosac_strbuf_append(sb, n->n_inputs ? " -> " : "-> ");
-        for (uint32_t k = 0; k < n->n_outputs; k++) {
-            if (k) tosac_strbuf_append(sb, ", ");
-            fmt_operand(sb, n->outputs[k]);
-        }
+        tosac_fmt_list(sb, n->outputs, n->n_outputs, fmt_operand);
         size_t before = sb->len;
         tosac_strbuf_append(sb, "  ");
         tosac_fmt_attrs(sb, n, TOSAC_FMT_TEXT);

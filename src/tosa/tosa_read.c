@@ -19,20 +19,8 @@
 #include "ir/graph.h"
 #include "tosa/flatbuf.h"
 #include "tosa/op_table.h"
+#include "tosa/schema_ids.h"
 #include "tosac/tosa_file.h"
-
-/* Field ids of the core tables (TOSA.md §A.3). */
-enum { GRAPH_VERSION = 0, GRAPH_REGIONS = 1 };
-enum { VER_MAJOR = 0, VER_MINOR = 1, VER_PATCH = 2, VER_DRAFT = 3 };
-enum { REGION_NAME = 0, REGION_BLOCKS = 1 };
-enum { BLOCK_NAME = 0, BLOCK_OPERATORS = 1, BLOCK_TENSORS = 2, BLOCK_INPUTS = 3, BLOCK_OUTPUTS = 4, BLOCK_SHAPES = 5 };
-enum { OPR_OP = 0, OPR_ATTR_TYPE = 1, OPR_ATTR = 2, OPR_INPUTS = 3, OPR_OUTPUTS = 4, OPR_LOCATION = 5 };
-enum { LOC_TEXT = 0 };
-enum {
-    TENSOR_NAME = 0, TENSOR_SHAPE = 1, TENSOR_TYPE = 2, TENSOR_DATA = 3, TENSOR_VARIABLE = 4,
-    TENSOR_UNRANKED = 5, TENSOR_VARNAME = 6, TENSOR_OFFSET = 7, TENSOR_SIZE = 8
-};
-enum { SHAPE_NAME = 0, SHAPE_RANK = 1, SHAPE_DATA = 2 };
 
 #define DEFAULT_MAX_FILE ((uint64_t)4 << 30)
 #define PATH_MAX_LEN 256
@@ -162,6 +150,26 @@ static tosac_status copy_bytes(reader *r, const objpath *where, const void *src,
     return TOSAC_OK;
 }
 
+/* Copies `n` bytes of constant data into v (graph arena). */
+static tosac_status set_data(reader *r, tosac_value *v, const objpath *where, const void *src, size_t n)
+{
+    const void *copy = NULL;
+    tosac_status st = copy_bytes(r, where, src, n, &copy);
+    if (st != TOSAC_OK) return st;
+    v->data = copy;
+    v->data_len = n;
+    return TOSAC_OK;
+}
+
+/* Copies the C string s into the graph arena. */
+static tosac_status copy_cstr(reader *r, const objpath *where, const char *s, const char **out)
+{
+    const void *copy = NULL;
+    tosac_status st = copy_bytes(r, where, s, strlen(s) + 1, &copy);
+    if (st == TOSAC_OK) *out = copy;
+    return st;
+}
+
 /* Length of tensor data without the writer's zero padding to a multiple of 8 (see header). */
 static size_t unpadded_len(const tosac_value *v, const uint8_t *data, size_t len)
 {
@@ -175,8 +183,9 @@ static size_t unpadded_len(const tosac_value *v, const uint8_t *data, size_t len
     return want;
 }
 
-static tosac_status read_tensor(reader *r, tosac_block *b, const fb_table *t, const objpath *where)
+static tosac_status read_tensor(reader *r, void *block, const fb_table *t, const objpath *where)
 {
+    tosac_block *b = block;
     tosac_status st;
     const char *name = NULL;
     if ((st = get_cstr(r, t, TENSOR_NAME, where, "tensor name", false, &name)) != TOSAC_OK) return st;
@@ -208,11 +217,8 @@ static tosac_status read_tensor(reader *r, tosac_block *b, const fb_table *t, co
     path_sub(&p, where, "variable_name", -1);
     const char *vn = NULL;
     if ((st = get_cstr(r, t, TENSOR_VARNAME, &p, "variable_name", true, &vn)) != TOSAC_OK) return st;
-    if (vn && *vn) { /* the reference serializer writes "" for ordinary tensors */
-        const void *c = NULL;
-        if ((st = copy_bytes(r, &p, vn, strlen(vn) + 1, &c)) != TOSAC_OK) return st;
-        v->variable_name = c;
-    }
+    /* the reference serializer writes "" for ordinary tensors */
+    if (vn && *vn && (st = copy_cstr(r, &p, vn, &v->variable_name)) != TOSAC_OK) return st;
     path_sub(&p, where, "offset", -1);
     if ((st = fb_get_u64(t, TENSOR_OFFSET, 0, &v->ext_offset, NULL, p.s)) != TOSAC_OK) return st;
     path_sub(&p, where, "size", -1);
@@ -223,17 +229,14 @@ static tosac_status read_tensor(reader *r, tosac_block *b, const fb_table *t, co
     if ((st = fb_get_vector(t, TENSOR_DATA, 1, &data, p.s)) != TOSAC_OK) return st;
     if (data.pos != 0 && data.count > 0) { /* an empty vector (reference serializer) means no data */
         const uint8_t *src = fb_vec_data(&data);
-        size_t n = unpadded_len(v, src, data.count);
-        const void *copy = NULL;
-        if ((st = copy_bytes(r, &p, src, n, &copy)) != TOSAC_OK) return st;
-        v->data = copy;
-        v->data_len = n;
+        if ((st = set_data(r, v, &p, src, unpadded_len(v, src, data.count))) != TOSAC_OK) return st;
     }
     return TOSAC_OK;
 }
 
-static tosac_status read_shape(reader *r, tosac_block *b, const fb_table *t, const objpath *where)
+static tosac_status read_shape(reader *r, void *block, const fb_table *t, const objpath *where)
 {
+    tosac_block *b = block;
     tosac_status st;
     const char *name = NULL;
     if ((st = get_cstr(r, t, SHAPE_NAME, where, "shape name", false, &name)) != TOSAC_OK) return st;
@@ -250,12 +253,8 @@ static tosac_status read_shape(reader *r, tosac_block *b, const fb_table *t, con
     if ((st = charge(r, where, strlen(name) + 1)) != TOSAC_OK) return st;
     tosac_value *v = tosac_block_add_shape(b, name, rank);
     if (!v) return nomem(r, where);
-    if (data.pos != 0 && data.count > 0) {
-        const void *copy = NULL;
-        if ((st = copy_bytes(r, &p, fb_vec_data(&data), data.count, &copy)) != TOSAC_OK) return st;
-        v->data = copy;
-        v->data_len = data.count;
-    }
+    if (data.pos != 0 && data.count > 0 && (st = set_data(r, v, &p, fb_vec_data(&data), data.count)) != TOSAC_OK)
+        return st;
     return TOSAC_OK;
 }
 
@@ -349,8 +348,9 @@ static tosac_status read_operands(reader *r, tosac_block *b, const fb_vec *v, si
     return TOSAC_OK;
 }
 
-static tosac_status read_operator(reader *r, tosac_block *b, const fb_table *t, const objpath *where)
+static tosac_status read_operator(reader *r, void *block, const fb_table *t, const objpath *where)
 {
+    tosac_block *b = block;
     tosac_status st;
     objpath p;
     uint32_t op = 0;
@@ -394,11 +394,7 @@ static tosac_status read_operator(reader *r, tosac_block *b, const fb_table *t, 
         objpath q;
         path_sub(&q, &p, "text", -1);
         if ((st = get_cstr(r, &loc, LOC_TEXT, &q, "location text", true, &text)) != TOSAC_OK) return st;
-        if (text) {
-            const void *c = NULL;
-            if ((st = copy_bytes(r, &q, text, strlen(text) + 1, &c)) != TOSAC_OK) return st;
-            n->location = c;
-        }
+        if (text && (st = copy_cstr(r, &q, text, &n->location)) != TOSAC_OK) return st;
     }
     return TOSAC_OK;
 }
@@ -423,10 +419,12 @@ static tosac_status read_block_io(reader *r, tosac_block *b, const fb_table *t, 
     return TOSAC_OK;
 }
 
+/* Reads one table into `parent`, the IR object that receives it (graph, region or block). */
+typedef tosac_status (*table_reader)(reader *r, void *parent, const fb_table *t, const objpath *where);
+
 /* Reads the tables of vector field `id`, calling `fn` on each element. */
-static tosac_status read_table_vec(reader *r, tosac_block *b, const fb_table *t, unsigned id, const objpath *where,
-                                   const char *field,
-                                   tosac_status (*fn)(reader *, tosac_block *, const fb_table *, const objpath *))
+static tosac_status read_table_vec(reader *r, void *parent, const fb_table *t, unsigned id, const objpath *where,
+                                   const char *field, table_reader fn)
 {
     objpath p;
     path_sub(&p, where, field, -1);
@@ -437,18 +435,18 @@ static tosac_status read_table_vec(reader *r, tosac_block *b, const fb_table *t,
         fb_table e;
         path_sub(&p, where, field, i);
         if ((st = fb_vec_table(&v, i, &e, p.s)) != TOSAC_OK) return st;
-        if ((st = fn(r, b, &e, &p)) != TOSAC_OK) return st;
+        if ((st = fn(r, parent, &e, &p)) != TOSAC_OK) return st;
     }
     return TOSAC_OK;
 }
 
-static tosac_status read_block(reader *r, tosac_region *reg, const fb_table *t, const objpath *where)
+static tosac_status read_block(reader *r, void *region, const fb_table *t, const objpath *where)
 {
     tosac_status st;
     const char *name = NULL;
     if ((st = get_cstr(r, t, BLOCK_NAME, where, "block name", false, &name)) != TOSAC_OK) return st;
     if ((st = charge(r, where, strlen(name) + 1)) != TOSAC_OK) return st;
-    tosac_block *b = tosac_region_add_block(reg, name);
+    tosac_block *b = tosac_region_add_block(region, name);
     if (!b) return nomem(r, where);
     /* declarations first, so that operands and block I/O resolve to them */
     if ((st = read_table_vec(r, b, t, BLOCK_TENSORS, where, "tensors", read_tensor)) != TOSAC_OK) return st;
@@ -459,25 +457,15 @@ static tosac_status read_block(reader *r, tosac_region *reg, const fb_table *t, 
     return read_table_vec(r, b, t, BLOCK_OPERATORS, where, "operators", read_operator);
 }
 
-static tosac_status read_region(reader *r, const fb_table *t, const objpath *where)
+static tosac_status read_region(reader *r, void *graph, const fb_table *t, const objpath *where)
 {
     tosac_status st;
     const char *name = NULL;
     if ((st = get_cstr(r, t, REGION_NAME, where, "region name", false, &name)) != TOSAC_OK) return st;
     if ((st = charge(r, where, strlen(name) + 1)) != TOSAC_OK) return st;
-    tosac_region *reg = tosac_graph_add_region(r->g, name);
+    tosac_region *reg = tosac_graph_add_region(graph, name);
     if (!reg) return nomem(r, where);
-    objpath p;
-    path_sub(&p, where, "blocks", -1);
-    fb_vec v;
-    if ((st = fb_get_vector(t, REGION_BLOCKS, 4, &v, p.s)) != TOSAC_OK) return st;
-    for (uint32_t i = 0; i < v.count; i++) {
-        fb_table bt;
-        path_sub(&p, where, "blocks", i);
-        if ((st = fb_vec_table(&v, i, &bt, p.s)) != TOSAC_OK) return st;
-        if ((st = read_block(r, reg, &bt, &p)) != TOSAC_OK) return st;
-    }
-    return TOSAC_OK;
+    return read_table_vec(r, reg, t, REGION_BLOCKS, where, "blocks", read_block);
 }
 
 /* Printable form of the 4 identifier bytes. */
@@ -524,15 +512,7 @@ static tosac_status read_graph(reader *r)
     if (!r->g) return nomem(r, NULL);
     tosac_graph_set_version(r->g, major, minor, patch, draft);
 
-    path_sub(&p, NULL, "regions", -1);
-    fb_vec regions;
-    if ((st = fb_get_vector(&root, GRAPH_REGIONS, 4, &regions, p.s)) != TOSAC_OK) return st;
-    for (uint32_t i = 0; i < regions.count; i++) {
-        fb_table rt;
-        path_sub(&p, NULL, "regions", i);
-        if ((st = fb_vec_table(&regions, i, &rt, p.s)) != TOSAC_OK) return st;
-        if ((st = read_region(r, &rt, &p)) != TOSAC_OK) return st;
-    }
+    if ((st = read_table_vec(r, r->g, &root, GRAPH_REGIONS, NULL, "regions", read_region)) != TOSAC_OK) return st;
     tosac_graph_link(r->g);
     return TOSAC_OK;
 }

@@ -65,7 +65,7 @@ static tosac_level_limits level_limits(tosac_level level)
 /* ------------------------------------------------------------------------------------------ */
 /* Message formatting                                                                            */
 
-static const char *nm(const char *s) { return s ? s : "(null)"; }
+const char *tosac_nm(const char *s) { return s ? s : "(null)"; }
 
 /* Appends to buf (size > 0) at *len, truncating with "..." when full. */
 static void sb_add(char *buf, size_t size, size_t *len, const char *fmt, ...) TOSAC_PRINTF(4, 5);
@@ -92,16 +92,16 @@ static void block_label(const tosac_graph *g, const tosac_block *b, char *buf, s
         return;
     }
     if (g && g->n_regions > 0 && b->region && b->region != g->regions[0])
-        sb_add(buf, size, len, "region '%s' block '%s'", nm(b->region->name), nm(b->name));
+        sb_add(buf, size, len, "region '%s' block '%s'", tosac_nm(b->region->name), tosac_nm(b->name));
     else
-        sb_add(buf, size, len, "block '%s'", nm(b->name));
+        sb_add(buf, size, len, "block '%s'", tosac_nm(b->name));
 }
 
 static void value_list(char *buf, size_t size, size_t *len, tosac_value *const *vals, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         const tosac_value *v = vals ? vals[i] : NULL;
-        sb_add(buf, size, len, "%s%s", i ? ", " : "", v ? nm(v->name) : "(null)");
+        sb_add(buf, size, len, "%s%s", i ? ", " : "", v ? tosac_nm(v->name) : "(null)");
         if (*len + 1 >= size) return;
     }
 }
@@ -162,13 +162,15 @@ static void check_note(tosac_check_ctx *c, const char *fmt, ...)
 const tosac_value *tosac_check_in(const tosac_check_ctx *c, uint32_t i)
 {
     if (!c || !c->node || !c->node->inputs || i >= c->node->n_inputs) return NULL;
-    return c->node->inputs[i];
+    const tosac_value *v = c->node->inputs[i];
+    return v && v->declared ? v : NULL;
 }
 
 const tosac_value *tosac_check_out(const tosac_check_ctx *c, uint32_t i)
 {
     if (!c || !c->node || !c->node->outputs || i >= c->node->n_outputs) return NULL;
-    return c->node->outputs[i];
+    const tosac_value *v = c->node->outputs[i];
+    return v && v->declared ? v : NULL;
 }
 
 int64_t tosac_check_attr_int(const tosac_check_ctx *c, unsigned id, int64_t def)
@@ -190,7 +192,7 @@ const int32_t *tosac_check_attr_ints(const tosac_check_ctx *c, unsigned id, uint
 
 int64_t tosac_check_nelem(const tosac_value *v)
 {
-    if (!v || v->rank < 0 || v->rank > TOSAC_MAX_RANK || (v->rank > 0 && !v->shape)) return -1;
+    if (!tosac_rank_ok(v)) return -1;
     int64_t n = 1;
     for (int32_t i = 0; i < v->rank; i++) {
         int64_t d = v->shape[i];
@@ -211,19 +213,133 @@ bool tosac_same_shape(const tosac_value *a, const tosac_value *b)
     return true;
 }
 
-const char *tosac_shape_str(const tosac_value *v, char *buf, size_t size)
+const char *tosac_dims_str(const int64_t *d, int32_t n, bool mark_unk, char *buf, size_t size)
 {
     if (!buf || size == 0) return "";
     size_t len = 0;
     buf[0] = '\0';
+    sb_add(buf, size, &len, "[");
+    for (int32_t i = 0; i < n; i++) {
+        if (mark_unk && d[i] == TOSAC_DIM_UNK)
+            sb_add(buf, size, &len, "%s?", i ? "," : "");
+        else
+            sb_add(buf, size, &len, "%s%lld", i ? "," : "", (long long)d[i]);
+    }
+    sb_add(buf, size, &len, "]");
+    return buf;
+}
+
+const char *tosac_shape_str(const tosac_value *v, char *buf, size_t size)
+{
+    if (!buf || size == 0) return "";
     if (!v || v->rank < 0 || (v->rank > 0 && !v->shape)) {
+        size_t len = 0;
+        buf[0] = '\0';
         sb_add(buf, size, &len, "?");
         return buf;
     }
-    sb_add(buf, size, &len, "[");
-    for (int32_t i = 0; i < v->rank; i++) sb_add(buf, size, &len, "%s%lld", i ? "," : "", (long long)v->shape[i]);
-    sb_add(buf, size, &len, "]");
-    return buf;
+    return tosac_dims_str(v->shape, v->rank, false, buf, size);
+}
+
+int64_t tosac_dim(const tosac_value *v, int i)
+{
+    if (!v || !v->shape || i < 0 || i >= v->rank) return TOSAC_DIM_UNK;
+    return v->shape[i];
+}
+
+bool tosac_rank_ok(const tosac_value *v)
+{
+    return v && v->rank >= 0 && v->rank <= TOSAC_MAX_RANK && (v->rank == 0 || v->shape);
+}
+
+bool tosac_checked_add(int64_t a, int64_t b, int64_t *r)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
+    *r = a + b;
+    return true;
+}
+
+bool tosac_checked_sub(int64_t a, int64_t b, int64_t *r)
+{
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return false;
+    *r = a - b;
+    return true;
+}
+
+bool tosac_checked_mul(int64_t a, int64_t b, int64_t *r)
+{
+    if (a == 0 || b == 0) {
+        *r = 0;
+        return true;
+    }
+    if (a > 0) {
+        if (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) return false;
+    } else {
+        if (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a) return false;
+    }
+    *r = a * b;
+    return true;
+}
+
+int tosac_fp_const_is_zero(const tosac_value *v, uint32_t *bits)
+{
+    unsigned bytes = tosac_dtype_bits(v->dtype) / 8;
+    if (!v->data || bytes == 0 || bytes > 4 || v->data_len < bytes) return -1;
+    uint32_t b = 0;
+    for (unsigned k = 0; k < bytes; k++) b |= (uint32_t)v->data[k] << (8 * k);
+    if (bits) *bits = b;
+    return (b & ~(1u << (8 * bytes - 1))) == 0;
+}
+
+const char *tosac_check_level_name(const tosac_check_ctx *c)
+{
+    if (!c->opts) return "?";
+    return c->opts->level == TOSAC_LEVEL_8K ? "8K" : "none";
+}
+
+bool tosac_check_need_rank(tosac_check_ctx *c, const tosac_value *v, const char *what, int32_t rank,
+                           const char *layout)
+{
+    if (!v) return false;
+    if (v->rank != rank) {
+        tosac_check_error(c, "%s must have rank %d %s, has rank %d", what, (int)rank, layout, (int)v->rank);
+        return false;
+    }
+    return rank == 0 || v->shape != NULL;
+}
+
+bool tosac_check_shape_one(tosac_check_ctx *c, const tosac_value *v, const char *what, bool show_name)
+{
+    if (!v) return false;
+    if (v->rank == 1 && v->shape && v->shape[0] == 1) return true;
+    char buf[192];
+    if (show_name)
+        tosac_check_error(c, "%s '%s' must have shape [1] (exactly one element), has shape %s", what,
+                          tosac_nm(v->name), tosac_shape_str(v, buf, sizeof buf));
+    else
+        tosac_check_error(c, "%s must have shape [1] (exactly one element), has shape %s", what,
+                          tosac_shape_str(v, buf, sizeof buf));
+    return false;
+}
+
+void tosac_check_same_shape(tosac_check_ctx *c, const tosac_value *in, const tosac_value *out, const char *in_name)
+{
+    if (!in || !out || tosac_same_shape(in, out)) return;
+    char a[192], b[192];
+    tosac_check_error(c, "output shape %s must equal the %s shape %s", tosac_shape_str(out, a, sizeof a), in_name,
+                      tosac_shape_str(in, b, sizeof b));
+}
+
+void tosac_check_nan_mode(tosac_check_ctx *c, unsigned id, bool classify)
+{
+    int64_t m = tosac_check_attr_int(c, id, TOSAC_NAN_UNKNOWN);
+    if (m == TOSAC_NAN_PROPAGATE || m == TOSAC_NAN_IGNORE) return;
+    if (classify)
+        tosac_check_error(c, "nan_mode %s (%lld) is not a valid NaN propagation mode (PROPAGATE or IGNORE)",
+                          m == TOSAC_NAN_UNKNOWN ? "UNKNOWN" : "out of range", (long long)m);
+    else
+        tosac_check_error(c, "nan_mode %lld is not a valid NaN propagation mode (PROPAGATE 1 or IGNORE 2)",
+                          (long long)m);
 }
 
 /* Little-endian unsigned load of `n` bytes. */
@@ -303,7 +419,7 @@ static int cmp_name_ix(const void *pa, const void *pb)
 {
     const name_ix *a = pa, *b = pb;
     if (a->group != b->group) return a->group < b->group ? -1 : 1;
-    int r = strcmp(nm(a->name), nm(b->name));
+    int r = strcmp(tosac_nm(a->name), tosac_nm(b->name));
     if (r) return r;
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
@@ -320,7 +436,7 @@ static const name_ix *find_ix(const name_ix *arr, uint32_t n, uint32_t group, co
         else
             hi = mid;
     }
-    if (lo < n && arr[lo].group == group && !strcmp(nm(arr[lo].name), name)) return &arr[lo];
+    if (lo < n && arr[lo].group == group && !strcmp(tosac_nm(arr[lo].name), name)) return &arr[lo];
     return NULL;
 }
 
@@ -436,7 +552,7 @@ static bool build_indexes(vstate *s)
         const name_ix *a = &s->rnames[r];
         if (!a->name || !a->name[0])
             tosac_check_error(&s->c, "region %u has an empty name", (unsigned)a->idx);
-        else if (r > 0 && !strcmp(nm(s->rnames[r - 1].name), a->name))
+        else if (r > 0 && !strcmp(tosac_nm(s->rnames[r - 1].name), a->name))
             tosac_check_error(&s->c, "region name '%s' is used by regions %u and %u (region names must be unique)",
                               a->name, (unsigned)s->rnames[r - 1].idx, (unsigned)a->idx);
     }
@@ -444,13 +560,28 @@ static bool build_indexes(vstate *s)
         const name_ix *a = &s->bnames[i];
         const tosac_region *reg = g->regions[a->group];
         if (!a->name || !a->name[0])
-            tosac_check_error(&s->c, "region '%s' block %u has an empty name", nm(reg->name), (unsigned)a->idx);
-        else if (i > 0 && s->bnames[i - 1].group == a->group && !strcmp(nm(s->bnames[i - 1].name), a->name))
+            tosac_check_error(&s->c, "region '%s' block %u has an empty name", tosac_nm(reg->name), (unsigned)a->idx);
+        else if (i > 0 && s->bnames[i - 1].group == a->group && !strcmp(tosac_nm(s->bnames[i - 1].name), a->name))
             tosac_check_error(&s->c,
                               "region '%s' has two blocks named '%s' (blocks %u and %u; block names must be "
                               "unique within a region)",
-                              nm(reg->name), a->name, (unsigned)s->bnames[i - 1].idx, (unsigned)a->idx);
+                              tosac_nm(reg->name), a->name, (unsigned)s->bnames[i - 1].idx, (unsigned)a->idx);
     }
+    return true;
+}
+
+/* Presence and name of declaration i (`what`: "tensor" or "shape value"); false when missing. */
+static bool check_decl_name(tosac_check_ctx *c, const tosac_block *b, const tosac_value *v, uint32_t i,
+                            const char *what)
+{
+    if (!v) {
+        tosac_check_error(c, "%s %u is missing", what, (unsigned)i);
+        return false;
+    }
+    if (!v->name || !v->name[0])
+        tosac_check_error(c, "%s %u has an empty name", what, (unsigned)i);
+    else if (tosac_block_find(b, v->name) != v)
+        tosac_check_error(c, "tensor or shape name '%s' is declared more than once", v->name);
     return true;
 }
 
@@ -460,40 +591,28 @@ static void check_declarations(vstate *s, const tosac_block *b)
     tosac_check_ctx *c = &s->c;
     for (uint32_t i = 0; i < b->n_tensors; i++) {
         const tosac_value *v = b->tensors[i];
-        if (!v) {
-            tosac_check_error(c, "tensor %u is missing", (unsigned)i);
-            continue;
-        }
-        if (!v->name || !v->name[0]) tosac_check_error(c, "tensor %u has an empty name", (unsigned)i);
-        else if (tosac_block_find(b, v->name) != v)
-            tosac_check_error(c, "tensor or shape name '%s' is declared more than once", v->name);
+        if (!check_decl_name(c, b, v, i, "tensor")) continue;
         if (!tosac_dtype_valid((uint32_t)v->dtype))
-            tosac_check_error(c, "tensor '%s' has no valid element type (DType %d)", nm(v->name), (int)v->dtype);
+            tosac_check_error(c, "tensor '%s' has no valid element type (DType %d)", tosac_nm(v->name), (int)v->dtype);
         if (v->is_unranked) {
             tosac_check_error(c, "tensor '%s' is unranked; unranked tensors are not supported by TOSA 1.0 static graphs",
-                              nm(v->name));
+                              tosac_nm(v->name));
             continue;
         }
-        if (v->rank < 0 || v->rank > TOSAC_MAX_RANK || (v->rank > 0 && !v->shape)) {
-            tosac_check_error(c, "tensor '%s' has an invalid rank %d", nm(v->name), (int)v->rank);
+        if (!tosac_rank_ok(v)) {
+            tosac_check_error(c, "tensor '%s' has an invalid rank %d", tosac_nm(v->name), (int)v->rank);
             continue;
         }
         for (int32_t d = 0; d < v->rank; d++)
             if (v->shape[d] < 1)
-                tosac_check_error(c, "dimension %d of '%s' is %lld (dimensions must be >= 1)", (int)d, nm(v->name),
-                                  (long long)v->shape[d]);
+                tosac_check_error(c, "dimension %d of '%s' is %lld (dimensions must be >= 1)", (int)d,
+                                  tosac_nm(v->name), (long long)v->shape[d]);
     }
     for (uint32_t i = 0; i < b->n_shapes; i++) {
         const tosac_value *v = b->shapes[i];
-        if (!v) {
-            tosac_check_error(c, "shape value %u is missing", (unsigned)i);
-            continue;
-        }
-        if (!v->name || !v->name[0]) tosac_check_error(c, "shape value %u has an empty name", (unsigned)i);
-        else if (tosac_block_find(b, v->name) != v)
-            tosac_check_error(c, "tensor or shape name '%s' is declared more than once", v->name);
+        if (!check_decl_name(c, b, v, i, "shape value")) continue;
         if (v->rank != 1 || !v->shape || v->shape[0] < 0)
-            tosac_check_error(c, "shape value '%s' has an invalid element count", nm(v->name));
+            tosac_check_error(c, "shape value '%s' has an invalid element count", tosac_nm(v->name));
     }
 }
 
@@ -506,7 +625,7 @@ static void check_value_levels(vstate *s, const bctx *bc)
         const tosac_value *v = b->tensors[i];
         if (!v || (!bc->flags[i] && bc->prod[i] < 0) || v->is_unranked) continue;
         if (v->rank > c->lim.max_rank) {
-            tosac_check_level(c, "tensor '%s' has rank %d > MAX_RANK %lld", nm(v->name), (int)v->rank,
+            tosac_check_level(c, "tensor '%s' has rank %d > MAX_RANK %lld", tosac_nm(v->name), (int)v->rank,
                               (long long)c->lim.max_rank);
         }
         int64_t n = tosac_check_nelem(v);
@@ -526,7 +645,7 @@ static void check_value_levels(vstate *s, const bctx *bc)
         }
         if (too_big)
             tosac_check_level(c, "tensor '%s' (%s) occupies 2^%lld bytes or more (tensor size must be < 2^MAX_LOG2_SIZE)",
-                              nm(v->name), tosac_dtype_name(v->dtype), (long long)c->lim.max_log2_size);
+                              tosac_nm(v->name), tosac_dtype_name(v->dtype), (long long)c->lim.max_log2_size);
     }
 }
 
@@ -579,7 +698,7 @@ static bool row_matches(const tosac_check_ctx *c, const tosac_type_row *row)
     return true;
 }
 
-static bool row_available(const tosac_type_row *row, const tosac_validate_opts *o)
+bool tosac_row_available(const tosac_type_row *row, const tosac_validate_opts *o)
 {
     return (row->profiles & o->profiles) != 0 && (row->extensions & ~o->extensions) == 0;
 }
@@ -661,7 +780,7 @@ static bool match_type_row(tosac_check_ctx *c)
         if (!first_match) first_match = &rows[r];
         if (acc_tv >= 0 && acc_tv < 4 && rows[r].t[acc_tv] != acc) continue;
         if (!first_acc) first_acc = &rows[r];
-        if (row_available(&rows[r], c->opts)) {
+        if (tosac_row_available(&rows[r], c->opts)) {
             chosen = &rows[r];
             break;
         }
@@ -796,20 +915,20 @@ static bool check_kinds(tosac_check_ctx *c, bctx *bc)
             int64_t k;
             bctx *ob = owner_of(bc, v, &k);
             if (!ob || !v->declared || (side && ob != bc)) {
-                tosac_check_error(c, "%s '%s' is not a tensor or shape of %s '%s'", what, nm(v->name),
-                                  "block", nm(b->name));
+                tosac_check_error(c, "%s '%s' is not a tensor or shape of %s '%s'", what, tosac_nm(v->name),
+                                  "block", tosac_nm(b->name));
                 ok = false;
                 continue;
             }
             if (!d) continue;
             bool want_shape = d->kind == TOSAC_OPND_SHAPE || (side && n->op == TOSAC_OP_CONST_SHAPE);
             if (want_shape && !v->is_shape) {
-                tosac_check_error(c, "%s '%s' (%s) must be a shape value, not a tensor", what, nm(v->name), dn);
+                tosac_check_error(c, "%s '%s' (%s) must be a shape value, not a tensor", what, tosac_nm(v->name), dn);
                 ok = false;
                 continue;
             }
             if (!want_shape && v->is_shape) {
-                tosac_check_error(c, "%s '%s' (%s) must be a tensor, not a shape value", what, nm(v->name), dn);
+                tosac_check_error(c, "%s '%s' (%s) must be a tensor, not a shape value", what, tosac_nm(v->name), dn);
                 ok = false;
                 continue;
             }
@@ -819,7 +938,7 @@ static bool check_kinds(tosac_check_ctx *c, bctx *bc)
             if (!p || p->op != want_op) {
                 const char *why = p ? tosac_op_name(p->op) : (ob->flags[k] & VF_BLOCK_IN) ? "" : NULL;
                 tosac_check_error(c, "input '%s' (%s) must be a %s produced by %s unless EXT-DYNAMIC is enabled (%s%s)",
-                                  nm(v->name), dn, kind_name(d->kind), tosac_op_name(want_op),
+                                  tosac_nm(v->name), dn, kind_name(d->kind), tosac_op_name(want_op),
                                   p ? "it is produced by " : why ? "it is a block input" : "it has no producer",
                                   p ? why : "");
                 ok = false;
@@ -862,15 +981,15 @@ static void check_order(tosac_check_ctx *c, bctx *bc)
         if (ob != bc) {
             if (p < 0)
                 tosac_check_error(c, "input '%s' of enclosing block '%s' is neither a block input nor produced by any operator",
-                                  nm(v->name), nm(ob->b->name));
+                                  tosac_nm(v->name), tosac_nm(ob->b->name));
             else if (p >= ob->cur)
                 tosac_check_error(c, "input '%s' of enclosing block '%s' is produced by op %lld, after the control-flow operator op %lld that runs this block",
-                                  nm(v->name), nm(ob->b->name), (long long)p, (long long)ob->cur);
+                                  tosac_nm(v->name), tosac_nm(ob->b->name), (long long)p, (long long)ob->cur);
         } else if (p < 0) {
-            tosac_check_error(c, "input '%s' is neither a block input nor produced by any operator", nm(v->name));
+            tosac_check_error(c, "input '%s' is neither a block input nor produced by any operator", tosac_nm(v->name));
         } else if (p >= (int64_t)n->index) {
             tosac_check_error(c, "input '%s' is used before it is produced by op %lld (operators must be in topological order)",
-                              nm(v->name), (long long)p);
+                              tosac_nm(v->name), (long long)p);
         }
     }
 }
@@ -925,8 +1044,8 @@ static void match_list(tosac_check_ctx *c, const char *graph_attr, const tosac_b
     tosac_value *const *sv = sub_inputs ? sub->inputs : sub->outputs;
     const char *sw = sub_inputs ? "inputs" : "outputs";
     if (sn != count) {
-        tosac_check_error(c, "%s block '%s' has %u %s but %s has %u tensors", graph_attr, nm(sub->name), (unsigned)sn,
-                          sw, list_name, (unsigned)count);
+        tosac_check_error(c, "%s block '%s' has %u %s but %s has %u tensors", graph_attr, tosac_nm(sub->name),
+                          (unsigned)sn, sw, list_name, (unsigned)count);
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -934,9 +1053,10 @@ static void match_list(tosac_check_ctx *c, const char *graph_attr, const tosac_b
         if (!a) continue;
         if (!same_sig(a, b)) {
             char x[192], y[192];
-            tosac_check_error(c, "%s[%u] '%s' (%s) does not match %s block '%s' %s[%u] '%s' (%s)", list_name, (unsigned)i,
-                              nm(a->name), sig_str(a, x, sizeof x), graph_attr, nm(sub->name), sub_inputs ? "input" : "output",
-                              (unsigned)i, b ? nm(b->name) : "?", sig_str(b, y, sizeof y));
+            tosac_check_error(c, "%s[%u] '%s' (%s) does not match %s block '%s' %s[%u] '%s' (%s)", list_name,
+                              (unsigned)i, tosac_nm(a->name), sig_str(a, x, sizeof x), graph_attr, tosac_nm(sub->name),
+                              sub_inputs ? "input" : "output", (unsigned)i, b ? tosac_nm(b->name) : "?",
+                              sig_str(b, y, sizeof y));
         }
     }
 }
@@ -981,7 +1101,7 @@ static void check_control_flow(vstate *s, bctx *bc, int nesting)
         found[k] = resolve_graph(s, bc->ri, names[k], &ris[k], &bis[k], &empty);
         if (!found[k])
             tosac_check_error(c, "%s '%s' names no region%s and no block of region '%s'", attr_names[k], names[k],
-                              empty ? " with blocks" : "", nm(s->g->regions[bc->ri]->name));
+                              empty ? " with blocks" : "", tosac_nm(s->g->regions[bc->ri]->name));
     }
     for (int k = 0; k < 2; k++) {
         if (!found[k]) continue;
@@ -993,13 +1113,13 @@ static void check_control_flow(vstate *s, bctx *bc, int nesting)
             match_list(c, attr_names[k], sub, true, n->inputs, n->n_inputs, "input_list");
             if (sub->n_outputs != 1) {
                 tosac_check_error(c, "cond_graph block '%s' has %u outputs; it must have exactly one BOOL output",
-                                  nm(sub->name), (unsigned)sub->n_outputs);
+                                  tosac_nm(sub->name), (unsigned)sub->n_outputs);
             } else {
                 const tosac_value *o = sub->outputs ? sub->outputs[0] : NULL;
                 if (!o || o->dtype != TOSAC_DTYPE_BOOL || tosac_check_nelem(o) != 1) {
                     char x[192];
                     tosac_check_error(c, "cond_graph block '%s' output '%s' (%s) must be a BOOL tensor with one element",
-                                      nm(sub->name), o ? nm(o->name) : "?", sig_str(o, x, sizeof x));
+                                      tosac_nm(sub->name), o ? tosac_nm(o->name) : "?", sig_str(o, x, sizeof x));
                 }
             }
         } else {
@@ -1014,7 +1134,7 @@ static void check_control_flow(vstate *s, bctx *bc, int nesting)
         const tosac_block *sub = s->g->regions[ris[k]]->blocks[bis[k]];
         if (s->bstate[gi] == BS_ACTIVE) {
             tosac_check_error(c, "%s '%s' refers back to block '%s', which is already being executed (recursive control flow is not allowed)",
-                              attr_names[k], names[k], nm(sub->name));
+                              attr_names[k], names[k], tosac_nm(sub->name));
             continue;
         }
         if (s->bstate[gi] != BS_NEW || nesting + 1 > MAX_CF_DEPTH) continue;
@@ -1050,6 +1170,24 @@ static bool writes_state(const tosac_node *n)
     return false;
 }
 
+/* Sets `flags` on the values of the block's input or output list (`what`: "input", "output"). */
+static void scan_block_io(tosac_check_ctx *c, bctx *bc, tosac_value *const *list, uint32_t n, const char *what,
+                          uint8_t flags)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const tosac_value *v = list ? list[i] : NULL;
+        int64_t k = vidx(bc->b, v);
+        if (k < 0 || !v->declared) {
+            tosac_check_error(c, "block %s '%s' is not a tensor of the block", what, v ? tosac_nm(v->name) : "(null)");
+            continue;
+        }
+        if (v->is_shape)
+            tosac_check_error(c, "block %s '%s' is a shape value; block %ss must be tensors", what, tosac_nm(v->name),
+                              what);
+        bc->flags[k] |= flags;
+    }
+}
+
 /* Producers, consumers and block input/output flags; reports values produced twice and block I/O
    problems. */
 static void scan_block(vstate *s, bctx *bc)
@@ -1057,26 +1195,8 @@ static void scan_block(vstate *s, bctx *bc)
     tosac_check_ctx *c = &s->c;
     const tosac_block *b = bc->b;
     for (size_t k = 0; k < bc->nvals; k++) bc->prod[k] = -1;
-    for (uint32_t i = 0; i < b->n_inputs; i++) {
-        const tosac_value *v = b->inputs ? b->inputs[i] : NULL;
-        int64_t k = vidx(b, v);
-        if (k < 0 || !v->declared) {
-            tosac_check_error(c, "block input '%s' is not a tensor of the block", v ? nm(v->name) : "(null)");
-            continue;
-        }
-        if (v->is_shape) tosac_check_error(c, "block input '%s' is a shape value; block inputs must be tensors", nm(v->name));
-        bc->flags[k] |= VF_BLOCK_IN;
-    }
-    for (uint32_t i = 0; i < b->n_outputs; i++) {
-        const tosac_value *v = b->outputs ? b->outputs[i] : NULL;
-        int64_t k = vidx(b, v);
-        if (k < 0 || !v->declared) {
-            tosac_check_error(c, "block output '%s' is not a tensor of the block", v ? nm(v->name) : "(null)");
-            continue;
-        }
-        if (v->is_shape) tosac_check_error(c, "block output '%s' is a shape value; block outputs must be tensors", nm(v->name));
-        bc->flags[k] |= VF_BLOCK_OUT | VF_CONSUMED;
-    }
+    scan_block_io(c, bc, b->inputs, b->n_inputs, "input", VF_BLOCK_IN);
+    scan_block_io(c, bc, b->outputs, b->n_outputs, "output", VF_BLOCK_OUT | VF_CONSUMED);
     for (uint32_t ni = 0; ni < b->n_nodes; ni++) {
         const tosac_node *n = b->nodes[ni];
         if (!n) continue;
@@ -1090,7 +1210,8 @@ static void scan_block(vstate *s, bctx *bc)
             int64_t k = vidx(b, v);
             if (k < 0 || !v->declared) continue;
             if (bc->flags[k] & VF_BLOCK_IN)
-                tosac_check_error(c, "output '%s' is a block input and cannot be produced by an operator", nm(v->name));
+                tosac_check_error(c, "output '%s' is a block input and cannot be produced by an operator",
+                                  tosac_nm(v->name));
             if (bc->prod[k] < 0) {
                 bc->prod[k] = ni;
                 continue;
@@ -1098,9 +1219,9 @@ static void scan_block(vstate *s, bctx *bc)
             const tosac_node *first = b->nodes[bc->prod[k]];
             if (!v->variable)
                 tosac_check_error(c, "output '%s' is already produced by op %lld (every value has one producer)",
-                                  nm(v->name), (long long)bc->prod[k]);
+                                  tosac_nm(v->name), (long long)bc->prod[k]);
             else if (n->op == TOSAC_OP_VARIABLE && first->op == TOSAC_OP_VARIABLE)
-                tosac_check_error(c, "variable '%s' is declared twice (also by op %lld)", nm(v->name),
+                tosac_check_error(c, "variable '%s' is declared twice (also by op %lld)", tosac_nm(v->name),
                                   (long long)bc->prod[k]);
         }
     }
@@ -1111,7 +1232,7 @@ static void scan_block(vstate *s, bctx *bc)
         if (k < 0 || !v->declared) continue;
         if (!(bc->flags[k] & VF_BLOCK_IN) && bc->prod[k] < 0 && !v->variable)
             tosac_check_error(c, "block output '%s' is not reachable: it is neither a block input nor produced by any operator",
-                              nm(v->name));
+                              tosac_nm(v->name));
     }
 }
 
@@ -1177,7 +1298,7 @@ static void validate_block(vstate *s, uint32_t ri, uint32_t bi, int nesting, bct
     c->node = NULL;
     c->nesting = nesting;
     if (!b) {
-        tosac_check_error(c, "region '%s' block %u is missing", nm(s->g->regions[ri]->name), (unsigned)bi);
+        tosac_check_error(c, "region '%s' block %u is missing", tosac_nm(s->g->regions[ri]->name), (unsigned)bi);
         s->bstate[gi] = BS_DONE;
         return;
     }
@@ -1265,7 +1386,7 @@ tosac_status tosac_validate(const tosac_graph *g, const tosac_validate_opts *opt
                 s.c.block = NULL;
                 s.c.node = NULL;
                 tosac_check_error(&s.c, "the first region '%s' has no block 'main' (the entry point)",
-                                  nm(g->regions[0]->name));
+                                  tosac_nm(g->regions[0]->name));
             } else {
                 validate_block(&s, 0, m->idx, 0, NULL);
             }
