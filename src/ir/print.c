@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/encoding.h"
 #include "core/fp.h"
 
 /* ------------------------------------------------------------------------------------------- */
@@ -192,64 +193,23 @@ typedef struct elem {
     int digits; /* significant digits for floats */
 } elem;
 
-static int64_t sext(uint64_t u, unsigned bits)
+/* Decodes element `idx` of TOSA-encoded data of type t and `len` bytes. */
+static bool decode_elem(tosac_dtype t, const uint8_t *d, size_t len, int64_t idx, elem *e)
 {
-    uint64_t sign = (uint64_t)1 << (bits - 1);
-    u &= (sign << 1) - 1;
-    /* u - 2^bits for negative values, computed without signed overflow (also for bits == 64) */
-    return (u & sign) ? -(int64_t)((sign << 1) - u - 1) - 1 : (int64_t)u;
-}
-
-static uint64_t le_bytes(const uint8_t *p, unsigned n)
-{
-    uint64_t u = 0;
-    for (unsigned k = 0; k < n; k++) u |= (uint64_t)p[k] << (8 * k);
-    return u;
-}
-
-/* Decodes element `idx` of TOSA-encoded data of type t (the caller checked the length). */
-static bool decode_elem(tosac_dtype t, const uint8_t *d, int64_t idx, elem *e)
-{
-    size_t i = (size_t)idx;
-    e->kind = ELEM_INT;
+    static const int k_digits[TOSAC_DTYPE_COUNT] = {
+        [TOSAC_DTYPE_FP32] = 9, [TOSAC_DTYPE_FP16] = 5, [TOSAC_DTYPE_BF16] = 4,
+        [TOSAC_DTYPE_FP8E4M3] = 3, [TOSAC_DTYPE_FP8E5M2] = 3,
+    };
     e->i = 0;
     e->f = 0;
     e->digits = 9;
-    switch (t) {
-    case TOSAC_DTYPE_BOOL: e->kind = ELEM_BOOL; e->i = d[i] != 0; return true;
-    case TOSAC_DTYPE_INT4: e->i = sext((uint64_t)(d[i / 2] >> (4 * (i & 1))), 4); return true;
-    case TOSAC_DTYPE_INT8: e->i = sext(d[i], 8); return true;
-    case TOSAC_DTYPE_INT16: e->i = sext(le_bytes(d + 2 * i, 2), 16); return true;
-    case TOSAC_DTYPE_INT32: e->i = sext(le_bytes(d + 4 * i, 4), 32); return true;
-    case TOSAC_DTYPE_INT48: e->i = sext(le_bytes(d + 6 * i, 6), 48); return true;
-    case TOSAC_DTYPE_SHAPE: e->i = sext(le_bytes(d + 8 * i, 8), 64); return true;
-    case TOSAC_DTYPE_FP32:
+    if (tosac_dtype_is_float(t)) {
         e->kind = ELEM_FLOAT;
-        e->f = tosac_fp32_from_bits((uint32_t)le_bytes(d + 4 * i, 4));
-        e->digits = 9;
-        return true;
-    case TOSAC_DTYPE_FP16:
-        e->kind = ELEM_FLOAT;
-        e->f = tosac_fp16_to_fp32((uint16_t)le_bytes(d + 2 * i, 2));
-        e->digits = 5;
-        return true;
-    case TOSAC_DTYPE_BF16:
-        e->kind = ELEM_FLOAT;
-        e->f = tosac_bf16_to_fp32((uint16_t)le_bytes(d + 2 * i, 2));
-        e->digits = 4;
-        return true;
-    case TOSAC_DTYPE_FP8E4M3:
-        e->kind = ELEM_FLOAT;
-        e->f = tosac_fp8e4m3_to_fp32(d[i]);
-        e->digits = 3;
-        return true;
-    case TOSAC_DTYPE_FP8E5M2:
-        e->kind = ELEM_FLOAT;
-        e->f = tosac_fp8e5m2_to_fp32(d[i]);
-        e->digits = 3;
-        return true;
-    default: return false;
+        e->digits = k_digits[t];
+        return tosac_encoded_fp(t, d, len, (uint64_t)idx, &e->f);
     }
+    e->kind = t == TOSAC_DTYPE_BOOL ? ELEM_BOOL : ELEM_INT;
+    return tosac_encoded_int(t, d, len, (uint64_t)idx, &e->i);
 }
 
 static void fmt_elem(tosac_strbuf *sb, const elem *e, tosac_fmt_style st)
@@ -289,7 +249,7 @@ bool tosac_fmt_const_values(tosac_strbuf *sb, const tosac_value *v, int64_t max_
     tosac_strbuf_appendc(sb, '[');
     for (int64_t i = 0; i < n; i++) {
         elem e;
-        if (!decode_elem(t, v->data, i, &e)) break; /* cannot happen: the type was checked above */
+        if (!decode_elem(t, v->data, v->data_len, i, &e)) break; /* cannot happen: the type was checked above */
         if (i) tosac_strbuf_appendc(sb, ',');
         fmt_elem(sb, &e, st);
     }
@@ -307,7 +267,7 @@ static void fmt_clamp_bound(tosac_strbuf *sb, const tosac_node *n, const tosac_a
     tosac_dtype t = in && in->declared && !in->is_shape ? in->dtype : TOSAC_DTYPE_UNKNOWN;
     size_t need;
     elem e;
-    if (a->data && tosac_dtype_storage_bytes(t, 1, &need) && a->len == need && decode_elem(t, a->data, 0, &e)) {
+    if (a->data && tosac_dtype_storage_bytes(t, 1, &need) && a->len == need && decode_elem(t, a->data, a->len, 0, &e)) {
         fmt_elem(sb, &e, st);
         return;
     }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/encoding.h"
 #include "tosa/check.h"
 
 #define PREFIX_MAX 512
@@ -342,55 +343,12 @@ void tosac_check_nan_mode(tosac_check_ctx *c, unsigned id, bool classify)
                           (long long)m);
 }
 
-/* Little-endian unsigned load of `n` bytes. */
-static uint64_t load_le(const uint8_t *p, unsigned n)
-{
-    uint64_t u = 0;
-    for (unsigned k = 0; k < n; k++) u |= (uint64_t)p[k] << (8 * k);
-    return u;
-}
-
-/* Two's complement value of the low `bits` bits of u (1 <= bits <= 64), without implementation-
-   defined conversions. */
-static int64_t sign_extend(uint64_t u, unsigned bits)
-{
-    if (bits < 64) {
-        u &= ((uint64_t)1 << bits) - 1;
-        if (u & ((uint64_t)1 << (bits - 1))) return -(int64_t)(((uint64_t)1 << bits) - u);
-        return (int64_t)u;
-    }
-    if (u & 0x8000000000000000ull) return -(int64_t)(~u) - 1;
-    return (int64_t)u;
-}
-
 bool tosac_const_get_i64(const tosac_value *v, int64_t idx, int64_t *out)
 {
     if (!v || !out || !v->data || idx < 0) return false;
     int64_t n = tosac_check_nelem(v);
     if (n < 0 || idx >= n) return false;
-    uint64_t i = (uint64_t)idx;
-    unsigned bytes;
-    switch (v->dtype) {
-    case TOSAC_DTYPE_INT4: {
-        if (i / 2 >= v->data_len) return false;
-        uint8_t byte = v->data[i / 2];
-        *out = sign_extend((i & 1) ? (uint64_t)(byte >> 4) : (uint64_t)(byte & 0x0F), 4);
-        return true;
-    }
-    case TOSAC_DTYPE_BOOL:
-        if (i >= v->data_len) return false;
-        *out = v->data[i] != 0;
-        return true;
-    case TOSAC_DTYPE_INT8: bytes = 1; break;
-    case TOSAC_DTYPE_INT16: bytes = 2; break;
-    case TOSAC_DTYPE_INT32: bytes = 4; break;
-    case TOSAC_DTYPE_INT48: bytes = 6; break;
-    case TOSAC_DTYPE_SHAPE: bytes = 8; break;
-    default: return false;
-    }
-    if (i > (uint64_t)SIZE_MAX / bytes - 1 || (i + 1) * bytes > v->data_len) return false;
-    *out = sign_extend(load_le(v->data + i * bytes, bytes), bytes * 8);
-    return true;
+    return tosac_encoded_int(v->dtype, v->data, v->data_len, (uint64_t)idx, out);
 }
 
 /* ------------------------------------------------------------------------------------------ */
