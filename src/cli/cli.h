@@ -34,6 +34,8 @@ void cli_inspect_help(FILE *out);
 int cli_print(int argc, char **argv);
 void cli_print_help(FILE *out);
 int cli_ops(int argc, char **argv);
+int cli_run(int argc, char **argv);
+void cli_run_help(FILE *out);
 void cli_ops_help(FILE *out);
 
 /* ---- option parsing (hand-written; "--opt value" and "--opt=value") ---- */

@@ -4,6 +4,7 @@
  *   tosac validate FILE [--profile P] [--ext LIST] [--level L] [-q]
  *   tosac inspect FILE [--json] [-o OUT]
  *   tosac print FILE [-o OUT]
+ *   tosac run MODEL.tosa -i NAME=FILE.npy ... [-o DIR] [--profile] | tosac run --test_desc desc.json
  *   tosac ops [--markdown]
  *   tosac help [COMMAND] | tosac COMMAND --help | tosac --version
  *
@@ -26,6 +27,8 @@ static const cli_command k_commands[] = {
     {"validate", "check a .tosa file against the TOSA 1.0 specification", cli_validate_help, cli_validate},
     {"inspect", "summarise a .tosa file: tensors, operators, totals (text or JSON)", cli_inspect_help, cli_inspect},
     {"print", "print a .tosa file as readable text", cli_print_help, cli_print},
+    {"run", "run a .tosa program on .npy inputs (also the reference model's --test_desc interface)", cli_run_help,
+     cli_run},
     {"ops", "list the TOSA 1.0 operators, operands and type-support rows", cli_ops_help, cli_ops},
 };
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])

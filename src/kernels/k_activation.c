@@ -1,0 +1,198 @@
+/*
+ * Activation kernels: the `clamp` (CLAMP) and `table` (TABLE) families (TOSA.md §B.3).
+ *
+ * CLAMP: min_val/max_val are the raw little-endian bytes of one in_out_t value (i8 1 byte, i16,
+ * fp16 and bf16 2, fp32 4), possibly zero-padded to 8 bytes. r = min(max(x, min_val), max_val)
+ * with the spec's apply_max_s/apply_min_s (ties keep the first operand of max, the second of
+ * min), so the sign of a zero result follows the spec exactly. nan_mode PROPAGATE: a NaN input
+ * gives NaN; IGNORE: a NaN input gives min_val.
+ *
+ * TABLE: i8 -> i8 with 256 entries (out = table[in + 128]); i16 -> i32 with 513 entries and
+ * linear interpolation, REQUIRE -32768 <= slope <= 32767 for every entry pair that is used.
+ * Both support running in place when the element sizes match (i8).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/kutil.h"
+
+static int64_t k_attr(const tosac_kcall *c, unsigned id, int64_t def)
+{
+    return c->attr ? tosac_kattr_int(c, id, def) : def;
+}
+
+static bool k_io_ok(const tosac_kcall *c, uint32_t nin, uint32_t nout)
+{
+    if (!c->in || !c->out || c->n_in < nin || c->n_out < nout) return false;
+    for (uint32_t i = 0; i < nin; i++)
+        if (!c->in[i].data || c->in[i].nelem < 1) return false;
+    for (uint32_t i = 0; i < nout; i++)
+        if (!c->out[i].data || c->out[i].nelem < 1) return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* CLAMP                                                                                        */
+
+/* Reads the attribute bytes of one value of type t: as int64 (integers) or double (FP). */
+static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int64_t *iv, double *fv)
+{
+    if (!c->attr || !c->attr[id].present || !c->attr[id].data) return false;
+    const uint8_t *p = (const uint8_t *)c->attr[id].data;
+    const uint32_t len = c->attr[id].len;
+    uint32_t u = 0;
+    switch (t) {
+    case TOSAC_DTYPE_INT8:
+        if (len < 1) return false;
+        *iv = p[0] < 0x80u ? (int64_t)p[0] : (int64_t)p[0] - 256;
+        return true;
+    case TOSAC_DTYPE_INT16:
+        if (len < 2) return false;
+        u = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+        *iv = u < 0x8000u ? (int64_t)u : (int64_t)u - 65536;
+        return true;
+    case TOSAC_DTYPE_FP16:
+    case TOSAC_DTYPE_BF16:
+        if (len < 2) return false;
+        u = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+        *fv = t == TOSAC_DTYPE_FP16 ? tosac_fp16_to_fp32((uint16_t)u) : tosac_bf16_to_fp32((uint16_t)u);
+        return true;
+    case TOSAC_DTYPE_FP32:
+        if (len < 4) return false;
+        u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        *fv = tosac_fp32_from_bits(u);
+        return true;
+    default: return false;
+    }
+}
+
+tosac_status tosac_kernel_clamp(tosac_kcall *c)
+{
+    if (!k_io_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CLAMP: missing operand");
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    const tosac_dtype t = in->dtype;
+    if (out->dtype != t || out->nelem != in->nelem || out->f64 != in->f64)
+        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CLAMP: output shape or type differs from the input");
+    int64_t ilo = 0, ihi = 0;
+    double flo = 0.0, fhi = 0.0;
+    if (!k_clamp_bound(c, TOSAC_ATTR_CLAMP_min_val, t, &ilo, &flo) ||
+        !k_clamp_bound(c, TOSAC_ATTR_CLAMP_max_val, t, &ihi, &fhi))
+        return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "CLAMP: min_val/max_val missing or not of the input type");
+    const int64_t n = in->nelem;
+
+    switch (t) {
+    case TOSAC_DTYPE_INT8: {
+        if (ihi < ilo) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "CLAMP: max_val < min_val");
+        const int8_t lo = (int8_t)ilo, hi = (int8_t)ihi;
+        const int8_t *x = (const int8_t *)in->data;
+        int8_t *y = (int8_t *)out->data;
+        for (int64_t i = 0; i < n; i++) {
+            const int8_t v = x[i] >= lo ? x[i] : lo;
+            y[i] = v < hi ? v : hi;
+        }
+        return TOSAC_OK;
+    }
+    case TOSAC_DTYPE_INT16: {
+        if (ihi < ilo) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "CLAMP: max_val < min_val");
+        const int16_t lo = (int16_t)ilo, hi = (int16_t)ihi;
+        const int16_t *x = (const int16_t *)in->data;
+        int16_t *y = (int16_t *)out->data;
+        for (int64_t i = 0; i < n; i++) {
+            const int16_t v = x[i] >= lo ? x[i] : lo;
+            y[i] = v < hi ? v : hi;
+        }
+        return TOSAC_OK;
+    }
+    case TOSAC_DTYPE_FP32:
+    case TOSAC_DTYPE_FP16:
+    case TOSAC_DTYPE_BF16: break;
+    default: return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "CLAMP: unsupported element type");
+    }
+
+    if (isnan(flo) || isnan(fhi)) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "CLAMP: min_val or max_val is NaN");
+    if (fhi < flo) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "CLAMP: max_val < min_val");
+    const bool ignore = k_attr(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
+    if (t == TOSAC_DTYPE_FP32 && !in->f64) {
+        /* the bounds are fp32 values, so float arithmetic is exact here */
+        const float lo = (float)flo, hi = (float)fhi;
+        const float *x = (const float *)in->data;
+        float *y = (float *)out->data;
+        for (int64_t i = 0; i < n; i++) {
+            const float xv = x[i];
+            if (isnan(xv)) {
+                y[i] = ignore ? lo : xv;
+                continue;
+            }
+            const float v = xv >= lo ? xv : lo;
+            y[i] = v < hi ? v : hi;
+        }
+        return TOSAC_OK;
+    }
+    /* fp16 / bf16 storage and precise mode: every candidate result is a value of the type */
+    for (int64_t i = 0; i < n; i++) {
+        const double xv = tosac_kload_fp(in, i);
+        double r;
+        if (isnan(xv)) {
+            r = ignore ? flo : xv;
+        } else {
+            const double v = xv >= flo ? xv : flo;
+            r = v < fhi ? v : fhi;
+        }
+        tosac_kstore_fp(out, i, r);
+    }
+    return TOSAC_OK;
+}
+
+size_t tosac_kernel_clamp_scratch(const tosac_kcall *c)
+{
+    (void)c;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* TABLE                                                                                        */
+
+tosac_status tosac_kernel_table(tosac_kcall *c)
+{
+    if (!k_io_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "TABLE: missing operand");
+    const tosac_ktensor *in = &c->in[0], *tab = &c->in[1], *out = &c->out[0];
+    if (out->nelem != in->nelem)
+        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "TABLE: output shape differs from the input");
+    const int64_t n = in->nelem;
+
+    if (in->dtype == TOSAC_DTYPE_INT8) {
+        if (tab->dtype != TOSAC_DTYPE_INT8 || out->dtype != TOSAC_DTYPE_INT8)
+            return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: INT8 input needs an INT8 table and output");
+        if (tab->nelem != 256) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "TABLE: INT8 table must have 256 entries");
+        const int8_t *x = (const int8_t *)in->data, *tb = (const int8_t *)tab->data;
+        int8_t *y = (int8_t *)out->data;
+        for (int64_t i = 0; i < n; i++) y[i] = tb[(int32_t)x[i] + 128];
+        return TOSAC_OK;
+    }
+    if (in->dtype == TOSAC_DTYPE_INT16) {
+        if (tab->dtype != TOSAC_DTYPE_INT16 || out->dtype != TOSAC_DTYPE_INT32)
+            return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: INT16 input needs an INT16 table and INT32 output");
+        if (tab->nelem != 513) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "TABLE: INT16 table must have 513 entries");
+        const int16_t *x = (const int16_t *)in->data, *tb = (const int16_t *)tab->data;
+        int32_t *y = (int32_t *)out->data;
+        unsigned bad = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const int32_t v = (int32_t)x[i] + 32768; /* 0 .. 65535 */
+            const int32_t idx = v >> 7;              /* 0 .. 511 */
+            const int32_t frac = v & 0x7F;           /* == in & 0x7F */
+            const int32_t base = tb[idx], next = tb[idx + 1];
+            const int32_t slope = next - base;
+            bad |= (slope < INT16_MIN) | (slope > INT16_MAX);
+            y[i] = base * 128 + slope * frac; /* |.| < 2^23: fits */
+        }
+        if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "TABLE: REQUIRE -32768 <= slope <= 32767 failed");
+        return TOSAC_OK;
+    }
+    return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: unsupported element type");
+}
+
+size_t tosac_kernel_table_scratch(const tosac_kcall *c)
+{
+    (void)c;
+    return 0;
+}

@@ -1,0 +1,669 @@
+/*
+ * CONV2D, CONV3D, DEPTHWISE_CONV2D and TRANSPOSE_CONV2D for every type row.
+ *
+ * CONV2D is run as CONV3D with depth 1; TRANSPOSE_CONV2D is the same gather-form convolution with
+ * its own tap mapping (output (oy, ox) takes weight (ky, kx) against input iy = (oy - out_pad_top -
+ * ky) / stride_y when that divides exactly and lies inside). These three go through one path:
+ * blocks of output pixels are gathered into patch rows (im2col, taps in the spec order kd, ky, kx,
+ * ic) and multiplied with the weights by the GEMM micro-kernels of k_gemm.c (portable C, with
+ * AVX2 / AVX-512 VNNI builds of the same code picked at run time on x86-64; identical results).
+ * Bias is broadcast when it has one element. Scratch: converted weights, one patch block, the
+ * block's accumulators, tap coordinates and mask (sizes from the shapes only).
+ *
+ * Arithmetic per row (acc_t of the spec):
+ *   integer (i8 x i8, i8 x i4 -> i32; i16 x i8 -> i48): patch and weights hold (x - input_zp) and
+ *     (w - weight_zp) as int16, padding taps hold 0 (they contribute nothing); sums are exact (int32
+ *     partial sums over K chunks that cannot overflow, combined in int64). REQUIRE: the accumulator
+ *     and acc + bias must fit acc_t (i32, or i48 = +-2^47), else UNPREDICTABLE (the reference model
+ *     saturates i48 instead and does not detect i32 overflow).
+ *   fp32 accumulation (fp32, fp16 and bf16 inputs): float sum from +0 in the spec order, one
+ *     rounding per product and per addition; out = round_out(bias + acc) with the addition in float.
+ *     This is the reference model's order and rounding. Padding taps are zeros in the patch, which
+ *     adds +0 exactly; when a weight is inf or NaN (where 0 * w would be NaN) the direct path below
+ *     skips padding taps instead, as the reference model does.
+ *   fp16 accumulation (fp16 and fp8 inputs with acc_type FP16): every product and every running
+ *     sum is rounded to fp16 (the reference model's float16 accumulator); out = round_out(bias +
+ *     acc) in float. Direct path (padding taps skipped).
+ *   precise mode (f64 tensors): everything in double in the same order.
+ * DEPTHWISE_CONV2D is a direct loop vectorised across output channels (taps in order ky, kx).
+ */
+#include <string.h>
+
+#include "kernels/k_gemm.h"
+#include "kernels/kutil.h"
+
+/* GCC vectorises the per-channel loops (unknown trip counts) only at -O3; results do not change. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+typedef enum { CK_INT, CK_F32, CK_F16ACC, CK_F64 } conv_kind;
+
+typedef struct {
+    uint32_t op;
+    conv_kind kind;
+    int64_t N, ID, IH, IW, IC, OD, OH, OW, OC;
+    int64_t KD, KH, KW, T; /* taps T = KD * KH * KW */
+    int64_t pd, pt, pl;    /* leading pads (TRANSPOSE_CONV2D: out_pad top/left) */
+    int64_t sd, sy, sx, dd, dy, dx;
+    int64_t M;     /* depthwise channel multiplier */
+    int64_t K;     /* GEMM reduction length T * IC */
+    int64_t chunk; /* integer: most K terms summed in int32 */
+    int64_t pblk;  /* output pixels per patch block */
+    /* scratch layout (byte offsets) */
+    size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
+} conv_plan;
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
+
+static int64_t attr_at(const tosac_kcall *c, unsigned id, int i, int64_t def)
+{
+    const int32_t *v = tosac_kattr_ints(c, id);
+    if (!c->attr[id].present || !v || (uint32_t)i >= c->attr[id].len) return def;
+    return v[i];
+}
+
+static size_t work_size(conv_kind k)
+{
+    switch (k) {
+    case CK_INT: return sizeof(int16_t);
+    case CK_F64: return sizeof(double);
+    default: return sizeof(float);
+    }
+}
+
+static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
+{
+    memset(g, 0, sizeof *g);
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0];
+    g->op = c->op;
+    g->KD = 1, g->ID = 1, g->OD = 1, g->sd = 1, g->dd = 1, g->M = 1;
+    g->sy = g->sx = g->dy = g->dx = 1;
+    unsigned acc_id = 4;
+    switch (c->op) {
+    case TOSAC_OP_CONV3D:
+        g->N = shape_at(in, 0), g->ID = shape_at(in, 1), g->IH = shape_at(in, 2), g->IW = shape_at(in, 3);
+        g->IC = shape_at(in, 4);
+        g->OD = shape_at(out, 1), g->OH = shape_at(out, 2), g->OW = shape_at(out, 3), g->OC = shape_at(out, 4);
+        g->KD = shape_at(w, 1), g->KH = shape_at(w, 2), g->KW = shape_at(w, 3);
+        g->pd = attr_at(c, TOSAC_ATTR_CONV3D_pad, 0, 0);
+        g->pt = attr_at(c, TOSAC_ATTR_CONV3D_pad, 2, 0);
+        g->pl = attr_at(c, TOSAC_ATTR_CONV3D_pad, 4, 0);
+        g->sd = attr_at(c, TOSAC_ATTR_CONV3D_stride, 0, 1);
+        g->sy = attr_at(c, TOSAC_ATTR_CONV3D_stride, 1, 1);
+        g->sx = attr_at(c, TOSAC_ATTR_CONV3D_stride, 2, 1);
+        g->dd = attr_at(c, TOSAC_ATTR_CONV3D_dilation, 0, 1);
+        g->dy = attr_at(c, TOSAC_ATTR_CONV3D_dilation, 1, 1);
+        g->dx = attr_at(c, TOSAC_ATTR_CONV3D_dilation, 2, 1);
+        acc_id = TOSAC_ATTR_CONV3D_acc_type;
+        break;
+    case TOSAC_OP_DEPTHWISE_CONV2D:
+        g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
+        g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
+        g->KH = shape_at(w, 0), g->KW = shape_at(w, 1), g->M = shape_at(w, 3);
+        g->pt = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 0, 0);
+        g->pl = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 2, 0);
+        g->sy = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 0, 1);
+        g->sx = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 1, 1);
+        g->dy = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_dilation, 0, 1);
+        g->dx = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_dilation, 1, 1);
+        acc_id = TOSAC_ATTR_DEPTHWISE_CONV2D_acc_type;
+        break;
+    case TOSAC_OP_TRANSPOSE_CONV2D:
+        g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
+        g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
+        g->KH = shape_at(w, 1), g->KW = shape_at(w, 2);
+        g->pt = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 0, 0);
+        g->pl = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 2, 0);
+        g->sy = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 0, 1);
+        g->sx = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 1, 1);
+        acc_id = TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type;
+        break;
+    default: /* CONV2D */
+        g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
+        g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
+        g->KH = shape_at(w, 1), g->KW = shape_at(w, 2);
+        g->pt = attr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
+        g->pl = attr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
+        g->sy = attr_at(c, TOSAC_ATTR_CONV2D_stride, 0, 1);
+        g->sx = attr_at(c, TOSAC_ATTR_CONV2D_stride, 1, 1);
+        g->dy = attr_at(c, TOSAC_ATTR_CONV2D_dilation, 0, 1);
+        g->dx = attr_at(c, TOSAC_ATTR_CONV2D_dilation, 1, 1);
+        acc_id = TOSAC_ATTR_CONV2D_acc_type;
+        break;
+    }
+    g->T = g->KD * g->KH * g->KW;
+    g->K = g->T * g->IC;
+
+    if (in->f64)
+        g->kind = CK_F64;
+    else if (!tosac_dtype_is_float(in->dtype))
+        g->kind = CK_INT;
+    else {
+        int64_t acc = tosac_kattr_int(c, acc_id, 0);
+        if (acc == TOSAC_DTYPE_FP16)
+            g->kind = CK_F16ACC;
+        else if (acc == TOSAC_DTYPE_FP32)
+            g->kind = CK_F32;
+        else /* absent: the row's only choice (fp8 rows accumulate in fp16) */
+            g->kind = (in->dtype == TOSAC_DTYPE_FP8E4M3 || in->dtype == TOSAC_DTYPE_FP8E5M2) ? CK_F16ACC : CK_F32;
+    }
+    if (g->kind == CK_INT) {
+        int64_t mx = in->dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
+        int64_t mw = w->dtype == TOSAC_DTYPE_INT4 ? 8 : 255;
+        g->chunk = tosac_gemm_i32_chunk(mx * mw);
+    }
+
+    size_t es = work_size(g->kind);
+    size_t o = 0;
+    if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
+        /* weights [T][C*M], one converted input row [C], accumulators [C*M] (8 bytes each) */
+        int64_t cm = g->IC * g->M;
+        g->off_w = o, o += align64((size_t)(g->T * cm) * es);
+        g->off_patch = o, o += align64((size_t)g->IC * es);
+        g->off_c = o, o += align64((size_t)cm * 8u);
+        g->total = o;
+        return;
+    }
+    int64_t npix = g->N * g->OD * g->OH * g->OW;
+    int64_t pb = (int64_t)(262144u / ((size_t)(g->K > 0 ? g->K : 1) * es));
+    if (pb > 60) pb = 60;
+    if (pb < 6) pb = 6;
+    if (pb > npix) pb = npix > 0 ? npix : 1;
+    g->pblk = pb;
+    size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
+    g->off_w = o, o += align64((size_t)(g->K * g->OC) * es);
+    g->off_patch = o, o += align64((size_t)(pb * g->K) * es);
+    g->off_c = o, o += align64((size_t)(pb * g->OC) * cs);
+    if (g->kind == CK_INT && g->K > g->chunk) g->off_c64 = o, o += align64((size_t)(pb * g->OC) * sizeof(int64_t));
+    g->off_coord = o, o += align64((size_t)(g->KD + g->KH + g->KW) * sizeof(int64_t));
+    g->off_mask = o, o += align64((size_t)g->T);
+    g->total = o;
+}
+
+size_t tosac_kernel_conv_scratch(const tosac_kcall *c)
+{
+    if (c->n_in < 5 || c->n_out < 1) return 0;
+    conv_plan g;
+    conv_make_plan(c, &g);
+    return g.total;
+}
+
+/* ---- shared pieces ---------------------------------------------------------------------------- */
+
+/* Zero point as int64; *nonzero_fp set for a non-zero floating-point zero point. */
+static int64_t zp_value(const tosac_ktensor *t, bool *nonzero_fp)
+{
+    if (t->nelem < 1) return 0;
+    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
+        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
+        return 0;
+    }
+    return tosac_kload_int(t, 0);
+}
+
+static tosac_status check_zps(tosac_kcall *c, int64_t *izp, int64_t *wzp)
+{
+    bool bad = false;
+    *izp = zp_value(&c->in[3], &bad);
+    *wzp = zp_value(&c->in[4], &bad);
+    if (bad || (*izp != 0 && c->in[0].dtype != TOSAC_DTYPE_INT8))
+        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "input_zp must be 0 unless the input is i8");
+    if (*wzp != 0 && c->in[1].dtype != TOSAC_DTYPE_INT8)
+        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "weight_zp must be 0 unless the weight is i8");
+    return TOSAC_OK;
+}
+
+static bool acc_fits(const tosac_ktensor *out, int64_t v)
+{
+    if (out->dtype == TOSAC_DTYPE_INT48) return v >= -((int64_t)1 << 47) && v < ((int64_t)1 << 47);
+    return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/*
+ * Integer epilogue: out[i] = acc + bias[oc] for count outputs (a multiple of oc_n) starting at
+ * output element o0; acc from int64 sums (acc64) or exact int32 sums (acc32).
+ */
+static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t oc_n, const int64_t *acc64,
+                              const int32_t *acc32)
+{
+    const tosac_ktensor *out = &c->out[0], *bias = &c->in[2];
+    bool bcast = bias->nelem == 1;
+    if (out->dtype == TOSAC_DTYPE_INT32 && !acc64) {
+        /* an exact int32 sum fits acc_t; only the bias addition can overflow */
+        const int32_t *b = (const int32_t *)bias->data;
+        int32_t *o = (int32_t *)out->data + o0;
+        int64_t bad = 0;
+        for (int64_t i = 0; i < count; i += oc_n)
+            for (int64_t j = 0; j < oc_n; j++) {
+                int64_t r = (int64_t)acc32[i + j] + b[bcast ? 0 : j];
+                bad |= (r < INT32_MIN) | (r > INT32_MAX);
+            }
+        if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
+        for (int64_t i = 0; i < count; i += oc_n)
+            for (int64_t j = 0; j < oc_n; j++) o[i + j] = (int32_t)((int64_t)acc32[i + j] + b[bcast ? 0 : j]);
+        return TOSAC_OK;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        int64_t oc = i % oc_n;
+        int64_t a = acc64 ? acc64[i] : acc32[i];
+        int64_t b = out->dtype == TOSAC_DTYPE_INT48 ? ((const int64_t *)bias->data)[bcast ? 0 : oc]
+                                                    : ((const int32_t *)bias->data)[bcast ? 0 : oc];
+        int64_t r = a + b;
+        if (!acc_fits(out, a) || !acc_fits(out, r))
+            return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator overflows acc_t (REQUIRE)");
+        if (out->dtype == TOSAC_DTYPE_INT48)
+            ((int64_t *)out->data)[o0 + i] = r;
+        else
+            ((int32_t *)out->data)[o0 + i] = (int32_t)r;
+    }
+    return TOSAC_OK;
+}
+
+/* Bias as float (fp32 / fp16 / bf16 storage), broadcast when its length is 1. */
+static float bias_f32(const tosac_ktensor *bias, int64_t oc)
+{
+    int64_t i = bias->nelem == 1 ? 0 : oc;
+    switch (bias->dtype) {
+    case TOSAC_DTYPE_FP32: return ((const float *)bias->data)[i];
+    case TOSAC_DTYPE_FP16: return tosac_fp16_to_fp32(((const uint16_t *)bias->data)[i]);
+    case TOSAC_DTYPE_BF16: return tosac_bf16_to_fp32(((const uint16_t *)bias->data)[i]);
+    default: return (float)tosac_kload_fp(bias, i);
+    }
+}
+
+/* Stores bias + acc (added in float, in place in acc) rounded once to the output type. */
+static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
+                         int64_t oc_n, float *acc)
+{
+    if (bias->nelem == 1) {
+        float b = bias_f32(bias, 0);
+        for (int64_t i = 0; i < count; i++) acc[i] = b + acc[i];
+    } else if (bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64) {
+        const float *b = (const float *)bias->data;
+        for (int64_t i = 0; i < count; i += oc_n)
+            for (int64_t j = 0; j < oc_n; j++) acc[i + j] = b[j] + acc[i + j];
+    } else {
+        for (int64_t i = 0; i < count; i++) acc[i] = bias_f32(bias, i % oc_n) + acc[i];
+    }
+    tosac_kstore_row_f32(out, o0, acc, count);
+}
+
+static void fp_store_f64(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
+                         int64_t oc_n, const double *acc)
+{
+    for (int64_t i = 0; i < count; i++) {
+        int64_t oc = i % oc_n;
+        double b = tosac_kload_fp(bias, bias->nelem == 1 ? 0 : oc);
+        tosac_kstore_fp(out, o0 + i, b + acc[i]);
+    }
+}
+
+/* ---- GEMM path: CONV2D, CONV3D, TRANSPOSE_CONV2D ----------------------------------------------- */
+
+/*
+ * Input coordinates of every kernel index for output pixel (od, oy, ox): -1 when the tap falls
+ * outside the input (or, for the transposed convolution, between input samples).
+ */
+static void conv_coords(const conv_plan *g, int64_t od, int64_t oy, int64_t ox, int64_t *cd, int64_t *cy,
+                        int64_t *cx)
+{
+    if (g->op == TOSAC_OP_TRANSPOSE_CONV2D) {
+        cd[0] = 0;
+        for (int64_t k = 0; k < g->KH; k++) {
+            int64_t t = oy - g->pt - k;
+            cy[k] = (t >= 0 && t % g->sy == 0 && t / g->sy < g->IH) ? t / g->sy : -1;
+        }
+        for (int64_t k = 0; k < g->KW; k++) {
+            int64_t t = ox - g->pl - k;
+            cx[k] = (t >= 0 && t % g->sx == 0 && t / g->sx < g->IW) ? t / g->sx : -1;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < g->KD; k++) {
+        int64_t t = od * g->sd - g->pd + k * g->dd;
+        cd[k] = (t >= 0 && t < g->ID) ? t : -1;
+    }
+    for (int64_t k = 0; k < g->KH; k++) {
+        int64_t t = oy * g->sy - g->pt + k * g->dy;
+        cy[k] = (t >= 0 && t < g->IH) ? t : -1;
+    }
+    for (int64_t k = 0; k < g->KW; k++) {
+        int64_t t = ox * g->sx - g->pl + k * g->dx;
+        cx[k] = (t >= 0 && t < g->IW) ? t : -1;
+    }
+}
+
+/*
+ * Gathers the patch row of output pixel `pix` (flat index over N, OD, OH, OW) into `row` (K working
+ * elements, zero for invalid taps) and its tap mask (1 = inside) into `mask`.
+ */
+static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, void *row, uint8_t *mask,
+                       int64_t *coord, int32_t izp)
+{
+    int64_t ox = pix % g->OW, t = pix / g->OW;
+    int64_t oy = t % g->OH;
+    t /= g->OH;
+    int64_t od = t % g->OD, n = t / g->OD;
+    int64_t *cd = coord, *cy = coord + g->KD, *cx = cy + g->KH;
+    conv_coords(g, od, oy, ox, cd, cy, cx);
+    const tosac_ktensor *in = &c->in[0];
+    int64_t IC = g->IC, tap = 0;
+    for (int64_t kd = 0; kd < g->KD; kd++)
+        for (int64_t ky = 0; ky < g->KH; ky++)
+            for (int64_t kx = 0; kx < g->KW; kx++, tap++) {
+                bool ok = cd[kd] >= 0 && cy[ky] >= 0 && cx[kx] >= 0;
+                mask[tap] = ok;
+                int64_t src = ok ? ((((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW + cx[kx]) * IC) : 0;
+                switch (g->kind) {
+                case CK_INT: {
+                    int16_t *d = (int16_t *)row + tap * IC;
+                    if (ok)
+                        tosac_krow_i16(d, in, src, IC, izp);
+                    else
+                        memset(d, 0, (size_t)IC * sizeof *d);
+                    break;
+                }
+                case CK_F64: {
+                    double *d = (double *)row + tap * IC;
+                    if (ok)
+                        tosac_krow_f64(d, in, src, IC);
+                    else
+                        for (int64_t i = 0; i < IC; i++) d[i] = 0.0;
+                    break;
+                }
+                default: {
+                    float *d = (float *)row + tap * IC;
+                    if (ok)
+                        tosac_krow_f32(d, in, src, IC);
+                    else
+                        for (int64_t i = 0; i < IC; i++) d[i] = 0.0f;
+                    break;
+                }
+                }
+            }
+}
+
+/* Weights [OC][K] of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form). */
+static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp)
+{
+    const tosac_ktensor *w = &c->in[1];
+    int64_t K = g->K, OC = g->OC;
+    bool finite = true;
+    if (g->kind == CK_INT) {
+        tosac_krow_i16((int16_t *)wbuf, w, 0, OC * K, wzp);
+        return true;
+    }
+    if (g->kind == CK_F64) {
+        double *d = (double *)wbuf, tmp[64];
+        for (int64_t oc = 0; oc < OC; oc++)
+            for (int64_t k0 = 0; k0 < K; k0 += 64) {
+                int64_t m = K - k0 < 64 ? K - k0 : 64;
+                tosac_krow_f64(tmp, w, oc * K + k0, m);
+                for (int64_t i = 0; i < m; i++) {
+                    double v = tmp[i];
+                    if (v - v != 0.0) finite = false;
+                    d[(k0 + i) * OC + oc] = v;
+                }
+            }
+        return finite;
+    }
+    float *d = (float *)wbuf, tmp[64];
+    for (int64_t oc = 0; oc < OC; oc++)
+        for (int64_t k0 = 0; k0 < K; k0 += 64) {
+            int64_t m = K - k0 < 64 ? K - k0 : 64;
+            tosac_krow_f32(tmp, w, oc * K + k0, m);
+            for (int64_t i = 0; i < m; i++) {
+                float v = tmp[i];
+                if (v - v != 0.0f) finite = false;
+                d[(k0 + i) * OC + oc] = v;
+            }
+        }
+    return finite;
+}
+
+/*
+ * Direct floating-point path for one patch row: skips padding taps; acc[oc] in the spec order
+ * (taps, then ic) with the accumulation type's rounding, vectorised across output channels.
+ */
+static void conv_direct_f32(const conv_plan *g, const float *row, const uint8_t *mask, const float *wt, float *acc)
+{
+    int64_t IC = g->IC, OC = g->OC;
+    bool f16 = g->kind == CK_F16ACC;
+    for (int64_t oc = 0; oc < OC; oc++) acc[oc] = 0.0f;
+    for (int64_t tap = 0; tap < g->T; tap++) {
+        if (!mask[tap]) continue;
+        for (int64_t i = 0; i < IC; i++) {
+            float x = row[tap * IC + i];
+            const float *w = wt + (tap * IC + i) * OC;
+            if (f16) {
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    float p = tosac_round_fp16(x * w[oc]);
+                    acc[oc] = tosac_round_fp16(acc[oc] + p);
+                }
+            } else {
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    float p = x * w[oc];
+                    acc[oc] = acc[oc] + p;
+                }
+            }
+        }
+    }
+}
+
+static void conv_direct_f64(const conv_plan *g, const double *row, const uint8_t *mask, const double *wt,
+                            double *acc)
+{
+    int64_t IC = g->IC, OC = g->OC;
+    for (int64_t oc = 0; oc < OC; oc++) acc[oc] = 0.0;
+    for (int64_t tap = 0; tap < g->T; tap++) {
+        if (!mask[tap]) continue;
+        for (int64_t i = 0; i < IC; i++) {
+            double x = row[tap * IC + i];
+            const double *w = wt + (tap * IC + i) * OC;
+            for (int64_t oc = 0; oc < OC; oc++) {
+                double p = x * w[oc];
+                acc[oc] = acc[oc] + p;
+            }
+        }
+    }
+}
+
+static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+{
+    uint8_t *sc = (uint8_t *)c->scratch;
+    void *wbuf = sc + g->off_w, *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
+    int64_t *coord = (int64_t *)(void *)(sc + g->off_coord);
+    uint8_t *mask = sc + g->off_mask;
+    int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
+    size_t es = work_size(g->kind);
+    bool finite = conv_weights(g, c, wbuf, wzp);
+    bool direct = g->kind == CK_F16ACC || !finite;
+
+    for (int64_t p0 = 0; p0 < npix; p0 += g->pblk) {
+        int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
+        if (direct) {
+            /* one pixel at a time, padding taps skipped */
+            for (int64_t i = 0; i < pn; i++) {
+                conv_patch(g, c, p0 + i, patch, mask, coord, izp);
+                if (g->kind == CK_F64) {
+                    conv_direct_f64(g, (const double *)patch, mask, (const double *)wbuf, (double *)cbuf + i * OC);
+                } else {
+                    conv_direct_f32(g, (const float *)patch, mask, (const float *)wbuf, (float *)cbuf + i * OC);
+                }
+            }
+        } else {
+            for (int64_t i = 0; i < pn; i++)
+                conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * K) * es, mask, coord, izp);
+            if (g->kind == CK_INT) {
+                if (K <= g->chunk) {
+                    tosac_gemm_i16(pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
+                } else {
+                    int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
+                    int32_t *c32 = (int32_t *)cbuf;
+                    for (int64_t i = 0; i < pn * OC; i++) c64[i] = 0;
+                    for (int64_t k0 = 0; k0 < K; k0 += g->chunk) {
+                        int64_t kn = K - k0 < g->chunk ? K - k0 : g->chunk;
+                        tosac_gemm_i16(pn, OC, kn, (const int16_t *)patch + k0, K, (const int16_t *)wbuf + k0, K, c32,
+                                       OC);
+                        for (int64_t i = 0; i < pn * OC; i++) c64[i] += c32[i];
+                    }
+                }
+            } else if (g->kind == CK_F64) {
+                tosac_gemm_f64(pn, OC, K, (const double *)patch, K, (const double *)wbuf, OC, (double *)cbuf, OC);
+            } else {
+                tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
+            }
+        }
+        /* epilogue */
+        int64_t o0 = p0 * OC;
+        if (g->kind == CK_INT) {
+            const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
+            tosac_status st = int_store(c, o0, pn * OC, OC, c64, (const int32_t *)cbuf);
+            if (st != TOSAC_OK) return st;
+        } else if (g->kind == CK_F64) {
+            fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
+        } else {
+            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf);
+        }
+    }
+    return TOSAC_OK;
+}
+
+/* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
+
+static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+{
+    uint8_t *sc = (uint8_t *)c->scratch;
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1];
+    int64_t C = g->IC, M = g->M, CM = C * M, T = g->T;
+    void *wbuf = sc + g->off_w, *xrow = sc + g->off_patch, *acc = sc + g->off_c;
+    /* weights [KH][KW][C][M] are already [T][C*M] */
+    if (g->kind == CK_INT)
+        tosac_krow_i16((int16_t *)wbuf, w, 0, T * CM, wzp);
+    else if (g->kind == CK_F64)
+        tosac_krow_f64((double *)wbuf, w, 0, T * CM);
+    else
+        tosac_krow_f32((float *)wbuf, w, 0, T * CM);
+    int64_t mx = in->dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
+    bool wide = g->kind == CK_INT && T * mx * 255 > INT32_MAX;
+
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t oy = 0; oy < g->OH; oy++)
+            for (int64_t ox = 0; ox < g->OW; ox++) {
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
+                int32_t *a32 = (int32_t *)acc;
+                int64_t *a64 = (int64_t *)acc;
+                float *af = (float *)acc;
+                double *ad = (double *)acc;
+                for (int64_t i = 0; i < CM; i++) {
+                    if (g->kind == CK_INT) {
+                        if (wide)
+                            a64[i] = 0;
+                        else
+                            a32[i] = 0;
+                    } else if (g->kind == CK_F64) {
+                        ad[i] = 0.0;
+                    } else {
+                        af[i] = 0.0f;
+                    }
+                }
+                for (int64_t ky = 0; ky < g->KH; ky++) {
+                    int64_t iy = oy * g->sy - g->pt + ky * g->dy;
+                    if (iy < 0 || iy >= g->IH) continue;
+                    for (int64_t kx = 0; kx < g->KW; kx++) {
+                        int64_t ix = ox * g->sx - g->pl + kx * g->dx;
+                        if (ix < 0 || ix >= g->IW) continue;
+                        int64_t src = ((n * g->IH + iy) * g->IW + ix) * C, tap = ky * g->KW + kx;
+                        if (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8) {
+                            const int16_t *wr = (const int16_t *)wbuf + tap * CM;
+                            const int8_t *xr = (const int8_t *)in->data + src;
+                            if (M == 1) {
+                                tosac_dw_acc_i8(a32, xr, wr, C, izp);
+                            } else {
+                                for (int64_t ch = 0; ch < C; ch++) {
+                                    int32_t xv = xr[ch] - izp;
+                                    for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
+                                }
+                            }
+                        } else if (g->kind == CK_INT) {
+                            const int16_t *wr = (const int16_t *)wbuf + tap * CM;
+                            int16_t *xr = (int16_t *)xrow;
+                            tosac_krow_i16(xr, in, src, C, izp);
+                            if (wide) {
+                                for (int64_t ch = 0; ch < C; ch++)
+                                    for (int64_t m = 0; m < M; m++) a64[ch * M + m] += (int64_t)xr[ch] * wr[ch * M + m];
+                            } else if (M == 1) {
+                                for (int64_t ch = 0; ch < C; ch++) a32[ch] += (int32_t)xr[ch] * wr[ch];
+                            } else {
+                                for (int64_t ch = 0; ch < C; ch++) {
+                                    int32_t xv = xr[ch];
+                                    for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
+                                }
+                            }
+                        } else if (g->kind == CK_F64) {
+                            const double *wr = (const double *)wbuf + tap * CM;
+                            double *xr = (double *)xrow;
+                            tosac_krow_f64(xr, in, src, C);
+                            for (int64_t ch = 0; ch < C; ch++)
+                                for (int64_t m = 0; m < M; m++) {
+                                    double p = xr[ch] * wr[ch * M + m];
+                                    ad[ch * M + m] = ad[ch * M + m] + p;
+                                }
+                        } else {
+                            const float *wr = (const float *)wbuf + tap * CM;
+                            const float *xr = (const float *)in->data + src;
+                            if (in->dtype != TOSAC_DTYPE_FP32) {
+                                tosac_krow_f32((float *)xrow, in, src, C);
+                                xr = (const float *)xrow;
+                            }
+                            if (g->kind == CK_F16ACC) {
+                                for (int64_t ch = 0; ch < C; ch++)
+                                    for (int64_t m = 0; m < M; m++) {
+                                        float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);
+                                        af[ch * M + m] = tosac_round_fp16(af[ch * M + m] + p);
+                                    }
+                            } else if (M == 1) {
+                                tosac_dw_acc_f32(af, xr, wr, C);
+                            } else {
+                                for (int64_t ch = 0; ch < C; ch++)
+                                    for (int64_t m = 0; m < M; m++) {
+                                        float p = xr[ch] * wr[ch * M + m];
+                                        af[ch * M + m] = af[ch * M + m] + p;
+                                    }
+                            }
+                        }
+                    }
+                }
+                tosac_status st = TOSAC_OK;
+                if (g->kind == CK_INT)
+                    st = int_store(c, o0, CM, CM, wide ? a64 : NULL, a32);
+                else if (g->kind == CK_F64)
+                    fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
+                else
+                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af);
+                if (st != TOSAC_OK) return st;
+            }
+    return TOSAC_OK;
+}
+
+/* ---- entry ------------------------------------------------------------------------------------ */
+
+tosac_status tosac_kernel_conv(tosac_kcall *c)
+{
+    if (c->n_in < 5 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: operand count");
+    int64_t izp, wzp;
+    tosac_status st = check_zps(c, &izp, &wzp);
+    if (st != TOSAC_OK) return st;
+    conv_plan g;
+    conv_make_plan(c, &g);
+    if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: scratch too small");
+    if (g.N * g.OD * g.OH * g.OW * g.OC == 0) return TOSAC_OK;
+    if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) return dw_run(c, &g, (int32_t)izp, (int32_t)wzp);
+    return conv_gemm_run(c, &g, (int32_t)izp, (int32_t)wzp);
+}

@@ -1,0 +1,284 @@
+/*
+ * Row conversions and GEMM micro-kernels shared by the conv family and MATMUL (see k_gemm.h).
+ *
+ * The micro-kernels are register tiles written in plain C that compilers vectorise. The integer
+ * kernel is a dot-product form (both operands contiguous along K: int16 pairs feed multiply-add
+ * instructions); the floating-point kernels are an axpy form (B contiguous along J) that
+ * vectorises across outputs, so each output is still summed in the order k = 0, 1, ... with one
+ * rounding per multiply and per add, exactly as the specification's pseudocode and the reference
+ * model do. The hot kernels (k_gemm_tiles.h) are compiled three times on x86-64 with GCC or Clang,
+ * for the baseline target, AVX2 and AVX-512 with VNNI, and picked at run time by CPU feature;
+ * every variant computes the same bits (integer sums are exact; FP keeps the order and never fuses
+ * multiply-adds).
+ */
+#include "kernels/k_gemm.h"
+
+#include "core/fp.h"
+
+/* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/*
+ * GCC vectorises the row conversions and the integer dot products (multiply-add of int16 pairs
+ * over k) only at -O3, and at -O3 it turns the floating-point tiles into in-order reductions over
+ * k (slow): each part gets its level. Code generation only; the results are the same.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+
+void tosac_krow_i16(int16_t *dst, const tosac_ktensor *t, int64_t off, int64_t n, int32_t zp)
+{
+    if (t->dtype == TOSAC_DTYPE_INT16) {
+        const int16_t *s = (const int16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = (int16_t)(s[i] - zp);
+    } else {
+        const int8_t *s = (const int8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = (int16_t)(s[i] - zp);
+    }
+}
+
+void tosac_krow_f32(float *dst, const tosac_ktensor *t, int64_t off, int64_t n)
+{
+    switch (t->dtype) {
+    case TOSAC_DTYPE_FP32: {
+        const float *s = (const float *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+        break;
+    }
+    case TOSAC_DTYPE_FP16: {
+        const uint16_t *s = (const uint16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = tosac_fp16_to_fp32(s[i]);
+        break;
+    }
+    case TOSAC_DTYPE_BF16: {
+        const uint16_t *s = (const uint16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = tosac_fp32_from_bits((uint32_t)s[i] << 16);
+        break;
+    }
+    case TOSAC_DTYPE_FP8E4M3: {
+        const uint8_t *s = (const uint8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = tosac_fp8e4m3_to_fp32(s[i]);
+        break;
+    }
+    case TOSAC_DTYPE_FP8E5M2: {
+        const uint8_t *s = (const uint8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = tosac_fp8e5m2_to_fp32(s[i]);
+        break;
+    }
+    default:
+        for (int64_t i = 0; i < n; i++) dst[i] = 0.0f;
+        break;
+    }
+}
+
+void tosac_krow_f64(double *dst, const tosac_ktensor *t, int64_t off, int64_t n)
+{
+    if (t->f64) {
+        const double *s = (const double *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+        return;
+    }
+    if (t->dtype == TOSAC_DTYPE_FP32) {
+        const float *s = (const float *)t->data + off;
+        for (int64_t i = 0; i < n; i++) dst[i] = s[i];
+        return;
+    }
+    /* 16- and 8-bit types: through float, in blocks */
+    float tmp[64];
+    for (int64_t i = 0; i < n; i += 64) {
+        int64_t m = n - i < 64 ? n - i : 64;
+        tosac_krow_f32(tmp, t, off + i, m);
+        for (int64_t j = 0; j < m; j++) dst[i + j] = tmp[j];
+    }
+}
+
+void tosac_kstore_row_f32(const tosac_ktensor *t, int64_t off, const float *v, int64_t n)
+{
+    if (t->f64) {
+        double *d = (double *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = v[i];
+        return;
+    }
+    switch (t->dtype) {
+    case TOSAC_DTYPE_FP32: {
+        float *d = (float *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = v[i];
+        break;
+    }
+    case TOSAC_DTYPE_FP16: {
+        uint16_t *d = (uint16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_fp16(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_BF16: {
+        uint16_t *d = (uint16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_bf16(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_FP8E4M3: {
+        uint8_t *d = (uint8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_fp8e4m3(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_FP8E5M2: {
+        uint8_t *d = (uint8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_fp8e5m2(v[i]);
+        break;
+    }
+    default: break;
+    }
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC optimize("O2")
+#endif
+
+/* ---- floating-point axpy GEMMs --------------------------------------------------------------- */
+
+/*
+ * Generic edge loops (rows and columns beyond the last full register tile), with the same
+ * per-output order of operations as the tiles. The fp64 tile is 4 rows x 4 doubles written as
+ * scalar statements that the straight-line vectoriser packs into vector registers.
+ */
+#define TOSAC_EDGE(NAME, T)                                                                             \
+    static void NAME(int64_t P, int64_t J, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,  \
+                     T *C, int64_t ldc)                                                                  \
+    {                                                                                                    \
+        for (int64_t p = 0; p < P; p++)                                                                  \
+            for (int64_t j = 0; j < J; j++) {                                                            \
+                T s = 0;                                                                                 \
+                for (int64_t k = 0; k < K; k++) {                                                        \
+                    T prod = A[p * lda + k] * B[k * ldb + j];                                            \
+                    s = s + prod;                                                                        \
+                }                                                                                        \
+                C[p * ldc + j] = s;                                                                      \
+            }                                                                                            \
+    }
+TOSAC_EDGE(gemm_f32_edge, float)
+TOSAC_EDGE(gemm_f64_edge, double)
+
+#define D4_ROW(r) double s##r##0 = 0, s##r##1 = 0, s##r##2 = 0, s##r##3 = 0;
+#define D4_UPD(r, x) s##r##0 = s##r##0 + x * b0, s##r##1 = s##r##1 + x * b1, s##r##2 = s##r##2 + x * b2, s##r##3 = s##r##3 + x * b3;
+#define D4_OUT(r)                                                                                       \
+    {                                                                                                    \
+        double *c = C + r * ldc;                                                                         \
+        c[0] = s##r##0, c[1] = s##r##1, c[2] = s##r##2, c[3] = s##r##3;                                 \
+    }
+
+static void gemm_f64_tile(int64_t K, const double *restrict A, int64_t lda, const double *restrict B, int64_t ldb,
+                          double *restrict C, int64_t ldc)
+{
+    D4_ROW(0) D4_ROW(1) D4_ROW(2) D4_ROW(3)
+    const double *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
+    for (int64_t k = 0; k < K; k++) {
+        const double *b = B + k * ldb;
+        double b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+        double x0 = a0[k], x1 = a1[k], x2 = a2[k], x3 = a3[k];
+        D4_UPD(0, x0) D4_UPD(1, x1) D4_UPD(2, x2) D4_UPD(3, x3)
+    }
+    D4_OUT(0) D4_OUT(1) D4_OUT(2) D4_OUT(3)
+}
+
+void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t lda, const double *B, int64_t ldb,
+                    double *C, int64_t ldc)
+{
+    int64_t J4 = J - J % 4, P4 = P - P % 4;
+    for (int64_t p = 0; p < P4; p += 4)
+        for (int64_t j = 0; j < J4; j += 4) gemm_f64_tile(K, A + p * lda, lda, B + j, ldb, C + p * ldc + j, ldc);
+    if (J4 < J) gemm_f64_edge(P4, J - J4, K, A, lda, B + J4, ldb, C + J4, ldc);
+    if (P4 < P) gemm_f64_edge(P - P4, J, K, A + P4 * lda, lda, B, ldb, C + P4 * ldc, ldc);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+/* ---- instruction-set variants of the hot micro-kernels ---------------------------------------- */
+
+#define KG_FN(name) kg_base_##name
+#define KG_TARGET
+#define KG_I16_ROWS 2
+#define KG_F32_ROWS 4
+#include "kernels/k_gemm_tiles.h"
+#undef KG_FN
+#undef KG_TARGET
+#undef KG_I16_ROWS
+#undef KG_F32_ROWS
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define TOSAC_KGEMM_X86 1
+#define KG_FN(name) kg_avx2_##name
+#define KG_TARGET __attribute__((target("avx2")))
+#define KG_I16_ROWS 2
+#define KG_F32_ROWS 6
+#include "kernels/k_gemm_tiles.h"
+#undef KG_FN
+#undef KG_TARGET
+#undef KG_I16_ROWS
+#undef KG_F32_ROWS
+#define KG_FN(name) kg_vnni_##name
+#define KG_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define KG_I16_ROWS 4
+#define KG_F32_ROWS 6
+#include "kernels/k_gemm_tiles.h"
+#undef KG_FN
+#undef KG_TARGET
+#undef KG_I16_ROWS
+#undef KG_F32_ROWS
+#endif
+
+static int kg_max_level = 2;
+
+void tosac_gemm_limit_isa(int level) { kg_max_level = level < 0 ? 0 : level; }
+
+/* Instruction-set level the micro-kernels may use: 0 baseline, 1 AVX2, 2 AVX-512 with VNNI. */
+static int kg_level(void)
+{
+#ifdef TOSAC_KGEMM_X86
+    if (kg_max_level >= 2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl"))
+        return 2;
+    return kg_max_level >= 1 && __builtin_cpu_supports("avx2") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+#ifdef TOSAC_KGEMM_X86
+#define KG_DISPATCH(name, args)                                                                         \
+    switch (kg_level()) {                                                                                \
+    case 2: kg_vnni_##name args; return;                                                                 \
+    case 1: kg_avx2_##name args; return;                                                                 \
+    default: kg_base_##name args; return;                                                                \
+    }
+#else
+#define KG_DISPATCH(name, args) kg_base_##name args;
+#endif
+
+void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
+                    int32_t *C, int64_t ldc)
+{
+    KG_DISPATCH(gemm_i16, (P, J, K, A, lda, B, ldb, C, ldc))
+}
+
+void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+                    int64_t ldc)
+{
+    KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
+}
+
+void tosac_dw_acc_i8(int32_t *acc, const int8_t *x, const int16_t *w, int64_t n, int32_t zp)
+{
+    KG_DISPATCH(dw_i8, (acc, x, w, n, zp))
+}
+
+void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n)
+{
+    KG_DISPATCH(dw_f32, (acc, x, w, n))
+}

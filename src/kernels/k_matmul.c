@@ -1,0 +1,227 @@
+/*
+ * MATMUL: output[n, h, w] = sum over c of (A[n, h, c] - A_zp) * (B[n, c, w] - B_zp).
+ *
+ * Rows: i8 -> i32 (int16 operands, int32 partial sums, exact), i16 -> i48 (int64 accumulation,
+ * REQUIRE the sum fits i48 else UNPREDICTABLE), fp16/bf16/fp32 -> fp32 (float accumulation over c
+ * in order, one rounding per product and per addition), fp8/fp16 -> fp16 (fp16 accumulation: every
+ * product and running sum rounded to fp16), precise mode (f64 tensors) in double. MATMUL has no
+ * acc_type attribute: the accumulator is out_t.
+ */
+#include <string.h>
+
+#include "kernels/k_gemm.h"
+#include "kernels/kutil.h"
+
+/* GCC vectorises the conversion and fp16 loops only at -O3; results do not change. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+typedef enum { MK_I8, MK_I16, MK_F32, MK_F16ACC, MK_F64 } mm_kind;
+
+typedef struct {
+    mm_kind kind;
+    int64_t N, H, C, W;
+    int64_t chunk;
+    size_t off_a, off_b, off_c32, off_c64, total;
+} mm_plan;
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
+{
+    memset(g, 0, sizeof *g);
+    const tosac_ktensor *a = &c->in[0], *b = &c->in[1], *out = &c->out[0];
+    g->N = a->rank > 0 ? a->shape[0] : 1;
+    g->H = a->rank > 1 ? a->shape[1] : 1;
+    g->C = a->rank > 2 ? a->shape[2] : 1;
+    g->W = b->rank > 2 ? b->shape[2] : 1;
+    if (a->f64)
+        g->kind = MK_F64;
+    else if (a->dtype == TOSAC_DTYPE_INT8)
+        g->kind = MK_I8;
+    else if (a->dtype == TOSAC_DTYPE_INT16)
+        g->kind = MK_I16;
+    else
+        g->kind = out->dtype == TOSAC_DTYPE_FP16 ? MK_F16ACC : MK_F32;
+    size_t o = 0, hc = (size_t)(g->H * g->C), cw = (size_t)(g->C * g->W), hw = (size_t)(g->H * g->W);
+    switch (g->kind) {
+    case MK_I8:
+        g->chunk = tosac_gemm_i32_chunk(255 * 255);
+        g->off_a = o, o += align64(hc * sizeof(int16_t));
+        g->off_b = o, o += align64(cw * sizeof(int16_t));
+        if (g->C > g->chunk) {
+            g->off_c32 = o, o += align64(hw * sizeof(int32_t));
+            g->off_c64 = o, o += align64(hw * sizeof(int64_t));
+        }
+        break;
+    case MK_I16: g->off_c64 = o, o += align64((size_t)g->W * sizeof(int64_t)); break;
+    case MK_F32:
+    case MK_F16ACC:
+        if (a->dtype != TOSAC_DTYPE_FP32) {
+            g->off_a = o, o += align64(hc * sizeof(float));
+            g->off_b = o, o += align64(cw * sizeof(float));
+        }
+        if (g->kind == MK_F16ACC) g->off_c32 = o, o += align64((size_t)g->W * sizeof(float));
+        break;
+    case MK_F64: break; /* all operands are double already */
+    }
+    g->total = o;
+}
+
+size_t tosac_kernel_matmul_scratch(const tosac_kcall *c)
+{
+    if (c->n_in < 4 || c->n_out < 1) return 0;
+    mm_plan g;
+    mm_make_plan(c, &g);
+    return g.total;
+}
+
+static int64_t zp_of(const tosac_ktensor *t, bool *nonzero_fp)
+{
+    if (t->nelem < 1) return 0;
+    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
+        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
+        return 0;
+    }
+    return tosac_kload_int(t, 0);
+}
+
+static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
+{
+    uint8_t *sc = (uint8_t *)c->scratch;
+    int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *b16 = (int16_t *)(void *)(sc + g->off_b);
+    int64_t H = g->H, C = g->C, W = g->W;
+    const int8_t *B = (const int8_t *)c->in[1].data;
+    for (int64_t n = 0; n < g->N; n++) {
+        tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
+        /* B[n] is [C][W]: transpose into [W][C] */
+        const int8_t *bn = B + n * C * W;
+        for (int64_t ci = 0; ci < C; ci++)
+            for (int64_t w = 0; w < W; w++) b16[w * C + ci] = (int16_t)(bn[ci * W + w] - bzp);
+        int32_t *out = (int32_t *)c->out[0].data + n * H * W;
+        if (C <= g->chunk) {
+            tosac_gemm_i16(H, W, C, a16, C, b16, C, out, W);
+            continue;
+        }
+        int32_t *c32 = (int32_t *)(void *)(sc + g->off_c32);
+        int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
+        for (int64_t i = 0; i < H * W; i++) c64[i] = 0;
+        for (int64_t k0 = 0; k0 < C; k0 += g->chunk) {
+            int64_t kn = C - k0 < g->chunk ? C - k0 : g->chunk;
+            tosac_gemm_i16(H, W, kn, a16 + k0, C, b16 + k0, C, c32, W);
+            for (int64_t i = 0; i < H * W; i++) c64[i] += c32[i];
+        }
+        for (int64_t i = 0; i < H * W; i++) {
+            if (c64[i] < INT32_MIN || c64[i] > INT32_MAX)
+                return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "MATMUL accumulator overflows i32 (REQUIRE)");
+            out[i] = (int32_t)c64[i];
+        }
+    }
+    return TOSAC_OK;
+}
+
+static tosac_status mm_int16(tosac_kcall *c, const mm_plan *g)
+{
+    int64_t *acc = (int64_t *)(void *)((uint8_t *)c->scratch + g->off_c64);
+    int64_t H = g->H, C = g->C, W = g->W;
+    const int16_t *A = (const int16_t *)c->in[0].data, *B = (const int16_t *)c->in[1].data;
+    int64_t *out = (int64_t *)c->out[0].data;
+    const int64_t lim = (int64_t)1 << 47;
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t h = 0; h < H; h++) {
+            const int16_t *ar = A + (n * H + h) * C;
+            for (int64_t w = 0; w < W; w++) acc[w] = 0;
+            for (int64_t ci = 0; ci < C; ci++) {
+                int64_t av = ar[ci];
+                const int16_t *br = B + (n * C + ci) * W;
+                for (int64_t w = 0; w < W; w++) acc[w] += av * br[w];
+            }
+            int64_t *o = out + (n * H + h) * W;
+            for (int64_t w = 0; w < W; w++) {
+                if (acc[w] < -lim || acc[w] >= lim)
+                    return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "MATMUL accumulator overflows i48 (REQUIRE)");
+                o[w] = acc[w];
+            }
+        }
+    return TOSAC_OK;
+}
+
+static void mm_fp(tosac_kcall *c, const mm_plan *g)
+{
+    uint8_t *sc = (uint8_t *)c->scratch;
+    int64_t H = g->H, C = g->C, W = g->W;
+    const tosac_ktensor *ta = &c->in[0], *tb = &c->in[1], *out = &c->out[0];
+    if (g->kind == MK_F64) {
+        for (int64_t n = 0; n < g->N; n++)
+            tosac_gemm_f64(H, W, C, (const double *)ta->data + n * H * C, C, (const double *)tb->data + n * C * W, W,
+                           (double *)out->data + n * H * W, W);
+        return;
+    }
+    for (int64_t n = 0; n < g->N; n++) {
+        const float *a, *b;
+        if (ta->dtype == TOSAC_DTYPE_FP32) {
+            a = (const float *)ta->data + n * H * C;
+            b = (const float *)tb->data + n * C * W;
+        } else {
+            float *ca = (float *)(void *)(sc + g->off_a), *cb = (float *)(void *)(sc + g->off_b);
+            tosac_krow_f32(ca, ta, n * H * C, H * C);
+            tosac_krow_f32(cb, tb, n * C * W, C * W);
+            a = ca, b = cb;
+        }
+        if (g->kind == MK_F32) {
+            if (out->dtype == TOSAC_DTYPE_FP32) {
+                tosac_gemm_f32(H, W, C, a, C, b, W, (float *)out->data + n * H * W, W);
+            } else {
+                /* fp32 accumulation with a narrower output is not a MATMUL row; stored rounded */
+                for (int64_t h = 0; h < H; h++)
+                    for (int64_t w = 0; w < W; w++) {
+                        float s = 0.0f;
+                        for (int64_t ci = 0; ci < C; ci++) {
+                            float p = a[h * C + ci] * b[ci * W + w];
+                            s = s + p;
+                        }
+                        tosac_kstore_fp(out, (n * H + h) * W + w, s);
+                    }
+            }
+            continue;
+        }
+        /* fp16 accumulation, axpy over w so each output keeps the order over c */
+        float *acc = (float *)(void *)(sc + g->off_c32);
+        uint16_t *o = (uint16_t *)out->data + n * H * W;
+        for (int64_t h = 0; h < H; h++) {
+            for (int64_t w = 0; w < W; w++) acc[w] = 0.0f;
+            for (int64_t ci = 0; ci < C; ci++) {
+                float av = a[h * C + ci];
+                const float *br = b + ci * W;
+                for (int64_t w = 0; w < W; w++) {
+                    float p = tosac_round_fp16(av * br[w]);
+                    acc[w] = tosac_round_fp16(acc[w] + p);
+                }
+            }
+            for (int64_t w = 0; w < W; w++) o[h * W + w] = tosac_fp32_to_fp16(acc[w]);
+        }
+    }
+}
+
+tosac_status tosac_kernel_matmul(tosac_kcall *c)
+{
+    if (c->n_in < 4 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: operand count");
+    bool bad = false;
+    int64_t azp = zp_of(&c->in[2], &bad), bzp = zp_of(&c->in[3], &bad);
+    bool i8 = c->in[0].dtype == TOSAC_DTYPE_INT8;
+    if (bad || (!i8 && (azp != 0 || bzp != 0)))
+        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "A_zp and B_zp must be 0 unless the inputs are i8");
+    mm_plan g;
+    mm_make_plan(c, &g);
+    if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: scratch too small");
+    if (g.N * g.H * g.W == 0) return TOSAC_OK;
+    switch (g.kind) {
+    case MK_I8: return mm_int8(c, &g, (int32_t)azp, (int32_t)bzp);
+    case MK_I16: return mm_int16(c, &g);
+    default: mm_fp(c, &g); return TOSAC_OK;
+    }
+}

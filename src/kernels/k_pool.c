@@ -1,0 +1,399 @@
+/*
+ * AVG_POOL2D, MAX_POOL2D (family pool2d) and ARGMAX (family argmax).
+ *
+ * AVG_POOL2D integer (i8, i16; acc i32): sum of (x - input_zp) over the valid (non-padding) taps,
+ *   count = number of valid taps, (m, s) = reciprocal_scale(count), apply_scale_32(sum, m, s,
+ *   single round) + output_zp, clamped to in_out_t. REQUIRE: the sum fits i32.
+ * AVG_POOL2D FP: sum over the valid taps in the order ky, kx in acc_t (fp32: float; fp16: rounded to
+ *   fp16 after every addition), divided by count in acc_t (the count itself converted to acc_t), then
+ *   rounded to in_out_t; precise mode in double.
+ * MAX_POOL2D: max over the valid taps; integers start from the type minimum; FP follows nan_mode
+ *   (PROPAGATE: any NaN gives NaN; IGNORE: NaNs are skipped, all-NaN gives NaN). Ties keep the first
+ *   value (so -0 before +0 gives -0), as the reference model does.
+ * ARGMAX: first index of the maximum along the axis; PROPAGATE: the first NaN wins; IGNORE: NaNs are
+ *   skipped and an all-NaN line gives 0.
+ */
+#include <string.h>
+
+#include "kernels/k_gemm.h"
+#include "kernels/kutil.h"
+
+/* GCC vectorises the per-channel loops (unknown trip counts) only at -O3; results do not change. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+static int64_t attr_at(const tosac_kcall *c, unsigned id, int i, int64_t def)
+{
+    const int32_t *v = tosac_kattr_ints(c, id);
+    if (!c->attr[id].present || !v || (uint32_t)i >= c->attr[id].len) return def;
+    return v[i];
+}
+
+typedef struct {
+    int64_t N, IH, IW, C, OH, OW, ky, kx, sy, sx, pt, pl;
+} pool_geom;
+
+static void pool_geometry(const tosac_kcall *c, pool_geom *g)
+{
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    bool avg = c->op == TOSAC_OP_AVG_POOL2D;
+    unsigned kid = avg ? TOSAC_ATTR_AVG_POOL2D_kernel : TOSAC_ATTR_MAX_POOL2D_kernel;
+    unsigned sid = avg ? TOSAC_ATTR_AVG_POOL2D_stride : TOSAC_ATTR_MAX_POOL2D_stride;
+    unsigned pid = avg ? TOSAC_ATTR_AVG_POOL2D_pad : TOSAC_ATTR_MAX_POOL2D_pad;
+    g->N = in->shape[0], g->IH = in->shape[1], g->IW = in->shape[2], g->C = in->shape[3];
+    g->OH = out->shape[1], g->OW = out->shape[2];
+    g->ky = attr_at(c, kid, 0, 1), g->kx = attr_at(c, kid, 1, 1);
+    g->sy = attr_at(c, sid, 0, 1), g->sx = attr_at(c, sid, 1, 1);
+    g->pt = attr_at(c, pid, 0, 0), g->pl = attr_at(c, pid, 2, 0);
+}
+
+size_t tosac_kernel_pool2d_scratch(const tosac_kcall *c)
+{
+    if (c->n_in < 1 || c->in[0].rank != 4) return 0;
+    /* accumulator row and one converted input row, 8 bytes per channel each */
+    return 2 * align64((size_t)c->in[0].shape[3] * 8u);
+}
+
+/* Valid window [y0, y1) x [x0, x1) of output (oy, ox). */
+static void window(const pool_geom *g, int64_t oy, int64_t ox, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1)
+{
+    int64_t ys = oy * g->sy - g->pt, xs = ox * g->sx - g->pl;
+    *y0 = ys < 0 ? 0 : ys;
+    *y1 = ys + g->ky > g->IH ? g->IH : ys + g->ky;
+    *x0 = xs < 0 ? 0 : xs;
+    *x1 = xs + g->kx > g->IW ? g->IW : xs + g->kx;
+}
+
+static bool is_nan_f(float v) { return v != v; }
+static bool is_nan_d(double v) { return v != v; }
+
+/* ---- AVG_POOL2D -------------------------------------------------------------------------------- */
+
+static int64_t zp_of(const tosac_ktensor *t, bool *nonzero_fp)
+{
+    if (t->nelem < 1) return 0;
+    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
+        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
+        return 0;
+    }
+    return tosac_kload_int(t, 0);
+}
+
+static tosac_status avg_int(tosac_kcall *c, const pool_geom *g, int32_t izp, int32_t ozp)
+{
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    int64_t C = g->C, lo, hi;
+    tosac_kint_range(in->dtype, &lo, &hi);
+    int64_t *acc = (int64_t *)c->scratch;
+    int32_t *acc32 = (int32_t *)(void *)((uint8_t *)c->scratch + align64((size_t)C * 8u));
+    bool i16 = in->dtype == TOSAC_DTYPE_INT16;
+    /* int32 sums are exact while the window holds fewer than 2^16 taps (|x - zp| <= 2^15) */
+    bool narrow = g->ky * g->kx < 65536;
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t oy = 0; oy < g->OH; oy++)
+            for (int64_t ox = 0; ox < g->OW; ox++) {
+                int64_t y0, y1, x0, x1;
+                window(g, oy, ox, &y0, &y1, &x0, &x1);
+                if (narrow) {
+                    for (int64_t ch = 0; ch < C; ch++) acc32[ch] = 0;
+                    for (int64_t y = y0; y < y1; y++)
+                        for (int64_t x = x0; x < x1; x++) {
+                            int64_t src = ((n * g->IH + y) * g->IW + x) * C;
+                            if (i16) {
+                                const int16_t *s = (const int16_t *)in->data + src;
+                                for (int64_t ch = 0; ch < C; ch++) acc32[ch] += s[ch];
+                            } else {
+                                const int8_t *s = (const int8_t *)in->data + src;
+                                for (int64_t ch = 0; ch < C; ch++) acc32[ch] += s[ch] - izp;
+                            }
+                        }
+                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc32[ch];
+                } else {
+                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = 0;
+                    for (int64_t y = y0; y < y1; y++)
+                        for (int64_t x = x0; x < x1; x++) {
+                            int64_t src = ((n * g->IH + y) * g->IW + x) * C;
+                            if (i16) {
+                                const int16_t *s = (const int16_t *)in->data + src;
+                                for (int64_t ch = 0; ch < C; ch++) acc[ch] += s[ch];
+                            } else {
+                                const int8_t *s = (const int8_t *)in->data + src;
+                                for (int64_t ch = 0; ch < C; ch++) acc[ch] += s[ch] - izp;
+                            }
+                        }
+                }
+                int64_t count = (y1 - y0) * (x1 - x0);
+                if (count < 1 || count > INT32_MAX)
+                    return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "AVG_POOL2D window has no valid tap");
+                int32_t mul, sh;
+                tosac_reciprocal_scale((uint32_t)count, &mul, &sh);
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+                for (int64_t ch = 0; ch < C; ch++) {
+                    int32_t r;
+                    if (acc[ch] < INT32_MIN || acc[ch] > INT32_MAX ||
+                        !tosac_apply_scale_32((int32_t)acc[ch], mul, sh, false, &r))
+                        return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "AVG_POOL2D sum overflows i32 (REQUIRE)");
+                    int64_t v = tosac_sat64((int64_t)r + ozp, lo, hi);
+                    if (i16)
+                        ((int16_t *)out->data)[o0 + ch] = (int16_t)v;
+                    else
+                        ((int8_t *)out->data)[o0 + ch] = (int8_t)v;
+                }
+            }
+    return TOSAC_OK;
+}
+
+static void avg_fp(tosac_kcall *c, const pool_geom *g, bool f16acc)
+{
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    int64_t C = g->C;
+    uint8_t *sc = (uint8_t *)c->scratch;
+    size_t rowb = align64((size_t)C * 8u);
+    bool f64 = in->f64;
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t oy = 0; oy < g->OH; oy++)
+            for (int64_t ox = 0; ox < g->OW; ox++) {
+                int64_t y0, y1, x0, x1;
+                window(g, oy, ox, &y0, &y1, &x0, &x1);
+                int64_t count = (y1 - y0) * (x1 - x0);
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+                if (f64) {
+                    double *acc = (double *)(void *)sc, *row = (double *)(void *)(sc + rowb);
+                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = 0.0;
+                    for (int64_t y = y0; y < y1; y++)
+                        for (int64_t x = x0; x < x1; x++) {
+                            tosac_krow_f64(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
+                            for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc[ch] + row[ch];
+                        }
+                    double *o = (double *)out->data + o0;
+                    for (int64_t ch = 0; ch < C; ch++) o[ch] = acc[ch] / (double)count;
+                    continue;
+                }
+                float *acc = (float *)(void *)sc, *row = (float *)(void *)(sc + rowb);
+                for (int64_t ch = 0; ch < C; ch++) acc[ch] = 0.0f;
+                for (int64_t y = y0; y < y1; y++)
+                    for (int64_t x = x0; x < x1; x++) {
+                        int64_t src = ((n * g->IH + y) * g->IW + x) * C;
+                        if (in->dtype == TOSAC_DTYPE_FP32) {
+                            const float *s = (const float *)in->data + src;
+                            for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc[ch] + s[ch];
+                        } else {
+                            tosac_krow_f32(row, in, src, C);
+                            if (f16acc)
+                                for (int64_t ch = 0; ch < C; ch++) acc[ch] = tosac_round_fp16(acc[ch] + row[ch]);
+                            else
+                                for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc[ch] + row[ch];
+                        }
+                    }
+                if (f16acc) {
+                    float cnt = tosac_round_fp16((float)count);
+                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = tosac_round_fp16(acc[ch] / cnt);
+                } else {
+                    float cnt = (float)count;
+                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc[ch] / cnt;
+                }
+                tosac_kstore_row_f32(out, o0, acc, C);
+            }
+}
+
+/* ---- MAX_POOL2D -------------------------------------------------------------------------------- */
+
+static void max_int(tosac_kcall *c, const pool_geom *g)
+{
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    int64_t C = g->C;
+    bool i16 = in->dtype == TOSAC_DTYPE_INT16;
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t oy = 0; oy < g->OH; oy++)
+            for (int64_t ox = 0; ox < g->OW; ox++) {
+                int64_t y0, y1, x0, x1;
+                window(g, oy, ox, &y0, &y1, &x0, &x1);
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+                if (i16) {
+                    int16_t *o = (int16_t *)out->data + o0;
+                    for (int64_t ch = 0; ch < C; ch++) o[ch] = INT16_MIN;
+                    for (int64_t y = y0; y < y1; y++)
+                        for (int64_t x = x0; x < x1; x++) {
+                            const int16_t *s = (const int16_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
+                            for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
+                        }
+                } else {
+                    int8_t *o = (int8_t *)out->data + o0;
+                    for (int64_t ch = 0; ch < C; ch++) o[ch] = INT8_MIN;
+                    for (int64_t y = y0; y < y1; y++)
+                        for (int64_t x = x0; x < x1; x++) {
+                            const int8_t *s = (const int8_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
+                            for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
+                        }
+                }
+            }
+}
+
+static void max_fp(tosac_kcall *c, const pool_geom *g, bool ignore)
+{
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    int64_t C = g->C;
+    uint8_t *sc = (uint8_t *)c->scratch;
+    size_t rowb = align64((size_t)C * 8u);
+    float nanf = tosac_fp32_from_bits(0x7FC00000u), ninf = tosac_fp32_from_bits(0xFF800000u);
+    double nand = tosac_fp64_from_bits(0x7FF8000000000000u), ninfd = tosac_fp64_from_bits(0xFFF0000000000000u);
+    for (int64_t n = 0; n < g->N; n++)
+        for (int64_t oy = 0; oy < g->OH; oy++)
+            for (int64_t ox = 0; ox < g->OW; ox++) {
+                int64_t y0, y1, x0, x1;
+                window(g, oy, ox, &y0, &y1, &x0, &x1);
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+                if (in->f64) {
+                    double *m = (double *)out->data + o0, *row = (double *)(void *)(sc + rowb);
+                    for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nand : ninfd;
+                    for (int64_t y = y0; y < y1; y++)
+                        for (int64_t x = x0; x < x1; x++) {
+                            tosac_krow_f64(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
+                            for (int64_t ch = 0; ch < C; ch++) {
+                                double a = m[ch], v = row[ch];
+                                if (is_nan_d(a) || is_nan_d(v))
+                                    m[ch] = !ignore ? nand : is_nan_d(a) ? v : a;
+                                else
+                                    m[ch] = a >= v ? a : v;
+                            }
+                        }
+                    continue;
+                }
+                float *m = (float *)(void *)sc, *row = (float *)(void *)(sc + rowb);
+                for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nanf : ninf;
+                for (int64_t y = y0; y < y1; y++)
+                    for (int64_t x = x0; x < x1; x++) {
+                        tosac_krow_f32(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
+                        for (int64_t ch = 0; ch < C; ch++) {
+                            float a = m[ch], v = row[ch];
+                            if (is_nan_f(a) || is_nan_f(v))
+                                m[ch] = !ignore ? nanf : is_nan_f(a) ? v : a;
+                            else
+                                m[ch] = a >= v ? a : v;
+                        }
+                    }
+                tosac_kstore_row_f32(out, o0, m, C);
+            }
+}
+
+tosac_status tosac_kernel_pool2d(tosac_kcall *c)
+{
+    if (c->n_in < 1 || c->n_out < 1 || c->in[0].rank != 4 || c->out[0].rank != 4)
+        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: operands");
+    if (c->scratch_size < tosac_kernel_pool2d_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: scratch");
+    pool_geom g;
+    pool_geometry(c, &g);
+    const tosac_ktensor *in = &c->in[0];
+    bool fp = in->f64 || tosac_dtype_is_float(in->dtype);
+    if (c->op == TOSAC_OP_MAX_POOL2D) {
+        if (fp)
+            max_fp(c, &g, tosac_kattr_int(c, TOSAC_ATTR_MAX_POOL2D_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE);
+        else
+            max_int(c, &g);
+        return TOSAC_OK;
+    }
+    if (c->n_in < 3) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "AVG_POOL2D: operand count");
+    bool bad = false;
+    int64_t izp = zp_of(&c->in[1], &bad), ozp = zp_of(&c->in[2], &bad);
+    if (bad || (in->dtype != TOSAC_DTYPE_INT8 && (izp != 0 || ozp != 0)))
+        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "AVG_POOL2D zero points must be 0 unless in_out_t is i8");
+    if (!fp) return avg_int(c, &g, (int32_t)izp, (int32_t)ozp);
+    int64_t acc = tosac_kattr_int(c, TOSAC_ATTR_AVG_POOL2D_acc_type, 0);
+    bool f16acc = acc == TOSAC_DTYPE_FP16 ||
+                  (acc == 0 && (in->dtype == TOSAC_DTYPE_FP8E4M3 || in->dtype == TOSAC_DTYPE_FP8E5M2));
+    avg_fp(c, &g, f16acc);
+    return TOSAC_OK;
+}
+
+/* ---- ARGMAX ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t outer, len, inner;
+} argmax_geom;
+
+static void argmax_geometry(const tosac_kcall *c, argmax_geom *g)
+{
+    const tosac_ktensor *in = &c->in[0];
+    int64_t axis = tosac_kattr_int(c, TOSAC_ATTR_ARGMAX_axis, 0);
+    g->outer = 1, g->len = 1, g->inner = 1;
+    for (int32_t d = 0; d < in->rank; d++) {
+        if (d < axis)
+            g->outer *= in->shape[d];
+        else if (d == axis)
+            g->len = in->shape[d];
+        else
+            g->inner *= in->shape[d];
+    }
+}
+
+size_t tosac_kernel_argmax_scratch(const tosac_kcall *c)
+{
+    if (c->n_in < 1) return 0;
+    argmax_geom g;
+    argmax_geometry(c, &g);
+    /* best value and one converted row, 8 bytes per inner position each */
+    return 2 * align64((size_t)g.inner * 8u);
+}
+
+#define TOSAC_ARGMAX_INT(T, NAME)                                                                       \
+    static void NAME(const T *x, const argmax_geom *g, T *best, int32_t *idx)                           \
+    {                                                                                                   \
+        for (int64_t o = 0; o < g->outer; o++) {                                                        \
+            const T *base = x + o * g->len * g->inner;                                                  \
+            int32_t *id = idx + o * g->inner;                                                           \
+            for (int64_t i = 0; i < g->inner; i++) best[i] = base[i], id[i] = 0;                        \
+            for (int64_t a = 1; a < g->len; a++) {                                                      \
+                const T *r = base + a * g->inner;                                                       \
+                for (int64_t i = 0; i < g->inner; i++)                                                  \
+                    if (r[i] > best[i]) best[i] = r[i], id[i] = (int32_t)a;                             \
+            }                                                                                           \
+        }                                                                                               \
+    }
+TOSAC_ARGMAX_INT(int8_t, argmax_i8)
+TOSAC_ARGMAX_INT(int16_t, argmax_i16)
+
+tosac_status tosac_kernel_argmax(tosac_kcall *c)
+{
+    if (c->n_in < 1 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "argmax: operands");
+    if (c->scratch_size < tosac_kernel_argmax_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "argmax: scratch");
+    argmax_geom g;
+    argmax_geometry(c, &g);
+    const tosac_ktensor *in = &c->in[0];
+    int32_t *idx = (int32_t *)c->out[0].data;
+    uint8_t *sc = (uint8_t *)c->scratch;
+    size_t rowb = align64((size_t)g.inner * 8u);
+    if (g.len < 1) return TOSAC_OK;
+    if (!in->f64 && in->dtype == TOSAC_DTYPE_INT8) {
+        argmax_i8((const int8_t *)in->data, &g, (int8_t *)c->scratch, idx);
+        return TOSAC_OK;
+    }
+    if (!in->f64 && in->dtype == TOSAC_DTYPE_INT16) {
+        argmax_i16((const int16_t *)in->data, &g, (int16_t *)c->scratch, idx);
+        return TOSAC_OK;
+    }
+    bool ignore = tosac_kattr_int(c, TOSAC_ATTR_ARGMAX_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
+    double *best = (double *)(void *)sc, *row = (double *)(void *)(sc + rowb);
+    double init = ignore ? tosac_fp64_from_bits(0x7FF8000000000000u) : tosac_fp64_from_bits(0xFFF0000000000000u);
+    for (int64_t o = 0; o < g.outer; o++) {
+        int32_t *id = idx + o * g.inner;
+        for (int64_t i = 0; i < g.inner; i++) best[i] = init, id[i] = 0;
+        for (int64_t a = 0; a < g.len; a++) {
+            tosac_krow_f64(row, in, (o * g.len + a) * g.inner, g.inner);
+            for (int64_t i = 0; i < g.inner; i++) {
+                double m = best[i], v = row[i];
+                bool update;
+                if (is_nan_d(m))
+                    update = ignore && !is_nan_d(v); /* PROPAGATE: a NaN already won */
+                else if (is_nan_d(v))
+                    update = !ignore;
+                else
+                    update = v > m;
+                if (update) best[i] = v, id[i] = (int32_t)a;
+            }
+        }
+    }
+    return TOSAC_OK;
+}

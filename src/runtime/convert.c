@@ -1,0 +1,157 @@
+/*
+ * Conversions between the TOSA data encoding (TOSA.md A.6: little-endian, INT4 packed two per
+ * byte, INT48 in 6 bytes) and the runtime's execution storage (kernels/kernel.h), byte by byte so
+ * that the result does not depend on the host's byte order.
+ */
+#include <string.h>
+
+#include "core/fp.h"
+#include "runtime/program.h"
+
+bool rt_is_float(tosac_dtype t)
+{
+    return t == TOSAC_DTYPE_FP32 || t == TOSAC_DTYPE_FP16 || t == TOSAC_DTYPE_BF16 || t == TOSAC_DTYPE_FP8E4M3 ||
+           t == TOSAC_DTYPE_FP8E5M2;
+}
+
+bool rt_tosa_bytes(tosac_dtype t, bool f64, int64_t nelem, size_t *out)
+{
+    if (nelem < 0) return false;
+    if (f64 && rt_is_float(t)) return (uint64_t)nelem <= SIZE_MAX / 8 ? (*out = (size_t)nelem * 8, true) : false;
+    return tosac_dtype_storage_bytes(t, nelem, out);
+}
+
+static uint64_t ld(const uint8_t *p, unsigned n)
+{
+    uint64_t u = 0;
+    for (unsigned k = 0; k < n; k++) u |= (uint64_t)p[k] << (8 * k);
+    return u;
+}
+
+static void st(uint8_t *p, uint64_t u, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) p[k] = (uint8_t)(u >> (8 * k));
+}
+
+/* Two's complement value of the low `bits` bits (1..64) without implementation-defined casts. */
+static int64_t sext(uint64_t u, unsigned bits)
+{
+    if (bits < 64) {
+        u &= ((uint64_t)1 << bits) - 1;
+        if (u & ((uint64_t)1 << (bits - 1))) return -(int64_t)(((uint64_t)1 << bits) - u);
+        return (int64_t)u;
+    }
+    if (u & 0x8000000000000000ull) return -(int64_t)(~u) - 1;
+    return (int64_t)u;
+}
+
+static double fp_to_double(tosac_dtype t, uint64_t bits)
+{
+    switch (t) {
+    case TOSAC_DTYPE_FP32: return tosac_fp32_from_bits((uint32_t)bits);
+    case TOSAC_DTYPE_FP16: return tosac_fp16_to_fp32((uint16_t)bits);
+    case TOSAC_DTYPE_BF16: return tosac_bf16_to_fp32((uint16_t)bits);
+    case TOSAC_DTYPE_FP8E4M3: return tosac_fp8e4m3_to_fp32((uint8_t)bits);
+    case TOSAC_DTYPE_FP8E5M2: return tosac_fp8e5m2_to_fp32((uint8_t)bits);
+    default: return 0.0;
+    }
+}
+
+void rt_decode(tosac_dtype t, bool f64, bool src_f64, const uint8_t *src, int64_t nelem, void *dst)
+{
+    bool fl = rt_is_float(t);
+    if (fl && f64) {
+        double *o = dst;
+        unsigned w = src_f64 ? 8 : tosac_dtype_bits(t) / 8;
+        for (int64_t i = 0; i < nelem; i++) {
+            uint64_t u = ld(src + (size_t)i * w, w);
+            o[i] = src_f64 ? tosac_fp64_from_bits(u) : fp_to_double(t, u);
+        }
+        return;
+    }
+    switch (t) {
+    case TOSAC_DTYPE_BOOL:
+        for (int64_t i = 0; i < nelem; i++) ((uint8_t *)dst)[i] = src[i] != 0;
+        break;
+    case TOSAC_DTYPE_INT4:
+        for (int64_t i = 0; i < nelem; i++) {
+            uint8_t b = src[i / 2];
+            ((int8_t *)dst)[i] = (int8_t)sext((i & 1) ? (uint64_t)(b >> 4) : (uint64_t)(b & 0x0F), 4);
+        }
+        break;
+    case TOSAC_DTYPE_INT8:
+        for (int64_t i = 0; i < nelem; i++) ((int8_t *)dst)[i] = (int8_t)sext(src[i], 8);
+        break;
+    case TOSAC_DTYPE_INT16:
+        for (int64_t i = 0; i < nelem; i++) ((int16_t *)dst)[i] = (int16_t)sext(ld(src + (size_t)i * 2, 2), 16);
+        break;
+    case TOSAC_DTYPE_INT32:
+        for (int64_t i = 0; i < nelem; i++) ((int32_t *)dst)[i] = (int32_t)sext(ld(src + (size_t)i * 4, 4), 32);
+        break;
+    case TOSAC_DTYPE_INT48:
+        for (int64_t i = 0; i < nelem; i++) ((int64_t *)dst)[i] = sext(ld(src + (size_t)i * 6, 6), 48);
+        break;
+    case TOSAC_DTYPE_SHAPE:
+        for (int64_t i = 0; i < nelem; i++) ((int64_t *)dst)[i] = sext(ld(src + (size_t)i * 8, 8), 64);
+        break;
+    case TOSAC_DTYPE_FP32:
+        for (int64_t i = 0; i < nelem; i++) ((float *)dst)[i] = tosac_fp32_from_bits((uint32_t)ld(src + (size_t)i * 4, 4));
+        break;
+    case TOSAC_DTYPE_FP16:
+    case TOSAC_DTYPE_BF16:
+        for (int64_t i = 0; i < nelem; i++) ((uint16_t *)dst)[i] = (uint16_t)ld(src + (size_t)i * 2, 2);
+        break;
+    case TOSAC_DTYPE_FP8E4M3:
+    case TOSAC_DTYPE_FP8E5M2:
+        memcpy(dst, src, (size_t)nelem);
+        break;
+    default: break;
+    }
+}
+
+void rt_encode(tosac_dtype t, bool f64, const void *src, int64_t nelem, uint8_t *dst)
+{
+    if (f64 && rt_is_float(t)) {
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 8, tosac_fp64_bits(((const double *)src)[i]), 8);
+        return;
+    }
+    switch (t) {
+    case TOSAC_DTYPE_BOOL:
+        for (int64_t i = 0; i < nelem; i++) dst[i] = ((const uint8_t *)src)[i] != 0;
+        break;
+    case TOSAC_DTYPE_INT4: {
+        size_t nb = (size_t)(nelem + 1) / 2;
+        memset(dst, 0, nb);
+        for (int64_t i = 0; i < nelem; i++) {
+            uint8_t nib = (uint8_t)((uint8_t)((const int8_t *)src)[i] & 0x0F);
+            dst[i / 2] |= (uint8_t)((i & 1) ? nib << 4 : nib);
+        }
+        break;
+    }
+    case TOSAC_DTYPE_INT8:
+    case TOSAC_DTYPE_FP8E4M3:
+    case TOSAC_DTYPE_FP8E5M2:
+        memcpy(dst, src, (size_t)nelem);
+        break;
+    case TOSAC_DTYPE_INT16:
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 2, (uint64_t)(int64_t)((const int16_t *)src)[i], 2);
+        break;
+    case TOSAC_DTYPE_FP16:
+    case TOSAC_DTYPE_BF16:
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 2, ((const uint16_t *)src)[i], 2);
+        break;
+    case TOSAC_DTYPE_INT32:
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 4, (uint64_t)(int64_t)((const int32_t *)src)[i], 4);
+        break;
+    case TOSAC_DTYPE_FP32:
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 4, tosac_fp32_bits(((const float *)src)[i]), 4);
+        break;
+    case TOSAC_DTYPE_INT48:
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 6, (uint64_t)((const int64_t *)src)[i], 6);
+        break;
+    case TOSAC_DTYPE_SHAPE:
+        for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 8, (uint64_t)((const int64_t *)src)[i], 8);
+        break;
+    default: break;
+    }
+}

@@ -1,0 +1,254 @@
+/*
+ * The executor: resolves storage pointers after the arena or a binding changes, then runs the
+ * operators of the main block in order, COND_IF / WHILE_LOOP by running their sub-block instances.
+ * Nothing here allocates; errors are formatted into the program's fixed message buffer.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/diag.h"
+#include "runtime/program.h"
+
+static uint32_t final_of(const tosac_program *p, uint32_t v)
+{
+    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
+    return v;
+}
+
+void rt_resolve(tosac_program *p)
+{
+    const rt_inst *m = &p->insts[0];
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind != RV_LINK) p->vals[v].ext = NULL;
+    for (uint32_t i = 0; i < m->n_in; i++) {
+        rt_val *x = &p->vals[p->idx[m->in_base + i]];
+        if (p->in_ext[i] && (x->kind == RV_ARENA || x->kind == RV_EXT)) x->ext = p->in_ext[i];
+    }
+    for (uint32_t i = 0; i < m->n_out; i++)
+        if (p->out_direct[i] && p->out_ext[i]) p->vals[p->idx[m->out_base + i]].ext = p->out_ext[i];
+    for (uint32_t v = 0; v < p->n_vals; v++) {
+        rt_val *x = &p->vals[v];
+        switch (x->kind) {
+        case RV_ARENA:
+            x->data = x->ext ? (void *)(uintptr_t)x->ext : p->arena ? p->arena + x->off : NULL;
+            break;
+        case RV_CONST: x->data = x->borrowed ? (void *)(uintptr_t)x->borrowed : p->consts + x->off; break;
+        case RV_VAR: x->data = p->vardata + p->vars[x->var].off; break;
+        case RV_EXT: x->data = (void *)(uintptr_t)x->ext; break;
+        default: x->data = NULL; break;
+        }
+    }
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind == RV_LINK) p->vals[v].data = p->vals[final_of(p, v)].data;
+    for (uint32_t j = 0; j < p->n_idx; j++) p->kt[j].data = p->vals[p->idx[j]].data;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        rt_op *op = &p->ops[k];
+        op->call.scratch = op->scratch_size && p->arena ? p->arena + op->scratch_off : NULL;
+        op->call.scratch_size = op->scratch_size;
+    }
+    p->dirty = false;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Messages                                                                                      */
+
+static void add(char *buf, size_t size, size_t *len, const char *fmt, ...) TOSAC_PRINTF(4, 5);
+static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= size - *len) {
+        *len = size - 1;
+        if (size >= 4) memcpy(buf + size - 4, "...", 4);
+    } else {
+        *len += (size_t)n;
+    }
+}
+
+void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size)
+{
+    if (!size) return;
+    size_t len = 0;
+    buf[0] = '\0';
+    /* the chain of control-flow operators leading to `op`, outermost first */
+    enum { MAXC = 32 };
+    uint32_t chain[MAXC];
+    int n = 0;
+    bool elided = false;
+    for (int32_t k = (int32_t)op; k >= 0; k = p->insts[p->ops[k].inst].parent_op) {
+        if (n == MAXC) {
+            elided = true;
+            break;
+        }
+        chain[n++] = (uint32_t)k;
+    }
+    if (elided) add(buf, size, &len, "... > ");
+    for (int i = n - 1; i >= 0; i--) {
+        const rt_op *o = &p->ops[chain[i]];
+        const rt_inst *I = &p->insts[o->inst];
+        if (I->parent >= 0 || (elided && i == n - 1)) add(buf, size, &len, "block '%s' ", I->name);
+        add(buf, size, &len, "op %u (%s)", (unsigned)o->index, tosac_op_name(o->op));
+        if (i) add(buf, size, &len, " > ");
+    }
+    const rt_op *o = &p->ops[op];
+    add(buf, size, &len, " [");
+    for (uint32_t i = 0; i < o->n_in; i++) add(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->in_base + i]].name);
+    add(buf, size, &len, "%s", o->n_in ? " -> " : "-> ");
+    for (uint32_t i = 0; i < o->n_out; i++)
+        add(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->out_base + i]].name);
+    add(buf, size, &len, "]");
+}
+
+static tosac_status fail(tosac_program *p, uint32_t op, tosac_status s, const char *why)
+{
+    rt_op_label(p, op, p->err, sizeof p->err);
+    size_t len = strlen(p->err);
+    if (!why) {
+        switch (s) {
+        case TOSAC_ERR_UNPREDICTABLE: why = "a REQUIRE condition does not hold (result UNPREDICTABLE)"; break;
+        case TOSAC_ERR_TOSA_ERROR: why = "an ERROR_IF condition holds"; break;
+        case TOSAC_ERR_UNSUPPORTED: why = "no kernel implements this operator for these types"; break;
+        default: why = tosac_status_str(s); break;
+        }
+    }
+    add(p->err, sizeof p->err, &len, ": %s", why);
+    return s;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Execution                                                                                     */
+
+static void copy_val(tosac_program *p, uint32_t src, uint32_t dst)
+{
+    const rt_val *s = &p->vals[src], *d = &p->vals[dst];
+    if (s->data == d->data || !s->data || !d->data) return;
+    memmove(d->data, s->data, s->nbytes < d->nbytes ? s->nbytes : d->nbytes);
+}
+
+static void run_copies(tosac_program *p, uint32_t base, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) copy_val(p, p->copies[base + i].src, p->copies[base + i].dst);
+}
+
+static tosac_status run_inst(tosac_program *p, uint32_t ii);
+
+static tosac_status run_kernel(tosac_program *p, uint32_t k)
+{
+    rt_op *op = &p->ops[k];
+    if (!op->fn) return fail(p, k, TOSAC_ERR_UNSUPPORTED, "no kernel for this operator");
+    op->call.why = NULL;
+    tosac_status s = op->fn(&op->call);
+    return s == TOSAC_OK ? s : fail(p, k, s, op->call.why);
+}
+
+static tosac_status run_while(tosac_program *p, uint32_t k)
+{
+    const rt_op *op = &p->ops[k];
+    const rt_inst *cond = &p->insts[op->sub[0]];
+    run_copies(p, op->pre_base, op->n_pre);
+    for (uint64_t iter = 0;; iter++) {
+        tosac_status s = run_inst(p, op->sub[0]);
+        if (s != TOSAC_OK) return s;
+        const uint8_t *c = p->vals[p->idx[cond->out_base]].data;
+        if (!c || !*c) break;
+        if (p->max_iter && iter >= p->max_iter) {
+            char why[96];
+            snprintf(why, sizeof why, "the loop did not end within max_loop_iterations (%llu)",
+                     (unsigned long long)p->max_iter);
+            return fail(p, k, TOSAC_ERR_UNPREDICTABLE, why);
+        }
+        if ((s = run_inst(p, op->sub[1])) != TOSAC_OK) return s;
+        run_copies(p, op->stage_base, op->n_stage);
+        run_copies(p, op->commit_base, op->n_commit);
+    }
+    run_copies(p, op->post_base, op->n_post);
+    return TOSAC_OK;
+}
+
+static tosac_status run_op(tosac_program *p, uint32_t k)
+{
+    const rt_op *op = &p->ops[k];
+    switch (op->mode) {
+    case M_NOP: return TOSAC_OK;
+    case M_ALIAS:
+        if (p->kt[op->in_base].data == p->kt[op->out_base].data) return TOSAC_OK;
+        return run_kernel(p, k);
+    case M_KERNEL: return run_kernel(p, k);
+    case M_COPY: copy_val(p, p->idx[op->in_base], p->idx[op->out_base]); return TOSAC_OK;
+    case M_COPY_IN: copy_val(p, p->idx[op->in_base + 1], p->idx[op->in_base]); return TOSAC_OK;
+    case M_IF: {
+        const uint8_t *c = p->kt[op->in_base].data;
+        return run_inst(p, op->sub[c && *c ? 0 : 1]);
+    }
+    case M_WHILE: return run_while(p, k);
+    default: return fail(p, k, TOSAC_ERR_INTERNAL, "unknown execution mode");
+    }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static tosac_status run_inst(tosac_program *p, uint32_t ii)
+{
+    const rt_inst *I = &p->insts[ii];
+    for (uint32_t k = I->op_base; k < I->op_base + I->n_ops; k++) {
+        uint64_t t0 = p->cb ? now_ns() : 0;
+        tosac_status s = run_op(p, k);
+        if (s != TOSAC_OK) return s;
+        if (p->cb) {
+            uint64_t t1 = now_ns();
+            p->cb(p->cb_user, k, p->ops[k].op, t1 > t0 ? t1 - t0 : 0);
+        }
+    }
+    run_copies(p, I->copy_base, I->n_copy);
+    return TOSAC_OK;
+}
+
+static tosac_status invoke_fail(tosac_program *p, tosac_diag *d, tosac_status s, const char *fmt, const char *arg)
+{
+    snprintf(p->err, sizeof p->err, fmt, arg);
+    tosac_diag_add(d, s, "%s", p->err);
+    return s;
+}
+
+tosac_status tosac_program_invoke(tosac_program *p, tosac_diag *d)
+{
+    if (!p) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_program_invoke: no program");
+    p->err[0] = '\0';
+    if (p->arena_size && !p->arena)
+        return invoke_fail(p, d, TOSAC_ERR_INVALID_ARG, "%s", "no arena: call tosac_program_set_arena first");
+    if (p->dirty) rt_resolve(p);
+    const rt_inst *m = &p->insts[0];
+    for (uint32_t i = 0; i < m->n_in; i++) {
+        const rt_val *x = &p->vals[p->idx[m->in_base + i]];
+        if (x->kind == RV_EXT && !x->data)
+            return invoke_fail(p, d, TOSAC_ERR_INVALID_ARG, "input '%s' is not bound (external_io)", x->name);
+    }
+    for (uint32_t i = 0; i < m->n_out; i++) {
+        const rt_val *x = &p->vals[p->idx[m->out_base + i]];
+        if (p->external_io && !p->out_ext[i])
+            return invoke_fail(p, d, TOSAC_ERR_INVALID_ARG, "output '%s' is not bound (external_io)", x->name);
+    }
+    tosac_status s = run_inst(p, 0);
+    if (s != TOSAC_OK) {
+        tosac_diag_add(d, s, "%s", p->err);
+        return s;
+    }
+    for (uint32_t i = 0; i < m->n_out; i++) {
+        const rt_val *x = &p->vals[p->idx[m->out_base + i]];
+        if (p->out_ext[i] && x->data && x->data != p->out_ext[i]) memmove(p->out_ext[i], x->data, x->nbytes);
+    }
+    return TOSAC_OK;
+}
+
+const char *tosac_program_last_error(const tosac_program *p) { return p ? p->err : ""; }

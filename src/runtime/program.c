@@ -1,0 +1,363 @@
+/* Program lifecycle and the public accessors of include/tosac/runtime.h. */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/diag.h"
+#include "ir/graph.h"
+#include "runtime/program.h"
+
+tosac_program_opts tosac_program_opts_default(void)
+{
+    tosac_program_opts o;
+    memset(&o, 0, sizeof o);
+    o.validate = tosac_validate_opts_default();
+    return o;
+}
+
+tosac_status tosac_program_const_size(const tosac_graph *g, const tosac_program_opts *opts, size_t *bytes)
+{
+    if (!g || !bytes) return TOSAC_ERR_INVALID_ARG;
+    tosac_program_opts def = tosac_program_opts_default();
+    for (uint32_t r = 0; r < g->n_regions; r++)
+        if (!g->regions[r]) return TOSAC_ERR_INVALID_ARG;
+    return rt_const_size(g, opts ? opts : &def, bytes);
+}
+
+void tosac_program_destroy(tosac_program *p)
+{
+    if (!p) return;
+    tosac_free(p->vals, p->cap_vals * sizeof(rt_val));
+    tosac_free(p->insts, p->cap_insts * sizeof(rt_inst));
+    tosac_free(p->ops, p->cap_ops * sizeof(rt_op));
+    tosac_free(p->idx, p->cap_idx * sizeof(uint32_t));
+    tosac_free(p->kt, p->cap_kt * sizeof(tosac_ktensor));
+    tosac_free(p->copies, p->cap_copies * sizeof(rt_copy));
+    tosac_free(p->vars, p->cap_vars * sizeof(rt_var));
+    tosac_free(p->bufs, p->cap_bufs * sizeof(rt_buf));
+    tosac_free(p->entries, p->cap_entries * sizeof(uint32_t));
+    tosac_free((void *)p->in_ext, p->cap_in * sizeof(void *));
+    tosac_free(p->out_ext, p->cap_out * sizeof(void *));
+    tosac_free(p->out_direct, p->cap_out * sizeof(bool));
+    tosac_free(p->consts_raw, p->consts_raw_size);
+    tosac_free(p->var_raw, p->var_raw_size);
+    tosac_free(p->arena_raw, p->arena_raw_size);
+    tosac_arena_deinit(&p->mem);
+    tosac_free(p, sizeof *p);
+}
+
+tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts *opts, tosac_program **out,
+                                  tosac_diag *d)
+{
+    if (!g || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_program_create: no graph or no result pointer");
+    tosac_program_opts o = opts ? *opts : tosac_program_opts_default();
+    tosac_status st = tosac_validate(g, &o.validate, d);
+    if (st == TOSAC_ERR_TOSA_ERROR)
+        return tosac_diag_add(d, st, "the graph is not valid TOSA (ERROR_IF); no program was created");
+    if (st == TOSAC_ERR_UNPREDICTABLE)
+        return tosac_diag_add(d, st, "the graph exceeds the level limits (UNPREDICTABLE); no program was created");
+    if (st != TOSAC_OK) return st;
+
+    tosac_program *p = tosac_calloc(1, sizeof *p);
+    if (!p) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "tosac_program_create: out of memory");
+    tosac_arena_init(&p->mem);
+    p->precise = o.precise;
+    p->external_io = o.external_io;
+    p->max_iter = o.max_loop_iterations;
+    if ((st = rt_build(p, g, &o, d)) != TOSAC_OK || (st = rt_plan(p, d)) != TOSAC_OK) goto fail;
+    if (o.max_memory) {
+        size_t fixed = p->const_size + p->var_size; /* <= max_memory: checked in rt_build */
+        if (p->arena_size > o.max_memory - fixed) {
+            st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "the arena (%zu bytes) exceeds max_memory (%zu) with %zu bytes of constants and variables",
+                                p->arena_size, o.max_memory, fixed);
+            goto fail;
+        }
+    }
+    if (!o.caller_arena && p->arena_size) {
+        size_t n;
+        if (!tosac_add_size(p->arena_size, RT_ALIGN - 1, &n) || !(p->arena_raw = tosac_malloc(n))) {
+            st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "tosac_program_create: cannot allocate the %zu-byte arena",
+                                p->arena_size);
+            goto fail;
+        }
+        p->arena_raw_size = n;
+        p->arena = (uint8_t *)(((uintptr_t)p->arena_raw + (RT_ALIGN - 1)) & ~(uintptr_t)(RT_ALIGN - 1));
+        p->arena_cap = p->arena_size;
+        p->own_arena = true;
+    }
+    /* the program keeps nothing of the graph (borrowed constants aside) */
+    for (uint32_t v = 0; v < p->n_vals; v++) p->vals[v].ir = NULL;
+    for (uint32_t i = 0; i < p->n_insts; i++) p->insts[i].ir = NULL;
+    p->dirty = true;
+    *out = p;
+    return TOSAC_OK;
+fail:
+    tosac_program_destroy(p);
+    return st;
+}
+
+/* ---- memory plan ------------------------------------------------------------------------- */
+
+size_t tosac_program_arena_size(const tosac_program *p) { return p ? p->arena_size : 0; }
+size_t tosac_program_arena_lower_bound(const tosac_program *p) { return p ? p->arena_lb : 0; }
+size_t tosac_program_const_bytes(const tosac_program *p) { return p ? p->const_size : 0; }
+size_t tosac_program_variable_bytes(const tosac_program *p) { return p ? p->var_size : 0; }
+
+tosac_status tosac_program_set_arena(tosac_program *p, void *buf, size_t size)
+{
+    if (!p) return TOSAC_ERR_INVALID_ARG;
+    if ((!buf && p->arena_size) || (buf && (size < p->arena_size || (uintptr_t)buf % RT_ALIGN)))
+        return TOSAC_ERR_INVALID_ARG;
+    if (p->own_arena) {
+        tosac_free(p->arena_raw, p->arena_raw_size);
+        p->arena_raw = NULL;
+        p->arena_raw_size = 0;
+        p->own_arena = false;
+    }
+    p->arena = buf;
+    p->arena_cap = size;
+    p->dirty = true;
+    return TOSAC_OK;
+}
+
+/* ---- tensors ----------------------------------------------------------------------------- */
+
+static uint32_t final_of(const tosac_program *p, uint32_t v)
+{
+    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
+    return v;
+}
+
+static void fill_info(const tosac_program *p, uint32_t v, const char *name, tosac_tensor_info *out)
+{
+    const rt_val *x = &p->vals[v];
+    tosac_tensor_info r;
+    r.name = name ? name : x->name;
+    r.dtype = x->dtype;
+    r.f64 = x->f64;
+    r.rank = x->rank;
+    r.shape = x->shape;
+    r.nelem = x->nelem;
+    r.nbytes = x->nbytes;
+    if (!rt_tosa_bytes(x->dtype, x->f64, x->nelem, &r.tosa_bytes)) r.tosa_bytes = 0;
+    *out = r;
+}
+
+static uint32_t in_val(const tosac_program *p, uint32_t i) { return p->idx[p->insts[0].in_base + i]; }
+static uint32_t out_val(const tosac_program *p, uint32_t i) { return p->idx[p->insts[0].out_base + i]; }
+
+uint32_t tosac_program_input_count(const tosac_program *p) { return p ? p->insts[0].n_in : 0; }
+uint32_t tosac_program_output_count(const tosac_program *p) { return p ? p->insts[0].n_out : 0; }
+
+tosac_status tosac_program_input_info(const tosac_program *p, uint32_t i, tosac_tensor_info *out)
+{
+    if (!p || !out || i >= p->insts[0].n_in) return TOSAC_ERR_INVALID_ARG;
+    fill_info(p, in_val(p, i), NULL, out);
+    return TOSAC_OK;
+}
+
+tosac_status tosac_program_output_info(const tosac_program *p, uint32_t i, tosac_tensor_info *out)
+{
+    if (!p || !out || i >= p->insts[0].n_out) return TOSAC_ERR_INVALID_ARG;
+    fill_info(p, out_val(p, i), NULL, out);
+    return TOSAC_OK;
+}
+
+int32_t tosac_program_input_index(const tosac_program *p, const char *name)
+{
+    for (uint32_t i = 0; p && name && i < p->insts[0].n_in; i++)
+        if (!strcmp(p->vals[in_val(p, i)].name, name)) return (int32_t)i;
+    return -1;
+}
+
+int32_t tosac_program_output_index(const tosac_program *p, const char *name)
+{
+    for (uint32_t i = 0; p && name && i < p->insts[0].n_out; i++)
+        if (!strcmp(p->vals[out_val(p, i)].name, name)) return (int32_t)i;
+    return -1;
+}
+
+/* The program's own storage of value v (not a binding); NULL if it has none. */
+static void *own_storage(const tosac_program *p, uint32_t v)
+{
+    const rt_val *x = &p->vals[final_of(p, v)];
+    switch (x->kind) {
+    case RV_ARENA: return p->arena ? p->arena + x->off : NULL;
+    case RV_VAR: return p->vardata + p->vars[x->var].off;
+    case RV_CONST: return x->borrowed ? (void *)(uintptr_t)x->borrowed : p->consts + x->off;
+    default: return NULL;
+    }
+}
+
+/* Where value v is at this moment: its binding, else its own storage. */
+static const void *storage_now(const tosac_program *p, uint32_t v)
+{
+    uint32_t f = final_of(p, v);
+    const rt_inst *m = &p->insts[0];
+    for (uint32_t i = 0; i < m->n_in; i++)
+        if (in_val(p, i) == f && p->in_ext[i] && (p->vals[f].kind == RV_ARENA || p->vals[f].kind == RV_EXT))
+            return p->in_ext[i];
+    for (uint32_t i = 0; i < m->n_out; i++)
+        if (out_val(p, i) == f && p->out_direct[i] && p->out_ext[i]) return p->out_ext[i];
+    return own_storage(p, f);
+}
+
+void *tosac_program_input_ptr(tosac_program *p, uint32_t i)
+{
+    if (!p || i >= p->insts[0].n_in) return NULL;
+    const rt_val *x = &p->vals[in_val(p, i)];
+    if (x->kind != RV_ARENA && x->kind != RV_VAR) return NULL;
+    return own_storage(p, in_val(p, i));
+}
+
+const void *tosac_program_output_ptr(const tosac_program *p, uint32_t i)
+{
+    if (!p || i >= p->insts[0].n_out) return NULL;
+    if (p->out_ext[i]) return p->out_ext[i];
+    return storage_now(p, out_val(p, i));
+}
+
+tosac_status tosac_program_bind_input(tosac_program *p, uint32_t i, const void *buf)
+{
+    if (!p || i >= p->insts[0].n_in) return TOSAC_ERR_INVALID_ARG;
+    uint8_t kind = p->vals[in_val(p, i)].kind;
+    if (buf && kind != RV_ARENA && kind != RV_EXT) return TOSAC_ERR_UNSUPPORTED;
+    p->in_ext[i] = buf;
+    p->dirty = true;
+    return TOSAC_OK;
+}
+
+tosac_status tosac_program_bind_output(tosac_program *p, uint32_t i, void *buf)
+{
+    if (!p || i >= p->insts[0].n_out) return TOSAC_ERR_INVALID_ARG;
+    p->out_ext[i] = buf;
+    p->dirty = true;
+    return TOSAC_OK;
+}
+
+/* Decodes n bytes of TOSA encoding (or fp64 for f64 tensors) into dst. */
+static tosac_status decode_into(const rt_val *x, const void *bytes, size_t n, void *dst, const char *what,
+                                tosac_diag *d)
+{
+    size_t plain = 0, wide = 0;
+    bool ok_plain = tosac_dtype_storage_bytes(x->dtype, x->nelem, &plain);
+    bool ok_wide = x->f64 && rt_tosa_bytes(x->dtype, true, x->nelem, &wide);
+    if (!bytes && n) return TOSAC_ERR_INVALID_ARG;
+    if (ok_wide && n == wide) {
+        rt_decode(x->dtype, x->f64, true, bytes, x->nelem, dst);
+        return TOSAC_OK;
+    }
+    if (!ok_plain || n != plain)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s '%s' (%s, %lld elements) needs %zu bytes of TOSA data, got %zu",
+                              what, x->name, tosac_dtype_name(x->dtype), (long long)x->nelem, plain, n);
+    rt_decode(x->dtype, x->f64, false, bytes, x->nelem, dst);
+    return TOSAC_OK;
+}
+
+static tosac_status encode_from(const rt_val *x, const void *src, void *buf, size_t cap, size_t *n)
+{
+    size_t need;
+    if (!src || !rt_tosa_bytes(x->dtype, x->f64, x->nelem, &need)) return TOSAC_ERR_INVALID_ARG;
+    if (n) *n = need;
+    if (!buf) return TOSAC_OK; /* size query */
+    if (cap < need) return TOSAC_ERR_INVALID_ARG;
+    rt_encode(x->dtype, x->f64, src, x->nelem, buf);
+    return TOSAC_OK;
+}
+
+tosac_status tosac_program_set_input_tosa(tosac_program *p, uint32_t i, const void *bytes, size_t n, tosac_diag *d)
+{
+    if (!p || i >= p->insts[0].n_in) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "input %u does not exist", (unsigned)i);
+    const rt_val *x = &p->vals[in_val(p, i)];
+    void *dst = tosac_program_input_ptr(p, i);
+    if (!dst)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "input '%s' has no storage of its own (external_io or no arena)",
+                              x->name);
+    tosac_status st = decode_into(x, bytes, n, dst, "input", d);
+    if (st == TOSAC_OK && p->in_ext[i]) {
+        p->in_ext[i] = NULL;
+        p->dirty = true;
+    }
+    return st;
+}
+
+tosac_status tosac_program_get_output_tosa(const tosac_program *p, uint32_t i, void *buf, size_t cap, size_t *n)
+{
+    if (!p || i >= p->insts[0].n_out) return TOSAC_ERR_INVALID_ARG;
+    return encode_from(&p->vals[out_val(p, i)], tosac_program_output_ptr(p, i), buf, cap, n);
+}
+
+/* ---- variables --------------------------------------------------------------------------- */
+
+uint32_t tosac_program_variable_count(const tosac_program *p) { return p ? p->n_vars : 0; }
+
+tosac_status tosac_program_variable_info(const tosac_program *p, uint32_t i, tosac_tensor_info *out)
+{
+    if (!p || !out || i >= p->n_vars) return TOSAC_ERR_INVALID_ARG;
+    fill_info(p, p->vars[i].val, p->vars[i].name, out);
+    return TOSAC_OK;
+}
+
+int32_t tosac_program_variable_index(const tosac_program *p, const char *name)
+{
+    if (!p || !name) return -1;
+    for (uint32_t i = 0; i < p->n_vars; i++)
+        if (!strcmp(p->vars[i].name, name)) return (int32_t)i;
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind == RV_VAR && !strcmp(p->vals[v].name, name)) return (int32_t)p->vals[v].var;
+    return -1;
+}
+
+void *tosac_program_variable_ptr(tosac_program *p, uint32_t i)
+{
+    if (!p || i >= p->n_vars) return NULL;
+    return p->vardata + p->vars[i].off;
+}
+
+tosac_status tosac_program_variable_set_tosa(tosac_program *p, uint32_t i, const void *bytes, size_t n, tosac_diag *d)
+{
+    if (!p || i >= p->n_vars) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "variable %u does not exist", (unsigned)i);
+    return decode_into(&p->vals[p->vars[i].val], bytes, n, p->vardata + p->vars[i].off, "variable", d);
+}
+
+tosac_status tosac_program_variable_get_tosa(const tosac_program *p, uint32_t i, void *buf, size_t cap, size_t *n)
+{
+    if (!p || i >= p->n_vars) return TOSAC_ERR_INVALID_ARG;
+    return encode_from(&p->vals[p->vars[i].val], p->vardata + p->vars[i].off, buf, cap, n);
+}
+
+void tosac_program_variables_reset(tosac_program *p)
+{
+    if (!p) return;
+    for (uint32_t i = 0; i < p->n_vars; i++) {
+        const rt_var *v = &p->vars[i];
+        uint8_t *dst = p->vardata + v->off;
+        if (!v->has_init)
+            memset(dst, 0, v->nbytes);
+        else
+            memcpy(dst, v->init_borrowed ? v->init_borrowed : p->consts + v->init_off, v->nbytes);
+    }
+}
+
+/* ---- operators --------------------------------------------------------------------------- */
+
+void tosac_program_set_op_callback(tosac_program *p, tosac_op_callback fn, void *user)
+{
+    if (!p) return;
+    p->cb = fn;
+    p->cb_user = user;
+}
+
+uint32_t tosac_program_op_count(const tosac_program *p) { return p ? p->n_ops : 0; }
+
+tosac_status tosac_program_op_info(const tosac_program *p, uint32_t i, tosac_op_desc *out)
+{
+    if (!p || !out || i >= p->n_ops) return TOSAC_ERR_INVALID_ARG;
+    const rt_op *op = &p->ops[i];
+    const rt_inst *I = &p->insts[op->inst];
+    out->op = op->op;
+    out->index = op->index;
+    out->block = I->name;
+    out->depth = I->depth;
+    out->parent = I->parent_op;
+    return TOSAC_OK;
+}

@@ -1,0 +1,223 @@
+/*
+ * Runtime internals shared by build.c (graph -> block instances, values, operators, constants,
+ * variables), plan.c (lifetimes, in-place reuse, arena placement), exec.c (invoke) and program.c
+ * (public accessors).
+ *
+ * Block instances. The main block is instance 0; every COND_IF / WHILE_LOOP operator gets its
+ * own instance of each sub-block it runs, so a sub-block's values can be bound to that operator's
+ * operands and planned with that call site's lifetimes (a sub-block used by two operators is
+ * expanded twice; opts.max_ops bounds the expansion).
+ *
+ * Values (rt_val) of an instance are the block's tensors, then its shape values, then the names it
+ * uses without declaring them (implicit captures of an enclosing block's values, resolved by name as
+ * the validator does). A value's storage is one of:
+ *   RV_ARENA  planned arena storage (offset from the plan), or a caller buffer it is redirected to
+ *   RV_CONST  the constants buffer (or borrowed graph data)
+ *   RV_VAR    the variables buffer
+ *   RV_EXT    a caller buffer only (external_io graph inputs / outputs)
+ *   RV_LINK   the storage of another value: sub-block inputs (bound to the operator's operands or
+ *             the loop state), captures, COND_IF results produced directly into the operator's
+ *             outputs
+ *
+ * Steps. Every instance and operator gets a range of steps in execution order: an instance opens
+ * with a step for its inputs and closes with one for its outputs; a plain operator is one step; a
+ * COND_IF / WHILE_LOOP spans a step, its sub-block instances (then, else / cond, body, laid out one
+ * after the other) and a closing step. Lifetimes are step ranges; a value used inside a sub-block
+ * but owned by an enclosing instance is kept live over the whole enclosing control-flow operator,
+ * which makes the one-timeline plan valid for any number of loop iterations.
+ */
+#ifndef TOSAC_RUNTIME_PROGRAM_H
+#define TOSAC_RUNTIME_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "kernels/kernel.h"
+#include "tosac/runtime.h"
+
+#define RT_ALIGN TOSAC_PROGRAM_ALIGN
+#define RT_DEFAULT_MAX_OPS 1048576u
+#define RT_MAX_OPS_LIMIT (1u << 28)
+/* Deepest control-flow nesting followed (the validator's MAX_NESTING is at most 256). */
+#define RT_MAX_DEPTH 300
+#define RT_NONE UINT32_MAX
+
+enum rt_kind { RV_UNUSED = 0, RV_ARENA, RV_CONST, RV_VAR, RV_EXT, RV_LINK };
+
+/* How the executor runs an operator. */
+enum rt_mode {
+    M_NOP = 0,   /* CONST, CONST_SHAPE, VARIABLE: nothing to do at run time */
+    M_KERNEL,    /* tosac_kernel_for(op) */
+    M_ALIAS,     /* RESHAPE / IDENTITY: nothing when planned in place, else the kernel */
+    M_COPY,      /* in[0] -> out[0]: VARIABLE_READ, VARIABLE_WRITE, IDENTITY touching a variable */
+    M_COPY_IN,   /* in[1] -> in[0]: VARIABLE_WRITE [var, value] -> [] */
+    M_IF,
+    M_WHILE
+};
+
+typedef struct rt_val {
+    const char *name;      /* program-owned */
+    const void *ir;        /* the tosac_value during create; NULL afterwards */
+    uint32_t inst;         /* owning instance */
+    uint8_t kind;          /* rt_kind */
+    bool used;             /* operand, result, block input/output or copy end */
+    bool produced;         /* result of an operator of its instance */
+    bool block_io;         /* input or output of its instance's block */
+    bool unresolved;       /* a name that no enclosing block declares */
+    bool f64;
+    tosac_dtype dtype;
+    int32_t rank;
+    const int64_t *shape;  /* program-owned */
+    int64_t nelem;
+    size_t nbytes;         /* execution storage bytes */
+    uint32_t link;         /* RV_LINK target */
+    uint32_t var;          /* RV_VAR: variable index */
+    size_t off;            /* RV_CONST: constants offset; RV_ARENA: arena offset (after plan) */
+    const void *borrowed;  /* RV_CONST borrowed from the graph */
+    uint32_t buf;          /* RV_ARENA: union-find parent, then plan buffer index */
+    int32_t first, last;   /* lifetime in steps (first > last: never live) */
+    const void *ext;       /* caller buffer (RV_EXT, or an RV_ARENA value redirected by a binding) */
+    void *data;            /* resolved storage */
+} rt_val;
+
+typedef struct rt_copy {
+    uint32_t src, dst; /* values */
+} rt_copy;
+
+typedef struct rt_inst {
+    const char *name;     /* block name, program-owned */
+    const void *ir;       /* the tosac_block during create */
+    uint32_t ri, gi;      /* region index, global block index (regions in order) */
+    int32_t parent;       /* instance, -1 for main */
+    int32_t parent_op;    /* operator running it, -1 for main */
+    uint32_t depth;
+    uint32_t val_base, n_vals;
+    uint32_t op_base, n_ops;
+    uint32_t in_base, n_in;    /* into idx: block inputs */
+    uint32_t out_base, n_out;  /* into idx: block outputs */
+    uint32_t copy_base, n_copy;/* copies run after the block (COND_IF results that are not
+                                  produced in place) */
+    int32_t step_begin, step_end;
+} rt_inst;
+
+typedef struct rt_op {
+    uint32_t op;          /* tosac_op */
+    uint32_t index;       /* in its block */
+    uint32_t inst;
+    uint8_t mode;         /* rt_mode */
+    uint32_t in_base, n_in, out_base, n_out; /* into idx (and kt, which is parallel) */
+    int32_t step, step_end;
+    uint32_t sub[2];      /* COND_IF: then, else; WHILE_LOOP: cond, body instances */
+    /* WHILE_LOOP: copies (into copies[]) at entry (inputs -> state), after each body run
+       (stage: results that are loop inputs -> staging; commit: -> state) and at exit (state ->
+       outputs); state values (into idx, n_out of them) */
+    uint32_t state_base;
+    uint32_t pre_base, n_pre, stage_base, n_stage, commit_base, n_commit, post_base, n_post;
+    size_t scratch_size, scratch_off;
+    uint32_t scratch_buf; /* plan buffer of the scratch space (RT_NONE if none) */
+    tosac_kernel_fn fn;
+    tosac_kcall call;
+} rt_op;
+
+typedef struct rt_var {
+    const char *name;     /* variable_name or tensor name, program-owned */
+    uint32_t val;         /* a value bound to it (type and shape) */
+    size_t off, nbytes;   /* in the variables buffer */
+    bool has_init;
+    size_t init_off;      /* in the constants buffer */
+    const void *init_borrowed;
+} rt_var;
+
+typedef struct rt_buf {
+    size_t size, off;
+    int32_t first, last;
+} rt_buf;
+
+struct tosac_program {
+    tosac_arena mem; /* names, shapes, attributes */
+
+    rt_val *vals;
+    uint32_t n_vals;
+    size_t cap_vals;
+    rt_inst *insts;
+    uint32_t n_insts;
+    size_t cap_insts;
+    rt_op *ops;
+    uint32_t n_ops;
+    size_t cap_ops;
+    uint32_t *idx; /* operand / block-I/O / state value lists */
+    uint32_t n_idx;
+    size_t cap_idx;
+    tosac_ktensor *kt; /* parallel to idx */
+    size_t cap_kt;
+    rt_copy *copies;
+    uint32_t n_copies;
+    size_t cap_copies;
+    rt_var *vars;
+    uint32_t n_vars;
+    size_t cap_vars;
+
+    /* plan */
+    rt_buf *bufs;
+    uint32_t n_bufs;
+    size_t cap_bufs;
+    uint32_t *entries; /* plan entries: value index, or op index | RT_ENTRY_SCRATCH */
+    uint32_t n_entries;
+    size_t cap_entries;
+    int32_t n_steps;
+    size_t arena_size, arena_lb;
+
+    /* graph inputs / outputs of instance 0 */
+    const void **in_ext;
+    void **out_ext;
+    bool *out_direct; /* output i may be produced straight into its bound buffer */
+    size_t cap_in, cap_out;
+
+    /* storage; *_raw / *_raw_size: the allocations behind the aligned pointers (NULL if none) */
+    void *consts_raw, *var_raw, *arena_raw;
+    size_t consts_raw_size, var_raw_size, arena_raw_size;
+    uint8_t *consts;
+    size_t const_size;
+    bool own_consts;
+    uint8_t *vardata;
+    size_t var_size;
+    uint8_t *arena;
+    size_t arena_cap;
+    bool own_arena;
+
+    bool precise, external_io, dirty;
+    uint64_t max_iter;
+    tosac_op_callback cb;
+    void *cb_user;
+    char err[768];
+};
+
+#define RT_ENTRY_SCRATCH 0x80000000u
+
+static inline size_t rt_align(size_t n) { return (n + (RT_ALIGN - 1)) & ~(size_t)(RT_ALIGN - 1); }
+
+/* build.c: instances, values, operators, constants, variables (p->vals etc.). */
+tosac_status rt_build(tosac_program *p, const tosac_graph *g, const tosac_program_opts *o, tosac_diag *d);
+/* Constants layout shared with tosac_program_const_size. */
+tosac_status rt_const_size(const tosac_graph *g, const tosac_program_opts *o, size_t *bytes);
+
+/* plan.c: lifetimes, in-place reuse, buffers, placement (p->bufs, entries, arena_size). */
+tosac_status rt_plan(tosac_program *p, tosac_diag *d);
+
+/* exec.c */
+void rt_resolve(tosac_program *p);
+/* "op 3 (WHILE_LOOP) > block 'body' op 1 (ADD) [a, b -> c]" into buf. */
+void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size);
+
+/* convert.c: TOSA data encoding <-> execution storage. */
+bool rt_is_float(tosac_dtype t);
+/* Bytes of the encoding the *_tosa functions use (fp64 when f64 and a float type). */
+bool rt_tosa_bytes(tosac_dtype t, bool f64, int64_t nelem, size_t *out);
+/* From TOSA encoding of t (src_f64: fp64 LE instead, only for float types) into storage. */
+void rt_decode(tosac_dtype t, bool f64, bool src_f64, const uint8_t *src, int64_t nelem, void *dst);
+/* From storage into the *_tosa encoding. */
+void rt_encode(tosac_dtype t, bool f64, const void *src, int64_t nelem, uint8_t *dst);
+
+#endif
