@@ -1,0 +1,281 @@
+/*
+ * Per-operator throughput of the runtime's kernels: builds a one-operator graph per case, runs it
+ * through tosac_program_invoke and prints MAC/s (conv, matmul) or elements/s (the rest).
+ *
+ *   ops_bench [--seconds S] [FILTER]     (FILTER: substring of the case names)
+ *
+ * Not a test: figures depend on the machine. Issue notes quote them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tosac/graph.h"
+#include "tosac/runtime.h"
+
+typedef struct bcase {
+    const char *name;
+    double work;      /* MACs or elements per invoke */
+    const char *unit; /* "MAC" or "elem" */
+    tosac_graph *g;
+} bcase;
+
+static uint32_t g_rng = 12345;
+static uint32_t rnd(void)
+{
+    g_rng = g_rng * 1664525u + 1013904223u;
+    return g_rng >> 8;
+}
+
+static void fill(void *p, size_t n)
+{
+    uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) b[i] = (uint8_t)rnd();
+}
+
+/* Random constant bytes valid for the type (floats within [-1, 1)). */
+static tosac_value *rconst(tosac_block *b, const char *name, tosac_dtype t, int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= shape[i];
+    size_t bytes = (size_t)n * (t == TOSAC_DTYPE_FP32 || t == TOSAC_DTYPE_INT32 ? 4 : t == TOSAC_DTYPE_INT16 ? 2 : 1);
+    uint8_t *d = malloc(bytes ? bytes : 1);
+    if (t == TOSAC_DTYPE_FP32) {
+        for (int64_t i = 0; i < n; i++) {
+            float f = (float)((int32_t)(rnd() % 2000) - 1000) / 1000.0f;
+            memcpy(d + 4 * i, &f, 4);
+        }
+    } else if (t == TOSAC_DTYPE_INT32) {
+        for (int64_t i = 0; i < n; i++) {
+            int32_t v = (int32_t)(rnd() % 2001) - 1000;
+            memcpy(d + 4 * i, &v, 4);
+        }
+    } else {
+        fill(d, bytes);
+    }
+    tosac_value *v = tosac_block_add_const(b, name, t, rank, shape, d, bytes);
+    free(d);
+    return v;
+}
+
+static tosac_value *zp(tosac_block *b, const char *name, tosac_dtype t, int64_t value)
+{
+    const int64_t one = 1;
+    uint8_t d[4] = {(uint8_t)value, (uint8_t)(value >> 8), (uint8_t)(value >> 16), (uint8_t)(value >> 24)};
+    size_t n = t == TOSAC_DTYPE_INT32 ? 4 : t == TOSAC_DTYPE_INT16 ? 2 : 1;
+    if (t == TOSAC_DTYPE_FP32) memset(d, 0, 4), n = 4;
+    return tosac_block_add_const(b, name, t, 1, &one, d, n);
+}
+
+static tosac_block *new_graph(bcase *c)
+{
+    c->g = tosac_graph_create();
+    return tosac_region_add_block(tosac_graph_add_region(c->g, "main"), "main");
+}
+
+static void conv(bcase *c, tosac_op op, tosac_dtype t, int64_t H, int64_t W, int64_t IC, int64_t OC, int64_t K)
+{
+    tosac_block *b = new_graph(c);
+    tosac_dtype acc = t == TOSAC_DTYPE_FP32 ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32;
+    bool dw = op == TOSAC_OP_DEPTHWISE_CONV2D;
+    const int64_t in_s[] = {1, H, W, IC}, w_s[] = {OC, K, K, IC}, dw_s[] = {K, K, IC, 1}, b_s[] = {dw ? IC : OC};
+    const int64_t out_s[] = {1, H, W, dw ? IC : OC};
+    tosac_value *in = tosac_block_add_tensor(b, "in", t, 4, in_s);
+    tosac_block_add_input(b, in);
+    tosac_value *ops[5] = {in, rconst(b, "w", t, 4, dw ? dw_s : w_s), rconst(b, "bias", acc, 1, b_s),
+                           zp(b, "izp", t, 0), zp(b, "wzp", t, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", acc, 4, out_s);
+    tosac_node *n = tosac_block_add_node(b, op, 5, ops, 1, &out);
+    const int32_t pad[] = {(int32_t)(K / 2), (int32_t)(K / 2), (int32_t)(K / 2), (int32_t)(K / 2)}, one[] = {1, 1};
+    tosac_node_set_ints(n, 0, pad, 4);
+    tosac_node_set_ints(n, 1, one, 2);
+    tosac_node_set_ints(n, 2, one, 2);
+    tosac_node_set_int(n, 4, acc);
+    tosac_block_add_output(b, out);
+    c->work = (double)(H * W * (dw ? IC : OC * IC) * K * K);
+    c->unit = "MAC";
+}
+
+static void matmul(bcase *c, tosac_dtype t, int64_t M, int64_t K, int64_t N)
+{
+    tosac_block *b = new_graph(c);
+    tosac_dtype acc = t == TOSAC_DTYPE_FP32 ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32;
+    const int64_t a_s[] = {1, M, K}, b_s[] = {1, K, N}, o_s[] = {1, M, N};
+    tosac_value *a = tosac_block_add_tensor(b, "a", t, 3, a_s);
+    tosac_block_add_input(b, a);
+    tosac_value *ops[4] = {a, rconst(b, "b", t, 3, b_s), zp(b, "azp", t, 0), zp(b, "bzp", t, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", acc, 3, o_s);
+    tosac_block_add_node(b, TOSAC_OP_MATMUL, 4, ops, 1, &out);
+    tosac_block_add_output(b, out);
+    c->work = (double)(M * K * N);
+    c->unit = "MAC";
+}
+
+static void binary(bcase *c, tosac_op op, tosac_dtype t, int64_t n)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {n};
+    tosac_value *ops[3] = {tosac_block_add_tensor(b, "a", t, 1, s), tosac_block_add_tensor(b, "b", t, 1, s),
+                           zp(b, "shift", TOSAC_DTYPE_INT8, 0)};
+    tosac_block_add_input(b, ops[0]);
+    tosac_block_add_input(b, ops[1]);
+    tosac_value *out = tosac_block_add_tensor(b, "out", t, 1, s);
+    tosac_block_add_node(b, op, op == TOSAC_OP_MUL ? 3 : 2, ops, 1, &out);
+    tosac_block_add_output(b, out);
+    c->work = (double)n;
+    c->unit = "elem";
+}
+
+static void rescale(bcase *c, int64_t n)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {n}, one = 1;
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_INT32, 1, s);
+    tosac_block_add_input(b, in);
+    const int32_t mult = 1518500250;
+    const int8_t shift = 38;
+    tosac_value *ops[5] = {in, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &one, &mult, 4),
+                           tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &shift, 1),
+                           zp(b, "izp", TOSAC_DTYPE_INT32, 0), zp(b, "ozp", TOSAC_DTYPE_INT8, -3)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT8, 1, s);
+    tosac_node *nd = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, ops, 1, &out);
+    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_scale32, 1);
+    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_DOUBLE);
+    tosac_block_add_output(b, out);
+    c->work = (double)n;
+    c->unit = "elem";
+}
+
+static void pool(bcase *c, tosac_op op, int64_t H, int64_t W, int64_t C)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {1, H, W, C};
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_INT8, 4, s);
+    tosac_block_add_input(b, in);
+    tosac_value *ops[3] = {in, zp(b, "izp", TOSAC_DTYPE_INT8, 0), zp(b, "ozp", TOSAC_DTYPE_INT8, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT8, 4, s);
+    bool avg = op == TOSAC_OP_AVG_POOL2D;
+    tosac_node *n = tosac_block_add_node(b, op, avg ? 3 : 1, ops, 1, &out);
+    const int32_t k[] = {3, 3}, st[] = {1, 1}, pad[] = {1, 1, 1, 1};
+    tosac_node_set_ints(n, 0, k, 2);
+    tosac_node_set_ints(n, 1, st, 2);
+    tosac_node_set_ints(n, 2, pad, 4);
+    tosac_node_set_int(n, 3, avg ? TOSAC_DTYPE_INT32 : TOSAC_NAN_PROPAGATE);
+    tosac_block_add_output(b, out);
+    c->work = (double)(H * W * C);
+    c->unit = "elem";
+}
+
+static void transpose(bcase *c, int64_t H, int64_t W, int64_t C)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {1, H, W, C}, o[] = {1, C, H, W};
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_INT8, 4, s);
+    tosac_block_add_input(b, in);
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT8, 4, o);
+    tosac_node *n = tosac_block_add_node(b, TOSAC_OP_TRANSPOSE, 1, &in, 1, &out);
+    const int32_t perm[] = {0, 3, 1, 2};
+    tosac_node_set_ints(n, 0, perm, 4);
+    tosac_block_add_output(b, out);
+    c->work = (double)(H * W * C);
+    c->unit = "elem";
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = 0.5;
+    const char *filter = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = atof(argv[++i]);
+        else
+            filter = argv[i];
+    }
+    bcase cases[32];
+    int n = 0;
+#define CASE(NAME, CALL)                       \
+    do {                                       \
+        memset(&cases[n], 0, sizeof cases[n]); \
+        cases[n].name = NAME;                  \
+        bcase *c = &cases[n++];                \
+        CALL;                                  \
+    } while (0)
+    CASE("conv2d_i8_56x56x64_3x3x64", conv(c, TOSAC_OP_CONV2D, TOSAC_DTYPE_INT8, 56, 56, 64, 64, 3));
+    CASE("conv2d_fp32_56x56x64_3x3x64", conv(c, TOSAC_OP_CONV2D, TOSAC_DTYPE_FP32, 56, 56, 64, 64, 3));
+    CASE("conv2d_i8_28x28x128_1x1x128", conv(c, TOSAC_OP_CONV2D, TOSAC_DTYPE_INT8, 28, 28, 128, 128, 1));
+    CASE("depthwise_i8_112x112x32_3x3", conv(c, TOSAC_OP_DEPTHWISE_CONV2D, TOSAC_DTYPE_INT8, 112, 112, 32, 32, 3));
+    CASE("depthwise_fp32_112x112x32_3x3", conv(c, TOSAC_OP_DEPTHWISE_CONV2D, TOSAC_DTYPE_FP32, 112, 112, 32, 32, 3));
+    CASE("matmul_i8_256x256x256", matmul(c, TOSAC_DTYPE_INT8, 256, 256, 256));
+    CASE("matmul_fp32_256x256x256", matmul(c, TOSAC_DTYPE_FP32, 256, 256, 256));
+    CASE("add_i32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_INT32, 1 << 20));
+    CASE("add_fp32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_FP32, 1 << 20));
+    CASE("mul_fp32_1M", binary(c, TOSAC_OP_MUL, TOSAC_DTYPE_FP32, 1 << 20));
+    CASE("rescale_i32_to_i8_1M", rescale(c, 1 << 20));
+    CASE("avg_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_AVG_POOL2D, 56, 56, 64));
+    CASE("max_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_MAX_POOL2D, 56, 56, 64));
+    CASE("transpose_i8_nhwc_to_nchw_56x56x64", transpose(c, 56, 56, 64));
+#undef CASE
+    printf("%-36s %12s %14s\n", "case", "us/invoke", "throughput");
+    int failures = 0;
+    for (int k = 0; k < n; k++) {
+        bcase *c = &cases[k];
+        if (filter && !strstr(c->name, filter)) {
+            tosac_graph_destroy(c->g);
+            continue;
+        }
+        tosac_diag *d = tosac_diag_create();
+        tosac_program *p = NULL;
+        if (tosac_program_create(c->g, NULL, &p, d) != TOSAC_OK) {
+            printf("%-36s cannot create: %s\n", c->name, tosac_diag_count(d) ? tosac_diag_message(d, 0, NULL) : "?");
+            failures++;
+            tosac_diag_destroy(d);
+            tosac_graph_destroy(c->g);
+            continue;
+        }
+        for (uint32_t i = 0; i < tosac_program_input_count(p); i++) {
+            tosac_tensor_info info;
+            tosac_program_input_info(p, i, &info);
+            uint8_t *ptr = tosac_program_input_ptr(p, i);
+            if (info.dtype == TOSAC_DTYPE_FP32) {
+                for (int64_t e = 0; e < info.nelem; e++) {
+                    float f = (float)((int32_t)(rnd() % 2000) - 1000) / 100.0f;
+                    memcpy(ptr + 4 * e, &f, 4);
+                }
+            } else if (info.dtype == TOSAC_DTYPE_INT32) { /* small values: no REQUIRE overflow */
+                for (int64_t e = 0; e < info.nelem; e++) {
+                    int32_t v = (int32_t)(rnd() % 20001) - 10000;
+                    memcpy(ptr + 4 * e, &v, 4);
+                }
+            } else {
+                fill(ptr, info.nbytes);
+            }
+        }
+        tosac_status s = tosac_program_invoke(p, d); /* warm-up */
+        long iters = 0;
+        double t0 = now(), t = t0;
+        while (s == TOSAC_OK && (t - t0 < seconds || iters < 3)) {
+            s = tosac_program_invoke(p, d);
+            iters++;
+            t = now();
+        }
+        if (s != TOSAC_OK) {
+            printf("%-36s invoke failed: %s\n", c->name, tosac_diag_count(d) ? tosac_diag_message(d, 0, NULL) : "?");
+            failures++;
+        } else {
+            double per = (t - t0) / (double)iters;
+            printf("%-36s %12.1f %10.2f G%s/s\n", c->name, per * 1e6, c->work / per / 1e9, c->unit);
+        }
+        tosac_program_destroy(p);
+        tosac_diag_destroy(d);
+        tosac_graph_destroy(c->g);
+    }
+    return failures ? 1 : 0;
+}
