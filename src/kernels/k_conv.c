@@ -173,6 +173,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     int64_t pb = (int64_t)(262144u / ((size_t)(g->K > 0 ? g->K : 1) * es));
     if (pb > 60) pb = 60;
+    if (pb >= 12) pb -= pb % 12; /* whole register tiles (4 or 6 rows) */
     if (pb < 6) pb = 6;
     if (pb > npix) pb = npix > 0 ? npix : 1;
     g->pblk = pb;
@@ -442,10 +443,7 @@ static void conv_direct_f32(const conv_plan *g, const float *row, const uint8_t 
             float x = row[tap * IC + i];
             const float *w = wt + (tap * IC + i) * OC;
             if (f16) {
-                for (int64_t oc = 0; oc < OC; oc++) {
-                    float p = tosac_round_fp16(x * w[oc]);
-                    acc[oc] = tosac_round_fp16(acc[oc] + p);
-                }
+                tosac_axpy_f16acc(acc, x, w, OC);
             } else {
                 for (int64_t oc = 0; oc < OC; oc++) {
                     float p = x * w[oc];
@@ -622,7 +620,9 @@ static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int3
                                 tosac_krow_f32((float *)xrow, in, src, C);
                                 xr = (const float *)xrow;
                             }
-                            if (g->kind == CK_F16ACC) {
+                            if (g->kind == CK_F16ACC && M == 1) {
+                                tosac_dw_acc_f16(af, xr, wr, C);
+                            } else if (g->kind == CK_F16ACC) {
                                 for (int64_t ch = 0; ch < C; ch++)
                                     for (int64_t m = 0; m < M; m++) {
                                         float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);

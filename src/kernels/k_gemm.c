@@ -282,3 +282,13 @@ void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n)
 {
     KG_DISPATCH(dw_f32, (acc, x, w, n))
 }
+
+void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n)
+{
+    KG_DISPATCH(axpy_f16, (acc, x, w, n))
+}
+
+void tosac_dw_acc_f16(float *acc, const float *x, const float *w, int64_t n)
+{
+    KG_DISPATCH(dw_f16, (acc, x, w, n))
+}

@@ -1,7 +1,8 @@
 /*
- * Internal building blocks of the dot-product kernels (conv family, MATMUL): row conversions into
- * the working types and small GEMM micro-kernels. Plain portable C; the GEMMs are written so that
- * compilers vectorise them without reassociating floating-point sums.
+ * Internal building blocks of the dot-product kernels (conv family, MATMUL, depthwise): row
+ * conversions into the working types and small GEMM / axpy micro-kernels. Portable C that
+ * compilers vectorise without reassociating floating-point sums; on x86-64 (GCC, Clang) the hot
+ * ones also exist as AVX2 and AVX-512 VNNI builds of the same source, chosen at run time.
  *
  * Working types:
  *   integer rows: int16_t holding (x - zero_point) (i8/i4 values minus an i8 zp fit in 9 bits, i16
@@ -45,31 +46,34 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
                     double *C, int64_t ldc);
 
 /*
- * Rounds a float to the nearest fp16 value (ties to even; overflow to +-inf, subnormals kept),
- * returned as float: the same value as tosac_fp16_to_fp32(tosac_fp32_to_fp16(f)), inline.
+ * Rounds a float to the nearest fp16 value (ties to even; overflow to +-inf, subnormals kept, the
+ * sign of zero kept), returned as float: the value of tosac_fp16_to_fp32(tosac_fp32_to_fp16(f)),
+ * branch-free so that loops using it vectorise. Adding and subtracting c = +-2^(e+13), e the
+ * exponent of f clamped to [-14, 16], rounds f (to nearest even, as every float addition does) at
+ * the fp16 quantum of its binade, 2^(e-10), or 2^-24 below the fp16 normal range; both additions
+ * are exact apart from that one rounding. Needs round-to-nearest, the default mode.
  */
 static inline float tosac_round_fp16(float f)
 {
-    uint32_t u = tosac_fp32_bits(f), a = u & 0x7FFFFFFFu, s = u & 0x80000000u;
-    if (a >= 0x7F800000u) return f;                                  /* inf, NaN */
-    if (a >= 0x477FF000u) return tosac_fp32_from_bits(s | 0x7F800000u); /* >= 65520: inf */
-    if (a >= 0x38800000u) {                                          /* fp16 normal: keep 10 bits */
-        a += 0x0FFFu + ((a >> 13) & 1u);
-        return tosac_fp32_from_bits(s | (a & ~0x1FFFu));
-    }
-    uint32_t e = a >> 23;                                            /* fp16 subnormal: step 2^-24 */
-    if (e < 96u) return tosac_fp32_from_bits(s);
-    uint32_t m = (a & 0x7FFFFFu) | 0x800000u, sh = 126u - e, q = m >> sh, rem = m & ((1u << sh) - 1u),
-             half = 1u << (sh - 1u);
-    if (rem > half || (rem == half && (q & 1u))) q++;
-    float r = (float)q * 5.9604644775390625e-8f;
-    return s ? -r : r;
+    uint32_t u = tosac_fp32_bits(f), s = u & 0x80000000u;
+    int32_t e = (int32_t)((u >> 23) & 0xFFu) - 127;
+    e = e < -14 ? -14 : e > 16 ? 16 : e;
+    float c = tosac_fp32_from_bits(s | ((uint32_t)(e + 140) << 23));
+    float t = f + c;
+    t = t - c;
+    uint32_t r = tosac_fp32_bits(t) | s, a = r & 0x7FFFFFFFu;
+    r = (a > 0x477FE000u && a <= 0x7F800000u) ? (s | 0x7F800000u) : r; /* beyond 65504: inf */
+    return tosac_fp32_from_bits(r);
 }
 
 /* Depthwise taps over n channels: acc[i] += (x[i] - zp) * w[i]; acc[i] = acc[i] + x[i] * w[i] (float,
  * one rounding per product and per addition). */
 void tosac_dw_acc_i8(int32_t *acc, const int8_t *x, const int16_t *w, int64_t n, int32_t zp);
 void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n);
+/* fp16 accumulation (every product and sum rounded to fp16): acc[i] = r16(acc[i] + r16(x * w[i]))
+ * with one x, or with x[i]. */
+void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n);
+void tosac_dw_acc_f16(float *acc, const float *x, const float *w, int64_t n);
 
 /*
  * Test hook: caps the instruction-set variant of the micro-kernels at `level` (0 portable C for

@@ -135,6 +135,23 @@ KG_TARGET static void KG_FN(dw_i8)(int32_t *restrict acc, const int8_t *restrict
     for (int64_t i = 0; i < n; i++) acc[i] += (x[i] - zp) * w[i];
 }
 
+/* fp16 accumulation: acc[i] = r16(acc[i] + r16(x * w[i])) (axpy) or with x[i] (depthwise). */
+KG_TARGET static void KG_FN(axpy_f16)(float *restrict acc, float x, const float *restrict w, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float p = tosac_round_fp16(x * w[i]);
+        acc[i] = tosac_round_fp16(acc[i] + p);
+    }
+}
+
+KG_TARGET static void KG_FN(dw_f16)(float *restrict acc, const float *restrict x, const float *restrict w, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float p = tosac_round_fp16(x[i] * w[i]);
+        acc[i] = tosac_round_fp16(acc[i] + p);
+    }
+}
+
 KG_TARGET static void KG_FN(dw_f32)(float *restrict acc, const float *restrict x, const float *restrict w, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {

@@ -195,12 +195,7 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
         for (int64_t h = 0; h < H; h++) {
             for (int64_t w = 0; w < W; w++) acc[w] = 0.0f;
             for (int64_t ci = 0; ci < C; ci++) {
-                float av = a[h * C + ci];
-                const float *br = b + ci * W;
-                for (int64_t w = 0; w < W; w++) {
-                    float p = tosac_round_fp16(av * br[w]);
-                    acc[w] = tosac_round_fp16(acc[w] + p);
-                }
+                tosac_axpy_f16acc(acc, a[h * C + ci], b + ci * W, W);
             }
             for (int64_t w = 0; w < W; w++) o[h * W + w] = tosac_fp32_to_fp16(acc[w]);
         }

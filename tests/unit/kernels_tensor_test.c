@@ -1343,8 +1343,37 @@ static void test_fft(void)
     tt_free(&ir), tt_free(&ii), tt_free(&fr), tt_free(&fi), tt_free(&br), tt_free(&bi);
 }
 
+/* The inline fp16 rounding of the fp16-accumulation paths against the library conversions. */
+static void test_round_fp16(void)
+{
+    int bad = 0;
+    for (uint64_t u = 0; u <= 0xFFFFFFFFu; u += 65521) {
+        /* every 65521st pattern, and each one's neighbours at the fp16 rounding boundaries */
+        for (uint32_t d = 0; d < 3; d++) {
+            uint32_t v = ((uint32_t)u & ~0x1FFFu) | (d == 0 ? 0x0FFFu : d == 1 ? 0x1000u : 0x1001u);
+            uint32_t pats[2] = {(uint32_t)u, v};
+            for (int k = 0; k < 2; k++) {
+                float f = tosac_fp32_from_bits(pats[k]);
+                uint32_t a = tosac_fp32_bits(tosac_round_fp16(f)), b = tosac_fp32_bits(tosac_fp16_to_fp32(tosac_fp32_to_fp16(f)));
+                bool an = (a & 0x7FFFFFFFu) > 0x7F800000u, bn = (b & 0x7FFFFFFFu) > 0x7F800000u;
+                if (an != bn || (!an && a != b)) bad++;
+            }
+        }
+    }
+    /* every fp16 subnormal and tie below 2^-14 */
+    for (uint32_t h = 0; h < 0x400; h++) {
+        float f = ldexpf((float)h + 0.5f, -24);
+        if (tosac_round_fp16(f) != tosac_fp16_to_fp32(tosac_fp32_to_fp16(f))) bad++;
+        if (tosac_round_fp16(-f) != tosac_fp16_to_fp32(tosac_fp32_to_fp16(-f))) bad++;
+    }
+    EXPECT_EQ_I(bad, 0);
+    EXPECT(signbit(tosac_round_fp16(-0.0f)) && signbit(tosac_round_fp16(-1e-30f)));
+    EXPECT(tosac_round_fp16(65519.0f) == 65504.0f && isinf(tosac_round_fp16(65520.0f)));
+}
+
 int main(void)
 {
+    RUN(test_round_fp16);
     RUN(test_conv2d_spot);
     RUN(test_conv2d_random);
     RUN(test_conv3d_random);
