@@ -230,6 +230,7 @@ static tosac_status fill_constants(bctx *bc)
                     return tosac_diag_add(bc->d, TOSAC_ERR_UNSUPPORTED,
                                           "block '%s': the data of constant '%s' is stored outside the flatbuffer (offset/size), which the runtime does not load",
                                           nm(b->name), nm(v->name));
+                if (need == 0) continue; /* e.g. the empty shape of a reshape to rank 0: nothing to load */
                 if (!v->data || v->data_len < need)
                     return tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR,
                                           "block '%s': constant '%s' has %zu data bytes, %s %lld elements need %zu",
