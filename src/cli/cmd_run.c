@@ -418,6 +418,18 @@ static void print_profile(const tosac_program *p, const op_times *t, long repeat
     printf("\ntotal: %.2f us per invoke over %ld invoke%s\n", (double)total / div, repeat, repeat == 1 ? "" : "s");
 }
 
+/* Output or variable i in the TOSA encoding, through one of the runtime's two-call getters (size,
+   then bytes): a malloc'd buffer of *n bytes, or NULL when out of memory. */
+typedef tosac_status (*get_tosa_fn)(const tosac_program *p, uint32_t i, void *buf, size_t cap, size_t *n);
+static uint8_t *fetch_tosa(const tosac_program *p, uint32_t i, get_tosa_fn get, size_t *n)
+{
+    *n = 0;
+    get(p, i, NULL, 0, n);
+    uint8_t *buf = malloc(*n ? *n : 1);
+    if (buf) get(p, i, buf, *n, n);
+    return buf;
+}
+
 static int run_program(run_args *a, bool refmode)
 {
     const char *base = a->desc ? dirname_of(a, a->desc) : NULL;
@@ -529,11 +541,9 @@ static int run_program(run_args *a, bool refmode)
             fail("'%s' is not an output of %s", a->ofm_name.item[k], model);
             goto done;
         }
-        size_t n = 0;
-        tosac_program_get_output_tosa(p, (uint32_t)o, NULL, 0, &n);
-        uint8_t *buf = malloc(n ? n : 1);
+        size_t n;
+        uint8_t *buf = fetch_tosa(p, (uint32_t)o, tosac_program_get_output_tosa, &n);
         if (!buf) goto oom;
-        tosac_program_get_output_tosa(p, (uint32_t)o, buf, n, &n);
         bool ok = true;
         if (refmode || out_dir) {
             const char *file = refmode ? a->ofm_file.item[k] : NULL;
@@ -563,11 +573,9 @@ static int run_program(run_args *a, bool refmode)
             fail("'%s' is not a variable of %s", a->var_name.item[k], model);
             goto done;
         }
-        size_t n = 0;
-        tosac_program_variable_get_tosa(p, (uint32_t)v, NULL, 0, &n);
-        uint8_t *buf = malloc(n ? n : 1);
+        size_t n;
+        uint8_t *buf = fetch_tosa(p, (uint32_t)v, tosac_program_variable_get_tosa, &n);
         if (!buf) goto oom;
-        tosac_program_variable_get_tosa(p, (uint32_t)v, buf, n, &n);
         const char *path = join(a, out_dir, a->var_file.item[k]);
         bool ok = write_npy(path, &info, buf, n, d);
         free(buf);

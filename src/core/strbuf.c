@@ -181,3 +181,19 @@ char *tosac_strbuf_take(tosac_strbuf *sb)
     tosac_strbuf_free(sb);
     return out;
 }
+
+void tosac_fixbuf_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= size - *len) {
+        *len = size - 1;
+        if (size >= 4) memcpy(buf + size - 4, "...", 4);
+    } else {
+        *len += (size_t)n;
+    }
+}

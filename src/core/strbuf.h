@@ -51,4 +51,11 @@ bool tosac_strbuf_append_json_str(tosac_strbuf *sb, const char *s);
  */
 char *tosac_strbuf_take(tosac_strbuf *sb);
 
+/*
+ * Fixed-size message buffers (no allocation): appends formatted text to `buf` (`size` bytes, NUL-
+ * terminated at *len) and advances *len. Text that does not fit is cut and the buffer ends in
+ * "..."; once full, later appends are no-ops.
+ */
+void tosac_fixbuf_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) TOSAC_PRINTF(4, 5);
+
 #endif

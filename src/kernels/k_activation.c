@@ -14,22 +14,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/encoding.h"
 #include "kernels/kutil.h"
-
-static int64_t k_attr(const tosac_kcall *c, unsigned id, int64_t def)
-{
-    return c->attr ? tosac_kattr_int(c, id, def) : def;
-}
-
-static bool k_io_ok(const tosac_kcall *c, uint32_t nin, uint32_t nout)
-{
-    if (!c->in || !c->out || c->n_in < nin || c->n_out < nout) return false;
-    for (uint32_t i = 0; i < nin; i++)
-        if (!c->in[i].data || c->in[i].nelem < 1) return false;
-    for (uint32_t i = 0; i < nout; i++)
-        if (!c->out[i].data || c->out[i].nelem < 1) return false;
-    return true;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* CLAMP                                                                                        */
@@ -44,22 +30,21 @@ static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int6
     switch (t) {
     case TOSAC_DTYPE_INT8:
         if (len < 1) return false;
-        *iv = p[0] < 0x80u ? (int64_t)p[0] : (int64_t)p[0] - 256;
+        *iv = tosac_sign_extend(p[0], 8);
         return true;
     case TOSAC_DTYPE_INT16:
         if (len < 2) return false;
-        u = (uint32_t)p[0] | (uint32_t)p[1] << 8;
-        *iv = u < 0x8000u ? (int64_t)u : (int64_t)u - 65536;
+        *iv = tosac_sign_extend(tosac_le_load(p, 2), 16);
         return true;
     case TOSAC_DTYPE_FP16:
     case TOSAC_DTYPE_BF16:
         if (len < 2) return false;
-        u = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+        u = (uint32_t)tosac_le_load(p, 2);
         *fv = t == TOSAC_DTYPE_FP16 ? tosac_fp16_to_fp32((uint16_t)u) : tosac_bf16_to_fp32((uint16_t)u);
         return true;
     case TOSAC_DTYPE_FP32:
         if (len < 4) return false;
-        u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        u = (uint32_t)tosac_le_load(p, 4);
         *fv = tosac_fp32_from_bits(u);
         return true;
     default: return false;
@@ -68,7 +53,7 @@ static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int6
 
 tosac_status tosac_kernel_clamp(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CLAMP: missing operand");
+    if (!tosac_kio_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CLAMP: missing operand");
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     const tosac_dtype t = in->dtype;
     if (out->dtype != t || out->nelem != in->nelem || out->f64 != in->f64)
@@ -111,7 +96,7 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
 
     if (isnan(flo) || isnan(fhi)) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "CLAMP: min_val or max_val is NaN");
     if (fhi < flo) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "CLAMP: max_val < min_val");
-    const bool ignore = k_attr(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
+    const bool ignore = tosac_kattr_or(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
     if (t == TOSAC_DTYPE_FP32 && !in->f64) {
         /* the bounds are fp32 values, so float arithmetic is exact here */
         const float lo = (float)flo, hi = (float)fhi;
@@ -143,18 +128,14 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_clamp_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(clamp)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TABLE                                                                                        */
 
 tosac_status tosac_kernel_table(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "TABLE: missing operand");
+    if (!tosac_kio_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "TABLE: missing operand");
     const tosac_ktensor *in = &c->in[0], *tab = &c->in[1], *out = &c->out[0];
     if (out->nelem != in->nelem)
         return tosac_kfail(c, TOSAC_ERR_INTERNAL, "TABLE: output shape differs from the input");
@@ -191,8 +172,4 @@ tosac_status tosac_kernel_table(tosac_kcall *c)
     return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: unsupported element type");
 }
 
-size_t tosac_kernel_table_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(table)

@@ -57,16 +57,7 @@ typedef struct {
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
 } conv_plan;
 
-static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
-
 static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
-
-static int64_t attr_at(const tosac_kcall *c, unsigned id, int i, int64_t def)
-{
-    const int32_t *v = tosac_kattr_ints(c, id);
-    if (!c->attr[id].present || !v || (uint32_t)i >= c->attr[id].len) return def;
-    return v[i];
-}
 
 static size_t work_size(conv_kind k)
 {
@@ -91,49 +82,49 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
         g->IC = shape_at(in, 4);
         g->OD = shape_at(out, 1), g->OH = shape_at(out, 2), g->OW = shape_at(out, 3), g->OC = shape_at(out, 4);
         g->KD = shape_at(w, 1), g->KH = shape_at(w, 2), g->KW = shape_at(w, 3);
-        g->pd = attr_at(c, TOSAC_ATTR_CONV3D_pad, 0, 0);
-        g->pt = attr_at(c, TOSAC_ATTR_CONV3D_pad, 2, 0);
-        g->pl = attr_at(c, TOSAC_ATTR_CONV3D_pad, 4, 0);
-        g->sd = attr_at(c, TOSAC_ATTR_CONV3D_stride, 0, 1);
-        g->sy = attr_at(c, TOSAC_ATTR_CONV3D_stride, 1, 1);
-        g->sx = attr_at(c, TOSAC_ATTR_CONV3D_stride, 2, 1);
-        g->dd = attr_at(c, TOSAC_ATTR_CONV3D_dilation, 0, 1);
-        g->dy = attr_at(c, TOSAC_ATTR_CONV3D_dilation, 1, 1);
-        g->dx = attr_at(c, TOSAC_ATTR_CONV3D_dilation, 2, 1);
+        g->pd = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_pad, 0, 0);
+        g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_pad, 2, 0);
+        g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_pad, 4, 0);
+        g->sd = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_stride, 0, 1);
+        g->sy = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_stride, 1, 1);
+        g->sx = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_stride, 2, 1);
+        g->dd = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_dilation, 0, 1);
+        g->dy = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_dilation, 1, 1);
+        g->dx = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_dilation, 2, 1);
         acc_id = TOSAC_ATTR_CONV3D_acc_type;
         break;
     case TOSAC_OP_DEPTHWISE_CONV2D:
         g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
         g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
         g->KH = shape_at(w, 0), g->KW = shape_at(w, 1), g->M = shape_at(w, 3);
-        g->pt = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 0, 0);
-        g->pl = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 2, 0);
-        g->sy = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 0, 1);
-        g->sx = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 1, 1);
-        g->dy = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_dilation, 0, 1);
-        g->dx = attr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_dilation, 1, 1);
+        g->pt = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 0, 0);
+        g->pl = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 2, 0);
+        g->sy = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 0, 1);
+        g->sx = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 1, 1);
+        g->dy = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_dilation, 0, 1);
+        g->dx = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_dilation, 1, 1);
         acc_id = TOSAC_ATTR_DEPTHWISE_CONV2D_acc_type;
         break;
     case TOSAC_OP_TRANSPOSE_CONV2D:
         g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
         g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
         g->KH = shape_at(w, 1), g->KW = shape_at(w, 2);
-        g->pt = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 0, 0);
-        g->pl = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 2, 0);
-        g->sy = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 0, 1);
-        g->sx = attr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 1, 1);
+        g->pt = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 0, 0);
+        g->pl = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 2, 0);
+        g->sy = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 0, 1);
+        g->sx = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 1, 1);
         acc_id = TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type;
         break;
     default: /* CONV2D */
         g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
         g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
         g->KH = shape_at(w, 1), g->KW = shape_at(w, 2);
-        g->pt = attr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
-        g->pl = attr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
-        g->sy = attr_at(c, TOSAC_ATTR_CONV2D_stride, 0, 1);
-        g->sx = attr_at(c, TOSAC_ATTR_CONV2D_stride, 1, 1);
-        g->dy = attr_at(c, TOSAC_ATTR_CONV2D_dilation, 0, 1);
-        g->dx = attr_at(c, TOSAC_ATTR_CONV2D_dilation, 1, 1);
+        g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
+        g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
+        g->sy = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, 0, 1);
+        g->sx = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, 1, 1);
+        g->dy = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, 0, 1);
+        g->dx = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, 1, 1);
         acc_id = TOSAC_ATTR_CONV2D_acc_type;
         break;
     }
@@ -164,9 +155,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         /* weights [T][C*M], one converted input row [C], accumulators [C*M] (8 bytes each) */
         int64_t cm = g->IC * g->M;
-        g->off_w = o, o += align64((size_t)(g->T * cm) * es);
-        g->off_patch = o, o += align64((size_t)g->IC * es);
-        g->off_c = o, o += align64((size_t)cm * 8u);
+        g->off_w = o, o += tosac_kalign64((size_t)(g->T * cm) * es);
+        g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
+        g->off_c = o, o += tosac_kalign64((size_t)cm * 8u);
         g->total = o;
         return;
     }
@@ -178,12 +169,13 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (pb > npix) pb = npix > 0 ? npix : 1;
     g->pblk = pb;
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
-    g->off_w = o, o += align64((size_t)(g->K * g->OC) * es);
-    g->off_patch = o, o += align64((size_t)(pb * g->K) * es);
-    g->off_c = o, o += align64((size_t)(pb * g->OC) * cs);
-    if (g->kind == CK_INT && g->K > g->chunk) g->off_c64 = o, o += align64((size_t)(pb * g->OC) * sizeof(int64_t));
-    g->off_coord = o, o += align64((size_t)(g->KD + g->KH + g->KW) * sizeof(int64_t));
-    g->off_mask = o, o += align64((size_t)g->T);
+    g->off_w = o, o += tosac_kalign64((size_t)(g->K * g->OC) * es);
+    g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->K) * es);
+    g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
+    if (g->kind == CK_INT && g->K > g->chunk)
+        g->off_c64 = o, o += tosac_kalign64((size_t)(pb * g->OC) * sizeof(int64_t));
+    g->off_coord = o, o += tosac_kalign64((size_t)(g->KD + g->KH + g->KW) * sizeof(int64_t));
+    g->off_mask = o, o += tosac_kalign64((size_t)g->T);
     g->total = o;
 }
 
@@ -197,22 +189,11 @@ size_t tosac_kernel_conv_scratch(const tosac_kcall *c)
 
 /* ---- shared pieces ---------------------------------------------------------------------------- */
 
-/* Zero point as int64; *nonzero_fp set for a non-zero floating-point zero point. */
-static int64_t zp_value(const tosac_ktensor *t, bool *nonzero_fp)
-{
-    if (t->nelem < 1) return 0;
-    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
-        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
-        return 0;
-    }
-    return tosac_kload_int(t, 0);
-}
-
 static tosac_status check_zps(tosac_kcall *c, int64_t *izp, int64_t *wzp)
 {
     bool bad = false;
-    *izp = zp_value(&c->in[3], &bad);
-    *wzp = zp_value(&c->in[4], &bad);
+    *izp = tosac_kzp(&c->in[3], &bad);
+    *wzp = tosac_kzp(&c->in[4], &bad);
     if (bad || (*izp != 0 && c->in[0].dtype != TOSAC_DTYPE_INT8))
         return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "input_zp must be 0 unless the input is i8");
     if (*wzp != 0 && c->in[1].dtype != TOSAC_DTYPE_INT8)

@@ -30,32 +30,6 @@
 
 #define K_CHUNK 256
 
-static int64_t k_attr(const tosac_kcall *c, unsigned id, int64_t def)
-{
-    return c->attr ? tosac_kattr_int(c, id, def) : def;
-}
-
-static bool k_io_ok(const tosac_kcall *c, uint32_t nin, uint32_t nout)
-{
-    if (!c->in || !c->out || c->n_in < nin || c->n_out < nout) return false;
-    for (uint32_t i = 0; i < nin; i++)
-        if (!c->in[i].data || c->in[i].nelem < 1) return false;
-    for (uint32_t i = 0; i < nout; i++)
-        if (!c->out[i].data || c->out[i].nelem < 1) return false;
-    return true;
-}
-
-static inline int8_t k_u8_to_i8(uint32_t u)
-{
-    u &= 0xFFu;
-    return u < 0x80u ? (int8_t)u : (int8_t)((int32_t)u - 256);
-}
-static inline int16_t k_u16_to_i16(uint32_t u)
-{
-    u &= 0xFFFFu;
-    return u < 0x8000u ? (int16_t)u : (int16_t)((int32_t)u - 65536);
-}
-
 /*
  * Round half to even of a finite value with |v| < 2^62 (double) or |v| < 2^31 (float), using only
  * truncating conversions, so the result does not depend on the floating-point rounding mode:
@@ -124,13 +98,13 @@ static tosac_status k_cast_int_int(tosac_kcall *c, const tosac_ktensor *in, cons
     case K_PAIR(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32): K_CAST_LOOP(int8_t, int32_t, (int32_t)v); return TOSAC_OK;
     case K_PAIR(TOSAC_DTYPE_INT16, TOSAC_DTYPE_INT32): K_CAST_LOOP(int16_t, int32_t, (int32_t)v); return TOSAC_OK;
     case K_PAIR(TOSAC_DTYPE_INT16, TOSAC_DTYPE_INT8):
-        K_CAST_LOOP(int16_t, int8_t, k_u8_to_i8((uint32_t)v));
+        K_CAST_LOOP(int16_t, int8_t, tosac_ku8_to_i8((uint32_t)v));
         return TOSAC_OK;
     case K_PAIR(TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT8):
-        K_CAST_LOOP(int32_t, int8_t, k_u8_to_i8((uint32_t)v));
+        K_CAST_LOOP(int32_t, int8_t, tosac_ku8_to_i8((uint32_t)v));
         return TOSAC_OK;
     case K_PAIR(TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT16):
-        K_CAST_LOOP(int32_t, int16_t, k_u16_to_i16((uint32_t)v));
+        K_CAST_LOOP(int32_t, int16_t, tosac_ku16_to_i16((uint32_t)v));
         return TOSAC_OK;
     case K_PAIR(TOSAC_DTYPE_BOOL, TOSAC_DTYPE_INT8): K_CAST_LOOP(uint8_t, int8_t, (int8_t)(v != 0)); return TOSAC_OK;
     case K_PAIR(TOSAC_DTYPE_BOOL, TOSAC_DTYPE_INT16): K_CAST_LOOP(uint8_t, int16_t, (int16_t)(v != 0)); return TOSAC_OK;
@@ -149,7 +123,7 @@ static tosac_status k_cast_int_int(tosac_kcall *c, const tosac_ktensor *in, cons
 
 tosac_status tosac_kernel_cast(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CAST: missing operand");
+    if (!tosac_kio_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CAST: missing operand");
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     if (out->nelem != in->nelem) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CAST: output shape differs from the input");
     const tosac_dtype ti = in->dtype, to = out->dtype;
@@ -224,11 +198,7 @@ tosac_status tosac_kernel_cast(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_cast_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(cast)
 
 /* ------------------------------------------------------------------------------------------ */
 /* RESCALE                                                                                      */
@@ -272,12 +242,12 @@ static void k_st_int(const tosac_ktensor *t, int64_t off, int64_t m, const int64
     switch (t->dtype) {
     case TOSAC_DTYPE_INT8: {
         int8_t *d = (int8_t *)t->data + off;
-        for (int64_t i = 0; i < m; i++) d[i] = k_u8_to_i8((uint32_t)s[i]);
+        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku8_to_i8((uint32_t)s[i]);
         break;
     }
     case TOSAC_DTYPE_INT16: {
         int16_t *d = (int16_t *)t->data + off;
-        for (int64_t i = 0; i < m; i++) d[i] = k_u16_to_i16((uint32_t)s[i]);
+        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)s[i]);
         break;
     }
     default: { /* INT32 */
@@ -311,7 +281,7 @@ static bool k_is_rescale_in(tosac_dtype t)
 
 tosac_status tosac_kernel_rescale(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+    if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
     const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
     const tosac_dtype ti = in->dtype, to = out->dtype;
     if (!k_is_rescale_in(ti) || (to != TOSAC_DTYPE_INT8 && to != TOSAC_DTYPE_INT16 && to != TOSAC_DTYPE_INT32))
@@ -321,11 +291,11 @@ tosac_status tosac_kernel_rescale(tosac_kcall *c)
     if ((mul->dtype != TOSAC_DTYPE_INT32 && mul->dtype != TOSAC_DTYPE_INT16) || shf->dtype != TOSAC_DTYPE_INT8)
         return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESCALE: multiplier must be INT32/INT16 and shift INT8");
 
-    const bool scale32 = k_attr(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
-    const int64_t rm = k_attr(c, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_UNKNOWN);
-    const bool per_channel = k_attr(c, TOSAC_ATTR_RESCALE_per_channel, 0) != 0;
-    const bool iu = k_attr(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
-    const bool ou = k_attr(c, TOSAC_ATTR_RESCALE_output_unsigned, 0) != 0;
+    const bool scale32 = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
+    const int64_t rm = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_UNKNOWN);
+    const bool per_channel = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_per_channel, 0) != 0;
+    const bool iu = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
+    const bool ou = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_output_unsigned, 0) != 0;
     const bool wide_in = ti == TOSAC_DTYPE_INT32 || ti == TOSAC_DTYPE_INT48;
 
     /* ERROR_IFs the validator owns, re-checked because the kernel depends on them */
@@ -399,18 +369,14 @@ tosac_status tosac_kernel_rescale(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_rescale_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(rescale)
 
 /* ------------------------------------------------------------------------------------------ */
 /* IDENTITY                                                                                     */
 
 tosac_status tosac_kernel_identity(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "IDENTITY: missing operand");
+    if (!tosac_kio_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "IDENTITY: missing operand");
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     const size_t e = tosac_exec_elem_size(in->dtype, in->f64);
     if (e == 0 || out->nelem != in->nelem || tosac_exec_elem_size(out->dtype, out->f64) != e)
@@ -419,8 +385,4 @@ tosac_status tosac_kernel_identity(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_identity_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(identity)

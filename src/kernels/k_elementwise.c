@@ -34,38 +34,6 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                                */
 
-/* Two's complement reinterpretation of the low bits, without implementation-defined casts. */
-static inline int8_t k_u8_to_i8(uint32_t u)
-{
-    u &= 0xFFu;
-    return u < 0x80u ? (int8_t)u : (int8_t)((int32_t)u - 256);
-}
-static inline int16_t k_u16_to_i16(uint32_t u)
-{
-    u &= 0xFFFFu;
-    return u < 0x8000u ? (int16_t)u : (int16_t)((int32_t)u - 65536);
-}
-static inline int32_t k_u32_to_i32(uint32_t u)
-{
-    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
-}
-
-static int64_t k_attr(const tosac_kcall *c, unsigned id, int64_t def)
-{
-    return c->attr ? tosac_kattr_int(c, id, def) : def;
-}
-
-/* Operands the kernel needs: data present and counts as declared. */
-static bool k_io_ok(const tosac_kcall *c, uint32_t nin, uint32_t nout)
-{
-    if (!c->in || !c->out || c->n_in < nin || c->n_out < nout) return false;
-    for (uint32_t i = 0; i < nin; i++)
-        if (!c->in[i].data || c->in[i].nelem < 1) return false;
-    for (uint32_t i = 0; i < nout; i++)
-        if (!c->out[i].data || c->out[i].nelem < 1) return false;
-    return true;
-}
-
 /* Per-call parameters shared by the row functions. */
 typedef struct kargs kargs;
 typedef bool (*krow1)(int64_t n, const void *a, void *o, const kargs *k);
@@ -403,7 +371,7 @@ static bool k_zp_value(const tosac_kcall *c, uint32_t i, int64_t *v, double *f)
 
 tosac_status tosac_kernel_unary(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "unary: missing operand");
+    if (!tosac_kio_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "unary: missing operand");
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     if (out->nelem != in->nelem || out->dtype != in->dtype || out->f64 != in->f64)
         return tosac_kfail(c, TOSAC_ERR_INTERNAL, "unary: output shape or type differs from the input");
@@ -492,11 +460,7 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_unary_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(unary)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Binary rows                                                                                  */
@@ -505,9 +469,9 @@ size_t tosac_kernel_unary_scratch(const tosac_kcall *c)
    the sum overflows iff both operands have the sign opposite to the wrapped result; the difference
    iff the operands' signs differ and the result's sign differs from a's. */
 K_ROW2(b_add_i32, int32_t, int32_t, const uint32_t u = (uint32_t)a + (uint32_t)b;
-       bad |= (((uint32_t)a ^ u) & ((uint32_t)b ^ u)) >> 31; r = k_u32_to_i32(u))
+       bad |= (((uint32_t)a ^ u) & ((uint32_t)b ^ u)) >> 31; r = tosac_ku32_to_i32(u))
 K_ROW2(b_sub_i32, int32_t, int32_t, const uint32_t u = (uint32_t)a - (uint32_t)b;
-       bad |= (((uint32_t)a ^ (uint32_t)b) & ((uint32_t)a ^ u)) >> 31; r = k_u32_to_i32(u))
+       bad |= (((uint32_t)a ^ (uint32_t)b) & ((uint32_t)a ^ u)) >> 31; r = tosac_ku32_to_i32(u))
 K_ROW2(b_max_i32, int32_t, int32_t, r = a >= b ? a : b)
 K_ROW2(b_min_i32, int32_t, int32_t, r = a < b ? a : b)
 K_ROW2(b_div_i32, int32_t, int32_t, const int z = (b == 0) | ((a == INT32_MIN) & (b == -1)); bad |= (unsigned)z;
@@ -540,19 +504,19 @@ K_ROW2(b_lxor, uint8_t, uint8_t, r = (uint8_t)((a != 0) ^ (b != 0)))
 K_ROW2(b_ars_i8, int8_t, int8_t, K_ARS(int8_t, 8))
 K_ROW2(b_ars_i16, int16_t, int16_t, K_ARS(int16_t, 16))
 K_ROW2(b_ars_i32, int32_t, int32_t, K_ARS(int32_t, 32))
-K_ROW2(b_lsl_i8, int8_t, int8_t, K_SHIFT_AMOUNT(8); r = k_u8_to_i8((uint32_t)(uint8_t)a << sh))
-K_ROW2(b_lsl_i16, int16_t, int16_t, K_SHIFT_AMOUNT(16); r = k_u16_to_i16((uint32_t)(uint16_t)a << sh))
-K_ROW2(b_lsl_i32, int32_t, int32_t, K_SHIFT_AMOUNT(32); r = k_u32_to_i32((uint32_t)a << sh))
-K_ROW2(b_lsr_i8, int8_t, int8_t, K_SHIFT_AMOUNT(8); r = k_u8_to_i8((uint32_t)(uint8_t)a >> sh))
-K_ROW2(b_lsr_i16, int16_t, int16_t, K_SHIFT_AMOUNT(16); r = k_u16_to_i16((uint32_t)(uint16_t)a >> sh))
-K_ROW2(b_lsr_i32, int32_t, int32_t, K_SHIFT_AMOUNT(32); r = k_u32_to_i32((uint32_t)a >> sh))
+K_ROW2(b_lsl_i8, int8_t, int8_t, K_SHIFT_AMOUNT(8); r = tosac_ku8_to_i8((uint32_t)(uint8_t)a << sh))
+K_ROW2(b_lsl_i16, int16_t, int16_t, K_SHIFT_AMOUNT(16); r = tosac_ku16_to_i16((uint32_t)(uint16_t)a << sh))
+K_ROW2(b_lsl_i32, int32_t, int32_t, K_SHIFT_AMOUNT(32); r = tosac_ku32_to_i32((uint32_t)a << sh))
+K_ROW2(b_lsr_i8, int8_t, int8_t, K_SHIFT_AMOUNT(8); r = tosac_ku8_to_i8((uint32_t)(uint8_t)a >> sh))
+K_ROW2(b_lsr_i16, int16_t, int16_t, K_SHIFT_AMOUNT(16); r = tosac_ku16_to_i16((uint32_t)(uint16_t)a >> sh))
+K_ROW2(b_lsr_i32, int32_t, int32_t, K_SHIFT_AMOUNT(32); r = tosac_ku32_to_i32((uint32_t)a >> sh))
 
 /* MUL: i8/i16 exact into i32; i32 with shift 0 keeps the low 32 bits of the product; i32 with
    shift s > 0 rounds half up: (p + 2^(s-1)) >> s, computed as ((p >> (s-1)) + 1) >> 1 so that it
    cannot overflow int64, REQUIRE result fits i32. */
 K_ROW2(b_mul_i8, int8_t, int32_t, r = (int32_t)a * b)
 K_ROW2(b_mul_i16, int16_t, int32_t, r = (int32_t)a * b)
-K_ROW2(b_mul_i32w, int32_t, int32_t, r = k_u32_to_i32((uint32_t)a * (uint32_t)b))
+K_ROW2(b_mul_i32w, int32_t, int32_t, r = tosac_ku32_to_i32((uint32_t)a * (uint32_t)b))
 K_ROW2(b_mul_i32s, int32_t, int32_t,
        const int64_t t = tosac_asr64(tosac_asr64((int64_t)a * b, (unsigned)k->p1 - 1u) + 1, 1); bad |= K_OUT32(t);
        r = (int32_t)tosac_sat64(t, INT32_MIN, INT32_MAX))
@@ -602,7 +566,7 @@ static tosac_status k_run2_fp(tosac_kcall *c, krow2 f32, krow2 f64, kargs *k, co
 
 tosac_status tosac_kernel_binary(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: missing operand");
+    if (!tosac_kio_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: missing operand");
     const tosac_dtype t = c->in[0].dtype, to = c->out[0].dtype;
     if (c->in[1].dtype != t) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: input types differ");
     const bool cmp = c->op == TOSAC_OP_EQUAL || c->op == TOSAC_OP_GREATER || c->op == TOSAC_OP_GREATER_EQUAL;
@@ -638,11 +602,11 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
         case TOSAC_OP_ADD: return k_run2_fp(c, b_fadd_f32, b_fadd_f64, &k, NULL);
         case TOSAC_OP_SUB: return k_run2_fp(c, b_fsub_f32, b_fsub_f64, &k, NULL);
         case TOSAC_OP_MAXIMUM:
-            if (k_attr(c, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
+            if (tosac_kattr_or(c, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
                 return k_run2_fp(c, b_fmax_i_f32, b_fmax_i_f64, &k, NULL);
             return k_run2_fp(c, b_fmax_p_f32, b_fmax_p_f64, &k, NULL);
         case TOSAC_OP_MINIMUM:
-            if (k_attr(c, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
+            if (tosac_kattr_or(c, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
                 return k_run2_fp(c, b_fmin_i_f32, b_fmin_i_f64, &k, NULL);
             return k_run2_fp(c, b_fmin_p_f32, b_fmin_p_f64, &k, NULL);
         case TOSAC_OP_POW:
@@ -683,7 +647,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
     case TOSAC_OP_LOGICAL_OR: fn = bl ? b_lor : NULL; break;
     case TOSAC_OP_LOGICAL_XOR: fn = bl ? b_lxor : NULL; break;
     case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT:
-        k.p1 = k_attr(c, TOSAC_ATTR_ARITHMETIC_RIGHT_SHIFT_round, 0) != 0;
+        k.p1 = tosac_kattr_or(c, TOSAC_ATTR_ARITHMETIC_RIGHT_SHIFT_round, 0) != 0;
         fn = K_PICK3(t, b_ars_i8, b_ars_i16, b_ars_i32);
         why = "ARITHMETIC_RIGHT_SHIFT: REQUIRE 0 <= shift <= bits-1 failed";
         break;
@@ -701,11 +665,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
     return k_run2(c, fn, &k, why);
 }
 
-size_t tosac_kernel_binary_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(binary)
 
 /* ------------------------------------------------------------------------------------------ */
 /* SELECT: output = input1 ? input2 : input3, three-way broadcast, any element type             */
@@ -737,7 +697,7 @@ K_SEL_ROW(sel_8, uint64_t)
 
 tosac_status tosac_kernel_select(tosac_kcall *c)
 {
-    if (!k_io_ok(c, 3, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "SELECT: missing operand");
+    if (!tosac_kio_ok(c, 3, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "SELECT: missing operand");
     const tosac_ktensor *cd = &c->in[0], *a = &c->in[1], *b = &c->in[2], *o = &c->out[0];
     if (cd->dtype != TOSAC_DTYPE_BOOL) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "SELECT: input1 must be BOOL");
     const size_t e = tosac_exec_elem_size(o->dtype, o->f64);
@@ -764,8 +724,4 @@ tosac_status tosac_kernel_select(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_select_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(select)

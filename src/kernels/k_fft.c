@@ -17,8 +17,6 @@
 
 #define TOSAC_TWO_PI 6.283185307179586476925286766559
 
-static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
-
 typedef struct {
     int64_t N, H, W, OW;
     size_t off_re, off_im, off_twh, off_tww, off_line, total;
@@ -31,11 +29,11 @@ static void fft_make_plan(const tosac_kcall *c, fft_plan *g)
     g->N = in->shape[0], g->H = in->shape[1], g->W = in->shape[2];
     g->OW = c->out[0].shape[2];
     size_t hw = (size_t)(g->H * g->W), o = 0, mx = (size_t)(g->H > g->W ? g->H : g->W);
-    g->off_re = o, o += align64(hw * sizeof(double));
-    g->off_im = o, o += align64(hw * sizeof(double));
-    g->off_twh = o, o += align64((size_t)g->H * 2 * sizeof(double));
-    g->off_tww = o, o += align64((size_t)g->W * 2 * sizeof(double));
-    g->off_line = o, o += align64(mx * 4 * sizeof(double));
+    g->off_re = o, o += tosac_kalign64(hw * sizeof(double));
+    g->off_im = o, o += tosac_kalign64(hw * sizeof(double));
+    g->off_twh = o, o += tosac_kalign64((size_t)g->H * 2 * sizeof(double));
+    g->off_tww = o, o += tosac_kalign64((size_t)g->W * 2 * sizeof(double));
+    g->off_line = o, o += tosac_kalign64(mx * 4 * sizeof(double));
     g->total = o;
 }
 

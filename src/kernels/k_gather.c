@@ -11,14 +11,12 @@
  */
 #include <string.h>
 
-#include "kernels/kernel.h"
-
-static size_t kg_es(const tosac_ktensor *t) { return tosac_exec_elem_size(t->dtype, t->f64); }
+#include "kernels/kutil.h"
 
 tosac_status tosac_kernel_gather(tosac_kcall *c)
 {
     const tosac_ktensor *values = &c->in[0], *indices = &c->in[1], *out = &c->out[0];
-    const size_t es = kg_es(values);
+    const size_t es = tosac_kelem_size(values);
     if (es == 0 || values->rank != 3 || indices->rank != 2 || indices->dtype != TOSAC_DTYPE_INT32)
         return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "GATHER: shapes or types");
     const int64_t N = values->shape[0], K = values->shape[1], C = values->shape[2], W = indices->shape[1];
@@ -40,11 +38,7 @@ tosac_status tosac_kernel_gather(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_gather_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(gather)
 
 /* Bytes of the N*K written-bitmap. */
 static size_t kg_bitmap_bytes(const tosac_kcall *c)
@@ -57,7 +51,7 @@ static size_t kg_bitmap_bytes(const tosac_kcall *c)
 tosac_status tosac_kernel_scatter(tosac_kcall *c)
 {
     const tosac_ktensor *vin = &c->in[0], *indices = &c->in[1], *input = &c->in[2], *out = &c->out[0];
-    const size_t es = kg_es(vin);
+    const size_t es = tosac_kelem_size(vin);
     if (es == 0 || vin->rank != 3 || indices->rank != 2 || input->rank != 3 || indices->dtype != TOSAC_DTYPE_INT32)
         return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "SCATTER: shapes or types");
     const int64_t N = vin->shape[0], K = vin->shape[1], C = vin->shape[2], W = indices->shape[1];

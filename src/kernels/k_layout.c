@@ -7,14 +7,12 @@
  */
 #include <string.h>
 
-#include "kernels/kernel.h"
+#include "kernels/kutil.h"
 
 /* Highest rank the kernels handle (the IR's limit). */
 #define KL_MAX_RANK 32
 /* Tile edge of the blocked transpose, in elements. */
 #define KL_TBLOCK 32
-
-static size_t kl_es(const tosac_ktensor *t) { return tosac_exec_elem_size(t->dtype, t->f64); }
 
 /* Row-major element strides of a shape. */
 static void kl_strides(int32_t rank, const int64_t *shape, int64_t *st)
@@ -242,7 +240,7 @@ static void kl_fill_bytes(const kl_fill *f, uint8_t *dst, size_t n)
 tosac_status tosac_kernel_concat(tosac_kcall *c)
 {
     const tosac_ktensor *out = &c->out[0];
-    const size_t es = kl_es(out);
+    const size_t es = tosac_kelem_size(out);
     const int32_t rank = out->rank;
     if (es == 0 || rank < 1 || rank > KL_MAX_RANK) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "CONCAT: rank or type");
     const int64_t axis = tosac_kattr_int(c, TOSAC_ATTR_CONCAT_axis, 0);
@@ -271,11 +269,7 @@ tosac_status tosac_kernel_concat(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_concat_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(concat)
 
 /* ------------------------------------------------------------------------------------------ */
 /* PAD                                                                                            */
@@ -311,9 +305,9 @@ static void kl_pad_rec(const kl_pad *p, int32_t d, const uint8_t *ip, uint8_t *o
 tosac_status tosac_kernel_pad(tosac_kcall *c)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    const size_t es = kl_es(out);
+    const size_t es = tosac_kelem_size(out);
     const int32_t rank = in->rank;
-    if (es == 0 || rank > KL_MAX_RANK || kl_es(&c->in[2]) != es)
+    if (es == 0 || rank > KL_MAX_RANK || tosac_kelem_size(&c->in[2]) != es)
         return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "PAD: rank or type");
     const int64_t *pads = (const int64_t *)c->in[1].data;
     kl_pad p;
@@ -341,11 +335,7 @@ tosac_status tosac_kernel_pad(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_pad_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(pad)
 
 /* ------------------------------------------------------------------------------------------ */
 /* RESHAPE                                                                                        */
@@ -353,17 +343,13 @@ size_t tosac_kernel_pad_scratch(const tosac_kcall *c)
 tosac_status tosac_kernel_reshape(tosac_kcall *c)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    const size_t es = kl_es(in);
+    const size_t es = tosac_kelem_size(in);
     if (es == 0) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESHAPE: type");
     if (out->data != in->data) memmove(out->data, in->data, (size_t)in->nelem * es);
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_reshape_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(reshape)
 
 /* ------------------------------------------------------------------------------------------ */
 /* REVERSE                                                                                        */
@@ -385,7 +371,7 @@ KL_REV1(uint64_t)
 tosac_status tosac_kernel_reverse(tosac_kcall *c)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    const size_t es = kl_es(in);
+    const size_t es = tosac_kelem_size(in);
     const int32_t rank = in->rank;
     if (es == 0) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "REVERSE: type");
     if (rank == 0) {
@@ -422,11 +408,7 @@ tosac_status tosac_kernel_reverse(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_reverse_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(reverse)
 
 /* ------------------------------------------------------------------------------------------ */
 /* SLICE                                                                                          */
@@ -434,7 +416,7 @@ size_t tosac_kernel_reverse_scratch(const tosac_kcall *c)
 tosac_status tosac_kernel_slice(tosac_kcall *c)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    const size_t es = kl_es(in);
+    const size_t es = tosac_kelem_size(in);
     const int32_t rank = in->rank;
     if (es == 0 || rank > KL_MAX_RANK) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "SLICE: rank or type");
     const int64_t *start = (const int64_t *)c->in[1].data, *size = (const int64_t *)c->in[2].data;
@@ -455,11 +437,7 @@ tosac_status tosac_kernel_slice(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_slice_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(slice)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TILE                                                                                           */
@@ -496,7 +474,7 @@ static void kl_tile_rec(const kl_tile *t, int32_t d, const uint8_t *ip, uint8_t 
 tosac_status tosac_kernel_tile(tosac_kcall *c)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    const size_t es = kl_es(in);
+    const size_t es = tosac_kelem_size(in);
     const int32_t rank = in->rank;
     if (es == 0 || rank > KL_MAX_RANK) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TILE: rank or type");
     if (rank == 0) {
@@ -519,11 +497,7 @@ tosac_status tosac_kernel_tile(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_tile_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(tile)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TRANSPOSE                                                                                      */
@@ -531,7 +505,7 @@ size_t tosac_kernel_tile_scratch(const tosac_kcall *c)
 tosac_status tosac_kernel_transpose(tosac_kcall *c)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    const size_t es = kl_es(in);
+    const size_t es = tosac_kelem_size(in);
     const int32_t rank = in->rank;
     if (es == 0 || rank > KL_MAX_RANK) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TRANSPOSE: rank or type");
     const int32_t *perms = tosac_kattr_ints(c, TOSAC_ATTR_TRANSPOSE_perms);
@@ -555,8 +529,4 @@ tosac_status tosac_kernel_transpose(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_transpose_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(transpose)

@@ -29,8 +29,6 @@ typedef struct {
     size_t off_a, off_b, off_c32, off_c64, total;
 } mm_plan;
 
-static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
-
 static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
 {
     memset(g, 0, sizeof *g);
@@ -51,21 +49,21 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
     switch (g->kind) {
     case MK_I8:
         g->chunk = tosac_gemm_i32_chunk(255 * 255);
-        g->off_a = o, o += align64(hc * sizeof(int16_t));
-        g->off_b = o, o += align64(cw * sizeof(int16_t));
+        g->off_a = o, o += tosac_kalign64(hc * sizeof(int16_t));
+        g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
         if (g->C > g->chunk) {
-            g->off_c32 = o, o += align64(hw * sizeof(int32_t));
-            g->off_c64 = o, o += align64(hw * sizeof(int64_t));
+            g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
+            g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
         }
         break;
-    case MK_I16: g->off_c64 = o, o += align64((size_t)g->W * sizeof(int64_t)); break;
+    case MK_I16: g->off_c64 = o, o += tosac_kalign64((size_t)g->W * sizeof(int64_t)); break;
     case MK_F32:
     case MK_F16ACC:
         if (a->dtype != TOSAC_DTYPE_FP32) {
-            g->off_a = o, o += align64(hc * sizeof(float));
-            g->off_b = o, o += align64(cw * sizeof(float));
+            g->off_a = o, o += tosac_kalign64(hc * sizeof(float));
+            g->off_b = o, o += tosac_kalign64(cw * sizeof(float));
         }
-        if (g->kind == MK_F16ACC) g->off_c32 = o, o += align64((size_t)g->W * sizeof(float));
+        if (g->kind == MK_F16ACC) g->off_c32 = o, o += tosac_kalign64((size_t)g->W * sizeof(float));
         break;
     case MK_F64: break; /* all operands are double already */
     }
@@ -78,16 +76,6 @@ size_t tosac_kernel_matmul_scratch(const tosac_kcall *c)
     mm_plan g;
     mm_make_plan(c, &g);
     return g.total;
-}
-
-static int64_t zp_of(const tosac_ktensor *t, bool *nonzero_fp)
-{
-    if (t->nelem < 1) return 0;
-    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
-        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
-        return 0;
-    }
-    return tosac_kload_int(t, 0);
 }
 
 static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
@@ -206,7 +194,7 @@ tosac_status tosac_kernel_matmul(tosac_kcall *c)
 {
     if (c->n_in < 4 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: operand count");
     bool bad = false;
-    int64_t azp = zp_of(&c->in[2], &bad), bzp = zp_of(&c->in[3], &bad);
+    int64_t azp = tosac_kzp(&c->in[2], &bad), bzp = tosac_kzp(&c->in[3], &bad);
     bool i8 = c->in[0].dtype == TOSAC_DTYPE_INT8;
     if (bad || (!i8 && (azp != 0 || bzp != 0)))
         return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "A_zp and B_zp must be 0 unless the inputs are i8");

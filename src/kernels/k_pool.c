@@ -23,15 +23,6 @@
 #pragma GCC optimize("O3")
 #endif
 
-static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
-
-static int64_t attr_at(const tosac_kcall *c, unsigned id, int i, int64_t def)
-{
-    const int32_t *v = tosac_kattr_ints(c, id);
-    if (!c->attr[id].present || !v || (uint32_t)i >= c->attr[id].len) return def;
-    return v[i];
-}
-
 typedef struct {
     int64_t N, IH, IW, C, OH, OW, ky, kx, sy, sx, pt, pl;
 } pool_geom;
@@ -45,16 +36,16 @@ static void pool_geometry(const tosac_kcall *c, pool_geom *g)
     unsigned pid = avg ? TOSAC_ATTR_AVG_POOL2D_pad : TOSAC_ATTR_MAX_POOL2D_pad;
     g->N = in->shape[0], g->IH = in->shape[1], g->IW = in->shape[2], g->C = in->shape[3];
     g->OH = out->shape[1], g->OW = out->shape[2];
-    g->ky = attr_at(c, kid, 0, 1), g->kx = attr_at(c, kid, 1, 1);
-    g->sy = attr_at(c, sid, 0, 1), g->sx = attr_at(c, sid, 1, 1);
-    g->pt = attr_at(c, pid, 0, 0), g->pl = attr_at(c, pid, 2, 0);
+    g->ky = tosac_kattr_at(c, kid, 0, 1), g->kx = tosac_kattr_at(c, kid, 1, 1);
+    g->sy = tosac_kattr_at(c, sid, 0, 1), g->sx = tosac_kattr_at(c, sid, 1, 1);
+    g->pt = tosac_kattr_at(c, pid, 0, 0), g->pl = tosac_kattr_at(c, pid, 2, 0);
 }
 
 size_t tosac_kernel_pool2d_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 1 || c->in[0].rank != 4) return 0;
     /* accumulator row and one converted input row, 8 bytes per channel each */
-    return 2 * align64((size_t)c->in[0].shape[3] * 8u);
+    return 2 * tosac_kalign64((size_t)c->in[0].shape[3] * 8u);
 }
 
 /* Valid window [y0, y1) x [x0, x1) of output (oy, ox). */
@@ -72,15 +63,23 @@ static bool is_nan_d(double v) { return v != v; }
 
 /* ---- AVG_POOL2D -------------------------------------------------------------------------------- */
 
-static int64_t zp_of(const tosac_ktensor *t, bool *nonzero_fp)
-{
-    if (t->nelem < 1) return 0;
-    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
-        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
-        return 0;
-    }
-    return tosac_kload_int(t, 0);
-}
+/* Sum of window [y0, y1) x [x0, x1) of image n per channel into ACC (int32 or int64 elements, so each
+   width keeps its own typed loop); expands inside avg_int. */
+#define AVG_WINDOW_SUM(ACC)                                                              \
+    do {                                                                                 \
+        for (int64_t ch = 0; ch < C; ch++) (ACC)[ch] = 0;                                \
+        for (int64_t y = y0; y < y1; y++)                                                \
+            for (int64_t x = x0; x < x1; x++) {                                          \
+                int64_t src = ((n * g->IH + y) * g->IW + x) * C;                         \
+                if (i16) {                                                               \
+                    const int16_t *s = (const int16_t *)in->data + src;                  \
+                    for (int64_t ch = 0; ch < C; ch++) (ACC)[ch] += s[ch];               \
+                } else {                                                                 \
+                    const int8_t *s = (const int8_t *)in->data + src;                    \
+                    for (int64_t ch = 0; ch < C; ch++) (ACC)[ch] += s[ch] - izp;         \
+                }                                                                        \
+            }                                                                            \
+    } while (0)
 
 static tosac_status avg_int(tosac_kcall *c, const pool_geom *g, int32_t izp, int32_t ozp)
 {
@@ -88,7 +87,7 @@ static tosac_status avg_int(tosac_kcall *c, const pool_geom *g, int32_t izp, int
     int64_t C = g->C, lo, hi;
     tosac_kint_range(in->dtype, &lo, &hi);
     int64_t *acc = (int64_t *)c->scratch;
-    int32_t *acc32 = (int32_t *)(void *)((uint8_t *)c->scratch + align64((size_t)C * 8u));
+    int32_t *acc32 = (int32_t *)(void *)((uint8_t *)c->scratch + tosac_kalign64((size_t)C * 8u));
     bool i16 = in->dtype == TOSAC_DTYPE_INT16;
     /* int32 sums are exact while the window holds fewer than 2^16 taps (|x - zp| <= 2^15) */
     bool narrow = g->ky * g->kx < 65536;
@@ -98,32 +97,10 @@ static tosac_status avg_int(tosac_kcall *c, const pool_geom *g, int32_t izp, int
                 int64_t y0, y1, x0, x1;
                 window(g, oy, ox, &y0, &y1, &x0, &x1);
                 if (narrow) {
-                    for (int64_t ch = 0; ch < C; ch++) acc32[ch] = 0;
-                    for (int64_t y = y0; y < y1; y++)
-                        for (int64_t x = x0; x < x1; x++) {
-                            int64_t src = ((n * g->IH + y) * g->IW + x) * C;
-                            if (i16) {
-                                const int16_t *s = (const int16_t *)in->data + src;
-                                for (int64_t ch = 0; ch < C; ch++) acc32[ch] += s[ch];
-                            } else {
-                                const int8_t *s = (const int8_t *)in->data + src;
-                                for (int64_t ch = 0; ch < C; ch++) acc32[ch] += s[ch] - izp;
-                            }
-                        }
+                    AVG_WINDOW_SUM(acc32);
                     for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc32[ch];
                 } else {
-                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = 0;
-                    for (int64_t y = y0; y < y1; y++)
-                        for (int64_t x = x0; x < x1; x++) {
-                            int64_t src = ((n * g->IH + y) * g->IW + x) * C;
-                            if (i16) {
-                                const int16_t *s = (const int16_t *)in->data + src;
-                                for (int64_t ch = 0; ch < C; ch++) acc[ch] += s[ch];
-                            } else {
-                                const int8_t *s = (const int8_t *)in->data + src;
-                                for (int64_t ch = 0; ch < C; ch++) acc[ch] += s[ch] - izp;
-                            }
-                        }
+                    AVG_WINDOW_SUM(acc);
                 }
                 int64_t count = (y1 - y0) * (x1 - x0);
                 if (count < 1 || count > INT32_MAX)
@@ -145,13 +122,14 @@ static tosac_status avg_int(tosac_kcall *c, const pool_geom *g, int32_t izp, int
             }
     return TOSAC_OK;
 }
+#undef AVG_WINDOW_SUM
 
 static void avg_fp(tosac_kcall *c, const pool_geom *g, bool f16acc)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     int64_t C = g->C;
     uint8_t *sc = (uint8_t *)c->scratch;
-    size_t rowb = align64((size_t)C * 8u);
+    size_t rowb = tosac_kalign64((size_t)C * 8u);
     bool f64 = in->f64;
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t oy = 0; oy < g->OH; oy++)
@@ -237,7 +215,7 @@ static void max_fp(tosac_kcall *c, const pool_geom *g, bool ignore)
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     int64_t C = g->C;
     uint8_t *sc = (uint8_t *)c->scratch;
-    size_t rowb = align64((size_t)C * 8u);
+    size_t rowb = tosac_kalign64((size_t)C * 8u);
     float nanf = tosac_fp32_from_bits(0x7FC00000u), ninf = tosac_fp32_from_bits(0xFF800000u);
     double nand = tosac_fp64_from_bits(0x7FF8000000000000u), ninfd = tosac_fp64_from_bits(0xFFF0000000000000u);
     for (int64_t n = 0; n < g->N; n++)
@@ -297,7 +275,7 @@ tosac_status tosac_kernel_pool2d(tosac_kcall *c)
     }
     if (c->n_in < 3) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "AVG_POOL2D: operand count");
     bool bad = false;
-    int64_t izp = zp_of(&c->in[1], &bad), ozp = zp_of(&c->in[2], &bad);
+    int64_t izp = tosac_kzp(&c->in[1], &bad), ozp = tosac_kzp(&c->in[2], &bad);
     if (bad || (in->dtype != TOSAC_DTYPE_INT8 && (izp != 0 || ozp != 0)))
         return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "AVG_POOL2D zero points must be 0 unless in_out_t is i8");
     if (!fp) return avg_int(c, &g, (int32_t)izp, (int32_t)ozp);
@@ -335,7 +313,7 @@ size_t tosac_kernel_argmax_scratch(const tosac_kcall *c)
     argmax_geom g;
     argmax_geometry(c, &g);
     /* best value and one converted row, 8 bytes per inner position each */
-    return 2 * align64((size_t)g.inner * 8u);
+    return 2 * tosac_kalign64((size_t)g.inner * 8u);
 }
 
 #define TOSAC_ARGMAX_INT(T, NAME)                                                                       \
@@ -364,7 +342,7 @@ tosac_status tosac_kernel_argmax(tosac_kcall *c)
     const tosac_ktensor *in = &c->in[0];
     int32_t *idx = (int32_t *)c->out[0].data;
     uint8_t *sc = (uint8_t *)c->scratch;
-    size_t rowb = align64((size_t)g.inner * 8u);
+    size_t rowb = tosac_kalign64((size_t)g.inner * 8u);
     if (g.len < 1) return TOSAC_OK;
     if (!in->f64 && in->dtype == TOSAC_DTYPE_INT8) {
         argmax_i8((const int8_t *)in->data, &g, (int8_t *)c->scratch, idx);

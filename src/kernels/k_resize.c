@@ -237,8 +237,4 @@ tosac_status tosac_kernel_resize(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_resize_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(resize)

@@ -29,8 +29,4 @@ tosac_status tosac_kernel_custom(tosac_kcall *c)
     return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "no custom operator library");
 }
 
-size_t tosac_kernel_custom_scratch(const tosac_kcall *c)
-{
-    (void)c;
-    return 0;
-}
+TOSAC_KERNEL_NO_SCRATCH(custom)

@@ -60,6 +60,14 @@ typedef struct tosac_kcall {
 #include "tosac/ops.def"
 #undef TOSAC_OP
 
+/* Defines the scratch function of a family that needs no scratch memory. */
+#define TOSAC_KERNEL_NO_SCRATCH(chk)                                   \
+    size_t tosac_kernel_##chk##_scratch(const tosac_kcall *c)         \
+    {                                                                  \
+        (void)c;                                                       \
+        return 0;                                                      \
+    }
+
 typedef tosac_status (*tosac_kernel_fn)(tosac_kcall *c);
 typedef size_t (*tosac_kernel_scratch_fn)(const tosac_kcall *c);
 

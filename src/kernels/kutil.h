@@ -100,4 +100,67 @@ static inline void tosac_kbroadcast_strides(const tosac_ktensor *t, int32_t rank
     }
 }
 
+/* ---- call plumbing shared by the kernel families ------------------------------------------- */
+
+/* Scalar attribute `id`, or `def` when the call has no attributes or the field is absent. */
+static inline int64_t tosac_kattr_or(const tosac_kcall *c, unsigned id, int64_t def)
+{
+    return c->attr ? tosac_kattr_int(c, id, def) : def;
+}
+
+/* Entry i of the int32 list attribute `id`, or `def` when the field is absent or shorter. */
+static inline int64_t tosac_kattr_at(const tosac_kcall *c, unsigned id, int i, int64_t def)
+{
+    const int32_t *v = tosac_kattr_ints(c, id);
+    if (!c->attr[id].present || !v || (uint32_t)i >= c->attr[id].len) return def;
+    return v[i];
+}
+
+/* Operands the kernel needs: at least nin inputs and nout outputs, each with data and elements. */
+static inline bool tosac_kio_ok(const tosac_kcall *c, uint32_t nin, uint32_t nout)
+{
+    if (!c->in || !c->out || c->n_in < nin || c->n_out < nout) return false;
+    for (uint32_t i = 0; i < nin; i++)
+        if (!c->in[i].data || c->in[i].nelem < 1) return false;
+    for (uint32_t i = 0; i < nout; i++)
+        if (!c->out[i].data || c->out[i].nelem < 1) return false;
+    return true;
+}
+
+/* Bytes of one element of `t` in execution storage. */
+static inline size_t tosac_kelem_size(const tosac_ktensor *t) { return tosac_exec_elem_size(t->dtype, t->f64); }
+
+/* n rounded up to a multiple of 64 (scratch sub-buffer offsets). */
+static inline size_t tosac_kalign64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+/*
+ * Value of a zero-point operand (element 0; 0 when it has no elements) as int64. A floating-point
+ * zero point reads as 0 and sets *nonzero_fp when it is not 0.0 (callers reject that).
+ */
+static inline int64_t tosac_kzp(const tosac_ktensor *t, bool *nonzero_fp)
+{
+    if (t->nelem < 1) return 0;
+    if (t->f64 || tosac_dtype_is_float(t->dtype)) {
+        if (tosac_kload_fp(t, 0) != 0.0) *nonzero_fp = true;
+        return 0;
+    }
+    return tosac_kload_int(t, 0);
+}
+
+/* Two's complement reinterpretation of the low bits, without implementation-defined casts. */
+static inline int8_t tosac_ku8_to_i8(uint32_t u)
+{
+    u &= 0xFFu;
+    return u < 0x80u ? (int8_t)u : (int8_t)((int32_t)u - 256);
+}
+static inline int16_t tosac_ku16_to_i16(uint32_t u)
+{
+    u &= 0xFFFFu;
+    return u < 0x8000u ? (int16_t)u : (int16_t)((int32_t)u - 65536);
+}
+static inline int32_t tosac_ku32_to_i32(uint32_t u)
+{
+    return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+
 #endif

@@ -407,12 +407,6 @@ static tosac_status add_synthetic(bctx *bc, uint32_t inst, uint32_t like, const 
     return TOSAC_OK;
 }
 
-static uint32_t final_val(const tosac_program *p, uint32_t v)
-{
-    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
-    return v;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Block instances                                                                               */
 
@@ -541,7 +535,7 @@ static tosac_status bind_while(bctx *bc, uint32_t inst, uint32_t oi, const tosac
     uint32_t body_i = p->ops[oi].sub[1];
     p->ops[oi].stage_base = p->n_copies;
     for (uint32_t j = 0; j < cnt; j++) {
-        uint32_t o = p->idx[p->insts[body_i].out_base + j], f = final_val(p, o);
+        uint32_t o = p->idx[p->insts[body_i].out_base + j], f = rt_final_val(p, o);
         bool is_state = false;
         for (uint32_t m = 0; m < cnt && !is_state; m++) is_state = m != j && f == p->idx[state_base + m];
         if (!is_state) continue;
@@ -553,7 +547,7 @@ static tosac_status bind_while(bctx *bc, uint32_t inst, uint32_t oi, const tosac
     p->ops[oi].commit_base = p->n_copies;
     uint32_t staged = p->ops[oi].stage_base;
     for (uint32_t j = 0; j < cnt; j++) {
-        uint32_t o = p->idx[p->insts[body_i].out_base + j], f = final_val(p, o), s = p->idx[state_base + j];
+        uint32_t o = p->idx[p->insts[body_i].out_base + j], f = rt_final_val(p, o), s = p->idx[state_base + j];
         if (f == s) continue;
         uint32_t src = o;
         if (staged < p->ops[oi].stage_base + p->ops[oi].n_stage && p->copies[staged].src == o) {
@@ -887,7 +881,7 @@ static tosac_status finish_kinds(bctx *bc)
     for (uint32_t k = 0; k < p->n_ops; k++) {
         const rt_op *op = &p->ops[k];
         if (op->mode != M_ALIAS || op->n_in < 1 || op->n_out != 1) continue;
-        uint32_t f = final_val(p, p->idx[op->in_base]);
+        uint32_t f = rt_final_val(p, p->idx[op->in_base]);
         rt_val *o = &p->vals[p->idx[op->out_base]];
         if (p->vals[f].kind == RV_CONST && o->kind == RV_UNUSED && o->inst == op->inst &&
             p->vals[f].nbytes == o->nbytes) {
@@ -930,15 +924,10 @@ static tosac_status prepare_calls(bctx *bc)
     p->kt = tosac_calloc(p->n_idx ? p->n_idx : 1, sizeof(tosac_ktensor));
     if (!p->kt) return nomem(bc);
     p->cap_kt = p->n_idx ? p->n_idx : 1;
-    for (uint32_t v = 0; v < p->n_vals; v++) {
-        rt_val *rv = &p->vals[v];
-        if (rv->kind == RV_CONST)
-            rv->data = rv->borrowed ? (void *)(uintptr_t)rv->borrowed : p->consts + rv->off;
-        else if (rv->kind == RV_VAR)
-            rv->data = p->vardata + p->vars[rv->var].off;
-    }
     for (uint32_t v = 0; v < p->n_vals; v++)
-        if (p->vals[v].kind == RV_LINK) p->vals[v].data = p->vals[final_val(p, v)].data;
+        if (p->vals[v].kind == RV_CONST || p->vals[v].kind == RV_VAR) p->vals[v].data = rt_fixed_data(p, &p->vals[v]);
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind == RV_LINK) p->vals[v].data = p->vals[rt_final_val(p, v)].data;
     for (uint32_t j = 0; j < p->n_idx; j++) {
         const rt_val *rv = &p->vals[p->idx[j]];
         tosac_ktensor *t = &p->kt[j];

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "core/encoding.h"
 #include "core/fp.h"
 #include "runtime/program.h"
 
@@ -21,28 +22,9 @@ bool rt_tosa_bytes(tosac_dtype t, bool f64, int64_t nelem, size_t *out)
     return tosac_dtype_storage_bytes(t, nelem, out);
 }
 
-static uint64_t ld(const uint8_t *p, unsigned n)
-{
-    uint64_t u = 0;
-    for (unsigned k = 0; k < n; k++) u |= (uint64_t)p[k] << (8 * k);
-    return u;
-}
-
 static void st(uint8_t *p, uint64_t u, unsigned n)
 {
     for (unsigned k = 0; k < n; k++) p[k] = (uint8_t)(u >> (8 * k));
-}
-
-/* Two's complement value of the low `bits` bits (1..64) without implementation-defined casts. */
-static int64_t sext(uint64_t u, unsigned bits)
-{
-    if (bits < 64) {
-        u &= ((uint64_t)1 << bits) - 1;
-        if (u & ((uint64_t)1 << (bits - 1))) return -(int64_t)(((uint64_t)1 << bits) - u);
-        return (int64_t)u;
-    }
-    if (u & 0x8000000000000000ull) return -(int64_t)(~u) - 1;
-    return (int64_t)u;
 }
 
 static double fp_to_double(tosac_dtype t, uint64_t bits)
@@ -64,7 +46,7 @@ void rt_decode(tosac_dtype t, bool f64, bool src_f64, const uint8_t *src, int64_
         double *o = dst;
         unsigned w = src_f64 ? 8 : tosac_dtype_bits(t) / 8;
         for (int64_t i = 0; i < nelem; i++) {
-            uint64_t u = ld(src + (size_t)i * w, w);
+            uint64_t u = tosac_le_load(src + (size_t)i * w, w);
             o[i] = src_f64 ? tosac_fp64_from_bits(u) : fp_to_double(t, u);
         }
         return;
@@ -76,30 +58,35 @@ void rt_decode(tosac_dtype t, bool f64, bool src_f64, const uint8_t *src, int64_
     case TOSAC_DTYPE_INT4:
         for (int64_t i = 0; i < nelem; i++) {
             uint8_t b = src[i / 2];
-            ((int8_t *)dst)[i] = (int8_t)sext((i & 1) ? (uint64_t)(b >> 4) : (uint64_t)(b & 0x0F), 4);
+            ((int8_t *)dst)[i] = (int8_t)tosac_sign_extend((i & 1) ? (uint64_t)(b >> 4) : (uint64_t)(b & 0x0F), 4);
         }
         break;
     case TOSAC_DTYPE_INT8:
-        for (int64_t i = 0; i < nelem; i++) ((int8_t *)dst)[i] = (int8_t)sext(src[i], 8);
+        for (int64_t i = 0; i < nelem; i++) ((int8_t *)dst)[i] = (int8_t)tosac_sign_extend(src[i], 8);
         break;
     case TOSAC_DTYPE_INT16:
-        for (int64_t i = 0; i < nelem; i++) ((int16_t *)dst)[i] = (int16_t)sext(ld(src + (size_t)i * 2, 2), 16);
+        for (int64_t i = 0; i < nelem; i++)
+            ((int16_t *)dst)[i] = (int16_t)tosac_sign_extend(tosac_le_load(src + (size_t)i * 2, 2), 16);
         break;
     case TOSAC_DTYPE_INT32:
-        for (int64_t i = 0; i < nelem; i++) ((int32_t *)dst)[i] = (int32_t)sext(ld(src + (size_t)i * 4, 4), 32);
+        for (int64_t i = 0; i < nelem; i++)
+            ((int32_t *)dst)[i] = (int32_t)tosac_sign_extend(tosac_le_load(src + (size_t)i * 4, 4), 32);
         break;
     case TOSAC_DTYPE_INT48:
-        for (int64_t i = 0; i < nelem; i++) ((int64_t *)dst)[i] = sext(ld(src + (size_t)i * 6, 6), 48);
+        for (int64_t i = 0; i < nelem; i++)
+            ((int64_t *)dst)[i] = tosac_sign_extend(tosac_le_load(src + (size_t)i * 6, 6), 48);
         break;
     case TOSAC_DTYPE_SHAPE:
-        for (int64_t i = 0; i < nelem; i++) ((int64_t *)dst)[i] = sext(ld(src + (size_t)i * 8, 8), 64);
+        for (int64_t i = 0; i < nelem; i++)
+            ((int64_t *)dst)[i] = tosac_sign_extend(tosac_le_load(src + (size_t)i * 8, 8), 64);
         break;
     case TOSAC_DTYPE_FP32:
-        for (int64_t i = 0; i < nelem; i++) ((float *)dst)[i] = tosac_fp32_from_bits((uint32_t)ld(src + (size_t)i * 4, 4));
+        for (int64_t i = 0; i < nelem; i++)
+            ((float *)dst)[i] = tosac_fp32_from_bits((uint32_t)tosac_le_load(src + (size_t)i * 4, 4));
         break;
     case TOSAC_DTYPE_FP16:
     case TOSAC_DTYPE_BF16:
-        for (int64_t i = 0; i < nelem; i++) ((uint16_t *)dst)[i] = (uint16_t)ld(src + (size_t)i * 2, 2);
+        for (int64_t i = 0; i < nelem; i++) ((uint16_t *)dst)[i] = (uint16_t)tosac_le_load(src + (size_t)i * 2, 2);
         break;
     case TOSAC_DTYPE_FP8E4M3:
     case TOSAC_DTYPE_FP8E5M2:

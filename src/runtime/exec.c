@@ -3,19 +3,13 @@
  * operators of the main block in order, COND_IF / WHILE_LOOP by running their sub-block instances.
  * Nothing here allocates; errors are formatted into the program's fixed message buffer.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/diag.h"
+#include "core/strbuf.h"
 #include "runtime/program.h"
-
-static uint32_t final_of(const tosac_program *p, uint32_t v)
-{
-    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
-    return v;
-}
 
 void rt_resolve(tosac_program *p)
 {
@@ -34,14 +28,14 @@ void rt_resolve(tosac_program *p)
         case RV_ARENA:
             x->data = x->ext ? (void *)(uintptr_t)x->ext : p->arena ? p->arena + x->off : NULL;
             break;
-        case RV_CONST: x->data = x->borrowed ? (void *)(uintptr_t)x->borrowed : p->consts + x->off; break;
-        case RV_VAR: x->data = p->vardata + p->vars[x->var].off; break;
+        case RV_CONST:
+        case RV_VAR: x->data = rt_fixed_data(p, x); break;
         case RV_EXT: x->data = (void *)(uintptr_t)x->ext; break;
         default: x->data = NULL; break;
         }
     }
     for (uint32_t v = 0; v < p->n_vals; v++)
-        if (p->vals[v].kind == RV_LINK) p->vals[v].data = p->vals[final_of(p, v)].data;
+        if (p->vals[v].kind == RV_LINK) p->vals[v].data = p->vals[rt_final_val(p, v)].data;
     for (uint32_t j = 0; j < p->n_idx; j++) p->kt[j].data = p->vals[p->idx[j]].data;
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
@@ -53,23 +47,6 @@ void rt_resolve(tosac_program *p)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                      */
-
-static void add(char *buf, size_t size, size_t *len, const char *fmt, ...) TOSAC_PRINTF(4, 5);
-static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-    if (*len + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n >= size - *len) {
-        *len = size - 1;
-        if (size >= 4) memcpy(buf + size - 4, "...", 4);
-    } else {
-        *len += (size_t)n;
-    }
-}
 
 void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size)
 {
@@ -88,21 +65,22 @@ void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size)
         }
         chain[n++] = (uint32_t)k;
     }
-    if (elided) add(buf, size, &len, "... > ");
+    if (elided) tosac_fixbuf_appendf(buf, size, &len, "... > ");
     for (int i = n - 1; i >= 0; i--) {
         const rt_op *o = &p->ops[chain[i]];
         const rt_inst *I = &p->insts[o->inst];
-        if (I->parent >= 0 || (elided && i == n - 1)) add(buf, size, &len, "block '%s' ", I->name);
-        add(buf, size, &len, "op %u (%s)", (unsigned)o->index, tosac_op_name(o->op));
-        if (i) add(buf, size, &len, " > ");
+        if (I->parent >= 0 || (elided && i == n - 1)) tosac_fixbuf_appendf(buf, size, &len, "block '%s' ", I->name);
+        tosac_fixbuf_appendf(buf, size, &len, "op %u (%s)", (unsigned)o->index, tosac_op_name(o->op));
+        if (i) tosac_fixbuf_appendf(buf, size, &len, " > ");
     }
     const rt_op *o = &p->ops[op];
-    add(buf, size, &len, " [");
-    for (uint32_t i = 0; i < o->n_in; i++) add(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->in_base + i]].name);
-    add(buf, size, &len, "%s", o->n_in ? " -> " : "-> ");
+    tosac_fixbuf_appendf(buf, size, &len, " [");
+    for (uint32_t i = 0; i < o->n_in; i++)
+        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->in_base + i]].name);
+    tosac_fixbuf_appendf(buf, size, &len, "%s", o->n_in ? " -> " : "-> ");
     for (uint32_t i = 0; i < o->n_out; i++)
-        add(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->out_base + i]].name);
-    add(buf, size, &len, "]");
+        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->out_base + i]].name);
+    tosac_fixbuf_appendf(buf, size, &len, "]");
 }
 
 static tosac_status fail(tosac_program *p, uint32_t op, tosac_status s, const char *why)
@@ -117,7 +95,7 @@ static tosac_status fail(tosac_program *p, uint32_t op, tosac_status s, const ch
         default: why = tosac_status_str(s); break;
         }
     }
-    add(p->err, sizeof p->err, &len, ": %s", why);
+    tosac_fixbuf_appendf(p->err, sizeof p->err, &len, ": %s", why);
     return s;
 }
 

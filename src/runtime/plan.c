@@ -38,12 +38,6 @@ static bool rt_inplace_op(uint32_t op, bool *elementwise)
     return *elementwise || op == TOSAC_OP_RESHAPE || op == TOSAC_OP_IDENTITY;
 }
 
-static uint32_t final_of(const tosac_program *p, uint32_t v)
-{
-    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
-    return v;
-}
-
 static void extend(rt_val *v, int32_t a, int32_t b)
 {
     if (a < v->first) v->first = a;
@@ -53,7 +47,7 @@ static void extend(rt_val *v, int32_t a, int32_t b)
 /* Value v is read or written by instance `inst` during steps [a, b]. */
 static void use_at(tosac_program *p, uint32_t v, uint32_t inst, int32_t a, int32_t b)
 {
-    rt_val *x = &p->vals[final_of(p, v)];
+    rt_val *x = &p->vals[rt_final_val(p, v)];
     if (x->kind != RV_ARENA) return;
     if (x->inst == inst) {
         extend(x, a, b);
@@ -155,12 +149,20 @@ typedef struct okey {
     uint32_t idx;
 } okey;
 
+/* Execution order: first use, then index. */
+static int cmp_first(const void *pa, const void *pb)
+{
+    const okey *a = pa, *b = pb;
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Largest first, ties in execution order. */
 static int cmp_okey(const void *pa, const void *pb)
 {
     const okey *a = pa, *b = pb;
     if (a->size != b->size) return a->size > b->size ? -1 : 1;
-    if (a->first != b->first) return a->first < b->first ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
+    return cmp_first(pa, pb);
 }
 
 typedef struct span {
@@ -215,13 +217,6 @@ typedef struct live {
     size_t lo, hi;
     int32_t last;
 } live;
-
-static int cmp_first(const void *pa, const void *pb)
-{
-    const okey *a = pa, *b = pb;
-    if (a->first != b->first) return a->first < b->first ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
 
 static bool place_online(tosac_program *p, okey *order, live *act)
 {
@@ -456,7 +451,7 @@ char *tosac_program_dump_plan(const tosac_program *p)
             tosac_strbuf_append(&sb, ": caller buffer\n");
             break;
         case RV_LINK: {
-            uint32_t f = final_of(p, v);
+            uint32_t f = rt_final_val(p, v);
             dump_val(&sb, p, v);
             tosac_strbuf_appendf(&sb, ": storage of %s: '%s'\n", p->insts[p->vals[f].inst].name, p->vals[f].name);
             break;

@@ -121,12 +121,6 @@ tosac_status tosac_program_set_arena(tosac_program *p, void *buf, size_t size)
 
 /* ---- tensors ----------------------------------------------------------------------------- */
 
-static uint32_t final_of(const tosac_program *p, uint32_t v)
-{
-    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
-    return v;
-}
-
 static void fill_info(const tosac_program *p, uint32_t v, const char *name, tosac_tensor_info *out)
 {
     const rt_val *x = &p->vals[v];
@@ -179,11 +173,11 @@ int32_t tosac_program_output_index(const tosac_program *p, const char *name)
 /* The program's own storage of value v (not a binding); NULL if it has none. */
 static void *own_storage(const tosac_program *p, uint32_t v)
 {
-    const rt_val *x = &p->vals[final_of(p, v)];
+    const rt_val *x = &p->vals[rt_final_val(p, v)];
     switch (x->kind) {
     case RV_ARENA: return p->arena ? p->arena + x->off : NULL;
-    case RV_VAR: return p->vardata + p->vars[x->var].off;
-    case RV_CONST: return x->borrowed ? (void *)(uintptr_t)x->borrowed : p->consts + x->off;
+    case RV_VAR:
+    case RV_CONST: return rt_fixed_data(p, x);
     default: return NULL;
     }
 }
@@ -191,7 +185,7 @@ static void *own_storage(const tosac_program *p, uint32_t v)
 /* Where value v is at this moment: its binding, else its own storage. */
 static const void *storage_now(const tosac_program *p, uint32_t v)
 {
-    uint32_t f = final_of(p, v);
+    uint32_t f = rt_final_val(p, v);
     const rt_inst *m = &p->insts[0];
     for (uint32_t i = 0; i < m->n_in; i++)
         if (in_val(p, i) == f && p->in_ext[i] && (p->vals[f].kind == RV_ARENA || p->vals[f].kind == RV_EXT))

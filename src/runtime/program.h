@@ -198,6 +198,26 @@ struct tosac_program {
 
 static inline size_t rt_align(size_t n) { return (n + (RT_ALIGN - 1)) & ~(size_t)(RT_ALIGN - 1); }
 
+/* The value a chain of RV_LINK aliases ends at (v itself when it is not a link); the guard bounds a
+   malformed cycle. */
+static inline uint32_t rt_final_val(const tosac_program *p, uint32_t v)
+{
+    for (int guard = 0; p->vals[v].kind == RV_LINK && guard < 4 * RT_MAX_DEPTH + 8; guard++) v = p->vals[v].link;
+    return v;
+}
+
+/* Storage of a constant or variable value: borrowed from the graph, or inside the program's
+   buffers, which are NULL when they would be empty (a rank-0 reshape's empty shape). */
+static inline void *rt_fixed_data(const tosac_program *p, const rt_val *x)
+{
+    if (x->kind == RV_CONST) {
+        if (x->borrowed) return (void *)(uintptr_t)x->borrowed;
+        return p->consts ? p->consts + x->off : NULL;
+    }
+    if (x->kind == RV_VAR) return p->vardata ? p->vardata + p->vars[x->var].off : NULL;
+    return NULL;
+}
+
 /* build.c: instances, values, operators, constants, variables (p->vals etc.). */
 tosac_status rt_build(tosac_program *p, const tosac_graph *g, const tosac_program_opts *o, tosac_diag *d);
 /* Constants layout shared with tosac_program_const_size. */

@@ -19,6 +19,7 @@
 
 #include "core/alloc.h"
 #include "core/encoding.h"
+#include "core/strbuf.h"
 #include "tosa/check.h"
 
 #define PREFIX_MAX 512
@@ -68,41 +69,23 @@ static tosac_level_limits level_limits(tosac_level level)
 
 const char *tosac_nm(const char *s) { return s ? s : "(null)"; }
 
-/* Appends to buf (size > 0) at *len, truncating with "..." when full. */
-static void sb_add(char *buf, size_t size, size_t *len, const char *fmt, ...) TOSAC_PRINTF(4, 5);
-static void sb_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-    if (*len + 1 >= size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n >= size - *len) {
-        *len = size - 1;
-        if (size >= 4) memcpy(buf + size - 4, "...", 4);
-    } else {
-        *len += (size_t)n;
-    }
-}
-
 static void block_label(const tosac_graph *g, const tosac_block *b, char *buf, size_t size, size_t *len)
 {
     if (!b) {
-        sb_add(buf, size, len, "graph");
+        tosac_fixbuf_appendf(buf, size, len, "graph");
         return;
     }
     if (g && g->n_regions > 0 && b->region && b->region != g->regions[0])
-        sb_add(buf, size, len, "region '%s' block '%s'", tosac_nm(b->region->name), tosac_nm(b->name));
+        tosac_fixbuf_appendf(buf, size, len, "region '%s' block '%s'", tosac_nm(b->region->name), tosac_nm(b->name));
     else
-        sb_add(buf, size, len, "block '%s'", tosac_nm(b->name));
+        tosac_fixbuf_appendf(buf, size, len, "block '%s'", tosac_nm(b->name));
 }
 
 static void value_list(char *buf, size_t size, size_t *len, tosac_value *const *vals, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         const tosac_value *v = vals ? vals[i] : NULL;
-        sb_add(buf, size, len, "%s%s", i ? ", " : "", v ? tosac_nm(v->name) : "(null)");
+        tosac_fixbuf_appendf(buf, size, len, "%s%s", i ? ", " : "", v ? tosac_nm(v->name) : "(null)");
         if (*len + 1 >= size) return;
     }
 }
@@ -114,11 +97,11 @@ static void ctx_prefix(const tosac_check_ctx *c, char *buf, size_t size)
     block_label(c->graph, c->block, buf, size, &len);
     const tosac_node *n = c->node;
     if (n) {
-        sb_add(buf, size, &len, " op %u (%s) [", (unsigned)n->index, tosac_op_name(n->op));
+        tosac_fixbuf_appendf(buf, size, &len, " op %u (%s) [", (unsigned)n->index, tosac_op_name(n->op));
         value_list(buf, size, &len, n->inputs, n->inputs ? n->n_inputs : 0);
-        sb_add(buf, size, &len, "%s", n->n_inputs ? " -> " : "-> ");
+        tosac_fixbuf_appendf(buf, size, &len, "%s", n->n_inputs ? " -> " : "-> ");
         value_list(buf, size, &len, n->outputs, n->outputs ? n->n_outputs : 0);
-        sb_add(buf, size, &len, "]");
+        tosac_fixbuf_appendf(buf, size, &len, "]");
     }
 }
 
@@ -219,14 +202,14 @@ const char *tosac_dims_str(const int64_t *d, int32_t n, bool mark_unk, char *buf
     if (!buf || size == 0) return "";
     size_t len = 0;
     buf[0] = '\0';
-    sb_add(buf, size, &len, "[");
+    tosac_fixbuf_appendf(buf, size, &len, "[");
     for (int32_t i = 0; i < n; i++) {
         if (mark_unk && d[i] == TOSAC_DIM_UNK)
-            sb_add(buf, size, &len, "%s?", i ? "," : "");
+            tosac_fixbuf_appendf(buf, size, &len, "%s?", i ? "," : "");
         else
-            sb_add(buf, size, &len, "%s%lld", i ? "," : "", (long long)d[i]);
+            tosac_fixbuf_appendf(buf, size, &len, "%s%lld", i ? "," : "", (long long)d[i]);
     }
-    sb_add(buf, size, &len, "]");
+    tosac_fixbuf_appendf(buf, size, &len, "]");
     return buf;
 }
 
@@ -236,7 +219,7 @@ const char *tosac_shape_str(const tosac_value *v, char *buf, size_t size)
     if (!v || v->rank < 0 || (v->rank > 0 && !v->shape)) {
         size_t len = 0;
         buf[0] = '\0';
-        sb_add(buf, size, &len, "?");
+        tosac_fixbuf_appendf(buf, size, &len, "?");
         return buf;
     }
     return tosac_dims_str(v->shape, v->rank, false, buf, size);
@@ -663,16 +646,16 @@ bool tosac_row_available(const tosac_type_row *row, const tosac_validate_opts *o
 
 static void row_str(const tosac_type_row *row, bool schema_names, char *buf, size_t size, size_t *len)
 {
-    sb_add(buf, size, len, "(");
+    tosac_fixbuf_appendf(buf, size, len, "(");
     bool first = true;
     for (int k = 0; k < 4; k++) {
         if (row->t[k] == TOSAC_DTYPE_UNKNOWN) continue;
         tosac_dtype t = (tosac_dtype)row->t[k];
-        sb_add(buf, size, len, "%s%s", first ? "" : schema_names ? ", " : ",",
+        tosac_fixbuf_appendf(buf, size, len, "%s%s", first ? "" : schema_names ? ", " : ",",
                schema_names ? tosac_dtype_name(t) : tosac_dtype_short_name(t));
         first = false;
     }
-    sb_add(buf, size, len, ")");
+    tosac_fixbuf_appendf(buf, size, len, ")");
 }
 
 /* What `row` needs beyond `o`: "EXT-INT16, which is not enabled", "PRO-FP, EXT-BF16 and EXT-FP8E4M3,
@@ -702,8 +685,8 @@ static void requirement_str(const tosac_type_row *row, const tosac_validate_opts
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < n; i++)
-        sb_add(buf, size, &len, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", items[i]);
-    sb_add(buf, size, &len, n > 1 ? ", which are not enabled" : ", which is not enabled");
+        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", items[i]);
+    tosac_fixbuf_appendf(buf, size, &len, n > 1 ? ", which are not enabled" : ", which is not enabled");
 }
 
 static unsigned acc_attr_id(uint32_t op)
@@ -748,39 +731,39 @@ static bool match_type_row(tosac_check_ctx *c)
         return true;
     }
     if (!first_match) {
-        sb_add(buf, sizeof buf, &len, "no type-support row of %s accepts (", tosac_op_name(n->op));
+        tosac_fixbuf_appendf(buf, sizeof buf, &len, "no type-support row of %s accepts (", tosac_op_name(n->op));
         for (uint32_t i = 0; i < n->n_inputs; i++)
-            sb_add(buf, sizeof buf, &len, "%s%s", i ? ", " : "", tosac_dtype_name(n->inputs[i]->dtype));
-        sb_add(buf, sizeof buf, &len, "%s", n->n_inputs ? " -> " : "-> ");
+            tosac_fixbuf_appendf(buf, sizeof buf, &len, "%s%s", i ? ", " : "", tosac_dtype_name(n->inputs[i]->dtype));
+        tosac_fixbuf_appendf(buf, sizeof buf, &len, "%s", n->n_inputs ? " -> " : "-> ");
         for (uint32_t i = 0; i < n->n_outputs; i++)
-            sb_add(buf, sizeof buf, &len, "%s%s", i ? ", " : "", tosac_dtype_name(n->outputs[i]->dtype));
-        sb_add(buf, sizeof buf, &len, "); rows:");
+            tosac_fixbuf_appendf(buf, sizeof buf, &len, "%s%s", i ? ", " : "", tosac_dtype_name(n->outputs[i]->dtype));
+        tosac_fixbuf_appendf(buf, sizeof buf, &len, "); rows:");
         for (unsigned r = 0; r < nrows; r++) {
-            sb_add(buf, sizeof buf, &len, " ");
+            tosac_fixbuf_appendf(buf, sizeof buf, &len, " ");
             row_str(&rows[r], false, buf, sizeof buf, &len);
         }
         tosac_check_error(c, "%s", buf);
         return false;
     }
     if (!first_acc) {
-        sb_add(buf, sizeof buf, &len, "acc_type %s (%lld) does not match the operand types; allowed:",
+        tosac_fixbuf_appendf(buf, sizeof buf, &len, "acc_type %s (%lld) does not match the operand types; allowed:",
                tosac_dtype_valid((uint32_t)acc) ? tosac_dtype_name((tosac_dtype)acc) : "UNKNOWN", (long long)acc);
         for (unsigned r = 0; r < nrows; r++)
             if (row_matches(c, &rows[r]) && acc_tv >= 0 && acc_tv < 4)
-                sb_add(buf, sizeof buf, &len, " %s", tosac_dtype_name((tosac_dtype)rows[r].t[acc_tv]));
+                tosac_fixbuf_appendf(buf, sizeof buf, &len, " %s", tosac_dtype_name((tosac_dtype)rows[r].t[acc_tv]));
         tosac_check_error(c, "%s", buf);
         return false;
     }
     char req[256];
     requirement_str(first_acc, c->opts, req, sizeof req);
-    sb_add(buf, sizeof buf, &len, "%s", tosac_op_name(n->op));
+    tosac_fixbuf_appendf(buf, sizeof buf, &len, "%s", tosac_op_name(n->op));
     bool has_types = false;
     for (int k = 0; k < 4; k++) has_types |= first_acc->t[k] != TOSAC_DTYPE_UNKNOWN;
     if (has_types) {
-        sb_add(buf, sizeof buf, &len, " with ");
+        tosac_fixbuf_appendf(buf, sizeof buf, &len, " with ");
         row_str(first_acc, true, buf, sizeof buf, &len);
     }
-    sb_add(buf, sizeof buf, &len, " requires %s", req);
+    tosac_fixbuf_appendf(buf, sizeof buf, &len, " requires %s", req);
     tosac_check_error(c, "%s", buf);
     return false;
 }
