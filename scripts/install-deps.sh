@@ -7,6 +7,8 @@ PACKAGES=(
   clang libclang-rt-14-dev          # second compiler, ASan/UBSan runtimes, libFuzzer
   flatbuffers-compiler              # flatc: independent check of our .tosa bytes
   python3 python3-numpy             # .npy cross-checks, JSON validation in tests
+  protobuf-c-compiler libprotobuf-c-dev libonnx-dev   # ONNX reader: protoc-c on onnx.proto
+  libonnx-testdata python3-onnx     # ONNX reader tests (models, independent decoding)
 )
 
 missing=()
