@@ -5,6 +5,44 @@
 #include <strings.h>
 
 #define TOSAC_UNPAREN(...) __VA_ARGS__
+
+/* Operand counts and list flags as enum constants, expanded from the same operand lists with the
+   operand macros redefined, so the whole op table below is a compile-time constant. */
+#define IN_(n, tv) +1
+#define CTC_(n, tv) +1
+#define SHP_(n) +1
+#define LST_(n, tv) +1
+#define OUT_(n, tv) +1
+#define OLST_(n, tv) +1
+enum {
+#define TOSAC_OP(E, num, A, chk, acc, ins, outs) k_nin_##E = 0 TOSAC_UNPAREN ins, k_nout_##E = 0 TOSAC_UNPAREN outs,
+#include "tosac/ops.def"
+#undef TOSAC_OP
+};
+#undef IN_
+#undef CTC_
+#undef SHP_
+#undef LST_
+#undef OUT_
+#undef OLST_
+#define IN_(n, tv) || 0
+#define CTC_(n, tv) || 0
+#define SHP_(n) || 0
+#define LST_(n, tv) || 1
+#define OUT_(n, tv) || 0
+#define OLST_(n, tv) || 1
+enum {
+#define TOSAC_OP(E, num, A, chk, acc, ins, outs) k_lin_##E = 0 TOSAC_UNPAREN ins, k_lout_##E = 0 TOSAC_UNPAREN outs,
+#include "tosac/ops.def"
+#undef TOSAC_OP
+};
+#undef IN_
+#undef CTC_
+#undef SHP_
+#undef LST_
+#undef OUT_
+#undef OLST_
+
 #define IN_(n, tv) {#n, TOSAC_OPND_TENSOR, TOSAC_TV_##tv},
 #define CTC_(n, tv) {#n, TOSAC_OPND_CTC, TOSAC_TV_##tv},
 #define SHP_(n) {#n, TOSAC_OPND_SHAPE, TOSAC_TV_TANY},
@@ -16,7 +54,8 @@ static const tosac_op_info k_ops[TOSAC_OP_COUNT] = {
 #define TOSAC_OP(E, num, A, chk, acc, ins, outs)                                          \
     [num] = {#E, #A, #chk, TOSAC_TV_##acc,                                                \
              (const tosac_operand_desc[]){TOSAC_UNPAREN ins{NULL, 0, 0}},                 \
-             (const tosac_operand_desc[]){TOSAC_UNPAREN outs{NULL, 0, 0}}, 0, 0, false, false},
+             (const tosac_operand_desc[]){TOSAC_UNPAREN outs{NULL, 0, 0}},                \
+             k_nin_##E, k_nout_##E, k_lin_##E, k_lout_##E},
 #include "tosac/ops.def"
 #undef TOSAC_OP
 };
@@ -56,35 +95,7 @@ static const tosac_type_row k_rows[] = {
 #undef TOSAC_TYPES
 };
 
-/* Fills the counts that the static initializer cannot compute. */
-static tosac_op_info k_ops_ready[TOSAC_OP_COUNT];
-static bool k_ready;
-
-static void prepare(void)
-{
-    /* Idempotent and deterministic, so a benign race at first use writes identical bytes. */
-    if (k_ready) return;
-    for (unsigned op = 1; op < TOSAC_OP_COUNT; op++) {
-        tosac_op_info info = k_ops[op];
-        for (const tosac_operand_desc *o = info.inputs; o->name; o++) {
-            info.n_inputs++;
-            if (o->kind == TOSAC_OPND_LIST) info.input_list = true;
-        }
-        for (const tosac_operand_desc *o = info.outputs; o->name; o++) {
-            info.n_outputs++;
-            if (o->kind == TOSAC_OPND_LIST) info.output_list = true;
-        }
-        k_ops_ready[op] = info;
-    }
-    k_ready = true;
-}
-
-const tosac_op_info *tosac_op_info_get(uint32_t op)
-{
-    if (!tosac_op_valid(op)) return NULL;
-    prepare();
-    return &k_ops_ready[op];
-}
+const tosac_op_info *tosac_op_info_get(uint32_t op) { return tosac_op_valid(op) ? &k_ops[op] : NULL; }
 
 bool tosac_op_valid(uint32_t op) { return op >= 1 && op < TOSAC_OP_COUNT && k_ops[op].name; }
 
