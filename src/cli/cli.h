@@ -37,6 +37,7 @@ int cli_ops(int argc, char **argv);
 int cli_run(int argc, char **argv);
 void cli_run_help(FILE *out);
 void cli_ops_help(FILE *out);
+int cli_compile(int argc, char **argv); void cli_compile_help(FILE *out);
 
 /* ---- option parsing (hand-written; "--opt value" and "--opt=value") ---- */
 

@@ -29,6 +29,7 @@ static const cli_command k_commands[] = {
     {"print", "print a .tosa file as readable text", cli_print_help, cli_print},
     {"run", "run a .tosa program on .npy inputs (also the reference model's --test_desc interface)", cli_run_help,
      cli_run},
+    {"compile", "compile an ONNX model to a TOSA 1.0 program (.onnx -> .tosa)", cli_compile_help, cli_compile},
     {"ops", "list the TOSA 1.0 operators, operands and type-support rows", cli_ops_help, cli_ops},
 };
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])

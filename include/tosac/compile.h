@@ -1,0 +1,63 @@
+/*
+ * ONNX -> TOSA 1.0 compilation (the front end of `tosac compile`).
+ *
+ * tosac_onnx_compile() lowers a model read by tosac_onnx_read_* into a TOSA graph (one region,
+ * block "main") for the TOSA-1.0+FP target: one converter per ONNX op type (src/onnx/onnx_ops.def,
+ * each with the default-domain opset range it handles), FP32 activations, int64 values narrowed to
+ * INT32 (a constant that does not fit is an error naming the node). The ONNX NCHW layout is kept;
+ * layout-sensitive TOSA ops get TRANSPOSEs around them. Static shapes come from the graph inputs,
+ * from opts->shapes (symbolic dims default to 1) and from opts->bindings, which turn a graph input
+ * into a constant (TOSA shapes, axes, weights and indices must be compile-time constants).
+ * Every error appends "node 'NAME' (OpType): reason" (or "input 'NAME': reason") to `d`.
+ */
+#ifndef TOSAC_COMPILE_H
+#define TOSAC_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tosac/graph.h"
+#include "tosac/npy.h"
+#include "tosac/onnx.h"
+#include "tosac/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A static shape for a graph input (overrides the model's dims, symbolic or not). */
+typedef struct tosac_compile_shape {
+    const char *name;
+    int rank;
+    const int64_t *dims;
+} tosac_compile_shape;
+
+/** A graph input bound to constant data (its shape and element type come from the array). */
+typedef struct tosac_compile_binding {
+    const char *name;
+    const tosac_npy *value;
+} tosac_compile_binding;
+
+typedef struct tosac_compile_opts {
+    uint32_t profiles; /**< TOSAC_PROFILE_* of the target; only TOSAC_PROFILE_FP is supported (0 = FP) */
+    size_t n_shapes;
+    const tosac_compile_shape *shapes;
+    size_t n_bindings;
+    const tosac_compile_binding *bindings;
+} tosac_compile_opts;
+
+/**
+ * Compiles `m` into a new TOSA graph that passes tosac_validate for the target.
+ * @return TOSAC_OK; TOSAC_ERR_UNSUPPORTED for an op, opset, type or attribute the converters do
+ *         not handle; TOSAC_ERR_INVALID_ARG for bad options (unknown input name, mismatching
+ *         binding); TOSAC_ERR_FORMAT for inconsistent models; TOSAC_ERR_NOMEM; TOSAC_ERR_INTERNAL
+ *         when the produced graph does not validate (a converter bug; the message names the op).
+ *         `*out` is untouched on failure.
+ */
+tosac_status tosac_onnx_compile(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out,
+                                tosac_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,210 @@
+/*
+ * tosac compile: lower an ONNX model to a TOSA 1.0 flatbuffer.
+ *   tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...
+ *                 [--bind NAME=FILE.npy]... [--report]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "ir/graph.h"
+#include "tosac/compile.h"
+#include "tosac/npy.h"
+#include "tosac/onnx.h"
+#include "tosac/tosa_file.h"
+#include "tosac/validate.h"
+
+#define CMD "compile"
+#define MAX_ITEMS 64
+
+void cli_compile_help(FILE *out)
+{
+    fprintf(out,
+            "usage: tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...\n"
+            "                     [--bind NAME=FILE.npy]... [--report]\n"
+            "\n"
+            "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
+            "and validates it. The output file is written only when compilation succeeds.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output FILE         the .tosa file to write (required)\n"
+            "  --target T                TOSA-1.0+FP (the only target so far)\n"
+            "  --input-shape NAME=DIMS   static shape for graph input NAME, e.g. data=1x3x224x224\n"
+            "                            (symbolic dimensions default to 1 otherwise)\n"
+            "  --bind NAME=FILE.npy      make graph input NAME the constant stored in FILE.npy; needed\n"
+            "                            when an input feeds a position TOSA wants constant (weights,\n"
+            "                            shapes, axes, indices); the error message names such inputs\n"
+            "  --report                  print a summary of the produced program to stdout\n"
+            "\n"
+            "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n");
+}
+
+typedef struct compile_args {
+    const char *out, *target;
+    bool report;
+    const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS];
+    int n_shapes, n_binds;
+} compile_args;
+
+static int compile_opt(void *ctx, int argc, char **argv, int *i)
+{
+    compile_args *a = ctx;
+    const char *v;
+    int m;
+    if (cli_is(argv[*i], "--report", NULL)) {
+        a->report = true;
+        return 1;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "-o", &v)) != 0 || (m = cli_opt_value(CMD, argc, argv, i, "--output", &v)) != 0) {
+        if (m > 0) a->out = v;
+        return m;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--target", &v)) != 0) {
+        if (m > 0) a->target = v;
+        return m;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--input-shape", &v)) != 0) {
+        if (m < 0) return m;
+        if (a->n_shapes >= MAX_ITEMS) return cli_usage_error(CMD, "too many --input-shape options"), -1;
+        a->shape_arg[a->n_shapes++] = v;
+        return 1;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--bind", &v)) != 0) {
+        if (m < 0) return m;
+        if (a->n_binds >= MAX_ITEMS) return cli_usage_error(CMD, "too many --bind options"), -1;
+        a->bind_arg[a->n_binds++] = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* Splits "NAME=VALUE" (at the last '='); returns the name copy (malloc) and *value. */
+static char *split_eq(const char *arg, const char **value)
+{
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg || !eq[1]) return NULL;
+    char *name = malloc((size_t)(eq - arg) + 1);
+    if (!name) return NULL;
+    memcpy(name, arg, (size_t)(eq - arg));
+    name[eq - arg] = '\0';
+    *value = eq + 1;
+    return name;
+}
+
+static bool parse_dims(const char *s, int64_t *dims, int *rank)
+{
+    *rank = 0;
+    if (!strcmp(s, "scalar")) return true;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || errno || v < 0 || v > INT32_MAX || *rank >= TOSAC_MAX_RANK) return false;
+        dims[(*rank)++] = v;
+        if (!*end) return true;
+        if (*end != 'x' && *end != 'X' && *end != ',') return false;
+        s = end + 1;
+    }
+}
+
+static void print_diag(const char *path, tosac_diag *d)
+{
+    for (size_t k = 0; k < tosac_diag_count(d); k++) {
+        tosac_status code = TOSAC_OK;
+        const char *msg = tosac_diag_message(d, k, &code);
+        cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
+    }
+}
+
+int cli_compile(int argc, char **argv)
+{
+    compile_args a;
+    memset(&a, 0, sizeof a);
+    const char *path;
+    int rc = cli_parse_file_args(CMD, argc, argv, cli_compile_help, compile_opt, &a, &path);
+    if (rc != CLI_PARSED) return rc;
+    if (!a.out) return cli_usage_error(CMD, "missing -o MODEL.tosa");
+    if (a.target && strcasecmp(a.target, "TOSA-1.0+FP") != 0)
+        return cli_usage_error(CMD, "unsupported target '%s' (only TOSA-1.0+FP)", a.target);
+
+    tosac_compile_shape shapes[MAX_ITEMS];
+    int64_t dims[MAX_ITEMS][TOSAC_MAX_RANK];
+    tosac_compile_binding binds[MAX_ITEMS];
+    tosac_npy arrays[MAX_ITEMS];
+    char *names[2 * MAX_ITEMS];
+    int n_names = 0, n_arrays = 0;
+    memset(arrays, 0, sizeof arrays);
+    tosac_diag *d = tosac_diag_create();
+    tosac_onnx_model *m = NULL;
+    tosac_graph *g = NULL;
+    rc = CLI_EXIT_FAILURE;
+    if (!d) {
+        fprintf(stderr, "tosac: out of memory\n");
+        return CLI_EXIT_FAILURE;
+    }
+    for (int k = 0; k < a.n_shapes; k++) {
+        const char *v;
+        char *name = split_eq(a.shape_arg[k], &v);
+        if (!name || !parse_dims(v, dims[k], &shapes[k].rank)) {
+            free(name);
+            cli_usage_error(CMD, "bad --input-shape '%s' (expected NAME=1x3x224x224)", a.shape_arg[k]);
+            goto out;
+        }
+        names[n_names++] = name;
+        shapes[k].name = name;
+        shapes[k].dims = dims[k];
+    }
+    for (int k = 0; k < a.n_binds; k++) {
+        const char *v;
+        char *name = split_eq(a.bind_arg[k], &v);
+        if (!name) {
+            cli_usage_error(CMD, "bad --bind '%s' (expected NAME=FILE.npy)", a.bind_arg[k]);
+            goto out;
+        }
+        names[n_names++] = name;
+        if (tosac_npy_read_file(v, &arrays[k], d) != TOSAC_OK) {
+            print_diag(v, d);
+            goto out;
+        }
+        n_arrays = k + 1;
+        binds[k].name = name;
+        binds[k].value = &arrays[k];
+    }
+    if (tosac_onnx_read_file(path, NULL, &m, d) != TOSAC_OK) {
+        print_diag(path, d);
+        goto out;
+    }
+    tosac_compile_opts o = {TOSAC_PROFILE_FP, (size_t)a.n_shapes, shapes, (size_t)a.n_binds, binds};
+    tosac_status s = tosac_onnx_compile(m, &o, &g, d);
+    print_diag(path, d);
+    if (s != TOSAC_OK) {
+        if (!tosac_diag_count(d)) cli_print_finding(path, "error", tosac_status_str(s));
+        goto out;
+    }
+    tosac_diag_clear(d);
+    if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
+        print_diag(a.out, d);
+        goto out;
+    }
+    if (a.report) {
+        const tosac_block *b = g->regions[0]->blocks[0];
+        printf("%s: %u operators, %u tensors, %u inputs, %u outputs -> %s\n", path, b->n_nodes, b->n_tensors,
+               b->n_inputs, b->n_outputs, a.out);
+        unsigned counts[80] = {0};
+        for (uint32_t k = 0; k < b->n_nodes; k++)
+            if (b->nodes[k]->op < 80) counts[b->nodes[k]->op]++;
+        for (unsigned k = 0; k < 80; k++)
+            if (counts[k]) printf("  %-20s %u\n", tosac_op_name(k), counts[k]);
+    }
+    rc = CLI_EXIT_OK;
+out:
+    tosac_graph_destroy(g);
+    tosac_onnx_model_destroy(m);
+    for (int k = 0; k < n_arrays; k++) tosac_npy_free(&arrays[k]);
+    for (int k = 0; k < n_names; k++) free(names[k]);
+    tosac_diag_destroy(d);
+    return rc;
+}

@@ -1,0 +1,579 @@
+/* ONNX -> TOSA 1.0 conversion: context, helpers, dispatch by op type and opset (onnx_ops.def). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "onnx/convert.h"
+#include "tosac/validate.h"
+
+typedef struct cvt_entry {
+    const char *op_type;
+    tosac_status (*fn)(cvt_ctx *c);
+    int64_t lo, hi;
+} cvt_entry;
+
+static const cvt_entry k_converters[] = {
+#define ONNX_OP(op, sfx, lo, hi) {op, cvt_##sfx, lo, hi},
+#include "onnx/onnx_ops.def"
+#undef ONNX_OP
+};
+#define N_CONVERTERS (sizeof k_converters / sizeof k_converters[0])
+
+tosac_status cvt_fail(cvt_ctx *c, tosac_status s, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->node)
+        tosac_diag_add(c->d, s, "node '%s' (%s): %s", c->node->name, c->node->op_type, msg);
+    else
+        tosac_diag_add(c->d, s, "%s", msg);
+    return s;
+}
+
+tosac_status cvt_nomem(cvt_ctx *c) { return cvt_fail(c, TOSAC_ERR_NOMEM, "out of memory"); }
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s) h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+
+cvt_val *cvt_lookup(cvt_ctx *c, const char *name)
+{
+    for (cvt_val *v = c->hash[hash_str(name) % 1024]; v; v = v->next)
+        if (!strcmp(v->name, name)) return v;
+    return NULL;
+}
+
+static cvt_val *new_val(cvt_ctx *c, const char *name, tosac_dtype dt, int rank, const int64_t *shape)
+{
+    cvt_val *v = tosac_arena_alloc(&c->arena, sizeof *v);
+    if (!v) return NULL;
+    memset(v, 0, sizeof *v);
+    v->name = tosac_arena_strdup(&c->arena, name);
+    if (!v->name) return NULL;
+    v->dt = dt;
+    v->rank = rank;
+    v->numel = 1;
+    for (int k = 0; k < rank; k++) {
+        v->shape[k] = shape[k];
+        v->numel *= shape[k];
+    }
+    uint32_t h = hash_str(name) % 1024;
+    v->next = c->hash[h];
+    c->hash[h] = v;
+    return v;
+}
+
+tosac_dtype cvt_dtype_of(int32_t e)
+{
+    switch (e) {
+    case TOSAC_ONNX_FLOAT: return TOSAC_DTYPE_FP32;
+    case TOSAC_ONNX_INT32:
+    case TOSAC_ONNX_INT64: return TOSAC_DTYPE_INT32;
+    case TOSAC_ONNX_BOOL: return TOSAC_DTYPE_BOOL;
+    default: return TOSAC_DTYPE_UNKNOWN;
+    }
+}
+
+cvt_val *cvt_in(cvt_ctx *c, size_t i)
+{
+    if (i >= c->node->n_inputs || !c->node->inputs[i][0]) return NULL;
+    return cvt_lookup(c, c->node->inputs[i]);
+}
+
+cvt_val *cvt_in_req(cvt_ctx *c, size_t i, tosac_status *s)
+{
+    cvt_val *v = cvt_in(c, i);
+    if (!v) {
+        *s = cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input %zu is missing", i);
+        return NULL;
+    }
+    if (v->dt == TOSAC_DTYPE_UNKNOWN) {
+        *s = cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' has element type %s, which is not supported", v->name,
+                      tosac_onnx_elem_name(v->onnx_elem));
+        return NULL;
+    }
+    return v;
+}
+
+static int32_t onnx_elem_of(tosac_dtype dt)
+{
+    return dt == TOSAC_DTYPE_FP32 ? TOSAC_ONNX_FLOAT : dt == TOSAC_DTYPE_BOOL ? TOSAC_ONNX_BOOL : TOSAC_ONNX_INT32;
+}
+
+tosac_status cvt_set_out(cvt_ctx *c, size_t i, tosac_value *t)
+{
+    if (!t) return TOSAC_ERR_NOMEM;
+    if (i >= c->node->n_outputs || !c->node->outputs[i][0]) return TOSAC_OK;
+    cvt_val *v = new_val(c, c->node->outputs[i], t->dtype, t->rank, t->shape);
+    if (!v) return cvt_nomem(c);
+    v->v = t;
+    v->onnx_elem = onnx_elem_of(t->dtype);
+    return TOSAC_OK;
+}
+
+tosac_status cvt_set_out_const(cvt_ctx *c, size_t i, tosac_dtype dt, int rank, const int64_t *shape, const float *f,
+                               const int64_t *iv)
+{
+    if (i >= c->node->n_outputs || !c->node->outputs[i][0]) return TOSAC_OK;
+    cvt_val *v = new_val(c, c->node->outputs[i], dt, rank, shape);
+    if (!v) return cvt_nomem(c);
+    v->is_const = true;
+    v->onnx_elem = onnx_elem_of(dt);
+    size_t n = (size_t)v->numel;
+    if (dt == TOSAC_DTYPE_FP32) {
+        v->f = tosac_arena_alloc(&c->arena, n * sizeof(float) + 1);
+        if (!v->f) return cvt_nomem(c);
+        if (n) memcpy(v->f, f, n * sizeof(float));
+    } else {
+        v->i = tosac_arena_alloc(&c->arena, n * sizeof(int64_t) + 1);
+        if (!v->i) return cvt_nomem(c);
+        if (n) memcpy(v->i, iv, n * sizeof(int64_t));
+    }
+    return TOSAC_OK;
+}
+
+tosac_value *cvt_new(cvt_ctx *c, tosac_dtype dt, int rank, const int64_t *shape)
+{
+    char name[32];
+    snprintf(name, sizeof name, "onnx_t%u", c->counter++);
+    return tosac_block_add_tensor(c->b, name, dt, rank, shape);
+}
+
+static tosac_value *add_const(cvt_ctx *c, tosac_dtype dt, int rank, const int64_t *shape, const void *data,
+                              size_t nbytes)
+{
+    char name[32];
+    snprintf(name, sizeof name, "onnx_c%u", c->counter++);
+    return tosac_block_add_const(c->b, name, dt, rank, shape, data, nbytes);
+}
+
+static int64_t numel_of(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int k = 0; k < rank; k++) n *= shape[k];
+    return n;
+}
+
+tosac_value *cvt_const_f32(cvt_ctx *c, int rank, const int64_t *shape, const float *data)
+{
+    return add_const(c, TOSAC_DTYPE_FP32, rank, shape, data, (size_t)numel_of(rank, shape) * 4);
+}
+
+tosac_value *cvt_const_i32(cvt_ctx *c, int rank, const int64_t *shape, const int32_t *data)
+{
+    return add_const(c, TOSAC_DTYPE_INT32, rank, shape, data, (size_t)numel_of(rank, shape) * 4);
+}
+
+tosac_value *cvt_const_scalar(cvt_ctx *c, tosac_dtype dt, int rank, double value)
+{
+    int64_t shape[TOSAC_MAX_RANK];
+    for (int k = 0; k < rank; k++) shape[k] = 1;
+    uint8_t buf[8];
+    size_t n = 4;
+    if (dt == TOSAC_DTYPE_FP32) {
+        float f = (float)value;
+        memcpy(buf, &f, 4);
+    } else if (dt == TOSAC_DTYPE_INT32) {
+        int32_t v = (int32_t)value;
+        memcpy(buf, &v, 4);
+    } else { /* INT8, BOOL */
+        buf[0] = (uint8_t)(int8_t)value;
+        n = 1;
+    }
+    return add_const(c, dt, rank, shape, buf, n);
+}
+
+tosac_value *cvt_zp(cvt_ctx *c, tosac_dtype dt) { return cvt_const_scalar(c, dt, 1, 0.0); }
+
+tosac_value *cvt_shape_const(cvt_ctx *c, const int64_t *values, uint32_t count)
+{
+    char name[32];
+    snprintf(name, sizeof name, "onnx_s%u", c->counter++);
+    return tosac_block_add_const_shape(c->b, name, values, count);
+}
+
+tosac_value *cvt_tensor(cvt_ctx *c, cvt_val *v, tosac_status *s)
+{
+    if (v->v) return v->v;
+    size_t n = (size_t)v->numel;
+    if (n == 0) {
+        *s = cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size tensor '%s' is not supported", v->name);
+        return NULL;
+    }
+    tosac_value *t = NULL;
+    if (v->dt == TOSAC_DTYPE_FP32) {
+        t = cvt_const_f32(c, v->rank, v->shape, v->f);
+    } else if (v->dt == TOSAC_DTYPE_INT32 || v->dt == TOSAC_DTYPE_BOOL) {
+        size_t esz = v->dt == TOSAC_DTYPE_BOOL ? 1 : 4;
+        uint8_t *buf = tosac_arena_alloc(&c->arena, n * esz + 1);
+        if (!buf) {
+            *s = cvt_nomem(c);
+            return NULL;
+        }
+        for (size_t k = 0; k < n; k++) {
+            int64_t x = v->i[k];
+            if (v->dt == TOSAC_DTYPE_BOOL) {
+                buf[k] = x != 0;
+            } else {
+                if (x < INT32_MIN || x > INT32_MAX) {
+                    *s = cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
+                                  "constant '%s' element %zu (%lld) does not fit in INT32", v->name, k, (long long)x);
+                    return NULL;
+                }
+                int32_t y = (int32_t)x;
+                memcpy(buf + 4 * k, &y, 4);
+            }
+        }
+        t = add_const(c, v->dt, v->rank, v->shape, buf, n * esz);
+    } else {
+        *s = cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "value '%s' has element type %s, which is not supported", v->name,
+                      tosac_onnx_elem_name(v->onnx_elem));
+        return NULL;
+    }
+    if (!t) {
+        *s = cvt_nomem(c);
+        return NULL;
+    }
+    v->v = t;
+    return t;
+}
+
+tosac_node *cvt_op(cvt_ctx *c, tosac_op op, uint32_t n_in, tosac_value *const *in, tosac_value *out)
+{
+    for (uint32_t k = 0; k < n_in; k++)
+        if (!in[k]) return NULL;
+    if (!out) return NULL;
+    tosac_node *n = tosac_block_add_node(c->b, op, n_in, in, 1, &out);
+    if (!n) return NULL;
+    if (c->node && tosac_node_set_location(n, c->node->name) != TOSAC_OK) return NULL;
+    /* ONNX propagates NaN */
+    unsigned nan_id = op == TOSAC_OP_MAXIMUM   ? TOSAC_ATTR_MAXIMUM_nan_mode
+                      : op == TOSAC_OP_MINIMUM ? TOSAC_ATTR_MINIMUM_nan_mode
+                      : op == TOSAC_OP_CLAMP   ? TOSAC_ATTR_CLAMP_nan_mode
+                      : op == TOSAC_OP_REDUCE_MAX ? TOSAC_ATTR_REDUCE_MAX_nan_mode
+                      : op == TOSAC_OP_REDUCE_MIN ? TOSAC_ATTR_REDUCE_MIN_nan_mode
+                      : op == TOSAC_OP_MAX_POOL2D ? TOSAC_ATTR_MAX_POOL2D_nan_mode
+                                                  : 99u;
+    if (nan_id != 99u && tosac_node_set_int(n, nan_id, 1) != TOSAC_OK) return NULL;
+    return n;
+}
+
+tosac_value *cvt_mk_reshape(cvt_ctx *c, tosac_value *x, int rank, const int64_t *shape)
+{
+    if (!x) return NULL;
+    tosac_value *out = cvt_new(c, x->dtype, rank, shape);
+    tosac_value *in[2] = {x, cvt_shape_const(c, shape, (uint32_t)rank)};
+    return cvt_op(c, TOSAC_OP_RESHAPE, 2, in, out) ? out : NULL;
+}
+
+tosac_value *cvt_mk_transpose(cvt_ctx *c, tosac_value *x, const int32_t *perm)
+{
+    if (!x) return NULL;
+    int64_t shape[TOSAC_MAX_RANK];
+    for (int k = 0; k < x->rank; k++) shape[k] = x->shape[perm[k]];
+    tosac_value *out = cvt_new(c, x->dtype, x->rank, shape);
+    tosac_node *n = cvt_op(c, TOSAC_OP_TRANSPOSE, 1, &x, out);
+    if (!n || tosac_node_set_ints(n, TOSAC_ATTR_TRANSPOSE_perms, perm, (uint32_t)x->rank) != TOSAC_OK) return NULL;
+    return out;
+}
+
+tosac_value *cvt_expand_rank(cvt_ctx *c, tosac_value *x, int rank)
+{
+    if (!x || x->rank >= rank) return x;
+    int64_t shape[TOSAC_MAX_RANK];
+    int pad = rank - x->rank;
+    for (int k = 0; k < rank; k++) shape[k] = k < pad ? 1 : x->shape[k - pad];
+    return cvt_mk_reshape(c, x, rank, shape);
+}
+
+tosac_value *cvt_unary(cvt_ctx *c, tosac_op op, tosac_value *x)
+{
+    if (!x) return NULL;
+    tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
+    if (op == TOSAC_OP_NEGATE) {
+        tosac_value *in[3] = {x, cvt_zp(c, x->dtype), cvt_zp(c, x->dtype)};
+        return cvt_op(c, op, 3, in, out) ? out : NULL;
+    }
+    return cvt_op(c, op, 1, &x, out) ? out : NULL;
+}
+
+tosac_value *cvt_binary(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b, tosac_dtype out_dt)
+{
+    if (!a || !b) return NULL;
+    int rank = a->rank > b->rank ? a->rank : b->rank;
+    a = cvt_expand_rank(c, a, rank);
+    b = cvt_expand_rank(c, b, rank);
+    if (!a || !b) return NULL;
+    int64_t shape[TOSAC_MAX_RANK];
+    for (int k = 0; k < rank; k++) {
+        int64_t x = a->shape[k], y = b->shape[k];
+        if (x != y && x != 1 && y != 1) {
+            cvt_fail(c, TOSAC_ERR_FORMAT, "operand shapes cannot be broadcast (dimension %d: %lld vs %lld)", k,
+                     (long long)x, (long long)y);
+            return NULL;
+        }
+        shape[k] = x == 1 ? y : x;
+    }
+    tosac_value *out = cvt_new(c, out_dt == TOSAC_DTYPE_UNKNOWN ? a->dtype : out_dt, rank, shape);
+    if (op == TOSAC_OP_MUL) {
+        tosac_value *in[3] = {a, b, cvt_const_scalar(c, TOSAC_DTYPE_INT8, 1, 0)};
+        return cvt_op(c, op, 3, in, out) ? out : NULL;
+    }
+    tosac_value *in[2] = {a, b};
+    return cvt_op(c, op, 2, in, out) ? out : NULL;
+}
+
+int64_t cvt_attr_i(const cvt_ctx *c, const char *name, int64_t def)
+{
+    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
+    return a && a->type == TOSAC_ONNX_ATTR_INT ? a->i : def;
+}
+
+float cvt_attr_f(const cvt_ctx *c, const char *name, float def)
+{
+    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
+    return a && a->type == TOSAC_ONNX_ATTR_FLOAT ? a->f : def;
+}
+
+const char *cvt_attr_s(const cvt_ctx *c, const char *name, const char *def)
+{
+    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
+    return a && a->type == TOSAC_ONNX_ATTR_STRING ? a->s : def;
+}
+
+const int64_t *cvt_attr_ints(const cvt_ctx *c, const char *name, size_t *n)
+{
+    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
+    if (!a || a->type != TOSAC_ONNX_ATTR_INTS) {
+        *n = 0;
+        return NULL;
+    }
+    *n = a->n;
+    return a->ints;
+}
+
+tosac_status cvt_const_ints(cvt_ctx *c, size_t i, const int64_t **vals, int64_t *n)
+{
+    cvt_val *v = cvt_in(c, i);
+    if (!v) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input %zu is missing", i);
+    if (!v->is_const || !v->i)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
+                        "input '%s' must be a constant integer tensor (bind it with --bind %s=FILE.npy)", v->name,
+                        v->name);
+    *vals = v->i;
+    *n = v->numel;
+    return TOSAC_OK;
+}
+
+tosac_status cvt_axis(cvt_ctx *c, int64_t a, int r, int *out)
+{
+    if (a < -r || a >= (r ? r : 1)) return cvt_fail(c, TOSAC_ERR_FORMAT, "axis %lld out of range for rank %d", (long long)a, r);
+    *out = (int)(a < 0 ? a + r : a);
+    return TOSAC_OK;
+}
+
+/* ---- model level ---------------------------------------------------------------------------- */
+
+static tosac_status add_const_val(cvt_ctx *c, const char *name, int32_t elem, int rank, const int64_t *dims,
+                                  const void *data, const char *descr)
+{
+    if (rank > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "constant '%s': rank %d too large", name, rank);
+    tosac_dtype dt = cvt_dtype_of(elem);
+    cvt_val *v = new_val(c, name, dt, rank, dims);
+    if (!v) return cvt_nomem(c);
+    v->is_const = true;
+    v->onnx_elem = elem;
+    size_t n = (size_t)v->numel;
+    if (dt == TOSAC_DTYPE_FP32) {
+        v->f = tosac_arena_alloc(&c->arena, n * 4 + 1);
+        if (!v->f) return cvt_nomem(c);
+        if (n) memcpy(v->f, data, n * 4);
+    } else if (dt != TOSAC_DTYPE_UNKNOWN) {
+        v->i = tosac_arena_alloc(&c->arena, n * 8 + 1);
+        if (!v->i) return cvt_nomem(c);
+        const uint8_t *p = data;
+        for (size_t k = 0; k < n; k++) {
+            if (elem == TOSAC_ONNX_INT64) {
+                memcpy(&v->i[k], p + 8 * k, 8);
+            } else if (elem == TOSAC_ONNX_INT32) {
+                int32_t x;
+                memcpy(&x, p + 4 * k, 4);
+                v->i[k] = x;
+            } else {
+                v->i[k] = p[k] != 0;
+            }
+        }
+    }
+    (void)descr;
+    return TOSAC_OK;
+}
+
+static tosac_status bind_input(cvt_ctx *c, const tosac_onnx_value_info *vi, const tosac_npy *a)
+{
+    int32_t elem = vi->type.elem_type, want;
+    if (!strcmp(a->descr, "<f4")) want = TOSAC_ONNX_FLOAT;
+    else if (!strcmp(a->descr, "<i8")) want = TOSAC_ONNX_INT64;
+    else if (!strcmp(a->descr, "<i4")) want = TOSAC_ONNX_INT32;
+    else if (!strcmp(a->descr, "|b1")) want = TOSAC_ONNX_BOOL;
+    else
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': bound array type %s is not supported", vi->name, a->descr);
+    if (elem != want && !(cvt_dtype_of(elem) == TOSAC_DTYPE_INT32 && cvt_dtype_of(want) == TOSAC_DTYPE_INT32))
+        return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "input '%s': bound array type %s does not match the input type %s",
+                        vi->name, a->descr, tosac_onnx_elem_name(elem));
+    return add_const_val(c, vi->name, want, a->rank, a->shape, a->data, a->descr);
+}
+
+static tosac_status add_graph_input(cvt_ctx *c, const tosac_onnx_value_info *vi, const tosac_compile_opts *o)
+{
+    for (size_t k = 0; k < o->n_bindings; k++)
+        if (!strcmp(o->bindings[k].name, vi->name)) return bind_input(c, vi, o->bindings[k].value);
+    if (vi->type.kind != TOSAC_ONNX_TYPE_TENSOR)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': only tensor inputs are supported", vi->name);
+    tosac_dtype dt = cvt_dtype_of(vi->type.elem_type);
+    if (dt == TOSAC_DTYPE_UNKNOWN)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': element type %s is not supported", vi->name,
+                        tosac_onnx_elem_name(vi->type.elem_type));
+    int64_t shape[TOSAC_MAX_RANK];
+    int rank = -1;
+    for (size_t k = 0; k < o->n_shapes; k++)
+        if (!strcmp(o->shapes[k].name, vi->name)) {
+            rank = o->shapes[k].rank;
+            if (rank < 0 || rank > TOSAC_MAX_RANK)
+                return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "input '%s': bad --input-shape rank", vi->name);
+            for (int j = 0; j < rank; j++) shape[j] = o->shapes[k].dims[j];
+        }
+    if (rank < 0) {
+        if (!vi->type.has_shape)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': rank unknown (give --input-shape %s=DIMS)",
+                            vi->name, vi->name);
+        if (vi->type.rank > TOSAC_MAX_RANK)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': rank too large", vi->name);
+        rank = (int)vi->type.rank;
+        for (int j = 0; j < rank; j++) shape[j] = vi->type.dims[j].value < 0 ? 1 : vi->type.dims[j].value;
+    }
+    for (int j = 0; j < rank; j++)
+        if (shape[j] == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': zero-size tensors are not supported", vi->name);
+    tosac_value *t = tosac_block_add_tensor(c->b, vi->name, dt, rank, shape);
+    if (!t || tosac_block_add_input(c->b, t) != TOSAC_OK) return cvt_nomem(c);
+    cvt_val *v = new_val(c, vi->name, dt, rank, shape);
+    if (!v) return cvt_nomem(c);
+    v->v = t;
+    v->onnx_elem = vi->type.elem_type;
+    return TOSAC_OK;
+}
+
+static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
+{
+    c->node = n;
+    const cvt_entry *e = NULL;
+    bool known = false;
+    if (!n->domain[0])
+        for (size_t k = 0; k < N_CONVERTERS; k++)
+            if (!strcmp(k_converters[k].op_type, n->op_type)) {
+                known = true;
+                if (c->opset >= k_converters[k].lo && c->opset <= k_converters[k].hi) e = &k_converters[k];
+            }
+    if (!e) {
+        if (n->domain[0])
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "no converter for domain '%s'", n->domain);
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "no converter for opset %lld%s", (long long)c->opset,
+                        known ? "" : " (op type not supported)");
+    }
+    tosac_status s = e->fn(c);
+    if (s != TOSAC_OK) {
+        if (tosac_diag_count(c->d) == 0 && c->d) cvt_fail(c, s, "conversion failed (%s)", tosac_status_str(s));
+        return s;
+    }
+    for (size_t k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k][0] && !cvt_lookup(c, n->outputs[k]))
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "output %zu ('%s') is not produced by the converter", k,
+                            n->outputs[k]);
+    return TOSAC_OK;
+}
+
+static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
+{
+    const tosac_onnx_graph *g = c->m->graph;
+    tosac_status s;
+    for (size_t k = 0; k < o->n_bindings; k++) {
+        bool found = false;
+        for (size_t j = 0; j < g->n_inputs; j++) found |= !strcmp(g->inputs[j].name, o->bindings[k].name);
+        if (!found)
+            return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "--bind %s: the model has no graph input of that name",
+                            o->bindings[k].name);
+    }
+    for (size_t k = 0; k < g->n_initializers; k++) {
+        const tosac_onnx_tensor *t = &g->initializers[k];
+        if (t->rank > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "initializer '%s': rank too large", t->name);
+        if ((s = add_const_val(c, t->name, t->elem_type, (int)t->rank, t->dims, t->data, NULL)) != TOSAC_OK) return s;
+    }
+    for (size_t k = 0; k < g->n_inputs; k++)
+        if ((s = add_graph_input(c, &g->inputs[k], o)) != TOSAC_OK) return s;
+    for (size_t k = 0; k < g->n_nodes; k++)
+        if ((s = convert_node(c, &g->nodes[k])) != TOSAC_OK) return s;
+    c->node = NULL;
+    for (size_t k = 0; k < g->n_outputs; k++) {
+        const char *name = g->outputs[k].name;
+        cvt_val *v = cvt_lookup(c, name);
+        if (!v) return cvt_fail(c, TOSAC_ERR_FORMAT, "graph output '%s' is not produced", name);
+        tosac_value *src = cvt_tensor(c, v, &s);
+        if (!src) return s;
+        if (!strcmp(src->name, name)) /* a graph input used as output: copy under a new name is impossible */
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "graph output '%s' is a graph input", name);
+        tosac_value *out = tosac_block_add_tensor(c->b, name, src->dtype, src->rank, src->shape);
+        if (!out || !cvt_op(c, TOSAC_OP_IDENTITY, 1, &src, out) || tosac_block_add_output(c->b, out) != TOSAC_OK)
+            return cvt_nomem(c);
+    }
+    return TOSAC_OK;
+}
+
+tosac_status tosac_onnx_compile(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out,
+                                tosac_diag *d)
+{
+    static const tosac_compile_opts k_default;
+    if (!m || !out || !m->graph) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_onnx_compile: NULL argument");
+    if (!o) o = &k_default;
+    if (o->profiles && o->profiles != TOSAC_PROFILE_FP)
+        return tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "only the TOSA-1.0+FP target is supported");
+    cvt_ctx *c = tosac_calloc(1, sizeof *c);
+    if (!c) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    tosac_arena_init(&c->arena);
+    c->m = m;
+    c->d = d;
+    c->opset = m->opset;
+    c->g = tosac_graph_create();
+    tosac_region *r = c->g ? tosac_graph_add_region(c->g, "main") : NULL;
+    c->b = r ? tosac_region_add_block(r, "main") : NULL;
+    tosac_status s = c->b ? convert_graph(c, o) : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    if (s == TOSAC_OK) {
+        tosac_validate_opts vo = tosac_validate_opts_default();
+        tosac_diag *vd = tosac_diag_create();
+        if (!vd) {
+            s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        } else if (tosac_validate(c->g, &vo, vd) != TOSAC_OK) {
+            for (size_t k = 0; k < tosac_diag_count(vd); k++) {
+                tosac_status code = TOSAC_OK;
+                const char *msg = tosac_diag_message(vd, k, &code);
+                if (code != TOSAC_OK) tosac_diag_add(d, TOSAC_ERR_INTERNAL, "internal error: converted graph: %s", msg);
+            }
+            s = TOSAC_ERR_INTERNAL;
+        }
+        tosac_diag_destroy(vd);
+    }
+    if (s == TOSAC_OK) {
+        *out = c->g;
+    } else {
+        tosac_graph_destroy(c->g);
+    }
+    tosac_arena_deinit(&c->arena);
+    tosac_free(c, sizeof *c);
+    return s;
+}

@@ -1,0 +1,105 @@
+/*
+ * The ONNX -> TOSA conversion context shared by src/onnx/convert.c and the converters
+ * (src/onnx/cvt_*.c, one function per row of onnx_ops.def).
+ *
+ * Every ONNX value has a cvt_val: its TOSA element type (FP32, INT32 for int32/int64, BOOL), its
+ * static shape and, when known at compile time, its data (kept host-side for folding: f for FP32,
+ * i for INT32/BOOL). A constant gets a TOSA CONST only when an operator needs it as a tensor.
+ */
+#ifndef TOSAC_ONNX_CONVERT_H
+#define TOSAC_ONNX_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "ir/graph.h"
+#include "tosac/compile.h"
+#include "tosac/onnx.h"
+
+typedef struct cvt_val {
+    const char *name;
+    tosac_value *v; /* NULL for a constant not yet materialised */
+    tosac_dtype dt; /* FP32, INT32 or BOOL */
+    int32_t onnx_elem;
+    int rank;
+    int64_t shape[TOSAC_MAX_RANK];
+    int64_t numel;
+    bool is_const;
+    float *f;   /* FP32 constants */
+    int64_t *i; /* INT32 / BOOL constants (int64 ONNX values before the range check) */
+    struct cvt_val *next;
+} cvt_val;
+
+typedef struct cvt_ctx {
+    tosac_graph *g;
+    tosac_block *b;
+    tosac_arena arena;
+    const tosac_onnx_model *m;
+    const tosac_onnx_node *node; /* node being converted */
+    int64_t opset;
+    tosac_diag *d;
+    uint32_t counter;
+    cvt_val *hash[1024];
+} cvt_ctx;
+
+/* Adds "node 'NAME' (OP): message" and returns `s`. */
+tosac_status cvt_fail(cvt_ctx *c, tosac_status s, const char *fmt, ...) TOSAC_PRINTF(3, 4);
+/* Not enough memory: reports and returns TOSAC_ERR_NOMEM. */
+tosac_status cvt_nomem(cvt_ctx *c);
+
+cvt_val *cvt_lookup(cvt_ctx *c, const char *name);
+/* Input `i` of the current node, NULL when absent ("" or beyond n_inputs). */
+cvt_val *cvt_in(cvt_ctx *c, size_t i);
+/* Same, but a missing input is an error (reported). */
+cvt_val *cvt_in_req(cvt_ctx *c, size_t i, tosac_status *s);
+/* Binds output `i` of the current node to tensor v (shape/type copied from v). */
+tosac_status cvt_set_out(cvt_ctx *c, size_t i, tosac_value *v);
+/* Binds output `i` to constant data (copied): f for FP32, iv for INT32/BOOL. */
+tosac_status cvt_set_out_const(cvt_ctx *c, size_t i, tosac_dtype dt, int rank, const int64_t *shape,
+                               const float *f, const int64_t *iv);
+
+/* The TOSA tensor of a value (materialising constants; int64 data is range-checked). */
+tosac_value *cvt_tensor(cvt_ctx *c, cvt_val *v, tosac_status *s);
+/* A new intermediate tensor with a fresh name. */
+tosac_value *cvt_new(cvt_ctx *c, tosac_dtype dt, int rank, const int64_t *shape);
+/* Appends op(in...) -> out; NULL on allocation failure. */
+tosac_node *cvt_op(cvt_ctx *c, tosac_op op, uint32_t n_in, tosac_value *const *in, tosac_value *out);
+/* Constants. */
+tosac_value *cvt_const_f32(cvt_ctx *c, int rank, const int64_t *shape, const float *data);
+tosac_value *cvt_const_i32(cvt_ctx *c, int rank, const int64_t *shape, const int32_t *data);
+tosac_value *cvt_const_scalar(cvt_ctx *c, tosac_dtype dt, int rank, double value); /* shape all 1 */
+tosac_value *cvt_zp(cvt_ctx *c, tosac_dtype dt); /* zero point: shape [1], value 0 */
+tosac_value *cvt_shape_const(cvt_ctx *c, const int64_t *values, uint32_t count);
+
+/* Data-layout helpers (return NULL on failure after reporting). */
+tosac_value *cvt_mk_reshape(cvt_ctx *c, tosac_value *x, int rank, const int64_t *shape);
+tosac_value *cvt_mk_transpose(cvt_ctx *c, tosac_value *x, const int32_t *perm);
+/* Reshape x to `rank` by prepending 1s (numpy broadcasting); x itself if already of that rank. */
+tosac_value *cvt_expand_rank(cvt_ctx *c, tosac_value *x, int rank);
+/* Unary op producing the same shape and type. */
+tosac_value *cvt_unary(cvt_ctx *c, tosac_op op, tosac_value *x);
+/* Binary op with numpy broadcasting: output shape in the result; out_dt UNKNOWN = input type.
+   MUL gets its shift operand. Reports an error for incompatible shapes. */
+tosac_value *cvt_binary(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b, tosac_dtype out_dt);
+
+/* Attributes. */
+int64_t cvt_attr_i(const cvt_ctx *c, const char *name, int64_t def);
+float cvt_attr_f(const cvt_ctx *c, const char *name, float def);
+const char *cvt_attr_s(const cvt_ctx *c, const char *name, const char *def);
+/* INTS attribute: count in *n (0 and NULL when absent). */
+const int64_t *cvt_attr_ints(const cvt_ctx *c, const char *name, size_t *n);
+
+/* Constant integer contents of input i (error "must be a constant" when not known). */
+tosac_status cvt_const_ints(cvt_ctx *c, size_t i, const int64_t **vals, int64_t *n);
+/* Normalises axis a of rank r into [0, r); error when out of range. */
+tosac_status cvt_axis(cvt_ctx *c, int64_t a, int r, int *out);
+/* TOSA type of an ONNX elem type; UNKNOWN when not supported. */
+tosac_dtype cvt_dtype_of(int32_t onnx_elem);
+
+#define ONNX_OP(op, sfx, lo, hi) tosac_status cvt_##sfx(cvt_ctx *c);
+#include "onnx/onnx_ops.def"
+#undef ONNX_OP
+
+#endif

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Run the ONNX node tests (Debian libonnx-testdata) through `tosac compile` + `tosac run`.
+
+For every test_* case: input_N.pb / output_N.pb are decoded with python3-onnx (onnx.numpy_helper,
+independent of tosac's reader) into .npy files; the model is compiled with no bindings, and every
+graph input the compiler says must be constant ("... --bind NAME=FILE.npy") is bound to its test
+data and the compile retried; the program is run with `tosac run -i NAME=FILE.npy` and each output
+compared with the expected one (float: rtol 1e-4, atol 1e-5; ints and bools exact).
+
+Each case is one of: pass, fail (wrong values, run error, internal compiler error), unsupported (a
+clear compile error), crash (signal, sanitizer report, timeout). Counts are printed per op type;
+the last line is "N passed, M failed" where M counts wrong values, crashes and ratchet regressions
+(cases in the ratchet file that no longer pass). Exit status 1 when M > 0 (a wrong value is a
+failure, not a pass), else 0. --update rewrites the ratchet file with the passing cases (it only grows:
+regressions are kept listed).
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+TIMEOUT = 30
+BIND_RE = re.compile(r"--bind ([^=\s]+)=FILE\.npy")
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def is_crash(proc):
+    err = proc.stderr or ""
+    return proc.returncode < 0 or "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err
+
+
+def run(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, errors="replace")
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def op_category(model):
+    ops = [n.op_type for n in model.graph.node if n.op_type != "Constant"]
+    return ops[0] if ops else (model.graph.node[0].op_type if model.graph.node else "?")
+
+
+def first_error(text):
+    for line in (text or "").splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()
+    return (text or "").strip().splitlines()[-1] if (text or "").strip() else "no message"
+
+
+def run_case(tosac, case_dir):
+    name = os.path.basename(case_dir)
+    try:
+        model = onnx.load(os.path.join(case_dir, "model.onnx"))
+    except Exception as e:  # noqa: BLE001 - the python loader rejects some cases; not ours to judge
+        return name, "?", "unsupported", f"python onnx cannot load the model: {e}"
+    cat = op_category(model)
+    data = os.path.join(case_dir, "test_data_set_0")
+    inits = {i.name for i in model.graph.initializer}
+    in_names = [i.name for i in model.graph.input if i.name not in inits]
+    out_names = [o.name for o in model.graph.output]
+    with tempfile.TemporaryDirectory(prefix="onnxnt_") as tmp:
+        feeds = {}  # name -> (run npy, bind npy)
+        try:
+            for k, n in enumerate(in_names):
+                p = os.path.join(data, f"input_{k}.pb")
+                if not os.path.exists(p):
+                    continue
+                a = load_pb(p)
+                bind_path = os.path.join(tmp, f"bind_{k}.npy")
+                np.save(bind_path, a)
+                run_path = bind_path
+                if a.dtype == np.int64 and a.size and a.min() >= -2**31 and a.max() < 2**31:
+                    run_path = os.path.join(tmp, f"in_{k}.npy")
+                    np.save(run_path, a.astype(np.int32))
+                feeds[n] = (run_path, bind_path)
+            expected = [load_pb(os.path.join(data, f"output_{k}.pb")) for k in range(len(out_names))]
+        except Exception as e:  # noqa: BLE001 - sequences, optionals, strings...
+            return name, cat, "unsupported", f"test data not decodable as tensors: {e}"
+        binds = []
+        tosa = os.path.join(tmp, "model.tosa")
+        for _ in range(len(in_names) + 1):
+            cmd = [tosac, "compile", os.path.join(case_dir, "model.onnx"), "-o", tosa]
+            for b in binds:
+                cmd += ["--bind", f"{b}={feeds[b][1]}"]
+            p = run(cmd)
+            if p is None:
+                return name, cat, "crash", "compile timed out"
+            if is_crash(p):
+                return name, cat, "crash", "compile: " + (p.stderr or "")[-400:]
+            if p.returncode == 0:
+                break
+            want = [m for m in BIND_RE.findall(p.stderr) if m in feeds and m not in binds]
+            if not want:
+                msg = first_error(p.stderr)
+                return name, cat, ("fail" if "internal error" in msg else "unsupported"), msg
+            binds += want
+        else:
+            return name, cat, "unsupported", "binding loop did not converge"
+        outdir = os.path.join(tmp, "out")
+        os.mkdir(outdir)
+        cmd = [tosac, "run", tosa, "-o", outdir]
+        for n in in_names:
+            if n in feeds and n not in binds:
+                cmd += ["-i", f"{n}={feeds[n][0]}"]
+        p = run(cmd)
+        if p is None:
+            return name, cat, "crash", "run timed out"
+        if is_crash(p):
+            return name, cat, "crash", "run: " + (p.stderr or "")[-400:]
+        if p.returncode != 0:
+            return name, cat, "fail", "run: " + first_error(p.stderr + p.stdout)
+        for n, exp in zip(out_names, expected):
+            path = os.path.join(outdir, n + ".npy")
+            if not os.path.exists(path):
+                return name, cat, "fail", f"output {n} missing"
+            got = np.load(path)
+            if got.shape != exp.shape:
+                return name, cat, "fail", f"output {n}: shape {got.shape}, expected {exp.shape}"
+            if exp.dtype.kind == "f":
+                ok = np.allclose(got.astype(np.float64), exp.astype(np.float64), rtol=1e-4, atol=1e-5, equal_nan=True)
+            else:
+                ok = np.array_equal(got.astype(np.int64), exp.astype(np.int64))
+            if not ok:
+                return name, cat, "fail", f"output {n}: wrong values"
+    return name, cat, "pass", ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tosac", required=True)
+    ap.add_argument("--data", default="/usr/share/libonnx-testdata/data/node")
+    ap.add_argument("--ratchet")
+    ap.add_argument("--update", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--filter", default="", help="only cases whose name contains this")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every non-passing case")
+    args = ap.parse_args()
+
+    cases = sorted(d for d in os.listdir(args.data) if d.startswith("test_") and args.filter in d)
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        for r in ex.map(lambda d: run_case(args.tosac, os.path.join(args.data, d)), cases):
+            results.append(r)
+
+    ratchet = set()
+    if args.ratchet and os.path.exists(args.ratchet):
+        with open(args.ratchet) as f:
+            ratchet = {l.strip() for l in f if l.strip() and not l.startswith("#")}
+    passed = {n for n, _, k, _ in results if k == "pass"}
+    regressions = sorted(n for n in ratchet if n not in passed and n in set(cases))
+
+    cats = {}
+    for n, cat, kind, why in results:
+        cats.setdefault(cat, {"pass": 0, "fail": 0, "unsupported": 0, "crash": 0})[kind] += 1
+        if kind in ("fail", "crash") or (args.verbose and kind != "pass"):
+            print(f"{kind.upper():12s} {n}: {why}")
+    print(f"{'op type':24s} {'pass':>5s} {'fail':>5s} {'unsup':>5s} {'crash':>5s}")
+    for cat in sorted(cats):
+        c = cats[cat]
+        print(f"{cat:24s} {c['pass']:5d} {c['fail']:5d} {c['unsupported']:5d} {c['crash']:5d}")
+    tot = {k: sum(c[k] for c in cats.values()) for k in ("pass", "fail", "unsupported", "crash")}
+    print(f"{'total':24s} {tot['pass']:5d} {tot['fail']:5d} {tot['unsupported']:5d} {tot['crash']:5d}")
+    for n in regressions:
+        print(f"REGRESSION   {n}: listed in {args.ratchet} but no longer passes")
+    if args.update and args.ratchet:
+        with open(args.ratchet, "w") as f:
+            f.write("# ONNX node tests that pass (tools/onnx/node_tests.py --update); this list may only grow\n")
+            for n in sorted(passed | ratchet):
+                f.write(n + "\n")
+    print(f"{tot['unsupported']} unsupported")
+    print(f"{tot['pass']} passed, {tot['fail'] + tot['crash'] + len(regressions)} failed")
+    return 1 if tot["fail"] or tot["crash"] or regressions else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
