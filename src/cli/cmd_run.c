@@ -21,7 +21,9 @@
 #include "core/diag.h"
 #include "core/encoding.h"
 #include "core/json.h"
+#include "tosac/compile.h"
 #include "tosac/npy.h"
+#include "tosac/onnx.h"
 #include "tosac/runtime.h"
 #include "tosac/tosa_file.h"
 
@@ -33,10 +35,11 @@ enum { RUN_VALID = 0, RUN_UNPREDICTABLE = 1, RUN_ERROR = 2, RUN_FAILURE = 3 };
 void cli_run_help(FILE *out)
 {
     fprintf(out,
-            "usage: tosac run MODEL.tosa -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N]\n"
+            "usage: tosac run MODEL.tosa|MODEL.onnx -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N]\n"
             "       tosac run --test_desc desc.json [reference-model options]\n"
             "\n"
-            "Validates MODEL, plans its memory and runs it on the given inputs. Outputs are written\n"
+            "Validates MODEL (an .onnx model is first compiled in memory for TOSA-1.0+FP, as\n"
+            "`tosac compile` does), plans its memory and runs it on the given inputs. Outputs are written\n"
             "as DIR/<output name>.npy (with -o) or summarised on stdout.\n"
             "\n"
             "options:\n"
@@ -430,6 +433,29 @@ static uint8_t *fetch_tosa(const tosac_program *p, uint32_t i, get_tosa_fn get, 
     return buf;
 }
 
+/* A .tosa file, or an .onnx model compiled in memory for TOSA-1.0+FP (as `tosac compile` does). */
+static tosac_graph *load_graph(const char *path)
+{
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 5, ".onnx") != 0) return cli_read_graph(path, false);
+    tosac_diag *d = tosac_diag_create();
+    tosac_onnx_model *m = NULL;
+    tosac_graph *g = NULL;
+    if (d && tosac_onnx_read_file(path, NULL, &m, d) == TOSAC_OK) {
+        tosac_compile_opts co;
+        memset(&co, 0, sizeof co);
+        if (tosac_onnx_compile(m, &co, &g, d) != TOSAC_OK) g = NULL;
+    }
+    if (!g) {
+        print_diag(path, d, "error");
+        fprintf(stderr, "tosac run: %s: cannot compile (inputs that must be constant need 'tosac compile --bind')\n",
+                path);
+    }
+    tosac_onnx_model_destroy(m);
+    tosac_diag_destroy(d);
+    return g;
+}
+
 static int run_program(run_args *a, bool refmode)
 {
     const char *base = a->desc ? dirname_of(a, a->desc) : NULL;
@@ -444,7 +470,7 @@ static int run_program(run_args *a, bool refmode)
         if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return fail("%s: output directory does not exist%s", out_dir, NULL);
     }
 
-    tosac_graph *g = cli_read_graph(model, false);
+    tosac_graph *g = load_graph(model);
     if (!g) return RUN_FAILURE;
     tosac_diag *d = tosac_diag_create();
     tosac_program_opts opts = tosac_program_opts_default();

@@ -77,6 +77,19 @@ check "cond false" "$tosac" run cond_if.tosa -i cond=f.npy -i a=ia.npy -i b=ib.n
 check "cond false values" $py -c "
 import numpy as np; assert np.load('out/out.npy').tolist() == [5, -13]"
 
+# an ONNX model is compiled in memory: libonnx-testdata's test_relu against its own output_0.pb
+relu=/usr/share/libonnx-testdata/data/node/test_relu
+check "onnx test data decoded" $py -c "
+import onnx, numpy as np
+from onnx import numpy_helper
+for k in ('input', 'output'):
+    t = onnx.TensorProto(); t.ParseFromString(open('$relu/test_data_set_0/%s_0.pb' % k, 'rb').read())
+    np.save('relu_%s.npy' % k, numpy_helper.to_array(t))"
+mkdir -p onnx_out
+check "run .onnx" "$tosac" run "$relu/model.onnx" -i x=relu_input.npy -o onnx_out
+check "run .onnx values" $py -c "
+import numpy as np; assert np.array_equal(np.load('onnx_out/y.npy'), np.load('relu_output.npy'))"
+
 # graph status exit codes; nothing written on failure
 rm -rf res && mkdir res
 expect_rc "ERROR_IF graph exits 2" 2 "$tosac" run bad_shape.tosa -i a=ia.npy -i b=ib.npy -o res
