@@ -101,5 +101,7 @@ tosac_dtype cvt_dtype_of(int32_t onnx_elem);
 #define ONNX_OP(op, sfx, lo, hi) tosac_status cvt_##sfx(cvt_ctx *c);
 #include "onnx/onnx_ops.def"
 #undef ONNX_OP
+/* Unit-step Slice (cvt_tensor.c), the common case of the Slice converter cvt_slice_steps. */
+tosac_status cvt_slice(cvt_ctx *c);
 
 #endif

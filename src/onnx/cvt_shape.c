@@ -1,0 +1,1210 @@
+/* Converters for ONNX shape / data-movement ops: Expand, Tile, Pad, Split, Range, ConstantOfShape,
+ * DepthToSpace, SpaceToDepth, Trilu, GatherElements, ScatterND, Slice (any step), CumSum, TopK (k=1),
+ * Einsum (matmul-like), Resize / Upsample, ConvTranspose (2-D). Constant inputs are folded.
+ *
+ * Many of these are index maps: every output element is one input element. Such an op computes the
+ * flat input index of each output element at compile time (map) and emits it with emit_map: folded
+ * when the input is a constant, else one GATHER over the flattened input. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "onnx/convert.h"
+
+static tosac_value *tin(cvt_ctx *c, size_t i, tosac_status *s)
+{
+    cvt_val *v = cvt_in_req(c, i, s);
+    return v ? cvt_tensor(c, v, s) : NULL;
+}
+
+static int64_t numel(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int k = 0; k < rank; k++) n *= shape[k];
+    return n;
+}
+
+static void strides_of(int rank, const int64_t *shape, int64_t *st)
+{
+    int64_t m = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+        st[k] = m;
+        m *= shape[k];
+    }
+}
+
+/* Output `o` = out-of-line index map of value v; map[k] is the flat index in v of output element k. */
+static tosac_status emit_map_val(cvt_ctx *c, size_t o, cvt_val *v, int rank, const int64_t *shape, const int64_t *map)
+{
+    int64_t n = numel(rank, shape);
+    if (n == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    if (v->is_const && !v->v) {
+        if (v->dt == TOSAC_DTYPE_FP32) {
+            float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+            if (!f) return cvt_nomem(c);
+            for (int64_t k = 0; k < n; k++) f[k] = v->f[map[k]];
+            return cvt_set_out_const(c, o, v->dt, rank, shape, f, NULL);
+        }
+        int64_t *iv = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!iv) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) iv[k] = v->i[map[k]];
+        return cvt_set_out_const(c, o, v->dt, rank, shape, NULL, iv);
+    }
+    if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
+    if (n > INT32_MAX || v->numel > INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
+    tosac_status s = TOSAC_OK;
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    int32_t *ib = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+    if (!ib) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
+    int64_t vs[3] = {1, v->numel, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
+    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vs), cvt_const_i32(c, 2, is, ib)};
+    tosac_value *g = cvt_new(c, x->dtype, 3, os);
+    if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return cvt_nomem(c);
+    return cvt_set_out(c, o, cvt_mk_reshape(c, g, rank, shape));
+}
+
+/* Broadcast map: output coordinate -> input flat index (input of rank r aligned to the right). */
+static int64_t *broadcast_map(cvt_ctx *c, const cvt_val *v, int rank, const int64_t *oshape)
+{
+    int64_t n = numel(rank, oshape), ist[TOSAC_MAX_RANK], ish[TOSAC_MAX_RANK];
+    int pad = rank - v->rank;
+    for (int k = 0; k < rank; k++) ish[k] = k < pad ? 1 : v->shape[k - pad];
+    strides_of(rank, ish, ist);
+    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+    if (!map) return NULL;
+    int64_t idx[TOSAC_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        int64_t f = 0;
+        for (int d = 0; d < rank; d++) f += (ish[d] == 1 ? 0 : idx[d]) * ist[d];
+        map[k] = f;
+        for (int d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < oshape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return map;
+}
+
+static tosac_status check_size(cvt_ctx *c, int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int k = 0; k < rank; k++) {
+        if (shape[k] <= 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size or negative dimension is not supported");
+        if (shape[k] > (INT64_C(1) << 31) / n) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "result too large");
+        n *= shape[k];
+    }
+    return TOSAC_OK;
+}
+
+static tosac_status tile_to(cvt_ctx *c, cvt_val *v, int rank, const int64_t *oshape)
+{
+    tosac_status s;
+    if ((s = check_size(c, rank, oshape)) != TOSAC_OK) return s;
+    if (v->is_const && !v->v) {
+        int64_t *map = broadcast_map(c, v, rank, oshape);
+        if (!map) return cvt_nomem(c);
+        return emit_map_val(c, 0, v, rank, oshape, map);
+    }
+    s = TOSAC_OK;
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    if (rank == 0) return cvt_set_out(c, 0, cvt_unary(c, TOSAC_OP_IDENTITY, x));
+    x = cvt_expand_rank(c, x, rank);
+    if (!x) return cvt_nomem(c);
+    int64_t mult[TOSAC_MAX_RANK];
+    bool any = false;
+    for (int k = 0; k < rank; k++) {
+        mult[k] = oshape[k] / x->shape[k];
+        any |= mult[k] != 1;
+    }
+    if (!any) return cvt_set_out(c, 0, cvt_unary(c, TOSAC_OP_IDENTITY, x));
+    tosac_value *out = cvt_new(c, x->dtype, rank, oshape);
+    tosac_value *in[2] = {x, cvt_shape_const(c, mult, (uint32_t)rank)};
+    return cvt_set_out(c, 0, cvt_op(c, TOSAC_OP_TILE, 2, in, out) ? out : NULL);
+}
+
+tosac_status cvt_expand(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    const int64_t *sh;
+    int64_t n;
+    if ((s = cvt_const_ints(c, 1, &sh, &n)) != TOSAC_OK) return s;
+    if (n > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "rank too large");
+    int rank = (int)n > v->rank ? (int)n : v->rank;
+    int64_t oshape[TOSAC_MAX_RANK];
+    for (int k = 0; k < rank; k++) {
+        int ka = k - (rank - v->rank), kb = k - (rank - (int)n);
+        int64_t a = ka >= 0 ? v->shape[ka] : 1, b = kb >= 0 ? sh[kb] : 1;
+        if (a != b && a != 1 && b != 1)
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "shape cannot be broadcast (dimension %d: %lld vs %lld)", k,
+                            (long long)a, (long long)b);
+        oshape[k] = a == 1 ? b : a;
+    }
+    return tile_to(c, v, rank, oshape);
+}
+
+tosac_status cvt_tile(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    const int64_t *rep;
+    int64_t n;
+    if ((s = cvt_const_ints(c, 1, &rep, &n)) != TOSAC_OK) return s;
+    if (n != v->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "repeats has %lld entries for rank %d", (long long)n, v->rank);
+    int64_t oshape[TOSAC_MAX_RANK];
+    for (int k = 0; k < v->rank; k++) {
+        if (rep[k] < 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "repeat %lld is not supported", (long long)rep[k]);
+        oshape[k] = v->shape[k] * rep[k];
+    }
+    if ((s = check_size(c, v->rank, oshape)) != TOSAC_OK) return s;
+    if (v->is_const && !v->v) {
+        int64_t on = numel(v->rank, oshape), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        strides_of(v->rank, v->shape, ist);
+        int64_t *map = tosac_arena_alloc(&c->arena, (size_t)on * 8 + 1);
+        if (!map) return cvt_nomem(c);
+        for (int64_t k = 0; k < on; k++) {
+            int64_t f = 0;
+            for (int d = 0; d < v->rank; d++) f += (idx[d] % v->shape[d]) * ist[d];
+            map[k] = f;
+            for (int d = v->rank - 1; d >= 0; d--) {
+                if (++idx[d] < oshape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return emit_map_val(c, 0, v, v->rank, oshape, map);
+    }
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    tosac_value *out = cvt_new(c, x->dtype, x->rank, oshape);
+    tosac_value *in[2] = {x, cvt_shape_const(c, rep, (uint32_t)x->rank)};
+    return cvt_set_out(c, 0, cvt_op(c, TOSAC_OP_TILE, 2, in, out) ? out : NULL);
+}
+
+tosac_status cvt_constant_of_shape(cvt_ctx *c)
+{
+    const int64_t *sh;
+    int64_t n;
+    tosac_status s;
+    if ((s = cvt_const_ints(c, 0, &sh, &n)) != TOSAC_OK) return s;
+    if (n > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "rank too large");
+    int64_t total = 1;
+    for (int64_t k = 0; k < n; k++) {
+        if (sh[k] < 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "negative dimension");
+        if (sh[k] && total > (INT64_C(1) << 28) / sh[k]) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "result too large");
+        total *= sh[k];
+    }
+    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, "value");
+    tosac_dtype dt = TOSAC_DTYPE_FP32;
+    double val = 0;
+    if (a) {
+        if (a->type != TOSAC_ONNX_ATTR_TENSOR || a->t->numel != 1)
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "value must be a one-element tensor");
+        const tosac_onnx_tensor *t = a->t;
+        dt = cvt_dtype_of(t->elem_type);
+        const uint8_t *p = t->data;
+        if (t->elem_type == TOSAC_ONNX_FLOAT) {
+            float f;
+            memcpy(&f, p, 4);
+            val = f;
+        } else if (t->elem_type == TOSAC_ONNX_INT64) {
+            int64_t x;
+            memcpy(&x, p, 8);
+            val = (double)x;
+        } else if (t->elem_type == TOSAC_ONNX_INT32) {
+            int32_t x;
+            memcpy(&x, p, 4);
+            val = x;
+        } else if (t->elem_type == TOSAC_ONNX_BOOL) {
+            val = p[0] != 0;
+        } else {
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "value of type %s is not supported",
+                            tosac_onnx_elem_name(t->elem_type));
+        }
+    }
+    if (dt == TOSAC_DTYPE_FP32) {
+        float *f = tosac_arena_alloc(&c->arena, (size_t)total * 4 + 1);
+        if (!f) return cvt_nomem(c);
+        for (int64_t k = 0; k < total; k++) f[k] = (float)val;
+        return cvt_set_out_const(c, 0, dt, (int)n, sh, f, NULL);
+    }
+    int64_t *iv = tosac_arena_alloc(&c->arena, (size_t)total * 8 + 1);
+    if (!iv) return cvt_nomem(c);
+    for (int64_t k = 0; k < total; k++) iv[k] = (int64_t)val;
+    return cvt_set_out_const(c, 0, dt, (int)n, sh, NULL, iv);
+}
+
+/* A constant scalar input as double. */
+static tosac_status const_scalar(cvt_ctx *c, size_t i, double *out, tosac_dtype *dt)
+{
+    cvt_val *v = cvt_in(c, i);
+    if (!v) return cvt_fail(c, TOSAC_ERR_FORMAT, "input %zu is missing", i);
+    if (!v->is_const || (!v->f && !v->i))
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant (bind it with --bind %s=FILE.npy)",
+                        v->name, v->name);
+    if (v->numel != 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "input '%s' must be a scalar", v->name);
+    *out = v->f ? (double)v->f[0] : (double)v->i[0];
+    if (dt) *dt = v->dt;
+    return TOSAC_OK;
+}
+
+tosac_status cvt_range(cvt_ctx *c)
+{
+    double st, lim, de;
+    tosac_dtype dt;
+    tosac_status s;
+    if ((s = const_scalar(c, 0, &st, &dt)) || (s = const_scalar(c, 1, &lim, NULL)) || (s = const_scalar(c, 2, &de, NULL)))
+        return s;
+    if (de == 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "delta is 0");
+    if (dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool range");
+    double cnt = ceil((lim - st) / de);
+    if (cnt < 0) cnt = 0;
+    if (cnt > (1 << 24)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "range too large");
+    int64_t n = (int64_t)cnt;
+    if (dt == TOSAC_DTYPE_FP32) {
+        float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1), fs = (float)st, fd = (float)de;
+        if (!f) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) f[k] = fs + (float)k * fd;
+        return cvt_set_out_const(c, 0, dt, 1, &n, f, NULL);
+    }
+    int64_t *iv = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+    if (!iv) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) iv[k] = (int64_t)st + k * (int64_t)de;
+    return cvt_set_out_const(c, 0, dt, 1, &n, NULL, iv);
+}
+
+/* SLICE of v (start/size per dimension) into output o; folded for constants. */
+static tosac_status slice_out(cvt_ctx *c, size_t o, cvt_val *v, const int64_t *start, const int64_t *size)
+{
+    if (numel(v->rank, size) == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    if (v->is_const && !v->v) {
+        int64_t n = numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        strides_of(v->rank, v->shape, ist);
+        int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!map) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t f = 0;
+            for (int d = 0; d < v->rank; d++) f += (start[d] + idx[d]) * ist[d];
+            map[k] = f;
+            for (int d = v->rank - 1; d >= 0; d--) {
+                if (++idx[d] < size[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return emit_map_val(c, o, v, v->rank, size, map);
+    }
+    tosac_status s = TOSAC_OK;
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    tosac_value *out = cvt_new(c, x->dtype, x->rank, size);
+    tosac_value *in[3] = {x, cvt_shape_const(c, start, (uint32_t)x->rank), cvt_shape_const(c, size, (uint32_t)x->rank)};
+    return cvt_set_out(c, o, cvt_op(c, TOSAC_OP_SLICE, 3, in, out) ? out : NULL);
+}
+
+tosac_status cvt_split(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    int axis;
+    if ((s = cvt_axis(c, cvt_attr_i(c, "axis", 0), v->rank, &axis)) != TOSAC_OK) return s;
+    size_t nout = c->node->n_outputs;
+    if (nout == 0 || nout > 1024) return cvt_fail(c, TOSAC_ERR_FORMAT, "bad number of outputs");
+    const int64_t *sp = NULL;
+    int64_t nsp = 0;
+    if (c->opset < 13) {
+        size_t na;
+        sp = cvt_attr_ints(c, "split", &na);
+        nsp = (int64_t)na;
+        if (c->opset < 2) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "opset 1 is not supported");
+    } else if (cvt_in(c, 1)) {
+        if ((s = cvt_const_ints(c, 1, &sp, &nsp)) != TOSAC_OK) return s;
+    }
+    int64_t D = v->shape[axis];
+    int64_t *sizes = tosac_arena_alloc(&c->arena, nout * 8 + 1);
+    if (!sizes) return cvt_nomem(c);
+    if (sp && nsp) {
+        if ((size_t)nsp != nout) return cvt_fail(c, TOSAC_ERR_FORMAT, "split has %lld entries for %zu outputs", (long long)nsp, nout);
+        int64_t tot = 0;
+        for (size_t k = 0; k < nout; k++) {
+            if (sp[k] < 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "negative split");
+            sizes[k] = sp[k];
+            tot += sp[k];
+        }
+        if (tot != D) return cvt_fail(c, TOSAC_ERR_FORMAT, "split sizes sum to %lld, not %lld", (long long)tot, (long long)D);
+    } else {
+        int64_t no = c->opset >= 18 ? cvt_attr_i(c, "num_outputs", (int64_t)nout) : (int64_t)nout;
+        if (no != (int64_t)nout) return cvt_fail(c, TOSAC_ERR_FORMAT, "num_outputs %lld but %zu outputs", (long long)no, nout);
+        int64_t chunk = (D + no - 1) / no;
+        if (c->opset < 18 && D % no) return cvt_fail(c, TOSAC_ERR_FORMAT, "dimension %lld not divisible by %lld", (long long)D, (long long)no);
+        for (size_t k = 0; k < nout; k++) {
+            int64_t b = (int64_t)k * chunk, e = b + chunk > D ? D : b + chunk;
+            sizes[k] = e > b ? e - b : 0;
+        }
+    }
+    int64_t off = 0;
+    for (size_t k = 0; k < nout; k++) {
+        int64_t start[TOSAC_MAX_RANK] = {0}, size[TOSAC_MAX_RANK];
+        memcpy(size, v->shape, sizeof size);
+        start[axis] = off;
+        size[axis] = sizes[k];
+        off += sizes[k];
+        if (!c->node->outputs[k][0]) continue;
+        if ((s = slice_out(c, k, v, start, size)) != TOSAC_OK) return s;
+    }
+    return TOSAC_OK;
+}
+
+/* ---- Pad ------------------------------------------------------------------------------------ */
+
+tosac_status cvt_pad(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    int r = v->rank;
+    const char *mode = cvt_attr_s(c, "mode", "constant");
+    int64_t pads[2 * TOSAC_MAX_RANK] = {0}; /* ONNX order: all begins, then all ends */
+    const int64_t *p;
+    int64_t np;
+    double cval = 0;
+    if (c->opset < 11) {
+        size_t n;
+        p = cvt_attr_ints(c, "pads", &n);
+        np = (int64_t)n;
+        cval = cvt_attr_f(c, "value", 0.0f);
+        if ((int)np != 2 * r) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %lld entries for rank %d", (long long)np, r);
+        memcpy(pads, p, (size_t)np * 8);
+    } else {
+        if ((s = cvt_const_ints(c, 1, &p, &np)) != TOSAC_OK) return s;
+        if (cvt_in(c, 2) && (s = const_scalar(c, 2, &cval, NULL)) != TOSAC_OK) return s;
+        const int64_t *ax = NULL;
+        int64_t nax = 0;
+        if (cvt_in(c, 3) && (s = cvt_const_ints(c, 3, &ax, &nax)) != TOSAC_OK) return s;
+        if (!ax) {
+            if ((int)np != 2 * r) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %lld entries for rank %d", (long long)np, r);
+            memcpy(pads, p, (size_t)np * 8);
+        } else {
+            if (np != 2 * nax) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %lld entries for %lld axes", (long long)np, (long long)nax);
+            for (int64_t k = 0; k < nax; k++) {
+                int a;
+                if ((s = cvt_axis(c, ax[k], r, &a)) != TOSAC_OK) return s;
+                pads[a] = p[k];
+                pads[r + a] = p[nax + k];
+            }
+        }
+    }
+    int64_t oshape[TOSAC_MAX_RANK];
+    bool neg = false;
+    for (int k = 0; k < r; k++) {
+        oshape[k] = v->shape[k] + pads[k] + pads[r + k];
+        neg |= pads[k] < 0 || pads[r + k] < 0;
+    }
+    if ((s = check_size(c, r, oshape)) != TOSAC_OK) return s;
+    bool is_const = !strcmp(mode, "constant");
+    if (!is_const || neg || (v->is_const && !v->v)) {
+        /* index map: edge / reflect / wrap, negative pads, constant folding */
+        bool refl = !strcmp(mode, "reflect"), edge = !strcmp(mode, "edge"), wrap = !strcmp(mode, "wrap");
+        if (!is_const && !refl && !edge && !wrap) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "mode '%s' is not supported", mode);
+        if (is_const && !(v->is_const && !v->v)) {
+            for (int k = 0; k < r; k++)
+                if (pads[k] > 0 || pads[r + k] > 0)
+                    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "mixing negative and positive pads is not supported");
+        }
+        if (refl)
+            for (int k = 0; k < r; k++)
+                if ((pads[k] || pads[r + k]) && v->shape[k] < 2)
+                    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reflect padding of a dimension of size 1");
+        int64_t n = numel(r, oshape), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        strides_of(r, v->shape, ist);
+        int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        bool *fill = tosac_arena_alloc(&c->arena, (size_t)n + 1);
+        if (!map || !fill) return cvt_nomem(c);
+        bool any_fill = false;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t f = 0;
+            fill[k] = false;
+            for (int d = 0; d < r; d++) {
+                int64_t D = v->shape[d], i = idx[d] - pads[d];
+                if (i < 0 || i >= D) {
+                    if (is_const) fill[k] = true, i = 0;
+                    else if (edge) i = i < 0 ? 0 : D - 1;
+                    else if (wrap) i = ((i % D) + D) % D;
+                    else {
+                        int64_t per = 2 * (D - 1);
+                        i = ((i % per) + per) % per;
+                        if (i >= D) i = per - i;
+                    }
+                }
+                f += i * ist[d];
+            }
+            any_fill |= fill[k];
+            map[k] = f;
+            for (int d = r - 1; d >= 0; d--) {
+                if (++idx[d] < oshape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        if (!any_fill) return emit_map_val(c, 0, v, r, oshape, map);
+        /* folded constant padding */
+        if (v->dt == TOSAC_DTYPE_FP32) {
+            float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+            if (!f) return cvt_nomem(c);
+            for (int64_t k = 0; k < n; k++) f[k] = fill[k] ? (float)cval : v->f[map[k]];
+            return cvt_set_out_const(c, 0, v->dt, r, oshape, f, NULL);
+        }
+        int64_t *iv = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!iv) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) iv[k] = fill[k] ? (int64_t)cval : v->i[map[k]];
+        return cvt_set_out_const(c, 0, v->dt, r, oshape, NULL, iv);
+    }
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    if (r == 0) return cvt_set_out(c, 0, cvt_unary(c, TOSAC_OP_IDENTITY, x));
+    int64_t tp[2 * TOSAC_MAX_RANK];
+    for (int k = 0; k < r; k++) tp[2 * k] = pads[k], tp[2 * k + 1] = pads[r + k];
+    tosac_value *out = cvt_new(c, x->dtype, r, oshape);
+    tosac_value *in[3] = {x, cvt_shape_const(c, tp, (uint32_t)(2 * r)), cvt_const_scalar(c, x->dtype, 1, cval)};
+    return cvt_set_out(c, 0, cvt_op(c, TOSAC_OP_PAD, 3, in, out) ? out : NULL);
+}
+
+/* ---- DepthToSpace / SpaceToDepth ---------------------------------------------------------- */
+
+static tosac_status reshape_transpose_reshape(cvt_ctx *c, cvt_val *v, int r1, const int64_t *s1, const int32_t *perm,
+                                              int r2, const int64_t *s2)
+{
+    tosac_status s = TOSAC_OK;
+    if (v->is_const && !v->v) { /* fold through an index map */
+        int64_t n = v->numel, st1[TOSAC_MAX_RANK], ps[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        strides_of(r1, s1, st1);
+        for (int k = 0; k < r1; k++) ps[k] = s1[perm[k]];
+        int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!map) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t f = 0;
+            for (int d = 0; d < r1; d++) f += idx[d] * st1[perm[d]];
+            map[k] = f;
+            for (int d = r1 - 1; d >= 0; d--) {
+                if (++idx[d] < ps[d]) break;
+                idx[d] = 0;
+            }
+        }
+        return emit_map_val(c, 0, v, r2, s2, map);
+    }
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    x = cvt_mk_reshape(c, x, r1, s1);
+    x = cvt_mk_transpose(c, x, perm);
+    return cvt_set_out(c, 0, cvt_mk_reshape(c, x, r2, s2));
+}
+
+tosac_status cvt_depth_to_space(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    if (v->rank != 4) return cvt_fail(c, TOSAC_ERR_FORMAT, "input must be rank 4");
+    int64_t b = cvt_attr_i(c, "blocksize", 0), N = v->shape[0], C = v->shape[1], H = v->shape[2], W = v->shape[3];
+    if (b < 1 || C % (b * b)) return cvt_fail(c, TOSAC_ERR_FORMAT, "blocksize %lld does not divide the channels", (long long)b);
+    const char *mode = cvt_attr_s(c, "mode", "DCR");
+    int64_t s2[4] = {N, C / (b * b), H * b, W * b};
+    if (!strcmp(mode, "DCR")) {
+        int64_t s1[6] = {N, b, b, C / (b * b), H, W};
+        static const int32_t perm[6] = {0, 3, 4, 1, 5, 2};
+        return reshape_transpose_reshape(c, v, 6, s1, perm, 4, s2);
+    }
+    if (!strcmp(mode, "CRD")) {
+        int64_t s1[6] = {N, C / (b * b), b, b, H, W};
+        static const int32_t perm[6] = {0, 1, 4, 2, 5, 3};
+        return reshape_transpose_reshape(c, v, 6, s1, perm, 4, s2);
+    }
+    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "mode '%s' is not supported", mode);
+}
+
+tosac_status cvt_space_to_depth(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    if (v->rank != 4) return cvt_fail(c, TOSAC_ERR_FORMAT, "input must be rank 4");
+    int64_t b = cvt_attr_i(c, "blocksize", 0), N = v->shape[0], C = v->shape[1], H = v->shape[2], W = v->shape[3];
+    if (b < 1 || H % b || W % b) return cvt_fail(c, TOSAC_ERR_FORMAT, "blocksize %lld does not divide H and W", (long long)b);
+    int64_t s1[6] = {N, C, H / b, b, W / b, b}, s2[4] = {N, C * b * b, H / b, W / b};
+    static const int32_t perm[6] = {0, 3, 5, 1, 2, 4};
+    return reshape_transpose_reshape(c, v, 6, s1, perm, 4, s2);
+}
+
+/* ---- Trilu ------------------------------------------------------------------------------------ */
+
+tosac_status cvt_trilu(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    if (v->rank < 2) return cvt_fail(c, TOSAC_ERR_FORMAT, "input rank must be at least 2");
+    double kd = 0;
+    if (cvt_in(c, 1) && (s = const_scalar(c, 1, &kd, NULL)) != TOSAC_OK) return s;
+    int64_t k = (int64_t)kd, upper = cvt_attr_i(c, "upper", 1);
+    int r = v->rank;
+    int64_t M = v->shape[r - 2], N = v->shape[r - 1];
+    if (v->numel == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size tensors are not supported");
+    int64_t *keep = tosac_arena_alloc(&c->arena, (size_t)(M * N) * 8 + 1);
+    if (!keep) return cvt_nomem(c);
+    bool all = true;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            keep[i * N + j] = upper ? j - i >= k : j - i <= k;
+            all &= keep[i * N + j] != 0;
+        }
+    if (v->is_const && !v->v) {
+        int64_t n = v->numel;
+        if (v->dt == TOSAC_DTYPE_FP32) {
+            float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+            if (!f) return cvt_nomem(c);
+            for (int64_t q = 0; q < n; q++) f[q] = keep[q % (M * N)] ? v->f[q] : 0.0f;
+            return cvt_set_out_const(c, 0, v->dt, r, v->shape, f, NULL);
+        }
+        int64_t *iv = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!iv) return cvt_nomem(c);
+        for (int64_t q = 0; q < n; q++) iv[q] = keep[q % (M * N)] ? v->i[q] : 0;
+        return cvt_set_out_const(c, 0, v->dt, r, v->shape, NULL, iv);
+    }
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    if (all) return cvt_set_out(c, 0, cvt_unary(c, TOSAC_OP_IDENTITY, x));
+    uint8_t *mb = tosac_arena_alloc(&c->arena, (size_t)(M * N) + 1);
+    if (!mb) return cvt_nomem(c);
+    for (int64_t q = 0; q < M * N; q++) mb[q] = (uint8_t)keep[q];
+    int64_t ms[TOSAC_MAX_RANK];
+    for (int d = 0; d < r; d++) ms[d] = d < r - 2 ? 1 : v->shape[d];
+    char name[32];
+    snprintf(name, sizeof name, "onnx_m%u", c->counter++);
+    tosac_value *mask = tosac_block_add_const(c->b, name, TOSAC_DTYPE_BOOL, r, ms, mb, (size_t)(M * N));
+    tosac_value *zero = cvt_const_scalar(c, x->dtype, r, 0.0);
+    tosac_value *out = cvt_new(c, x->dtype, r, x->shape);
+    tosac_value *in[3] = {mask, x, zero};
+    return cvt_set_out(c, 0, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL);
+}
+
+/* ---- GatherElements / ScatterND / Slice --------------------------------------------------- */
+
+tosac_status cvt_gather_elements(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL;
+    if (!iv) return s;
+    const int64_t *idx;
+    int64_t ni;
+    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
+    int axis;
+    if ((s = cvt_axis(c, cvt_attr_i(c, "axis", 0), v->rank, &axis)) != TOSAC_OK) return s;
+    if (iv->rank != v->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices rank differs from data rank");
+    for (int d = 0; d < v->rank; d++)
+        if (d != axis && iv->shape[d] > v->shape[d]) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices shape exceeds data shape");
+    int64_t ist[TOSAC_MAX_RANK], pos[TOSAC_MAX_RANK] = {0}, K = v->shape[axis];
+    strides_of(v->rank, v->shape, ist);
+    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)ni * 8 + 1);
+    if (!map) return cvt_nomem(c);
+    for (int64_t k = 0; k < ni; k++) {
+        int64_t j = idx[k] < 0 ? idx[k] + K : idx[k];
+        if (j < 0 || j >= K) return cvt_fail(c, TOSAC_ERR_FORMAT, "index %lld out of range", (long long)idx[k]);
+        int64_t f = 0;
+        for (int d = 0; d < v->rank; d++) f += (d == axis ? j : pos[d]) * ist[d];
+        map[k] = f;
+        for (int d = v->rank - 1; d >= 0; d--) {
+            if (++pos[d] < iv->shape[d]) break;
+            pos[d] = 0;
+        }
+    }
+    return emit_map_val(c, 0, v, iv->rank, iv->shape, map);
+}
+
+tosac_status cvt_scatter_nd(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL, *uv = iv ? cvt_in_req(c, 2, &s) : NULL;
+    if (!uv) return s;
+    const char *red = cvt_attr_s(c, "reduction", "none");
+    if (strcmp(red, "none")) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction '%s' is not supported", red);
+    const int64_t *idx;
+    int64_t ni;
+    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
+    if (iv->rank < 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices must have rank >= 1");
+    int64_t q = iv->shape[iv->rank - 1];
+    if (q < 1 || q > v->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "bad index depth %lld", (long long)q);
+    if (uv->dt != v->dt) return cvt_fail(c, TOSAC_ERR_FORMAT, "updates type differs from data type");
+    int64_t nupd = q ? ni / q : 0, slice = 1, ist[TOSAC_MAX_RANK];
+    for (int d = (int)q; d < v->rank; d++) slice *= v->shape[d];
+    if (uv->numel != nupd * slice) return cvt_fail(c, TOSAC_ERR_FORMAT, "updates shape does not match");
+    strides_of(v->rank, v->shape, ist);
+    int64_t n = v->numel;
+    if (n == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size tensors are not supported");
+    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+    if (!map) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) map[k] = k;
+    for (int64_t u = 0; u < nupd; u++) {
+        int64_t base = 0;
+        for (int64_t d = 0; d < q; d++) {
+            int64_t j = idx[u * q + d], D = v->shape[d];
+            if (j < 0) j += D;
+            if (j < 0 || j >= D) return cvt_fail(c, TOSAC_ERR_FORMAT, "index %lld out of range", (long long)idx[u * q + d]);
+            base += j * ist[d];
+        }
+        for (int64_t e = 0; e < slice; e++) map[base + e] = n + u * slice + e; /* from updates */
+    }
+    if (v->is_const && !v->v && uv->is_const && !uv->v) {
+        if (v->dt == TOSAC_DTYPE_FP32) {
+            float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+            if (!f) return cvt_nomem(c);
+            for (int64_t k = 0; k < n; k++) f[k] = map[k] < n ? v->f[map[k]] : uv->f[map[k] - n];
+            return cvt_set_out_const(c, 0, v->dt, v->rank, v->shape, f, NULL);
+        }
+        int64_t *ib = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!ib) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) ib[k] = map[k] < n ? v->i[map[k]] : uv->i[map[k] - n];
+        return cvt_set_out_const(c, 0, v->dt, v->rank, v->shape, NULL, ib);
+    }
+    if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
+    if (n + uv->numel > INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
+    tosac_value *x = cvt_tensor(c, v, &s), *u = x ? cvt_tensor(c, uv, &s) : NULL;
+    if (!u) return s;
+    int64_t xs[3] = {1, n, 1}, us[3] = {1, uv->numel, 1}, cs[3] = {1, n + uv->numel, 1}, is[2] = {1, n};
+    tosac_value *cat_in[2] = {cvt_mk_reshape(c, x, 3, xs), cvt_mk_reshape(c, u, 3, us)};
+    tosac_value *cat = cvt_new(c, x->dtype, 3, cs);
+    tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, cat);
+    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
+    int32_t *ib = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+    if (!ib) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
+    tosac_value *g = cvt_new(c, x->dtype, 3, xs);
+    tosac_value *gin[2] = {cat, cvt_const_i32(c, 2, is, ib)};
+    if (!cvt_op(c, TOSAC_OP_GATHER, 2, gin, g)) return cvt_nomem(c);
+    return cvt_set_out(c, 0, cvt_mk_reshape(c, g, v->rank, v->shape));
+}
+
+/* Slice with any steps (the row overrides cvt_tensor.c's; steps of 1 go to cvt_slice). */
+tosac_status cvt_slice_steps(cvt_ctx *c)
+{
+    if (c->node->n_inputs < 5 || !cvt_in(c, 4)) return cvt_slice(c);
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    const int64_t *st, *en, *ax = NULL, *sp;
+    int64_t ns, ne, na = 0, nsp;
+    if ((s = cvt_const_ints(c, 4, &sp, &nsp)) != TOSAC_OK) return s;
+    bool ones = true;
+    for (int64_t k = 0; k < nsp; k++) ones &= sp[k] == 1;
+    if (ones) return cvt_slice(c);
+    if ((s = cvt_const_ints(c, 1, &st, &ns)) != TOSAC_OK || (s = cvt_const_ints(c, 2, &en, &ne)) != TOSAC_OK) return s;
+    if (cvt_in(c, 3) && (s = cvt_const_ints(c, 3, &ax, &na)) != TOSAC_OK) return s;
+    if (ns != ne || (ax && na != ns) || nsp != ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "inconsistent lengths");
+    int64_t start[TOSAC_MAX_RANK], step[TOSAC_MAX_RANK], size[TOSAC_MAX_RANK];
+    for (int k = 0; k < v->rank; k++) start[k] = 0, step[k] = 1, size[k] = v->shape[k];
+    bool seen[TOSAC_MAX_RANK] = {false};
+    for (int64_t k = 0; k < ns; k++) {
+        int a;
+        if ((s = cvt_axis(c, ax ? ax[k] : k, v->rank, &a)) != TOSAC_OK) return s;
+        if (seen[a]) return cvt_fail(c, TOSAC_ERR_FORMAT, "repeated axis %d", a);
+        seen[a] = true;
+        int64_t d = v->shape[a], b = st[k], e = en[k], p = sp[k];
+        if (p == 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "step 0");
+        if (b < 0) b += d;
+        if (e < 0) e += d;
+        if (p > 0) {
+            b = b < 0 ? 0 : b > d ? d : b;
+            e = e < 0 ? 0 : e > d ? d : e;
+            size[a] = e > b ? (e - b + p - 1) / p : 0;
+        } else {
+            b = b < 0 ? -1 : b > d - 1 ? d - 1 : b;
+            e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
+            size[a] = b > e ? (b - e + (-p) - 1) / (-p) : 0;
+        }
+        start[a] = b;
+        step[a] = p;
+        if (size[a] == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "empty slices are not supported");
+    }
+    int64_t n = numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+    strides_of(v->rank, v->shape, ist);
+    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+    if (!map) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t f = 0;
+        for (int d = 0; d < v->rank; d++) f += (start[d] + idx[d] * step[d]) * ist[d];
+        map[k] = f;
+        for (int d = v->rank - 1; d >= 0; d--) {
+            if (++idx[d] < size[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return emit_map_val(c, 0, v, v->rank, size, map);
+}
+
+/* ---- CumSum ----------------------------------------------------------------------------------- */
+
+tosac_status cvt_cumsum(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    double ad;
+    if ((s = const_scalar(c, 1, &ad, NULL)) != TOSAC_OK) return s;
+    int axis;
+    if ((s = cvt_axis(c, (int64_t)ad, v->rank, &axis)) != TOSAC_OK) return s;
+    bool excl = cvt_attr_i(c, "exclusive", 0) != 0, rev = cvt_attr_i(c, "reverse", 0) != 0;
+    if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported");
+    int64_t L = v->shape[axis];
+    if (L > 256) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis of size %lld is too long (at most 256)", (long long)L);
+    if (v->numel == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size tensors are not supported");
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    int r = v->rank;
+    int64_t sz[TOSAC_MAX_RANK];
+    memcpy(sz, v->shape, sizeof sz);
+    sz[axis] = 1;
+    tosac_value *parts[256], *acc = NULL;
+    for (int64_t t = 0; t < L; t++) {
+        int64_t j = rev ? L - 1 - t : t;
+        int64_t start[TOSAC_MAX_RANK] = {0};
+        start[axis] = j;
+        tosac_value *sl = cvt_new(c, x->dtype, r, sz);
+        tosac_value *in[3] = {x, cvt_shape_const(c, start, (uint32_t)r), cvt_shape_const(c, sz, (uint32_t)r)};
+        if (!cvt_op(c, TOSAC_OP_SLICE, 3, in, sl)) return cvt_nomem(c);
+        tosac_value *prev = acc;
+        acc = acc ? cvt_binary(c, TOSAC_OP_ADD, acc, sl, TOSAC_DTYPE_UNKNOWN) : sl;
+        if (!acc) return s ? s : cvt_nomem(c);
+        tosac_value *res = excl ? (prev ? prev : NULL) : acc;
+        if (!res) { /* exclusive first element: zeros */
+            size_t m = (size_t)numel(r, sz);
+            void *z = tosac_arena_alloc(&c->arena, m * 4 + 1);
+            if (!z) return cvt_nomem(c);
+            memset(z, 0, m * 4);
+            res = x->dtype == TOSAC_DTYPE_FP32 ? cvt_const_f32(c, r, sz, z) : cvt_const_i32(c, r, sz, z);
+            if (!res) return cvt_nomem(c);
+        }
+        parts[j] = res;
+    }
+    if (L == 1) return cvt_set_out(c, 0, cvt_unary(c, TOSAC_OP_IDENTITY, parts[0]));
+    tosac_value *out = cvt_new(c, x->dtype, r, v->shape);
+    tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, (uint32_t)L, parts, out);
+    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, axis) != TOSAC_OK) return cvt_nomem(c);
+    return cvt_set_out(c, 0, out);
+}
+
+/* ---- TopK (k = 1) ---------------------------------------------------------------------------- */
+
+tosac_status cvt_topk(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    int64_t k;
+    if (c->opset < 10) k = cvt_attr_i(c, "k", -1);
+    else {
+        double kd;
+        if ((s = const_scalar(c, 1, &kd, NULL)) != TOSAC_OK) return s;
+        k = (int64_t)kd;
+    }
+    if (k != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "k=%lld is not supported (only k=1)", (long long)k);
+    int axis;
+    if ((s = cvt_axis(c, cvt_attr_i(c, "axis", -1), v->rank, &axis)) != TOSAC_OK) return s;
+    bool largest = cvt_attr_i(c, "largest", 1) != 0;
+    if (v->dt != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
+    tosac_value *x = cvt_tensor(c, v, &s);
+    if (!x) return s;
+    int r = x->rank;
+    int64_t ks[TOSAC_MAX_RANK], as[TOSAC_MAX_RANK];
+    memcpy(ks, x->shape, sizeof ks);
+    ks[axis] = 1;
+    for (int d = 0, j = 0; d < r; d++)
+        if (d != axis) as[j++] = x->shape[d];
+    tosac_value *vals = cvt_new(c, x->dtype, r, ks);
+    tosac_node *n = cvt_op(c, largest ? TOSAC_OP_REDUCE_MAX : TOSAC_OP_REDUCE_MIN, 1, &x, vals);
+    if (!n || tosac_node_set_int(n, TOSAC_ATTR_REDUCE_MAX_axis, axis) != TOSAC_OK) return cvt_nomem(c);
+    tosac_value *src = largest ? x : cvt_unary(c, TOSAC_OP_NEGATE, x);
+    tosac_value *am = cvt_new(c, TOSAC_DTYPE_INT32, r - 1, as);
+    n = cvt_op(c, TOSAC_OP_ARGMAX, 1, &src, am);
+    if (!n || tosac_node_set_int(n, TOSAC_ATTR_ARGMAX_axis, axis) != TOSAC_OK ||
+        tosac_node_set_int(n, TOSAC_ATTR_ARGMAX_nan_mode, 1) != TOSAC_OK)
+        return cvt_nomem(c);
+    if ((s = cvt_set_out(c, 0, vals)) != TOSAC_OK) return s;
+    return cvt_set_out(c, 1, cvt_mk_reshape(c, am, r, ks));
+}
+
+/* ---- Einsum ----------------------------------------------------------------------------------- */
+
+tosac_status cvt_einsum(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    const char *eq = cvt_attr_s(c, "equation", NULL);
+    if (!eq) return cvt_fail(c, TOSAC_ERR_FORMAT, "no equation");
+    char terms[3][TOSAC_MAX_RANK + 1];
+    int nt = 0, len = 0;
+    bool arrow = false;
+    memset(terms, 0, sizeof terms);
+    for (const char *p = eq; *p; p++) {
+        char ch = *p;
+        if (ch == ' ') continue;
+        if (ch == ',' && !arrow && nt < 1) {
+            nt++, len = 0;
+        } else if (ch == '-' && p[1] == '>' && !arrow) {
+            arrow = true, nt++, len = 0, p++;
+        } else if (((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && len < TOSAC_MAX_RANK && nt < 3) {
+            terms[nt][len++] = ch;
+        } else {
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported", eq);
+        }
+    }
+    if (!arrow || nt != 2 || c->node->n_inputs != 2)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported (two operands and an explicit output only)", eq);
+    const char *A = terms[0], *B = terms[1], *O = terms[2];
+    tosac_value *a = tin(c, 0, &s), *b = a ? tin(c, 1, &s) : NULL;
+    if (!b) return s;
+    if (a->dtype != TOSAC_DTYPE_FP32 || b->dtype != TOSAC_DTYPE_FP32)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT operands are supported");
+    if ((int)strlen(A) != a->rank || (int)strlen(B) != b->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "equation does not match the operand ranks");
+    int64_t dim[128];
+    for (int k = 0; k < 128; k++) dim[k] = -1;
+    const char *all[3] = {A, B, O};
+    for (int t = 0; t < 3; t++)
+        for (int k = 0; all[t][k]; k++) {
+            if (strchr(all[t] + k + 1, all[t][k]))
+                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "repeated subscript '%c' is not supported", all[t][k]);
+            if (t == 2) {
+                if (dim[(int)all[t][k]] < 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "output subscript '%c' not in the inputs", all[t][k]);
+                continue;
+            }
+            int64_t d = t == 0 ? a->shape[k] : b->shape[k];
+            int ch = all[t][k];
+            if (dim[ch] >= 0 && dim[ch] != d) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "subscript '%c' sizes differ (broadcasting is not supported)", ch);
+            dim[ch] = d;
+        }
+    /* classify: batch (A,B,O), m (A,O), n (B,O), k (A,B) */
+    char bt[TOSAC_MAX_RANK + 1] = {0}, mt[TOSAC_MAX_RANK + 1] = {0}, ntm[TOSAC_MAX_RANK + 1] = {0}, kt[TOSAC_MAX_RANK + 1] = {0};
+    int nb = 0, nm = 0, nn = 0, nk = 0;
+    for (int k = 0; A[k]; k++) {
+        bool inb = strchr(B, A[k]) != NULL, ino = strchr(O, A[k]) != NULL;
+        if (inb && ino) bt[nb++] = A[k];
+        else if (ino) mt[nm++] = A[k];
+        else if (inb) kt[nk++] = A[k];
+        else return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "summing over '%c' of one operand only is not supported", A[k]);
+    }
+    for (int k = 0; B[k]; k++) {
+        bool ina = strchr(A, B[k]) != NULL, ino = strchr(O, B[k]) != NULL;
+        if (!ina && ino) ntm[nn++] = B[k];
+        else if (!ina) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "summing over '%c' of one operand only is not supported", B[k]);
+    }
+    int64_t Bt = 1, Mt = 1, Nt = 1, Kt = 1;
+    for (int k = 0; k < nb; k++) Bt *= dim[(int)bt[k]];
+    for (int k = 0; k < nm; k++) Mt *= dim[(int)mt[k]];
+    for (int k = 0; k < nn; k++) Nt *= dim[(int)ntm[k]];
+    for (int k = 0; k < nk; k++) Kt *= dim[(int)kt[k]];
+    /* A -> [batch, m, k]; B -> [batch, k, n] */
+    char pa[TOSAC_MAX_RANK + 1], pb[TOSAC_MAX_RANK + 1], po[TOSAC_MAX_RANK + 1];
+    snprintf(pa, sizeof pa, "%s%s%s", bt, mt, kt);
+    snprintf(pb, sizeof pb, "%s%s%s", bt, kt, ntm);
+    snprintf(po, sizeof po, "%s%s%s", bt, mt, ntm);
+    int32_t perm[TOSAC_MAX_RANK];
+    bool id = true;
+    for (int k = 0; pa[k]; k++) perm[k] = (int32_t)(strchr(A, pa[k]) - A), id &= perm[k] == k;
+    if (!id && a->rank) a = cvt_mk_transpose(c, a, perm);
+    id = true;
+    for (int k = 0; pb[k]; k++) perm[k] = (int32_t)(strchr(B, pb[k]) - B), id &= perm[k] == k;
+    if (!id && b->rank) b = cvt_mk_transpose(c, b, perm);
+    int64_t sa[3] = {Bt, Mt, Kt}, sb[3] = {Bt, Kt, Nt}, so[3] = {Bt, Mt, Nt};
+    a = cvt_mk_reshape(c, a, 3, sa);
+    b = cvt_mk_reshape(c, b, 3, sb);
+    tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 3, so);
+    tosac_value *in[4] = {a, b, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    if (!cvt_op(c, TOSAC_OP_MATMUL, 4, in, y)) return cvt_nomem(c);
+    int ro = (int)strlen(po);
+    int64_t ps[TOSAC_MAX_RANK];
+    for (int k = 0; k < ro; k++) ps[k] = dim[(int)po[k]];
+    y = cvt_mk_reshape(c, y, ro, ps);
+    id = true;
+    for (int k = 0; O[k]; k++) perm[k] = (int32_t)(strchr(po, O[k]) - po), id &= perm[k] == k;
+    if (!id) y = cvt_mk_transpose(c, y, perm);
+    return cvt_set_out(c, 0, y);
+}
+
+/* ---- Resize / Upsample ------------------------------------------------------------------------ */
+
+static const int32_t k_nhwc[4] = {0, 2, 3, 1}, k_nchw[4] = {0, 3, 1, 2};
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Rational n/d for a float scale (d <= 64), false when none is exact enough. */
+static bool rational(double s, int64_t *n, int64_t *d)
+{
+    for (int64_t q = 1; q <= 64; q++) {
+        double p = s * (double)q;
+        double rp = floor(p + 0.5);
+        if (rp >= 1 && fabs(p - rp) < 1e-5 * (double)q) {
+            *n = (int64_t)rp;
+            *d = q;
+            return true;
+        }
+    }
+    return false;
+}
+
+static tosac_status resize_common(cvt_ctx *c, tosac_value *x, const double *scales, const int64_t *sizes,
+                                  const char *ctm, const char *mode, const char *nearest_mode)
+{
+    if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only rank-4 (NCHW) inputs are supported");
+    if (x->dtype != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
+    bool nearest = !strcmp(mode, "nearest");
+    if (!nearest && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "mode '%s' is not supported", mode);
+    int64_t out[4];
+    for (int k = 0; k < 4; k++) {
+        if (sizes) out[k] = sizes[k];
+        else out[k] = (int64_t)floor((double)x->shape[k] * scales[k] + 1e-9);
+        if (k < 2 && out[k] != x->shape[k]) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "resizing N or C is not supported");
+        if (out[k] < 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    }
+    int64_t sc[4], off[2], border[2];
+    for (int j = 0; j < 2; j++) {
+        int64_t in = x->shape[2 + j], o = out[2 + j], n, d;
+        if (sizes || !strcmp(ctm, "align_corners")) {
+            n = o, d = in;
+        } else if (!rational(scales[2 + j], &n, &d)) {
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scale %g is not a small rational number", scales[2 + j]);
+        }
+        int64_t of = 0;
+        if (o == 1 && (!strcmp(ctm, "align_corners") || !strcmp(ctm, "pytorch_half_pixel"))) {
+            n = 1, d = 1; /* the single output samples 0 */
+        } else if (!strcmp(ctm, "asymmetric")) {
+            of = 0;
+        } else if (!strcmp(ctm, "align_corners")) {
+            if (sizes) {
+                n = o - 1;
+                d = in > 1 ? in - 1 : 1;
+            } else { /* ONNX uses the unfloored in*scale: x = o (in-1) / (in*scale - 1) */
+                int64_t p, q;
+                if (!rational((double)in * scales[2 + j] - 1.0, &p, &q))
+                    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scale %g is not a small rational number", scales[2 + j]);
+                n = p;
+                d = (in > 1 ? in - 1 : 1) * q;
+            }
+        } else if (!strcmp(ctm, "half_pixel") || (!strcmp(ctm, "pytorch_half_pixel") && o > 1)) {
+            n *= 2, d *= 2, of = d / 2 - n / 2; /* (o + 1/2) d/n - 1/2 */
+        } else if (!strcmp(ctm, "tf_half_pixel_for_nn") && nearest) {
+            n *= 2, d *= 2, of = d / 2;
+        } else {
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "coordinate_transformation_mode '%s' is not supported", ctm);
+        }
+        int64_t g = gcd64(gcd64(n, d), of < 0 ? -of : of);
+        if (g > 1) n /= g, d /= g, of /= g;
+        if (nearest) {
+            n *= 2, d *= 2, of *= 2;
+            if (!strcmp(nearest_mode, "floor")) of -= n / 2;
+            else if (!strcmp(nearest_mode, "ceil")) of += n / 2 - 1;
+            else if (!strcmp(nearest_mode, "round_prefer_floor")) of -= 1;
+            else if (strcmp(nearest_mode, "round_prefer_ceil"))
+                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "nearest_mode '%s' is not supported", nearest_mode);
+        }
+        int64_t b = (o - 1) * d - (in - 1) * n + of;
+        if (n > 2048 || d >= 16 * n || of < -n || of >= 16 * n || b < -16 * n || b >= n)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scale %lld/%lld with offset %lld and border %lld is outside TOSA RESIZE's limits",
+                            (long long)n, (long long)d, (long long)of, (long long)b);
+        sc[2 * j] = n, sc[2 * j + 1] = d, off[j] = of, border[j] = b;
+    }
+    tosac_value *xt = cvt_mk_transpose(c, x, k_nhwc);
+    int64_t os[4] = {out[0], out[2], out[3], out[1]};
+    tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, os);
+    tosac_value *in[4] = {xt, cvt_shape_const(c, sc, 4), cvt_shape_const(c, off, 2), cvt_shape_const(c, border, 2)};
+    tosac_node *nd = cvt_op(c, TOSAC_OP_RESIZE, 4, in, y);
+    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_RESIZE_mode, nearest ? TOSAC_RESIZE_NEAREST : TOSAC_RESIZE_BILINEAR))
+        return cvt_nomem(c);
+    return cvt_set_out(c, 0, cvt_mk_transpose(c, y, k_nchw));
+}
+
+static tosac_status float_list(cvt_ctx *c, size_t i, double *out, int want)
+{
+    cvt_val *v = cvt_in(c, i);
+    if (!v->is_const || !v->f)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant float tensor (bind it with --bind %s=FILE.npy)",
+                        v->name, v->name);
+    if (v->numel != want) return cvt_fail(c, TOSAC_ERR_FORMAT, "input '%s' has %lld entries, not %d", v->name, (long long)v->numel, want);
+    for (int k = 0; k < want; k++) out[k] = v->f[k];
+    return TOSAC_OK;
+}
+
+tosac_status cvt_resize(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    tosac_value *x = tin(c, 0, &s);
+    if (!x) return s;
+    const char *mode = cvt_attr_s(c, "mode", "nearest");
+    if (c->opset < 11) {
+        double sc[TOSAC_MAX_RANK];
+        if (!cvt_in(c, 1) || x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scales input missing or rank not 4");
+        if ((s = float_list(c, 1, sc, x->rank)) != TOSAC_OK) return s;
+        return resize_common(c, x, sc, NULL, "asymmetric", mode, "floor");
+    }
+    if (cvt_attr_i(c, "antialias", 0)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "antialias is not supported");
+    size_t nax;
+    if (cvt_attr_ints(c, "axes", &nax)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the axes attribute is not supported");
+    if (strcmp(cvt_attr_s(c, "keep_aspect_ratio_policy", "stretch"), "stretch"))
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "keep_aspect_ratio_policy is not supported");
+    const char *ctm = cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel");
+    const char *nm = cvt_attr_s(c, "nearest_mode", "round_prefer_floor");
+    if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only rank-4 (NCHW) inputs are supported");
+    cvt_val *sv = cvt_in(c, 2), *zv = cvt_in(c, 3);
+    if (sv && sv->numel == 0) sv = NULL;
+    if (zv && zv->numel == 0) zv = NULL;
+    if (zv) {
+        const int64_t *sz;
+        int64_t n;
+        if ((s = cvt_const_ints(c, 3, &sz, &n)) != TOSAC_OK) return s;
+        if (n != 4) return cvt_fail(c, TOSAC_ERR_FORMAT, "sizes has %lld entries", (long long)n);
+        return resize_common(c, x, NULL, sz, ctm, mode, nm);
+    }
+    if (!sv) return cvt_fail(c, TOSAC_ERR_FORMAT, "neither scales nor sizes given");
+    double sc[4];
+    if ((s = float_list(c, 2, sc, 4)) != TOSAC_OK) return s;
+    return resize_common(c, x, sc, NULL, ctm, mode, nm);
+}
+
+tosac_status cvt_upsample(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    tosac_value *x = tin(c, 0, &s);
+    if (!x) return s;
+    const char *mode = cvt_attr_s(c, "mode", "nearest");
+    double sc[4];
+    if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only rank-4 (NCHW) inputs are supported");
+    if (c->opset < 9) {
+        const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, "scales");
+        if (!a || a->type != TOSAC_ONNX_ATTR_FLOATS || a->n != 4) return cvt_fail(c, TOSAC_ERR_FORMAT, "scales attribute must have 4 floats");
+        for (int k = 0; k < 4; k++) sc[k] = a->floats[k];
+    } else {
+        if (!cvt_in(c, 1)) return cvt_fail(c, TOSAC_ERR_FORMAT, "scales input missing");
+        if ((s = float_list(c, 1, sc, 4)) != TOSAC_OK) return s;
+    }
+    return resize_common(c, x, sc, NULL, "asymmetric", mode, "floor");
+}
+
+/* ---- ConvTranspose (2-D, group 1) -------------------------------------------------------------- */
+
+tosac_status cvt_conv_transpose(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *xv = cvt_in_req(c, 0, &s), *wv = xv ? cvt_in_req(c, 1, &s) : NULL;
+    if (!wv) return s;
+    bool one_d = xv->rank == 3 && wv->rank == 3;
+    if (!(xv->rank == 4 && wv->rank == 4) && !one_d)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only 1-D and 2-D transposed convolution is supported");
+    if (xv->dt != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
+    if (!wv->is_const || !wv->f)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant (bind it with --bind %s=FILE.npy)",
+                        wv->name, wv->name);
+    if (cvt_attr_i(c, "group", 1) != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "group != 1 is not supported");
+    int ns = one_d ? 1 : 2;
+    int64_t C = xv->shape[1], M = wv->shape[1];
+    int64_t K[2] = {one_d ? 1 : wv->shape[2], wv->shape[one_d ? 2 : 3]};
+    int64_t IN[2] = {one_d ? 1 : xv->shape[2], xv->shape[one_d ? 2 : 3]};
+    if (wv->shape[0] != C) return cvt_fail(c, TOSAC_ERR_FORMAT, "weight channels differ from input channels");
+    int64_t st[2] = {1, 1}, op[2] = {0, 0}, pb[2] = {0, 0}, pe[2] = {0, 0};
+    size_t n;
+    const int64_t *v;
+    if ((v = cvt_attr_ints(c, "kernel_shape", &n)) && ((int)n != ns || v[n - 1] != K[1] || (ns == 2 && v[0] != K[0])))
+        return cvt_fail(c, TOSAC_ERR_FORMAT, "kernel_shape disagrees with W");
+    if ((v = cvt_attr_ints(c, "dilations", &n)))
+        for (size_t k = 0; k < n; k++)
+            if (v[k] != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "dilations other than 1 are not supported");
+    if ((v = cvt_attr_ints(c, "strides", &n))) {
+        if ((int)n != ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "strides has %zu entries", n);
+        for (int k = 0; k < ns; k++) st[2 - ns + k] = v[k];
+    }
+    if ((v = cvt_attr_ints(c, "output_padding", &n))) {
+        if ((int)n != ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "output_padding has %zu entries", n);
+        for (int k = 0; k < ns; k++) op[2 - ns + k] = v[k];
+    }
+    if ((v = cvt_attr_ints(c, "pads", &n))) {
+        if ((int)n != 2 * ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %zu entries", n);
+        for (int k = 0; k < ns; k++) pb[2 - ns + k] = v[k], pe[2 - ns + k] = v[ns + k];
+    }
+    for (int k = 0; k < 2; k++)
+        if (st[k] < 1 || op[k] < 0 || pb[k] < 0 || pe[k] < 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "bad strides, pads or output_padding");
+    const char *ap = cvt_attr_s(c, "auto_pad", "NOTSET");
+    const int64_t *os = cvt_attr_ints(c, "output_shape", &n);
+    if (os && (int)n != ns && (int)n != ns + 2) return cvt_fail(c, TOSAC_ERR_FORMAT, "output_shape has %zu entries", n);
+    bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID")) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "auto_pad %s is not supported", ap);
+    if (os || same) {
+        for (int k = 0; k < 2; k++) {
+            int64_t want = IN[k] * st[k];
+            if (os) want = (k < 2 - ns) ? 1 : os[n - (size_t)ns + (size_t)(k - (2 - ns))];
+            int64_t total = st[k] * (IN[k] - 1) + op[k] + K[k] - want;
+            int64_t h = total >= 0 ? total / 2 : -((1 - total) / 2); /* floor(total / 2) */
+            if (!strcmp(ap, "SAME_UPPER")) pb[k] = h, pe[k] = total - h;
+            else pb[k] = total - h, pe[k] = h;
+        }
+    }
+    int64_t OH[2];
+    for (int k = 0; k < 2; k++) {
+        OH[k] = st[k] * (IN[k] - 1) + op[k] + K[k] - pb[k] - pe[k];
+        if (OH[k] < 1 || pb[k] >= K[k] || pe[k] - op[k] >= K[k])
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "pads of %lld/%lld for a kernel of %lld are not supported",
+                            (long long)pb[k], (long long)pe[k], (long long)K[k]);
+    }
+    /* weights [C, M, KH, KW] -> [M, KH, KW, C] */
+    float *wt = tosac_arena_alloc(&c->arena, (size_t)wv->numel * 4 + 1);
+    if (!wt) return cvt_nomem(c);
+    for (int64_t o = 0; o < M; o++)
+        for (int64_t i = 0; i < C; i++)
+            for (int64_t h = 0; h < K[0]; h++)
+                for (int64_t w = 0; w < K[1]; w++)
+                    wt[((o * K[0] + h) * K[1] + w) * C + i] = wv->f[((i * M + o) * K[0] + h) * K[1] + w];
+    int64_t wshape[4] = {M, K[0], K[1], C};
+    tosac_value *bias;
+    cvt_val *bv = cvt_in(c, 2);
+    if (bv) {
+        if (bv->numel != M) return cvt_fail(c, TOSAC_ERR_FORMAT, "bias has %lld entries", (long long)bv->numel);
+        if (!(bias = cvt_tensor(c, bv, &s))) return s;
+    } else {
+        float *z = tosac_arena_alloc(&c->arena, (size_t)M * 4 + 1);
+        if (!z) return cvt_nomem(c);
+        memset(z, 0, (size_t)M * 4);
+        bias = cvt_const_f32(c, 1, &M, z);
+    }
+    tosac_value *x = cvt_tensor(c, xv, &s);
+    if (!x) return s;
+    int64_t N = xv->shape[0];
+    if (one_d) {
+        int64_t s4[4] = {N, C, 1, IN[1]};
+        x = cvt_mk_reshape(c, x, 4, s4);
+    }
+    x = cvt_mk_transpose(c, x, k_nhwc);
+    int64_t oshape[4] = {N, OH[0], OH[1], M};
+    tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, oshape);
+    tosac_value *in[5] = {x, cvt_const_f32(c, 4, wshape, wt), bias, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    tosac_node *nd = cvt_op(c, TOSAC_OP_TRANSPOSE_CONV2D, 5, in, y);
+    if (!nd) return cvt_nomem(c);
+    int32_t opad[4] = {(int32_t)-pb[0], (int32_t)(op[0] - pe[0]), (int32_t)-pb[1], (int32_t)(op[1] - pe[1])};
+    int32_t str[2] = {(int32_t)st[0], (int32_t)st[1]};
+    if (tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, opad, 4) ||
+        tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, str, 2) ||
+        tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_local_bound, 0) ||
+        tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type, TOSAC_DTYPE_FP32))
+        return cvt_nomem(c);
+    y = cvt_mk_transpose(c, y, k_nchw);
+    if (one_d) {
+        int64_t s3[3] = {N, M, OH[1]};
+        y = cvt_mk_reshape(c, y, 3, s3);
+    }
+    return cvt_set_out(c, 0, y);
+}
