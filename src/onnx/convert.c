@@ -155,7 +155,7 @@ static tosac_value *add_const(cvt_ctx *c, tosac_dtype dt, int rank, const int64_
     return tosac_block_add_const(c->b, name, dt, rank, shape, data, nbytes);
 }
 
-static int64_t numel_of(int rank, const int64_t *shape)
+int64_t cvt_numel(int rank, const int64_t *shape)
 {
     int64_t n = 1;
     for (int k = 0; k < rank; k++) n *= shape[k];
@@ -164,12 +164,12 @@ static int64_t numel_of(int rank, const int64_t *shape)
 
 tosac_value *cvt_const_f32(cvt_ctx *c, int rank, const int64_t *shape, const float *data)
 {
-    return add_const(c, TOSAC_DTYPE_FP32, rank, shape, data, (size_t)numel_of(rank, shape) * 4);
+    return add_const(c, TOSAC_DTYPE_FP32, rank, shape, data, (size_t)cvt_numel(rank, shape) * 4);
 }
 
 tosac_value *cvt_const_i32(cvt_ctx *c, int rank, const int64_t *shape, const int32_t *data)
 {
-    return add_const(c, TOSAC_DTYPE_INT32, rank, shape, data, (size_t)numel_of(rank, shape) * 4);
+    return add_const(c, TOSAC_DTYPE_INT32, rank, shape, data, (size_t)cvt_numel(rank, shape) * 4);
 }
 
 tosac_value *cvt_const_scalar(cvt_ctx *c, tosac_dtype dt, int rank, double value)
@@ -377,6 +377,96 @@ tosac_status cvt_axis(cvt_ctx *c, int64_t a, int r, int *out)
 {
     if (a < -r || a >= (r ? r : 1)) return cvt_fail(c, TOSAC_ERR_FORMAT, "axis %lld out of range for rank %d", (long long)a, r);
     *out = (int)(a < 0 ? a + r : a);
+    return TOSAC_OK;
+}
+
+/* ---- helpers shared by the converters -------------------------------------------------------- */
+
+tosac_value *cvt_in_tensor(cvt_ctx *c, size_t i, tosac_status *s)
+{
+    cvt_val *v = cvt_in_req(c, i, s);
+    return v ? cvt_tensor(c, v, s) : NULL;
+}
+
+tosac_status cvt_finish(cvt_ctx *c, tosac_value *out, tosac_status s)
+{
+    if (out) return cvt_set_out(c, 0, out);
+    return s != TOSAC_OK ? s : cvt_nomem(c);
+}
+
+tosac_status cvt_need_type(cvt_ctx *c, const tosac_value *x, bool fp, bool i32, bool b)
+{
+    tosac_dtype t = x->dtype;
+    if ((t == TOSAC_DTYPE_FP32 && fp) || (t == TOSAC_DTYPE_INT32 && i32) || (t == TOSAC_DTYPE_BOOL && b)) return TOSAC_OK;
+    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(t));
+}
+
+tosac_status cvt_axes_arg(cvt_ctx *c, int64_t from_opset, const int64_t **axes, int64_t *n)
+{
+    if (c->opset < from_opset) {
+        size_t na;
+        *axes = cvt_attr_ints(c, "axes", &na);
+        *n = (int64_t)na;
+        return TOSAC_OK;
+    }
+    if (!cvt_in(c, 1)) {
+        *axes = NULL;
+        *n = 0;
+        return TOSAC_OK;
+    }
+    return cvt_const_ints(c, 1, axes, n);
+}
+
+tosac_value *cvt_reduce_axis(cvt_ctx *c, tosac_op op, tosac_value *x, int axis)
+{
+    if (!x) return NULL;
+    int64_t shape[TOSAC_MAX_RANK];
+    memcpy(shape, x->shape, (size_t)x->rank * sizeof *shape);
+    shape[axis] = 1;
+    tosac_value *out = cvt_new(c, x->dtype, x->rank, shape);
+    tosac_node *n = cvt_op(c, op, 1, &x, out);
+    unsigned id = op == TOSAC_OP_REDUCE_MAX       ? TOSAC_ATTR_REDUCE_MAX_axis
+                : op == TOSAC_OP_REDUCE_MIN       ? TOSAC_ATTR_REDUCE_MIN_axis
+                : op == TOSAC_OP_REDUCE_PRODUCT   ? TOSAC_ATTR_REDUCE_PRODUCT_axis
+                                                  : TOSAC_ATTR_REDUCE_SUM_axis;
+    if (!n || tosac_node_set_int(n, id, axis) != TOSAC_OK) return NULL;
+    return out;
+}
+
+tosac_value *cvt_clamp(cvt_ctx *c, tosac_value *x, float lo, float hi)
+{
+    if (!x) return NULL;
+    tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
+    tosac_node *n = cvt_op(c, TOSAC_OP_CLAMP, 1, &x, out);
+    if (!n) return NULL;
+    uint8_t a[4], b[4];
+    if (x->dtype == TOSAC_DTYPE_FP32) {
+        memcpy(a, &lo, 4);
+        memcpy(b, &hi, 4);
+    } else {
+        int32_t l = lo <= (float)INT32_MIN ? INT32_MIN : (int32_t)lo;
+        int32_t h = hi >= (float)INT32_MAX ? INT32_MAX : (int32_t)hi;
+        memcpy(a, &l, 4);
+        memcpy(b, &h, 4);
+    }
+    if (tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_min_val, a, 4) != TOSAC_OK ||
+        tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_max_val, b, 4) != TOSAC_OK)
+        return NULL;
+    return out;
+}
+
+tosac_status cvt_bias_f32(cvt_ctx *c, size_t i, int64_t m, tosac_value **bias)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *bv = cvt_in(c, i);
+    if (bv) {
+        *bias = cvt_tensor(c, bv, &s);
+        return *bias ? TOSAC_OK : s;
+    }
+    float *z = tosac_arena_alloc(&c->arena, (size_t)m * 4 + 1);
+    if (!z) return cvt_nomem(c);
+    memset(z, 0, (size_t)m * 4);
+    *bias = cvt_const_f32(c, 1, &m, z);
     return TOSAC_OK;
 }
 

@@ -98,6 +98,25 @@ tosac_status cvt_axis(cvt_ctx *c, int64_t a, int r, int *out);
 /* TOSA type of an ONNX elem type; UNKNOWN when not supported. */
 tosac_dtype cvt_dtype_of(int32_t onnx_elem);
 
+/* Shared converter helpers. */
+/* Element count of a shape (1 for rank 0). */
+int64_t cvt_numel(int rank, const int64_t *shape);
+/* Input i as a TOSA tensor (a missing input is an error); NULL with *s set on failure. */
+tosac_value *cvt_in_tensor(cvt_ctx *c, size_t i, tosac_status *s);
+/* Binds output 0 to out; when out is NULL returns s, or reports out of memory when s is TOSAC_OK. */
+tosac_status cvt_finish(cvt_ctx *c, tosac_value *out, tosac_status s);
+/* Error "element type T is not supported here" unless x is FP32 (fp), INT32 (i32) or BOOL (b). */
+tosac_status cvt_need_type(cvt_ctx *c, const tosac_value *x, bool fp, bool i32, bool b);
+/* An "axes" list: the INTS attribute before opset from_opset, the optional constant input 1 from
+   then on (NULL / 0 when absent). */
+tosac_status cvt_axes_arg(cvt_ctx *c, int64_t from_opset, const int64_t **axes, int64_t *n);
+/* REDUCE_SUM / MAX / MIN / PRODUCT of x over one axis, keeping it as 1; NULL for a NULL x or on failure. */
+tosac_value *cvt_reduce_axis(cvt_ctx *c, tosac_op op, tosac_value *x, int axis);
+/* CLAMP(x, lo, hi) (bounds converted and saturated for INT32); NULL for a NULL x or on failure. */
+tosac_value *cvt_clamp(cvt_ctx *c, tosac_value *x, float lo, float hi);
+/* Bias input i when present, else an FP32 zero vector of m elements. */
+tosac_status cvt_bias_f32(cvt_ctx *c, size_t i, int64_t m, tosac_value **bias);
+
 #define ONNX_OP(op, sfx, lo, hi) tosac_status cvt_##sfx(cvt_ctx *c);
 #include "onnx/onnx_ops.def"
 #undef ONNX_OP

@@ -11,18 +11,6 @@
 
 /* ---- small helpers ---- */
 
-static tosac_value *tin(cvt_ctx *c, size_t i, tosac_status *s)
-{
-    cvt_val *v = cvt_in_req(c, i, s);
-    return v ? cvt_tensor(c, v, s) : NULL;
-}
-
-static tosac_status finish(cvt_ctx *c, tosac_value *out, tosac_status s)
-{
-    if (out) return cvt_set_out(c, 0, out);
-    return s != TOSAC_OK ? s : cvt_nomem(c);
-}
-
 static tosac_status only_fp(cvt_ctx *c, const tosac_value *x)
 {
     if (x->dtype == TOSAC_DTYPE_FP32) return TOSAC_OK;
@@ -33,7 +21,7 @@ static tosac_status only_fp(cvt_ctx *c, const tosac_value *x)
 /* Input 0 as an FP32 tensor (error otherwise). */
 static tosac_value *fp_in0(cvt_ctx *c, tosac_status *s)
 {
-    tosac_value *x = tin(c, 0, s);
+    tosac_value *x = cvt_in_tensor(c, 0, s);
     if (x && (*s = only_fp(c, x)) != TOSAC_OK) return NULL;
     return x;
 }
@@ -92,40 +80,11 @@ static tosac_value *sel(cvt_ctx *c, tosac_value *p, tosac_value *a, tosac_value 
     return cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL;
 }
 
-static tosac_value *clampf(cvt_ctx *c, tosac_value *x, float lo, float hi)
-{
-    if (!x) return NULL;
-    tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
-    tosac_node *n = cvt_op(c, TOSAC_OP_CLAMP, 1, &x, out);
-    if (!n) return NULL;
-    uint8_t a[4], b[4];
-    memcpy(a, &lo, 4);
-    memcpy(b, &hi, 4);
-    if (tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_min_val, a, 4) != TOSAC_OK ||
-        tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_max_val, b, 4) != TOSAC_OK)
-        return NULL;
-    return out;
-}
-
-/* REDUCE_SUM / REDUCE_MAX over one axis, keeping it as 1. */
-static tosac_value *red1(cvt_ctx *c, tosac_op op, tosac_value *x, int axis)
-{
-    if (!x) return NULL;
-    int64_t shape[TOSAC_MAX_RANK];
-    memcpy(shape, x->shape, (size_t)x->rank * sizeof *shape);
-    shape[axis] = 1;
-    tosac_value *out = cvt_new(c, x->dtype, x->rank, shape);
-    tosac_node *n = cvt_op(c, op, 1, &x, out);
-    unsigned id = op == TOSAC_OP_REDUCE_MAX ? TOSAC_ATTR_REDUCE_MAX_axis : TOSAC_ATTR_REDUCE_SUM_axis;
-    if (!n || tosac_node_set_int(n, id, axis) != TOSAC_OK) return NULL;
-    return out;
-}
-
 /* Reduction over every axis marked in red (keepdims). */
 static tosac_value *redn(cvt_ctx *c, tosac_op op, tosac_value *x, const bool *red)
 {
     for (int a = 0; x && a < x->rank; a++)
-        if (red[a]) x = red1(c, op, x, a);
+        if (red[a]) x = cvt_reduce_axis(c, op, x, a);
     return x;
 }
 
@@ -148,7 +107,7 @@ static tosac_value *normalize(cvt_ctx *c, tosac_value *x, const bool *red, float
 /* A per-channel vector [C] reshaped to [1, C, 1, ...] of the given rank. */
 static tosac_value *per_channel(cvt_ctx *c, size_t i, int64_t ch, int rank, tosac_status *s)
 {
-    tosac_value *p = tin(c, i, s);
+    tosac_value *p = cvt_in_tensor(c, i, s);
     if (!p) return NULL;
     if (p->dtype != TOSAC_DTYPE_FP32) {
         *s = only_fp(c, p);
@@ -180,7 +139,7 @@ tosac_status cvt_elu(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
-    return finish(c, elu(c, x, cvt_attr_f(c, "alpha", 1.0f)), s);
+    return cvt_finish(c, elu(c, x, cvt_attr_f(c, "alpha", 1.0f)), s);
 }
 
 tosac_status cvt_selu(cvt_ctx *c)
@@ -190,7 +149,7 @@ tosac_status cvt_selu(cvt_ctx *c)
     if (!x) return s;
     float alpha = cvt_attr_f(c, "alpha", 1.67326319217681884765625f);
     float gamma = cvt_attr_f(c, "gamma", 1.05070102214813232421875f);
-    return finish(c, mulk(c, elu(c, x, alpha), gamma), s);
+    return cvt_finish(c, mulk(c, elu(c, x, alpha), gamma), s);
 }
 
 /* Celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) */
@@ -202,8 +161,8 @@ tosac_status cvt_celu(cvt_ctx *c)
     float alpha = cvt_attr_f(c, "alpha", 1.0f);
     if (alpha == 0.0f) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "alpha = 0 is not supported");
     tosac_value *e = mulk(c, addk(c, cvt_unary(c, TOSAC_OP_EXP, mulk(c, x, 1.0 / alpha)), -1.0), alpha);
-    tosac_value *y = bin(c, TOSAC_OP_ADD, clampf(c, x, 0.0f, INFINITY), clampf(c, e, -INFINITY, 0.0f));
-    return finish(c, y, s);
+    tosac_value *y = bin(c, TOSAC_OP_ADD, cvt_clamp(c, x, 0.0f, INFINITY), cvt_clamp(c, e, -INFINITY, 0.0f));
+    return cvt_finish(c, y, s);
 }
 
 /* HardSigmoid(x) = clamp(alpha * x + beta, 0, 1) */
@@ -213,7 +172,7 @@ tosac_status cvt_hard_sigmoid(cvt_ctx *c)
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
     float alpha = cvt_attr_f(c, "alpha", 0.2f), beta = cvt_attr_f(c, "beta", 0.5f);
-    return finish(c, clampf(c, addk(c, mulk(c, x, alpha), beta), 0.0f, 1.0f), s);
+    return cvt_finish(c, cvt_clamp(c, addk(c, mulk(c, x, alpha), beta), 0.0f, 1.0f), s);
 }
 
 /* HardSwish(x) = x * clamp(x / 6 + 1/2, 0, 1) */
@@ -222,15 +181,15 @@ tosac_status cvt_hard_swish(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
-    tosac_value *h = clampf(c, addk(c, mulk(c, x, 1.0 / 6.0), 0.5), 0.0f, 1.0f);
-    return finish(c, bin(c, TOSAC_OP_MUL, x, h), s);
+    tosac_value *h = cvt_clamp(c, addk(c, mulk(c, x, 1.0 / 6.0), 0.5), 0.0f, 1.0f);
+    return cvt_finish(c, bin(c, TOSAC_OP_MUL, x, h), s);
 }
 
 /* Softplus(x) = log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)) (no overflow) */
 static tosac_value *softplus(cvt_ctx *c, tosac_value *x)
 {
     tosac_value *e = cvt_unary(c, TOSAC_OP_EXP, cvt_unary(c, TOSAC_OP_NEGATE, cvt_unary(c, TOSAC_OP_ABS, x)));
-    return bin(c, TOSAC_OP_ADD, clampf(c, x, 0.0f, INFINITY), cvt_unary(c, TOSAC_OP_LOG, addk(c, e, 1.0)));
+    return bin(c, TOSAC_OP_ADD, cvt_clamp(c, x, 0.0f, INFINITY), cvt_unary(c, TOSAC_OP_LOG, addk(c, e, 1.0)));
 }
 
 tosac_status cvt_softplus(cvt_ctx *c)
@@ -238,7 +197,7 @@ tosac_status cvt_softplus(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
-    return finish(c, softplus(c, x), s);
+    return cvt_finish(c, softplus(c, x), s);
 }
 
 /* Softsign(x) = x / (1 + |x|) */
@@ -248,7 +207,7 @@ tosac_status cvt_softsign(cvt_ctx *c)
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
     tosac_value *r = cvt_unary(c, TOSAC_OP_RECIPROCAL, addk(c, cvt_unary(c, TOSAC_OP_ABS, x), 1.0));
-    return finish(c, bin(c, TOSAC_OP_MUL, x, r), s);
+    return cvt_finish(c, bin(c, TOSAC_OP_MUL, x, r), s);
 }
 
 /* Mish(x) = x * tanh(softplus(x)) */
@@ -257,7 +216,7 @@ tosac_status cvt_mish(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
-    return finish(c, bin(c, TOSAC_OP_MUL, x, cvt_unary(c, TOSAC_OP_TANH, softplus(c, x))), s);
+    return cvt_finish(c, bin(c, TOSAC_OP_MUL, x, cvt_unary(c, TOSAC_OP_TANH, softplus(c, x))), s);
 }
 
 /* Gelu: 0.5 x (1 + erf(x / sqrt 2)), or with approximate="tanh"
@@ -278,20 +237,20 @@ tosac_status cvt_gelu(cvt_ctx *c)
     } else {
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "approximate='%s' is not supported", ap);
     }
-    return finish(c, bin(c, TOSAC_OP_MUL, mulk(c, x, 0.5), addk(c, t, 1.0)), s);
+    return cvt_finish(c, bin(c, TOSAC_OP_MUL, mulk(c, x, 0.5), addk(c, t, 1.0)), s);
 }
 
 /* PRelu(x) = x < 0 ? slope * x : x (slope broadcast to x) */
 tosac_status cvt_prelu(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s), *sl = x ? tin(c, 1, &s) : NULL;
+    tosac_value *x = cvt_in_tensor(c, 0, &s), *sl = x ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!sl) return s;
     if (x->dtype != TOSAC_DTYPE_FP32 && x->dtype != TOSAC_DTYPE_INT32)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(x->dtype));
     if (sl->dtype != x->dtype) return cvt_fail(c, TOSAC_ERR_FORMAT, "operand element types differ");
     tosac_value *neg = cmp(c, TOSAC_OP_GREATER, kf(c, x, 0.0), x);
-    return finish(c, sel(c, neg, bin(c, TOSAC_OP_MUL, x, sl), x), s);
+    return cvt_finish(c, sel(c, neg, bin(c, TOSAC_OP_MUL, x, sl), x), s);
 }
 
 /* ThresholdedRelu(x) = x > alpha ? x : 0 */
@@ -301,20 +260,20 @@ tosac_status cvt_thresholded_relu(cvt_ctx *c)
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
     float alpha = cvt_attr_f(c, "alpha", 1.0f);
-    return finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, x, kf(c, x, alpha)), x, kf(c, x, 0.0)), s);
+    return cvt_finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, x, kf(c, x, alpha)), x, kf(c, x, 0.0)), s);
 }
 
 /* Sign(x) = x > 0 ? 1 : x < 0 ? -1 : x * 0 (keeps NaN) */
 tosac_status cvt_sign(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
     if (x->dtype != TOSAC_DTYPE_FP32 && x->dtype != TOSAC_DTYPE_INT32)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(x->dtype));
     tosac_value *zero = x->dtype == TOSAC_DTYPE_FP32 ? mulk(c, x, 0.0) : kf(c, x, 0.0);
     tosac_value *lt = sel(c, cmp(c, TOSAC_OP_GREATER, kf(c, x, 0.0), x), kf(c, x, -1.0), zero);
-    return finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, x, kf(c, x, 0.0)), kf(c, x, 1.0), lt), s);
+    return cvt_finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, x, kf(c, x, 0.0)), kf(c, x, 1.0), lt), s);
 }
 
 /* Round half to even: f = floor(x), d = x - f; d > .5 -> f + 1; d == .5 -> f if f even else f + 1 */
@@ -328,7 +287,7 @@ tosac_status cvt_round(cvt_ctx *c)
     tosac_value *up = addk(c, f, 1.0);
     tosac_value *even = cmp(c, TOSAC_OP_EQUAL, mulk(c, cvt_unary(c, TOSAC_OP_FLOOR, mulk(c, f, 0.5)), 2.0), f);
     tosac_value *half = sel(c, cmp(c, TOSAC_OP_EQUAL, d, kf(c, d, 0.5)), sel(c, even, f, up), f);
-    return finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, d, kf(c, d, 0.5)), up, half), s);
+    return cvt_finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, d, kf(c, d, 0.5)), up, half), s);
 }
 
 /* Mod: integers via INTDIV (truncating) with a sign fix for fmod=0; floats (fmod=1 only) as
@@ -336,7 +295,7 @@ tosac_status cvt_round(cvt_ctx *c)
 tosac_status cvt_mod(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *a = tin(c, 0, &s), *b = a ? tin(c, 1, &s) : NULL;
+    tosac_value *a = cvt_in_tensor(c, 0, &s), *b = a ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!b) return s;
     if (a->dtype != b->dtype) return cvt_fail(c, TOSAC_ERR_FORMAT, "operand element types differ");
     int64_t fm = cvt_attr_i(c, "fmod", 0);
@@ -350,19 +309,19 @@ tosac_status cvt_mod(cvt_ctx *c)
             tosac_value *fix = bin(c, TOSAC_OP_LOGICAL_AND, bin(c, TOSAC_OP_LOGICAL_XOR, rn, bn), nz);
             r = sel(c, fix, bin(c, TOSAC_OP_ADD, r, b), r);
         }
-        return finish(c, r, s);
+        return cvt_finish(c, r, s);
     }
     if (a->dtype != TOSAC_DTYPE_FP32) return only_fp(c, a);
     if (fm == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "fmod=0 with floating-point inputs is not supported");
     tosac_value *aa = cvt_unary(c, TOSAC_OP_ABS, a), *ab = cvt_unary(c, TOSAC_OP_ABS, b);
     tosac_value *q = cvt_unary(c, TOSAC_OP_FLOOR, bin(c, TOSAC_OP_MUL, aa, cvt_unary(c, TOSAC_OP_RECIPROCAL, ab)));
     tosac_value *r = bin(c, TOSAC_OP_SUB, aa, bin(c, TOSAC_OP_MUL, q, ab));
-    if (!r) return finish(c, NULL, s);
+    if (!r) return cvt_finish(c, NULL, s);
     r = sel(c, cmp(c, TOSAC_OP_GREATER, kf(c, r, 0.0), r), bin(c, TOSAC_OP_ADD, r, ab), r);
     r = sel(c, cmp(c, TOSAC_OP_GREATER_EQUAL, r, ab), bin(c, TOSAC_OP_SUB, r, ab), r);
-    if (!r) return finish(c, NULL, s);
+    if (!r) return cvt_finish(c, NULL, s);
     tosac_value *an = cmp(c, TOSAC_OP_GREATER, kf(c, a, 0.0), a);
-    return finish(c, sel(c, an, cvt_unary(c, TOSAC_OP_NEGATE, r), r), s);
+    return cvt_finish(c, sel(c, an, cvt_unary(c, TOSAC_OP_NEGATE, r), r), s);
 }
 
 /* ---- variadic ---- */
@@ -373,15 +332,15 @@ static tosac_status sum_mean(cvt_ctx *c, bool mean)
     tosac_value *acc = fp_in0(c, &s);
     if (!acc) return s;
     for (size_t k = 1; k < c->node->n_inputs; k++) {
-        tosac_value *x = tin(c, k, &s);
+        tosac_value *x = cvt_in_tensor(c, k, &s);
         if (!x) return s;
         if ((s = only_fp(c, x)) != TOSAC_OK) return s;
         acc = bin(c, TOSAC_OP_ADD, acc, x);
-        if (!acc) return finish(c, NULL, s);
+        if (!acc) return cvt_finish(c, NULL, s);
     }
     if (mean && c->node->n_inputs > 1) acc = mulk(c, acc, 1.0 / (double)c->node->n_inputs);
     else if (c->node->n_inputs == 1) acc = cvt_unary(c, TOSAC_OP_IDENTITY, acc);
-    return finish(c, acc, s);
+    return cvt_finish(c, acc, s);
 }
 tosac_status cvt_sum(cvt_ctx *c) { return sum_mean(c, false); }
 tosac_status cvt_mean(cvt_ctx *c) { return sum_mean(c, true); }
@@ -425,16 +384,16 @@ tosac_status cvt_batch_norm(cvt_ctx *c)
         }
         tosac_value *y = bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, x, cvt_const_f32(c, x->rank, shape, fa)),
                              cvt_const_f32(c, x->rank, shape, fb));
-        return finish(c, y, s);
+        return cvt_finish(c, y, s);
     }
     tosac_value *t[4];
     for (size_t k = 0; k < 4; k++) {
         t[k] = cvt_mk_reshape(c, cvt_tensor(c, p[k], &s), x->rank, shape);
-        if (!t[k]) return finish(c, NULL, s);
+        if (!t[k]) return cvt_finish(c, NULL, s);
     }
     tosac_value *a = bin(c, TOSAC_OP_MUL, t[0], cvt_unary(c, TOSAC_OP_RSQRT, addk(c, t[3], eps)));
     tosac_value *y = bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, bin(c, TOSAC_OP_SUB, x, t[2]), a), t[1]);
-    return finish(c, y, s);
+    return cvt_finish(c, y, s);
 }
 
 tosac_status cvt_instance_norm(cvt_ctx *c)
@@ -446,11 +405,11 @@ tosac_status cvt_instance_norm(cvt_ctx *c)
     float eps = cvt_attr_f(c, "epsilon", 1e-5f);
     tosac_value *sc = per_channel(c, 1, x->shape[1], x->rank, &s);
     tosac_value *bi = sc ? per_channel(c, 2, x->shape[1], x->rank, &s) : NULL;
-    if (!bi) return finish(c, NULL, s);
+    if (!bi) return cvt_finish(c, NULL, s);
     bool red[TOSAC_MAX_RANK] = {false};
     for (int a = 2; a < x->rank; a++) red[a] = true;
     tosac_value *n = normalize(c, x, red, eps, NULL, NULL);
-    return finish(c, bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, n, sc), bi), s);
+    return cvt_finish(c, bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, n, sc), bi), s);
 }
 
 tosac_status cvt_layer_norm(cvt_ctx *c)
@@ -462,12 +421,12 @@ tosac_status cvt_layer_norm(cvt_ctx *c)
     int axis;
     if ((s = cvt_axis(c, cvt_attr_i(c, "axis", -1), x->rank, &axis)) != TOSAC_OK) return s;
     float eps = cvt_attr_f(c, "epsilon", 1e-5f);
-    tosac_value *sc = tin(c, 1, &s);
+    tosac_value *sc = cvt_in_tensor(c, 1, &s);
     if (!sc) return s;
     if ((s = only_fp(c, sc)) != TOSAC_OK) return s;
     tosac_value *bi = NULL;
     if (cvt_in(c, 2)) {
-        bi = tin(c, 2, &s);
+        bi = cvt_in_tensor(c, 2, &s);
         if (!bi) return s;
         if ((s = only_fp(c, bi)) != TOSAC_OK) return s;
     }
@@ -476,7 +435,7 @@ tosac_status cvt_layer_norm(cvt_ctx *c)
     tosac_value *m = NULL, *inv = NULL;
     tosac_value *y = bin(c, TOSAC_OP_MUL, normalize(c, x, red, eps, &m, &inv), sc);
     if (bi) y = bin(c, TOSAC_OP_ADD, y, bi);
-    if (!y) return finish(c, NULL, s);
+    if (!y) return cvt_finish(c, NULL, s);
     if (y->rank != x->rank || memcmp(y->shape, x->shape, (size_t)x->rank * sizeof *x->shape) != 0)
         return cvt_fail(c, TOSAC_ERR_FORMAT, "Scale/B do not broadcast to the input shape");
     if ((s = cvt_set_out(c, 0, y)) != TOSAC_OK) return s;
@@ -500,17 +459,17 @@ tosac_status cvt_group_norm(cvt_ctx *c)
     for (int a = 2; a < x->rank; a++) sp *= x->shape[a];
     int64_t gshape[3] = {x->shape[0], g, ch / g * sp};
     tosac_value *xg = cvt_mk_reshape(c, x, 3, gshape);
-    if (!xg) return finish(c, NULL, s);
+    if (!xg) return cvt_finish(c, NULL, s);
     bool red[TOSAC_MAX_RANK] = {false, false, true};
     tosac_value *n = normalize(c, xg, red, eps, NULL, NULL);
     int rank = per_group ? 3 : x->rank;
     tosac_value *sc = per_channel(c, 1, pn, rank, &s);
     tosac_value *bi = sc ? per_channel(c, 2, pn, rank, &s) : NULL;
-    if (!bi || !n) return finish(c, NULL, s);
+    if (!bi || !n) return cvt_finish(c, NULL, s);
     if (!per_group) n = cvt_mk_reshape(c, n, x->rank, x->shape);
     tosac_value *y = bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, n, sc), bi);
     if (per_group && y) y = cvt_mk_reshape(c, y, x->rank, x->shape);
-    return finish(c, y, s);
+    return cvt_finish(c, y, s);
 }
 
 /* ---- Softmax / LogSoftmax, opsets 1-12: the input is coerced to 2-D [N, D] at axis ---- */
@@ -528,12 +487,12 @@ static tosac_status softmax_v1(cvt_ctx *c, bool log)
     int64_t sh[2] = {1, 1};
     for (int a = 0; a < x->rank; a++) sh[a < axis ? 0 : 1] *= x->shape[a];
     tosac_value *x2 = cvt_mk_reshape(c, x, 2, sh);
-    tosac_value *d = bin(c, TOSAC_OP_SUB, x2, red1(c, TOSAC_OP_REDUCE_MAX, x2, 1));
+    tosac_value *d = bin(c, TOSAC_OP_SUB, x2, cvt_reduce_axis(c, TOSAC_OP_REDUCE_MAX, x2, 1));
     tosac_value *e = cvt_unary(c, TOSAC_OP_EXP, d);
-    tosac_value *sum = red1(c, TOSAC_OP_REDUCE_SUM, e, 1);
+    tosac_value *sum = cvt_reduce_axis(c, TOSAC_OP_REDUCE_SUM, e, 1);
     tosac_value *y = log ? bin(c, TOSAC_OP_SUB, d, cvt_unary(c, TOSAC_OP_LOG, sum))
                          : bin(c, TOSAC_OP_MUL, e, cvt_unary(c, TOSAC_OP_RECIPROCAL, sum));
-    return finish(c, y ? cvt_mk_reshape(c, y, x->rank, x->shape) : NULL, s);
+    return cvt_finish(c, y ? cvt_mk_reshape(c, y, x->rank, x->shape) : NULL, s);
 }
 tosac_status cvt_softmax_v1(cvt_ctx *c) { return softmax_v1(c, false); }
 tosac_status cvt_log_softmax_v1(cvt_ctx *c) { return softmax_v1(c, true); }
@@ -548,15 +507,9 @@ static tosac_status reduce_x(cvt_ctx *c, rkind k)
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
     if (x->rank == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction of a scalar");
-    const int64_t *axes = NULL;
-    int64_t n = 0;
-    if (c->opset >= 18) {
-        if (cvt_in(c, 1) && (s = cvt_const_ints(c, 1, &axes, &n)) != TOSAC_OK) return s;
-    } else {
-        size_t na;
-        axes = cvt_attr_ints(c, "axes", &na);
-        n = (int64_t)na;
-    }
+    const int64_t *axes;
+    int64_t n;
+    if ((s = cvt_axes_arg(c, 18, &axes, &n)) != TOSAC_OK) return s;
     bool keep = cvt_attr_i(c, "keepdims", 1) != 0;
     bool red[TOSAC_MAX_RANK] = {false};
     if (n == 0) {
@@ -593,7 +546,7 @@ static tosac_status reduce_x(cvt_ctx *c, rkind k)
     }
     }
     if (y && !keep) y = cvt_mk_reshape(c, y, orank, oshape);
-    return finish(c, y, s);
+    return cvt_finish(c, y, s);
 }
 tosac_status cvt_reduce_l1(cvt_ctx *c) { return reduce_x(c, R_L1); }
 tosac_status cvt_reduce_l2(cvt_ctx *c) { return reduce_x(c, R_L2); }
@@ -605,7 +558,7 @@ tosac_status cvt_reduce_log_sum_exp(cvt_ctx *c) { return reduce_x(c, R_LOGSUMEXP
 static tosac_status arg(cvt_ctx *c, bool is_min)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
     if (x->dtype != TOSAC_DTYPE_FP32)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here (FP32 only)",
@@ -625,7 +578,7 @@ static tosac_status arg(cvt_ctx *c, bool is_min)
         if (!n || tosac_node_set_int(n, TOSAC_ATTR_REVERSE_axis, axis) != TOSAC_OK) return cvt_nomem(c);
         x = r;
     }
-    if (!x) return finish(c, NULL, s);
+    if (!x) return cvt_finish(c, NULL, s);
     int64_t oshape[TOSAC_MAX_RANK], kshape[TOSAC_MAX_RANK];
     int orank = 0;
     for (int a = 0; a < x->rank; a++) {
@@ -639,7 +592,7 @@ static tosac_status arg(cvt_ctx *c, bool is_min)
         return cvt_nomem(c);
     if (last) y = bin(c, TOSAC_OP_SUB, cvt_const_scalar(c, TOSAC_DTYPE_INT32, orank, (double)(len - 1)), y);
     if (y && keep) y = cvt_mk_reshape(c, y, x->rank, kshape);
-    return finish(c, y, s);
+    return cvt_finish(c, y, s);
 }
 tosac_status cvt_argmax(cvt_ctx *c) { return arg(c, false); }
 tosac_status cvt_argmin(cvt_ctx *c) { return arg(c, true); }

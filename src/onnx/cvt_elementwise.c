@@ -4,44 +4,24 @@
 
 #include "onnx/convert.h"
 
-/* Input i as a TOSA tensor; on failure *s is set. */
-static tosac_value *tin(cvt_ctx *c, size_t i, tosac_status *s)
-{
-    cvt_val *v = cvt_in_req(c, i, s);
-    return v ? cvt_tensor(c, v, s) : NULL;
-}
-
-static tosac_status finish(cvt_ctx *c, tosac_value *out, tosac_status s)
-{
-    if (out) return cvt_set_out(c, 0, out);
-    return s != TOSAC_OK ? s : cvt_nomem(c);
-}
-
-static tosac_status need_type(cvt_ctx *c, tosac_value *x, bool fp, bool i32, bool b)
-{
-    tosac_dtype t = x->dtype;
-    if ((t == TOSAC_DTYPE_FP32 && fp) || (t == TOSAC_DTYPE_INT32 && i32) || (t == TOSAC_DTYPE_BOOL && b)) return TOSAC_OK;
-    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(t));
-}
-
 static tosac_status binary(cvt_ctx *c, tosac_op op, bool fp, bool i32, bool b, tosac_dtype out_dt, bool swap)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *a = tin(c, 0, &s), *bb = a ? tin(c, 1, &s) : NULL;
+    tosac_value *a = cvt_in_tensor(c, 0, &s), *bb = a ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!bb) return s;
-    if ((s = need_type(c, a, fp, i32, b)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, a, fp, i32, b)) != TOSAC_OK) return s;
     if (a->dtype != bb->dtype) return cvt_fail(c, TOSAC_ERR_FORMAT, "operand element types differ");
     tosac_value *out = swap ? cvt_binary(c, op, bb, a, out_dt) : cvt_binary(c, op, a, bb, out_dt);
-    return finish(c, out, s);
+    return cvt_finish(c, out, s);
 }
 
 static tosac_status unary(cvt_ctx *c, tosac_op op, bool fp, bool i32, bool b)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = need_type(c, x, fp, i32, b)) != TOSAC_OK) return s;
-    return finish(c, cvt_unary(c, op, x), s);
+    if ((s = cvt_need_type(c, x, fp, i32, b)) != TOSAC_OK) return s;
+    return cvt_finish(c, cvt_unary(c, op, x), s);
 }
 
 tosac_status cvt_add(cvt_ctx *c) { return binary(c, TOSAC_OP_ADD, true, true, false, TOSAC_DTYPE_UNKNOWN, false); }
@@ -67,30 +47,30 @@ tosac_status cvt_not(cvt_ctx *c) { return unary(c, TOSAC_OP_LOGICAL_NOT, false, 
 tosac_status cvt_div(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *a = tin(c, 0, &s), *b = a ? tin(c, 1, &s) : NULL;
+    tosac_value *a = cvt_in_tensor(c, 0, &s), *b = a ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!b) return s;
-    if ((s = need_type(c, a, true, true, false)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, a, true, true, false)) != TOSAC_OK) return s;
     if (a->dtype != b->dtype) return cvt_fail(c, TOSAC_ERR_FORMAT, "operand element types differ");
-    if (a->dtype == TOSAC_DTYPE_INT32) return finish(c, cvt_binary(c, TOSAC_OP_INTDIV, a, b, TOSAC_DTYPE_UNKNOWN), s);
-    return finish(c, cvt_binary(c, TOSAC_OP_MUL, a, cvt_unary(c, TOSAC_OP_RECIPROCAL, b), TOSAC_DTYPE_UNKNOWN), s);
+    if (a->dtype == TOSAC_DTYPE_INT32) return cvt_finish(c, cvt_binary(c, TOSAC_OP_INTDIV, a, b, TOSAC_DTYPE_UNKNOWN), s);
+    return cvt_finish(c, cvt_binary(c, TOSAC_OP_MUL, a, cvt_unary(c, TOSAC_OP_RECIPROCAL, b), TOSAC_DTYPE_UNKNOWN), s);
 }
 
 /* Max/Min are variadic. */
 static tosac_status variadic(cvt_ctx *c, tosac_op op)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *acc = tin(c, 0, &s);
+    tosac_value *acc = cvt_in_tensor(c, 0, &s);
     if (!acc) return s;
-    if ((s = need_type(c, acc, true, true, false)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, acc, true, true, false)) != TOSAC_OK) return s;
     for (size_t k = 1; k < c->node->n_inputs; k++) {
-        tosac_value *x = tin(c, k, &s);
+        tosac_value *x = cvt_in_tensor(c, k, &s);
         if (!x) return s;
         if (x->dtype != acc->dtype) return cvt_fail(c, TOSAC_ERR_FORMAT, "operand element types differ");
         acc = cvt_binary(c, op, acc, x, TOSAC_DTYPE_UNKNOWN);
         if (!acc) return s != TOSAC_OK ? s : TOSAC_ERR_FORMAT;
     }
     if (c->node->n_inputs == 1) acc = cvt_unary(c, TOSAC_OP_IDENTITY, acc);
-    return finish(c, acc, s);
+    return cvt_finish(c, acc, s);
 }
 tosac_status cvt_max(cvt_ctx *c) { return variadic(c, TOSAC_OP_MAXIMUM); }
 tosac_status cvt_min(cvt_ctx *c) { return variadic(c, TOSAC_OP_MINIMUM); }
@@ -98,7 +78,7 @@ tosac_status cvt_min(cvt_ctx *c) { return variadic(c, TOSAC_OP_MINIMUM); }
 tosac_status cvt_where(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *p = tin(c, 0, &s), *a = p ? tin(c, 1, &s) : NULL, *b = a ? tin(c, 2, &s) : NULL;
+    tosac_value *p = cvt_in_tensor(c, 0, &s), *a = p ? cvt_in_tensor(c, 1, &s) : NULL, *b = a ? cvt_in_tensor(c, 2, &s) : NULL;
     if (!b) return s;
     if (p->dtype != TOSAC_DTYPE_BOOL || a->dtype != b->dtype)
         return cvt_fail(c, TOSAC_ERR_FORMAT, "bad operand element types");
@@ -124,7 +104,7 @@ tosac_status cvt_where(cvt_ctx *c)
     }
     tosac_value *out = cvt_new(c, a->dtype, rank, shape);
     tosac_value *in[3] = {p, a, b};
-    return finish(c, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL, s);
+    return cvt_finish(c, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL, s);
 }
 
 tosac_status cvt_abs(cvt_ctx *c) { return unary(c, TOSAC_OP_ABS, true, true, false); }
@@ -155,49 +135,28 @@ tosac_status cvt_dropout(cvt_ctx *c)
 tosac_status cvt_sqrt(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = need_type(c, x, true, false, false)) != TOSAC_OK) return s;
-    return finish(c, cvt_unary(c, TOSAC_OP_RECIPROCAL, cvt_unary(c, TOSAC_OP_RSQRT, x)), s);
-}
-
-static tosac_value *clamp(cvt_ctx *c, tosac_value *x, float lo, float hi)
-{
-    tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
-    tosac_node *n = cvt_op(c, TOSAC_OP_CLAMP, 1, &x, out);
-    if (!n) return NULL;
-    uint8_t a[4], b[4];
-    if (x->dtype == TOSAC_DTYPE_FP32) {
-        memcpy(a, &lo, 4);
-        memcpy(b, &hi, 4);
-    } else {
-        int32_t l = lo <= (float)INT32_MIN ? INT32_MIN : (int32_t)lo;
-        int32_t h = hi >= (float)INT32_MAX ? INT32_MAX : (int32_t)hi;
-        memcpy(a, &l, 4);
-        memcpy(b, &h, 4);
-    }
-    if (tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_min_val, a, 4) != TOSAC_OK ||
-        tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_max_val, b, 4) != TOSAC_OK)
-        return NULL;
-    return out;
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
+    return cvt_finish(c, cvt_unary(c, TOSAC_OP_RECIPROCAL, cvt_unary(c, TOSAC_OP_RSQRT, x)), s);
 }
 
 tosac_status cvt_relu(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = need_type(c, x, true, false, false)) != TOSAC_OK) return s;
-    return finish(c, clamp(c, x, 0.0f, INFINITY), s);
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
+    return cvt_finish(c, cvt_clamp(c, x, 0.0f, INFINITY), s);
 }
 
 /* Clip: bounds from attributes (opset < 11) or constant inputs 1 and 2. */
 tosac_status cvt_clip(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = need_type(c, x, true, false, false)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
     float lo = -INFINITY, hi = INFINITY;
     if (c->opset < 11) {
         lo = cvt_attr_f(c, "min", lo);
@@ -219,18 +178,18 @@ tosac_status cvt_clip(cvt_ctx *c)
         tosac_value *m = cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, hi);
         tosac_value *z = cvt_binary(c, TOSAC_OP_MUL, x, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 0.0),
                                     TOSAC_DTYPE_UNKNOWN);
-        return finish(c, cvt_binary(c, TOSAC_OP_ADD, z, m, TOSAC_DTYPE_UNKNOWN), s);
+        return cvt_finish(c, cvt_binary(c, TOSAC_OP_ADD, z, m, TOSAC_DTYPE_UNKNOWN), s);
     }
-    return finish(c, clamp(c, x, lo, hi), s);
+    return cvt_finish(c, cvt_clamp(c, x, lo, hi), s);
 }
 
 /* LeakyRelu(x) = MAXIMUM(x, alpha * x) for 0 <= alpha <= 1, else SELECT(x > 0, x, alpha * x). */
 tosac_status cvt_leaky_relu(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = need_type(c, x, true, false, false)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
     float alpha = cvt_attr_f(c, "alpha", 0.01f);
     tosac_value *ax = cvt_binary(c, TOSAC_OP_MUL, x, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, alpha),
                                  TOSAC_DTYPE_UNKNOWN);
@@ -239,7 +198,7 @@ tosac_status cvt_leaky_relu(cvt_ctx *c)
     if (!ax || !pos) return cvt_nomem(c);
     tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
     tosac_value *in[3] = {pos, x, ax};
-    return finish(c, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL, s);
+    return cvt_finish(c, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL, s);
 }
 
 tosac_status cvt_cast(cvt_ctx *c)
@@ -261,12 +220,12 @@ tosac_status cvt_cast(cvt_ctx *c)
     }
     tosac_value *x = cvt_tensor(c, v, &s);
     if (!x) return s;
-    if (x->dtype == dt) return finish(c, cvt_unary(c, TOSAC_OP_IDENTITY, x), s);
+    if (x->dtype == dt) return cvt_finish(c, cvt_unary(c, TOSAC_OP_IDENTITY, x), s);
     if (x->dtype == TOSAC_DTYPE_FP32 && dt == TOSAC_DTYPE_BOOL) {
         /* x != 0 */
         tosac_value *eq = cvt_binary(c, TOSAC_OP_EQUAL, x, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 0.0),
                                      TOSAC_DTYPE_BOOL);
-        return finish(c, cvt_unary(c, TOSAC_OP_LOGICAL_NOT, eq), s);
+        return cvt_finish(c, cvt_unary(c, TOSAC_OP_LOGICAL_NOT, eq), s);
     }
     if (x->dtype == TOSAC_DTYPE_FP32 && dt == TOSAC_DTYPE_INT32) {
         /* ONNX truncates toward zero; TOSA CAST rounds to nearest: truncate first */
@@ -280,5 +239,5 @@ tosac_status cvt_cast(cvt_ctx *c)
         x = tr;
     }
     tosac_value *out = cvt_new(c, dt, x->rank, x->shape);
-    return finish(c, cvt_op(c, TOSAC_OP_CAST, 1, &x, out) ? out : NULL, s);
+    return cvt_finish(c, cvt_op(c, TOSAC_OP_CAST, 1, &x, out) ? out : NULL, s);
 }

@@ -8,18 +8,6 @@
 
 static const int32_t k_to_nhwc[4] = {0, 2, 3, 1}, k_to_nchw[4] = {0, 3, 1, 2};
 
-static tosac_value *tin(cvt_ctx *c, size_t i, tosac_status *s)
-{
-    cvt_val *v = cvt_in_req(c, i, s);
-    return v ? cvt_tensor(c, v, s) : NULL;
-}
-
-static tosac_status only_fp(cvt_ctx *c, tosac_value *x)
-{
-    if (x->dtype == TOSAC_DTYPE_FP32) return TOSAC_OK;
-    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(x->dtype));
-}
-
 /* MATMUL of rank-3 a [B,M,K] and b [B,K,N]. */
 static tosac_value *matmul3(cvt_ctx *c, tosac_value *a, tosac_value *b)
 {
@@ -33,9 +21,9 @@ static tosac_value *matmul3(cvt_ctx *c, tosac_value *a, tosac_value *b)
 tosac_status cvt_matmul(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *a = tin(c, 0, &s), *b = a ? tin(c, 1, &s) : NULL;
+    tosac_value *a = cvt_in_tensor(c, 0, &s), *b = a ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!b) return s;
-    if ((s = only_fp(c, a)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, a, true, false, false)) != TOSAC_OK) return s;
     int ra = a->rank, rb = b->rank;
     if (ra < 1 || rb < 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "scalar operand");
     int64_t M = ra >= 2 ? a->shape[ra - 2] : 1, K = a->shape[ra - 1];
@@ -71,9 +59,9 @@ tosac_status cvt_matmul(cvt_ctx *c)
 tosac_status cvt_gemm(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *a = tin(c, 0, &s), *b = a ? tin(c, 1, &s) : NULL;
+    tosac_value *a = cvt_in_tensor(c, 0, &s), *b = a ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!b) return s;
-    if ((s = only_fp(c, a)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, a, true, false, false)) != TOSAC_OK) return s;
     if (a->rank != 2 || b->rank != 2) return cvt_fail(c, TOSAC_ERR_FORMAT, "A and B must be rank 2");
     static const int32_t t2[2] = {1, 0};
     if (cvt_attr_i(c, "transA", 0)) a = cvt_mk_transpose(c, a, t2);
@@ -88,7 +76,7 @@ tosac_status cvt_gemm(cvt_ctx *c)
     if (y && alpha != 1.0f)
         y = cvt_binary(c, TOSAC_OP_MUL, y, cvt_const_scalar(c, TOSAC_DTYPE_FP32, 2, alpha), TOSAC_DTYPE_UNKNOWN);
     if (y && cvt_in(c, 2) && beta != 0.0f) {
-        tosac_value *cc = tin(c, 2, &s);
+        tosac_value *cc = cvt_in_tensor(c, 2, &s);
         if (!cc) return s;
         if (beta != 1.0f)
             cc = cvt_binary(c, TOSAC_OP_MUL, cc, cvt_const_scalar(c, TOSAC_DTYPE_FP32, cc->rank, beta), TOSAC_DTYPE_UNKNOWN);
@@ -216,15 +204,7 @@ tosac_status cvt_conv(cvt_ctx *c)
                         wt[((h * KW + x) * C + ch) * mult + m] = wv->f[((ch * mult + m) * KH + h) * KW + x];
     }
     tosac_value *bias;
-    cvt_val *bv = cvt_in(c, 2);
-    if (bv) {
-        if (!(bias = cvt_tensor(c, bv, &s))) return s;
-    } else {
-        float *z = tosac_arena_alloc(&c->arena, (size_t)M * 4 + 1);
-        if (!z) return cvt_nomem(c);
-        memset(z, 0, (size_t)M * 4);
-        bias = cvt_const_f32(c, 1, &M, z);
-    }
+    if ((s = cvt_bias_f32(c, 2, M, &bias)) != TOSAC_OK) return s;
     tosac_value *x = cvt_tensor(c, xv, &s);
     if (!x) return s;
     x = cvt_mk_transpose(c, x, k_to_nhwc);
@@ -249,9 +229,9 @@ tosac_status cvt_conv(cvt_ctx *c)
 static tosac_status pool(cvt_ctx *c, bool is_max)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = only_fp(c, x)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
     if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only 2-D pooling is supported");
     if (c->node->n_outputs > 1 && c->node->outputs[1][0])
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the Indices output is not supported");
@@ -300,63 +280,39 @@ static tosac_status pool(cvt_ctx *c, bool is_max)
 tosac_status cvt_max_pool(cvt_ctx *c) { return pool(c, true); }
 tosac_status cvt_average_pool(cvt_ctx *c) { return pool(c, false); }
 
-static tosac_value *reduce(cvt_ctx *c, tosac_op op, tosac_value *x, int axis)
-{
-    if (!x) return NULL;
-    int64_t shape[TOSAC_MAX_RANK];
-    memcpy(shape, x->shape, (size_t)x->rank * sizeof *shape);
-    shape[axis] = 1;
-    tosac_value *out = cvt_new(c, x->dtype, x->rank, shape);
-    tosac_node *n = cvt_op(c, op, 1, &x, out);
-    if (!n || tosac_node_set_int(n, op == TOSAC_OP_REDUCE_MAX ? TOSAC_ATTR_REDUCE_MAX_axis : TOSAC_ATTR_REDUCE_SUM_axis,
-                                 axis) != TOSAC_OK)
-        return NULL;
-    return out;
-}
-
 tosac_status cvt_global_average_pool(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = only_fp(c, x)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
     if (x->rank < 3) return cvt_fail(c, TOSAC_ERR_FORMAT, "rank must be at least 3");
     double n = 1;
     tosac_value *y = x;
     for (int k = 2; k < x->rank; k++) {
         n *= (double)x->shape[k];
-        y = reduce(c, TOSAC_OP_REDUCE_SUM, y, k);
+        y = cvt_reduce_axis(c, TOSAC_OP_REDUCE_SUM, y, k);
     }
     y = cvt_binary(c, TOSAC_OP_MUL, y, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 1.0 / n), TOSAC_DTYPE_UNKNOWN);
     return y ? cvt_set_out(c, 0, y) : cvt_nomem(c);
 }
 
-tosac_status cvt_softmax(cvt_ctx *c)
+/* Softmax / LogSoftmax (opset 13+) along one axis: d = x - max(x), e = exp(d), sum = sum(e). */
+static tosac_status softmax(cvt_ctx *c, bool log)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = only_fp(c, x)) != TOSAC_OK) return s;
+    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
     int axis;
     if ((s = cvt_axis(c, cvt_attr_i(c, "axis", -1), x->rank, &axis)) != TOSAC_OK) return s;
-    tosac_value *e = cvt_unary(c, TOSAC_OP_EXP,
-                               cvt_binary(c, TOSAC_OP_SUB, x, reduce(c, TOSAC_OP_REDUCE_MAX, x, axis), TOSAC_DTYPE_UNKNOWN));
-    tosac_value *y = cvt_binary(c, TOSAC_OP_MUL, e,
-                                cvt_unary(c, TOSAC_OP_RECIPROCAL, reduce(c, TOSAC_OP_REDUCE_SUM, e, axis)),
-                                TOSAC_DTYPE_UNKNOWN);
+    tosac_value *d = cvt_binary(c, TOSAC_OP_SUB, x, cvt_reduce_axis(c, TOSAC_OP_REDUCE_MAX, x, axis), TOSAC_DTYPE_UNKNOWN);
+    tosac_value *e = cvt_unary(c, TOSAC_OP_EXP, d);
+    tosac_value *sum = cvt_reduce_axis(c, TOSAC_OP_REDUCE_SUM, e, axis);
+    tosac_value *y = log ? cvt_binary(c, TOSAC_OP_SUB, d, cvt_unary(c, TOSAC_OP_LOG, sum), TOSAC_DTYPE_UNKNOWN)
+                         : cvt_binary(c, TOSAC_OP_MUL, e, cvt_unary(c, TOSAC_OP_RECIPROCAL, sum), TOSAC_DTYPE_UNKNOWN);
     return y ? cvt_set_out(c, 0, y) : cvt_nomem(c);
 }
 
-tosac_status cvt_log_softmax(cvt_ctx *c)
-{
-    tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
-    if (!x) return s;
-    if ((s = only_fp(c, x)) != TOSAC_OK) return s;
-    int axis;
-    if ((s = cvt_axis(c, cvt_attr_i(c, "axis", -1), x->rank, &axis)) != TOSAC_OK) return s;
-    tosac_value *d = cvt_binary(c, TOSAC_OP_SUB, x, reduce(c, TOSAC_OP_REDUCE_MAX, x, axis), TOSAC_DTYPE_UNKNOWN);
-    tosac_value *l = cvt_unary(c, TOSAC_OP_LOG, reduce(c, TOSAC_OP_REDUCE_SUM, cvt_unary(c, TOSAC_OP_EXP, d), axis));
-    tosac_value *y = cvt_binary(c, TOSAC_OP_SUB, d, l, TOSAC_DTYPE_UNKNOWN);
-    return y ? cvt_set_out(c, 0, y) : cvt_nomem(c);
-}
+tosac_status cvt_softmax(cvt_ctx *c) { return softmax(c, false); }
+tosac_status cvt_log_softmax(cvt_ctx *c) { return softmax(c, true); }

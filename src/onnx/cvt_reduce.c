@@ -8,25 +8,15 @@ typedef enum { R_MAX, R_MIN, R_SUM, R_MEAN, R_PROD, R_SUMSQ } rkind;
 static tosac_status reduce(cvt_ctx *c, rkind k)
 {
     tosac_status s = TOSAC_OK;
-    cvt_val *v = cvt_in_req(c, 0, &s);
-    if (!v) return s;
-    tosac_value *x = cvt_tensor(c, v, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
     bool fp_only = k == R_MEAN || k == R_PROD || k == R_SUMSQ;
-    if (!(x->dtype == TOSAC_DTYPE_FP32 || (x->dtype == TOSAC_DTYPE_INT32 && !fp_only)))
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(x->dtype));
+    if ((s = cvt_need_type(c, x, true, !fp_only, false)) != TOSAC_OK) return s;
     if (x->rank == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction of a scalar");
     /* axes: attribute, or input 1 (ReduceSum from opset 13, the others from 18) */
-    const int64_t *axes = NULL;
-    int64_t n = 0;
-    int from_input = k == R_SUM ? 13 : 18;
-    if (c->opset >= from_input) {
-        if (cvt_in(c, 1) && (s = cvt_const_ints(c, 1, &axes, &n)) != TOSAC_OK) return s;
-    } else {
-        size_t na;
-        axes = cvt_attr_ints(c, "axes", &na);
-        n = (int64_t)na;
-    }
+    const int64_t *axes;
+    int64_t n;
+    if ((s = cvt_axes_arg(c, k == R_SUM ? 13 : 18, &axes, &n)) != TOSAC_OK) return s;
     bool keep = cvt_attr_i(c, "keepdims", 1) != 0;
     bool red[TOSAC_MAX_RANK] = {false};
     if (n == 0) {
@@ -43,8 +33,6 @@ static tosac_status reduce(cvt_ctx *c, rkind k)
     if (k == R_SUMSQ) x = cvt_binary(c, TOSAC_OP_MUL, x, x, TOSAC_DTYPE_UNKNOWN);
     tosac_op op = k == R_MAX ? TOSAC_OP_REDUCE_MAX : k == R_MIN ? TOSAC_OP_REDUCE_MIN
                 : k == R_PROD ? TOSAC_OP_REDUCE_PRODUCT : TOSAC_OP_REDUCE_SUM;
-    unsigned id = k == R_MAX ? TOSAC_ATTR_REDUCE_MAX_axis : k == R_MIN ? TOSAC_ATTR_REDUCE_MIN_axis
-                : k == R_PROD ? TOSAC_ATTR_REDUCE_PRODUCT_axis : TOSAC_ATTR_REDUCE_SUM_axis;
     double count = 1;
     int64_t oshape[TOSAC_MAX_RANK];
     int orank = 0;
@@ -55,13 +43,7 @@ static tosac_status reduce(cvt_ctx *c, rkind k)
         }
         if (keep) oshape[orank++] = 1;
         count *= (double)x->shape[a];
-        int64_t shape[TOSAC_MAX_RANK];
-        memcpy(shape, x->shape, (size_t)x->rank * sizeof *shape);
-        shape[a] = 1;
-        tosac_value *y = cvt_new(c, x->dtype, x->rank, shape);
-        tosac_node *nd = cvt_op(c, op, 1, &x, y);
-        if (!nd || tosac_node_set_int(nd, id, a) != TOSAC_OK) return cvt_nomem(c);
-        x = y;
+        if (!(x = cvt_reduce_axis(c, op, x, a))) return cvt_nomem(c);
     }
     if (x && k == R_MEAN)
         x = cvt_binary(c, TOSAC_OP_MUL, x, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 1.0 / count), TOSAC_DTYPE_UNKNOWN);

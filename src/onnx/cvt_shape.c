@@ -11,19 +11,6 @@
 
 #include "onnx/convert.h"
 
-static tosac_value *tin(cvt_ctx *c, size_t i, tosac_status *s)
-{
-    cvt_val *v = cvt_in_req(c, i, s);
-    return v ? cvt_tensor(c, v, s) : NULL;
-}
-
-static int64_t numel(int rank, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int k = 0; k < rank; k++) n *= shape[k];
-    return n;
-}
-
 static void strides_of(int rank, const int64_t *shape, int64_t *st)
 {
     int64_t m = 1;
@@ -36,7 +23,7 @@ static void strides_of(int rank, const int64_t *shape, int64_t *st)
 /* Output `o` = out-of-line index map of value v; map[k] is the flat index in v of output element k. */
 static tosac_status emit_map_val(cvt_ctx *c, size_t o, cvt_val *v, int rank, const int64_t *shape, const int64_t *map)
 {
-    int64_t n = numel(rank, shape);
+    int64_t n = cvt_numel(rank, shape);
     if (n == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
     if (v->is_const && !v->v) {
         if (v->dt == TOSAC_DTYPE_FP32) {
@@ -68,7 +55,7 @@ static tosac_status emit_map_val(cvt_ctx *c, size_t o, cvt_val *v, int rank, con
 /* Broadcast map: output coordinate -> input flat index (input of rank r aligned to the right). */
 static int64_t *broadcast_map(cvt_ctx *c, const cvt_val *v, int rank, const int64_t *oshape)
 {
-    int64_t n = numel(rank, oshape), ist[TOSAC_MAX_RANK], ish[TOSAC_MAX_RANK];
+    int64_t n = cvt_numel(rank, oshape), ist[TOSAC_MAX_RANK], ish[TOSAC_MAX_RANK];
     int pad = rank - v->rank;
     for (int k = 0; k < rank; k++) ish[k] = k < pad ? 1 : v->shape[k - pad];
     strides_of(rank, ish, ist);
@@ -163,7 +150,7 @@ tosac_status cvt_tile(cvt_ctx *c)
     }
     if ((s = check_size(c, v->rank, oshape)) != TOSAC_OK) return s;
     if (v->is_const && !v->v) {
-        int64_t on = numel(v->rank, oshape), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        int64_t on = cvt_numel(v->rank, oshape), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
         strides_of(v->rank, v->shape, ist);
         int64_t *map = tosac_arena_alloc(&c->arena, (size_t)on * 8 + 1);
         if (!map) return cvt_nomem(c);
@@ -280,9 +267,9 @@ tosac_status cvt_range(cvt_ctx *c)
 /* SLICE of v (start/size per dimension) into output o; folded for constants. */
 static tosac_status slice_out(cvt_ctx *c, size_t o, cvt_val *v, const int64_t *start, const int64_t *size)
 {
-    if (numel(v->rank, size) == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    if (cvt_numel(v->rank, size) == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
     if (v->is_const && !v->v) {
-        int64_t n = numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        int64_t n = cvt_numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
         strides_of(v->rank, v->shape, ist);
         int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
         if (!map) return cvt_nomem(c);
@@ -419,7 +406,7 @@ tosac_status cvt_pad(cvt_ctx *c)
             for (int k = 0; k < r; k++)
                 if ((pads[k] || pads[r + k]) && v->shape[k] < 2)
                     return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reflect padding of a dimension of size 1");
-        int64_t n = numel(r, oshape), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        int64_t n = cvt_numel(r, oshape), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
         strides_of(r, v->shape, ist);
         int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
         bool *fill = tosac_arena_alloc(&c->arena, (size_t)n + 1);
@@ -727,7 +714,7 @@ tosac_status cvt_slice_steps(cvt_ctx *c)
         step[a] = p;
         if (size[a] == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "empty slices are not supported");
     }
-    int64_t n = numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+    int64_t n = cvt_numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
     strides_of(v->rank, v->shape, ist);
     int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
     if (!map) return cvt_nomem(c);
@@ -778,7 +765,7 @@ tosac_status cvt_cumsum(cvt_ctx *c)
         if (!acc) return s ? s : cvt_nomem(c);
         tosac_value *res = excl ? (prev ? prev : NULL) : acc;
         if (!res) { /* exclusive first element: zeros */
-            size_t m = (size_t)numel(r, sz);
+            size_t m = (size_t)cvt_numel(r, sz);
             void *z = tosac_arena_alloc(&c->arena, m * 4 + 1);
             if (!z) return cvt_nomem(c);
             memset(z, 0, m * 4);
@@ -861,7 +848,7 @@ tosac_status cvt_einsum(cvt_ctx *c)
     if (!arrow || nt != 2 || c->node->n_inputs != 2)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported (two operands and an explicit output only)", eq);
     const char *A = terms[0], *B = terms[1], *O = terms[2];
-    tosac_value *a = tin(c, 0, &s), *b = a ? tin(c, 1, &s) : NULL;
+    tosac_value *a = cvt_in_tensor(c, 0, &s), *b = a ? cvt_in_tensor(c, 1, &s) : NULL;
     if (!b) return s;
     if (a->dtype != TOSAC_DTYPE_FP32 || b->dtype != TOSAC_DTYPE_FP32)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT operands are supported");
@@ -1045,7 +1032,7 @@ static tosac_status float_list(cvt_ctx *c, size_t i, double *out, int want)
 tosac_status cvt_resize(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
     const char *mode = cvt_attr_s(c, "mode", "nearest");
     if (c->opset < 11) {
@@ -1081,7 +1068,7 @@ tosac_status cvt_resize(cvt_ctx *c)
 tosac_status cvt_upsample(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
-    tosac_value *x = tin(c, 0, &s);
+    tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
     const char *mode = cvt_attr_s(c, "mode", "nearest");
     double sc[4];
@@ -1172,15 +1159,8 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
     int64_t wshape[4] = {M, K[0], K[1], C};
     tosac_value *bias;
     cvt_val *bv = cvt_in(c, 2);
-    if (bv) {
-        if (bv->numel != M) return cvt_fail(c, TOSAC_ERR_FORMAT, "bias has %lld entries", (long long)bv->numel);
-        if (!(bias = cvt_tensor(c, bv, &s))) return s;
-    } else {
-        float *z = tosac_arena_alloc(&c->arena, (size_t)M * 4 + 1);
-        if (!z) return cvt_nomem(c);
-        memset(z, 0, (size_t)M * 4);
-        bias = cvt_const_f32(c, 1, &M, z);
-    }
+    if (bv && bv->numel != M) return cvt_fail(c, TOSAC_ERR_FORMAT, "bias has %lld entries", (long long)bv->numel);
+    if ((s = cvt_bias_f32(c, 2, M, &bias)) != TOSAC_OK) return s;
     tosac_value *x = cvt_tensor(c, xv, &s);
     if (!x) return s;
     int64_t N = xv->shape[0];

@@ -112,23 +112,6 @@ tosac_status cvt_flatten(cvt_ctx *c)
     return reshape_to(c, v, 2, shape);
 }
 
-/* Squeeze / Unsqueeze axes: attribute before opset 13, input 1 from 13 on. */
-static tosac_status get_axes(cvt_ctx *c, const int64_t **axes, int64_t *n)
-{
-    if (c->opset < 13) {
-        size_t na;
-        *axes = cvt_attr_ints(c, "axes", &na);
-        *n = (int64_t)na;
-        return TOSAC_OK;
-    }
-    if (!cvt_in(c, 1)) {
-        *axes = NULL;
-        *n = 0;
-        return TOSAC_OK;
-    }
-    return cvt_const_ints(c, 1, axes, n);
-}
-
 tosac_status cvt_squeeze(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
@@ -136,7 +119,7 @@ tosac_status cvt_squeeze(cvt_ctx *c)
     if (!v) return s;
     const int64_t *axes;
     int64_t n;
-    if ((s = get_axes(c, &axes, &n)) != TOSAC_OK) return s;
+    if ((s = cvt_axes_arg(c, 13, &axes, &n)) != TOSAC_OK) return s;
     bool drop[TOSAC_MAX_RANK] = {false};
     for (int64_t k = 0; k < n; k++) {
         int a;
@@ -158,7 +141,7 @@ tosac_status cvt_unsqueeze(cvt_ctx *c)
     if (!v) return s;
     const int64_t *axes;
     int64_t n;
-    if ((s = get_axes(c, &axes, &n)) != TOSAC_OK) return s;
+    if ((s = cvt_axes_arg(c, 13, &axes, &n)) != TOSAC_OK) return s;
     int r = v->rank + (int)n;
     if (r > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "rank too large");
     bool ins[TOSAC_MAX_RANK] = {false};
