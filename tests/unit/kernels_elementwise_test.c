@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/fp.h"
+#include "harness/ktensor.h"
 #include "harness/test.h"
 #include "kernels/kernel.h"
 
@@ -58,42 +59,10 @@ static int64_t wrapb(int64_t v, int bits)
     return m >= pow2(bits - 1) ? m - pow2(bits) : m;
 }
 
-/* A test tensor: owns its buffer and shape. */
-typedef struct tt {
-    tosac_ktensor t;
-    int64_t shape[8];
-    uint8_t *buf;
-    size_t es;
-} tt;
-
-static void tt_make(tt *x, tosac_dtype dt, bool f64, int rank, const int64_t *shape)
-{
-    memset(x, 0, sizeof *x);
-    x->es = tosac_exec_elem_size(dt, f64);
-    int64_t n = 1;
-    for (int d = 0; d < rank; d++) {
-        x->shape[d] = shape[d];
-        n *= shape[d];
-    }
-    x->buf = (uint8_t *)calloc((size_t)n + 1, x->es ? x->es : 1);
-    x->t.data = x->buf;
-    x->t.dtype = dt;
-    x->t.f64 = f64;
-    x->t.rank = rank;
-    x->t.shape = x->shape;
-    x->t.nelem = n;
-}
-
 static void tt_make1(tt *x, tosac_dtype dt, bool f64, int64_t n)
 {
     int64_t sh[1] = {n};
     tt_make(x, dt, f64, 1, sh);
-}
-
-static void tt_free(tt *x)
-{
-    free(x->buf);
-    x->buf = NULL;
 }
 
 /* Element access written independently of kutil.h. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/fp.h"
+#include "harness/ktensor.h"
 #include "harness/test.h"
 #include "kernels/kernel.h"
 
@@ -43,38 +44,6 @@ static uint64_t rnd(void)
 
 /* Uniform in [lo, hi]. */
 static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
-
-/* A test tensor: owns its buffer and shape. Keep it in place (t.shape points into it). */
-typedef struct tt {
-    tosac_ktensor t;
-    int64_t shape[8];
-    uint8_t *buf;
-    size_t es;
-} tt;
-
-static void tt_make(tt *x, tosac_dtype dt, bool f64, int rank, const int64_t *shape)
-{
-    memset(x, 0, sizeof *x);
-    x->es = tosac_exec_elem_size(dt, f64);
-    int64_t n = 1;
-    for (int d = 0; d < rank; d++) {
-        x->shape[d] = shape[d];
-        n *= shape[d];
-    }
-    x->buf = (uint8_t *)calloc((size_t)n + 1, x->es);
-    x->t.data = x->buf;
-    x->t.dtype = dt;
-    x->t.f64 = f64;
-    x->t.rank = rank;
-    x->t.shape = x->shape;
-    x->t.nelem = n;
-}
-
-static void tt_free(tt *x)
-{
-    free(x->buf);
-    x->buf = NULL;
-}
 
 /* A SHAPE operand (rank 1, int64) holding vals[0..n). */
 static void tt_shape(tt *x, int n, const int64_t *vals)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/fp.h"
+#include "harness/ktensor.h"
 #include "harness/test.h"
 #include "kernels/k_gemm.h"
 #include "kernels/kernel.h"
@@ -50,37 +51,6 @@ static double rnd_unit(void) { return (double)(rnd() >> 11) * (1.0 / 90071992547
             fprintf(stderr, "\n");                                              \
         }                                                                       \
     } while (0)
-
-typedef struct tt {
-    tosac_ktensor t;
-    int64_t shape[8];
-    uint8_t *buf;
-    size_t es;
-} tt;
-
-static void tt_make(tt *x, tosac_dtype dt, bool f64, int rank, const int64_t *shape)
-{
-    memset(x, 0, sizeof *x);
-    x->es = tosac_exec_elem_size(dt, f64);
-    int64_t n = 1;
-    for (int d = 0; d < rank; d++) {
-        x->shape[d] = shape[d];
-        n *= shape[d];
-    }
-    x->buf = (uint8_t *)calloc((size_t)n + 1, x->es);
-    x->t.data = x->buf;
-    x->t.dtype = dt;
-    x->t.f64 = f64;
-    x->t.rank = rank;
-    x->t.shape = x->shape;
-    x->t.nelem = n;
-}
-
-static void tt_free(tt *x)
-{
-    free(x->buf);
-    x->buf = NULL;
-}
 
 static bool is_fp(const tt *x) { return x->t.f64 || tosac_dtype_is_float(x->t.dtype); }
 
