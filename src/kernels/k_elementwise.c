@@ -26,6 +26,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
 
 #define K_MAX_RANK 16 /* merged dims of a broadcast; more only in pathological alternating shapes */
@@ -126,70 +127,17 @@ struct kargs {
 /* ------------------------------------------------------------------------------------------ */
 /* FP staging for fp16 / bf16 / fp8 (and any FP storage without a typed row)                   */
 
+/* Rows of raw FP storage of type t through the shared row converters (k_gemm.c). */
 static void k_ld_fp(tosac_dtype t, const void *p, int64_t m, double *d)
 {
-    switch (t) {
-    case TOSAC_DTYPE_FP32: {
-        const float *s = (const float *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = s[i];
-        break;
-    }
-    case TOSAC_DTYPE_FP16: {
-        const uint16_t *s = (const uint16_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp16_to_fp32(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_BF16: {
-        const uint16_t *s = (const uint16_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_bf16_to_fp32(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP8E4M3: {
-        const uint8_t *s = (const uint8_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp8e4m3_to_fp32(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP8E5M2: {
-        const uint8_t *s = (const uint8_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp8e5m2_to_fp32(s[i]);
-        break;
-    }
-    default:
-        for (int64_t i = 0; i < m; i++) d[i] = 0.0;
-        break;
-    }
+    const tosac_ktensor view = {(void *)(uintptr_t)p, t, false, 0, NULL, m};
+    tosac_krow_f64(d, &view, 0, m);
 }
 
 static void k_st_fp(tosac_dtype t, void *p, int64_t m, const double *s)
 {
-    switch (t) {
-    case TOSAC_DTYPE_FP32: {
-        float *d = (float *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp64_to_fp32(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP16: {
-        uint16_t *d = (uint16_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp64_to_fp16(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_BF16: {
-        uint16_t *d = (uint16_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp64_to_bf16(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP8E4M3: {
-        uint8_t *d = (uint8_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp64_to_fp8e4m3(s[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP8E5M2: {
-        uint8_t *d = (uint8_t *)p;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_fp64_to_fp8e5m2(s[i]);
-        break;
-    }
-    default: break;
-    }
+    const tosac_ktensor view = {p, t, false, 0, NULL, m};
+    tosac_kstore_row_f64(&view, 0, s, m);
 }
 
 static bool k_staged1(int64_t n, const void *pa, void *po, const kargs *k)

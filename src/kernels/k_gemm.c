@@ -133,6 +133,43 @@ void tosac_kstore_row_f32(const tosac_ktensor *t, int64_t off, const float *v, i
     }
 }
 
+void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, int64_t n)
+{
+    if (t->f64) {
+        double *d = (double *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = v[i];
+        return;
+    }
+    switch (t->dtype) {
+    case TOSAC_DTYPE_FP32: {
+        float *d = (float *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp64_to_fp32(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_FP16: {
+        uint16_t *d = (uint16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp64_to_fp16(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_BF16: {
+        uint16_t *d = (uint16_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp64_to_bf16(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_FP8E4M3: {
+        uint8_t *d = (uint8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp64_to_fp8e4m3(v[i]);
+        break;
+    }
+    case TOSAC_DTYPE_FP8E5M2: {
+        uint8_t *d = (uint8_t *)t->data + off;
+        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp64_to_fp8e5m2(v[i]);
+        break;
+    }
+    default: break;
+    }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #pragma GCC push_options

@@ -27,6 +27,8 @@ void tosac_krow_f64(double *dst, const tosac_ktensor *t, int64_t off, int64_t n)
 
 /* Stores n floats rounded once to t's FP storage (fp32, fp16, bf16, fp8; double when f64). */
 void tosac_kstore_row_f32(const tosac_ktensor *t, int64_t off, const float *v, int64_t n);
+/* Stores n doubles rounded once to t's FP storage (fp32, fp16, bf16, fp8; copied when f64). */
+void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, int64_t n);
 
 /*
  * C[p*ldc + j] = sum_k A[p*lda + k] * B[j*ldb + k] for p < P, j < J, k < K (int32 arithmetic; the
