@@ -98,38 +98,17 @@ void tosac_krow_f64(double *dst, const tosac_ktensor *t, int64_t off, int64_t n)
 
 void tosac_kstore_row_f32(const tosac_ktensor *t, int64_t off, const float *v, int64_t n)
 {
-    if (t->f64) {
-        double *d = (double *)t->data + off;
+    if (!t->f64 && t->dtype == TOSAC_DTYPE_FP32) {
+        float *d = (float *)t->data + off;
         for (int64_t i = 0; i < n; i++) d[i] = v[i];
         return;
     }
-    switch (t->dtype) {
-    case TOSAC_DTYPE_FP32: {
-        float *d = (float *)t->data + off;
-        for (int64_t i = 0; i < n; i++) d[i] = v[i];
-        break;
-    }
-    case TOSAC_DTYPE_FP16: {
-        uint16_t *d = (uint16_t *)t->data + off;
-        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_fp16(v[i]);
-        break;
-    }
-    case TOSAC_DTYPE_BF16: {
-        uint16_t *d = (uint16_t *)t->data + off;
-        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_bf16(v[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP8E4M3: {
-        uint8_t *d = (uint8_t *)t->data + off;
-        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_fp8e4m3(v[i]);
-        break;
-    }
-    case TOSAC_DTYPE_FP8E5M2: {
-        uint8_t *d = (uint8_t *)t->data + off;
-        for (int64_t i = 0; i < n; i++) d[i] = tosac_fp32_to_fp8e5m2(v[i]);
-        break;
-    }
-    default: break;
+    /* widening to double is exact, so one rounding from double equals one rounding from float */
+    double tmp[64];
+    for (int64_t i = 0; i < n; i += 64) {
+        int64_t m = n - i < 64 ? n - i : 64;
+        for (int64_t j = 0; j < m; j++) tmp[j] = v[i + j];
+        tosac_kstore_row_f64(t, off + i, tmp, m);
     }
 }
 
