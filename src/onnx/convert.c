@@ -388,6 +388,39 @@ tosac_value *cvt_in_tensor(cvt_ctx *c, size_t i, tosac_status *s)
     return v ? cvt_tensor(c, v, s) : NULL;
 }
 
+tosac_value *cvt_select(cvt_ctx *c, tosac_value *p, tosac_value *a, tosac_value *b, tosac_status *s)
+{
+    if (!p || !a || !b) return NULL;
+    int rank = p->rank;
+    if (a->rank > rank) rank = a->rank;
+    if (b->rank > rank) rank = b->rank;
+    p = cvt_expand_rank(c, p, rank);
+    a = cvt_expand_rank(c, a, rank);
+    b = cvt_expand_rank(c, b, rank);
+    if (!p || !a || !b) {
+        *s = cvt_nomem(c);
+        return NULL;
+    }
+    int64_t shape[TOSAC_MAX_RANK];
+    tosac_value *in[3] = {p, a, b};
+    for (int k = 0; k < rank; k++) {
+        int64_t d = 1;
+        for (int j = 0; j < 3; j++) {
+            int64_t e = in[j]->shape[k];
+            if (e != 1) {
+                if (d != 1 && d != e) {
+                    *s = cvt_fail(c, TOSAC_ERR_FORMAT, "operand shapes cannot be broadcast");
+                    return NULL;
+                }
+                d = e;
+            }
+        }
+        shape[k] = d;
+    }
+    tosac_value *out = cvt_new(c, a->dtype, rank, shape);
+    return cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL;
+}
+
 tosac_status cvt_finish(cvt_ctx *c, tosac_value *out, tosac_status s)
 {
     if (out) return cvt_set_out(c, 0, out);

@@ -105,6 +105,9 @@ int64_t cvt_numel(int rank, const int64_t *shape);
 tosac_value *cvt_in_tensor(cvt_ctx *c, size_t i, tosac_status *s);
 /* Binds output 0 to out; when out is NULL returns s, or reports out of memory when s is TOSAC_OK. */
 tosac_status cvt_finish(cvt_ctx *c, tosac_value *out, tosac_status s);
+/* SELECT(p, a, b) with numpy broadcasting of the three operands; NULL on failure, with *s set to
+   the reported status (FORMAT for shapes that cannot be broadcast, NOMEM). */
+tosac_value *cvt_select(cvt_ctx *c, tosac_value *p, tosac_value *a, tosac_value *b, tosac_status *s);
 /* Error "element type T is not supported here" unless x is FP32 (fp), INT32 (i32) or BOOL (b). */
 tosac_status cvt_need_type(cvt_ctx *c, const tosac_value *x, bool fp, bool i32, bool b);
 /* An "axes" list: the INTS attribute before opset from_opset, the optional constant input 1 from

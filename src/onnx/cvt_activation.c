@@ -49,35 +49,11 @@ static tosac_value *cmp(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b)
 static tosac_value *mulk(cvt_ctx *c, tosac_value *x, double k) { return bin(c, TOSAC_OP_MUL, x, kf(c, x, k)); }
 static tosac_value *addk(cvt_ctx *c, tosac_value *x, double k) { return bin(c, TOSAC_OP_ADD, x, kf(c, x, k)); }
 
-/* SELECT(p, a, b) with numpy broadcasting of the three operands. */
+/* SELECT(p, a, b) with numpy broadcasting (cvt_select; failures are already reported). */
 static tosac_value *sel(cvt_ctx *c, tosac_value *p, tosac_value *a, tosac_value *b)
 {
-    if (!p || !a || !b) return NULL;
-    int rank = p->rank;
-    if (a->rank > rank) rank = a->rank;
-    if (b->rank > rank) rank = b->rank;
-    p = cvt_expand_rank(c, p, rank);
-    a = cvt_expand_rank(c, a, rank);
-    b = cvt_expand_rank(c, b, rank);
-    if (!p || !a || !b) return NULL;
-    int64_t shape[TOSAC_MAX_RANK];
-    tosac_value *in[3] = {p, a, b};
-    for (int k = 0; k < rank; k++) {
-        int64_t d = 1;
-        for (int j = 0; j < 3; j++) {
-            int64_t e = in[j]->shape[k];
-            if (e != 1) {
-                if (d != 1 && d != e) {
-                    cvt_fail(c, TOSAC_ERR_FORMAT, "operand shapes cannot be broadcast");
-                    return NULL;
-                }
-                d = e;
-            }
-        }
-        shape[k] = d;
-    }
-    tosac_value *out = cvt_new(c, a->dtype, rank, shape);
-    return cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL;
+    tosac_status s = TOSAC_OK;
+    return cvt_select(c, p, a, b, &s);
 }
 
 /* Reduction over every axis marked in red (keepdims). */

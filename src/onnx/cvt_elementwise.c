@@ -82,29 +82,8 @@ tosac_status cvt_where(cvt_ctx *c)
     if (!b) return s;
     if (p->dtype != TOSAC_DTYPE_BOOL || a->dtype != b->dtype)
         return cvt_fail(c, TOSAC_ERR_FORMAT, "bad operand element types");
-    int rank = p->rank;
-    if (a->rank > rank) rank = a->rank;
-    if (b->rank > rank) rank = b->rank;
-    p = cvt_expand_rank(c, p, rank);
-    a = cvt_expand_rank(c, a, rank);
-    b = cvt_expand_rank(c, b, rank);
-    if (!p || !a || !b) return cvt_nomem(c);
-    int64_t shape[TOSAC_MAX_RANK];
-    for (int k = 0; k < rank; k++) {
-        int64_t d = 1;
-        tosac_value *ops[3] = {p, a, b};
-        for (int j = 0; j < 3; j++) {
-            int64_t e = ops[j]->shape[k];
-            if (e != 1) {
-                if (d != 1 && d != e) return cvt_fail(c, TOSAC_ERR_FORMAT, "operand shapes cannot be broadcast");
-                d = e;
-            }
-        }
-        shape[k] = d;
-    }
-    tosac_value *out = cvt_new(c, a->dtype, rank, shape);
-    tosac_value *in[3] = {p, a, b};
-    return cvt_finish(c, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL, s);
+    tosac_value *out = cvt_select(c, p, a, b, &s);
+    return cvt_finish(c, out, s);
 }
 
 tosac_status cvt_abs(cvt_ctx *c) { return unary(c, TOSAC_OP_ABS, true, true, false); }
