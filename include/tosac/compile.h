@@ -9,6 +9,11 @@
  * from opts->shapes (symbolic dims default to 1) and from opts->bindings, which turn a graph input
  * into a constant (TOSA shapes, axes, weights and indices must be compile-time constants).
  * Every error appends "node 'NAME' (OpType): reason" (or "input 'NAME': reason") to `d`.
+ *
+ * After import the graph goes through the pass pipeline (src/passes/passes.def): layout
+ * (NHWC, transposes sunk and cancelled), constant folding, conv scale/bias folding (BatchNorm),
+ * constant deduplication, dead-code elimination and output fan-out; `tosac compile --report`
+ * prints what each did.
  */
 #ifndef TOSAC_COMPILE_H
 #define TOSAC_COMPILE_H
@@ -38,13 +43,47 @@ typedef struct tosac_compile_binding {
     const tosac_npy *value;
 } tosac_compile_binding;
 
+/** What compilation did, filled when tosac_compile_opts.report is set. */
+#define TOSAC_COMPILE_MAX_STEPS 24
+typedef struct tosac_compile_step {
+    const char *name;  /**< "import" or a pass name (static string) */
+    double ms;         /**< wall time */
+    uint32_t ops;      /**< operators in the graph afterwards */
+    uint32_t changes;  /**< rewrites the step made (pass specific: nodes removed, constants merged, ...) */
+} tosac_compile_step;
+
+typedef struct tosac_compile_report {
+    uint32_t n_steps;
+    tosac_compile_step steps[TOSAC_COMPILE_MAX_STEPS];
+    uint32_t transposes_imported;  /**< TRANSPOSEs right after import (layout changes around NHWC ops + the model's own) */
+    uint32_t transposes_final;     /**< TRANSPOSEs in the final graph */
+    uint32_t consts_merged;        /**< equal constants folded into one */
+    uint64_t dedup_bytes_saved;    /**< constant bytes no longer stored */
+    uint32_t identities_added;     /**< IDENTITY operators giving repeated outputs their own tensor */
+} tosac_compile_report;
+
+/** Called after a step with the graph as it stands (for --dump-after). */
+typedef void (*tosac_compile_dump_fn)(void *ctx, const char *step, const tosac_graph *g);
+
 typedef struct tosac_compile_opts {
     uint32_t profiles; /**< TOSAC_PROFILE_* of the target; only TOSAC_PROFILE_FP is supported (0 = FP) */
     size_t n_shapes;
     const tosac_compile_shape *shapes;
     size_t n_bindings;
     const tosac_compile_binding *bindings;
+    /** Rank-4 graph inputs and outputs in NHWC (the model's NCHW dims permuted) instead of the
+        model's own layout: no boundary TRANSPOSE remains for CNNs. */
+    bool io_nhwc;
+    /** Re-validate the graph after every step (always on in builds without NDEBUG). */
+    bool verify_each;
+    tosac_compile_report *report;     /**< optional */
+    const char *dump_after;           /**< a step name or "all"; needs dump */
+    tosac_compile_dump_fn dump;
+    void *dump_ctx;
 } tosac_compile_opts;
+
+/** Names of the steps in pipeline order ("import" first), NULL-terminated. */
+const char *const *tosac_compile_step_names(void);
 
 /**
  * Compiles `m` into a new TOSA graph that passes tosac_validate for the target.

@@ -1,7 +1,7 @@
 /*
  * tosac compile: lower an ONNX model to a TOSA 1.0 flatbuffer.
  *   tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...
- *                 [--bind NAME=FILE.npy]... [--report]
+ *                 [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all] [--report]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,11 +20,23 @@
 #define CMD "compile"
 #define MAX_ITEMS 64
 
+static const char *pass_list(void)
+{
+    static char buf[512];
+    if (buf[0]) return buf;
+    size_t n = 0;
+    const char *const *names = tosac_compile_step_names();
+    for (size_t k = 1; names[k] && n + 64 < sizeof buf; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", k > 1 ? ", " : "", names[k]);
+    return buf;
+}
+
 void cli_compile_help(FILE *out)
 {
     fprintf(out,
             "usage: tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...\n"
-            "                     [--bind NAME=FILE.npy]... [--report]\n"
+            "                     [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all]\n"
+            "                     [--verify-each] [--report]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
             "and validates it. The output file is written only when compilation succeeds.\n"
@@ -37,14 +49,22 @@ void cli_compile_help(FILE *out)
             "  --bind NAME=FILE.npy      make graph input NAME the constant stored in FILE.npy; needed\n"
             "                            when an input feeds a position TOSA wants constant (weights,\n"
             "                            shapes, axes, indices); the error message names such inputs\n"
-            "  --report                  print a summary of the produced program to stdout\n"
+            "  --io-layout L             nchw (default: the model's own layout) or nhwc: rank-4 graph\n"
+            "                            inputs and outputs are NHWC, so no TRANSPOSE is left at the\n"
+            "                            boundary of a CNN\n"
+            "  --dump-after PASS|all     print the graph (text form) to stdout after that step: import,\n"
+            "                            %s\n"
+            "  --verify-each             validate the graph after every pass (always on in debug builds)\n"
+            "  --report                  print a compile summary: op counts in and out, transposes,\n"
+            "                            constants merged, IDENTITYs added and time per pass\n"
             "\n"
-            "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n");
+            "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n",
+            pass_list());
 }
 
 typedef struct compile_args {
-    const char *out, *target;
-    bool report;
+    const char *out, *target, *io_layout, *dump_after;
+    bool report, verify_each;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS];
     int n_shapes, n_binds;
 } compile_args;
@@ -57,6 +77,18 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
     if (cli_is(argv[*i], "--report", NULL)) {
         a->report = true;
         return 1;
+    }
+    if (cli_is(argv[*i], "--verify-each", NULL)) {
+        a->verify_each = true;
+        return 1;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--io-layout", &v)) != 0) {
+        if (m > 0) a->io_layout = v;
+        return m;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--dump-after", &v)) != 0) {
+        if (m > 0) a->dump_after = v;
+        return m;
     }
     if ((m = cli_opt_value(CMD, argc, argv, i, "-o", &v)) != 0 || (m = cli_opt_value(CMD, argc, argv, i, "--output", &v)) != 0) {
         if (m > 0) a->out = v;
@@ -119,6 +151,49 @@ static void print_diag(const char *path, tosac_diag *d)
     }
 }
 
+static void dump_graph(void *ctx, const char *step, const tosac_graph *g)
+{
+    (void)ctx;
+    char *text = tosac_graph_print(g);
+    printf("// ---- after %s ----\n%s", step, text ? text : "(out of memory)\n");
+    tosac_string_free(text);
+}
+
+/* Op type counts of the ONNX graph ("in") and of the TOSA program ("out"), then the steps. */
+static void print_report(const char *path, const char *out_path, const tosac_onnx_model *m, const tosac_graph *g,
+                         const tosac_compile_report *r)
+{
+    const tosac_onnx_graph *og = m->graph;
+    const tosac_block *b = g->regions[0]->blocks[0];
+    printf("%s -> %s\n", path, out_path);
+    printf("in:  %zu ONNX nodes, %zu initializers\n", og->n_nodes, og->n_initializers);
+    for (size_t k = 0; k < og->n_nodes; k++) {
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++) seen = !strcmp(og->nodes[j].op_type, og->nodes[k].op_type);
+        if (seen) continue;
+        unsigned cnt = 0;
+        for (size_t j = k; j < og->n_nodes; j++) cnt += !strcmp(og->nodes[j].op_type, og->nodes[k].op_type);
+        printf("  %-22s %u\n", og->nodes[k].op_type, cnt);
+    }
+    printf("out: %u TOSA operators, %u tensors, %u inputs, %u outputs\n", b->n_nodes, b->n_tensors, b->n_inputs,
+           b->n_outputs);
+    unsigned counts[TOSAC_OP_COUNT] = {0};
+    for (uint32_t k = 0; k < b->n_nodes; k++)
+        if (b->nodes[k]->op < TOSAC_OP_COUNT) counts[b->nodes[k]->op]++;
+    for (unsigned k = 0; k < TOSAC_OP_COUNT; k++)
+        if (counts[k]) printf("  %-22s %u\n", tosac_op_name(k), counts[k]);
+    printf("transposes: %u after import, %u in the program\n", r->transposes_imported, r->transposes_final);
+    printf("constants merged: %u (%llu bytes saved)\n", r->consts_merged, (unsigned long long)r->dedup_bytes_saved);
+    printf("identities for repeated outputs: %u\n", r->identities_added);
+    printf("%-20s %10s %8s %8s\n", "step", "ms", "ops", "changes");
+    double total = 0;
+    for (uint32_t k = 0; k < r->n_steps; k++) {
+        printf("%-20s %10.3f %8u %8u\n", r->steps[k].name, r->steps[k].ms, r->steps[k].ops, r->steps[k].changes);
+        total += r->steps[k].ms;
+    }
+    printf("%-20s %10.3f\n", "total", total);
+}
+
 int cli_compile(int argc, char **argv)
 {
     compile_args a;
@@ -129,6 +204,13 @@ int cli_compile(int argc, char **argv)
     if (!a.out) return cli_usage_error(CMD, "missing -o MODEL.tosa");
     if (a.target && strcasecmp(a.target, "TOSA-1.0+FP") != 0)
         return cli_usage_error(CMD, "unsupported target '%s' (only TOSA-1.0+FP)", a.target);
+    if (a.io_layout && strcasecmp(a.io_layout, "nchw") && strcasecmp(a.io_layout, "nhwc"))
+        return cli_usage_error(CMD, "unknown --io-layout '%s' (nchw or nhwc)", a.io_layout);
+    if (a.dump_after) {
+        bool known = !strcmp(a.dump_after, "all");
+        for (const char *const *n = tosac_compile_step_names(); *n; n++) known |= !strcmp(*n, a.dump_after);
+        if (!known) return cli_usage_error(CMD, "unknown pass '%s' for --dump-after (all, import, %s)", a.dump_after, pass_list());
+    }
 
     tosac_compile_shape shapes[MAX_ITEMS];
     int64_t dims[MAX_ITEMS][TOSAC_MAX_RANK];
@@ -177,7 +259,19 @@ int cli_compile(int argc, char **argv)
         print_diag(path, d);
         goto out;
     }
-    tosac_compile_opts o = {TOSAC_PROFILE_FP, (size_t)a.n_shapes, shapes, (size_t)a.n_binds, binds};
+    tosac_compile_report report;
+    tosac_compile_opts o = {
+        .profiles = TOSAC_PROFILE_FP,
+        .n_shapes = (size_t)a.n_shapes,
+        .shapes = shapes,
+        .n_bindings = (size_t)a.n_binds,
+        .bindings = binds,
+        .io_nhwc = a.io_layout && !strcasecmp(a.io_layout, "nhwc"),
+        .verify_each = a.verify_each,
+        .report = &report,
+        .dump_after = a.dump_after,
+        .dump = dump_graph,
+    };
     tosac_status s = tosac_onnx_compile(m, &o, &g, d);
     print_diag(path, d);
     if (s != TOSAC_OK) {
@@ -189,16 +283,7 @@ int cli_compile(int argc, char **argv)
         print_diag(a.out, d);
         goto out;
     }
-    if (a.report) {
-        const tosac_block *b = g->regions[0]->blocks[0];
-        printf("%s: %u operators, %u tensors, %u inputs, %u outputs -> %s\n", path, b->n_nodes, b->n_tensors,
-               b->n_inputs, b->n_outputs, a.out);
-        unsigned counts[80] = {0};
-        for (uint32_t k = 0; k < b->n_nodes; k++)
-            if (b->nodes[k]->op < 80) counts[b->nodes[k]->op]++;
-        for (unsigned k = 0; k < 80; k++)
-            if (counts[k]) printf("  %-20s %u\n", tosac_op_name(k), counts[k]);
-    }
+    if (a.report) print_report(path, a.out, m, g, &report);
     rc = CLI_EXIT_OK;
 out:
     tosac_graph_destroy(g);

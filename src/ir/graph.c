@@ -133,6 +133,19 @@ static bool hash_insert(tosac_block *b, tosac_value *v)
     return true;
 }
 
+bool tosac_block_rehash(tosac_block *b)
+{
+    if (b->hash_cap) memset(b->hash, 0, (size_t)b->hash_cap * sizeof(*b->hash));
+    b->hash_n = 0;
+    for (uint32_t i = 0; i < b->n_tensors; i++)
+        if (!hash_insert(b, b->tensors[i])) return false;
+    for (uint32_t i = 0; i < b->n_shapes; i++)
+        if (!hash_insert(b, b->shapes[i])) return false;
+    for (uint32_t i = 0; i < b->n_undeclared; i++)
+        if (!hash_insert(b, b->undeclared[i])) return false;
+    return true;
+}
+
 static tosac_value *new_value(tosac_block *b, const char *name, tosac_dtype t, int rank, const int64_t *shape)
 {
     if (!b || !name || rank < 0 || rank > TOSAC_MAX_RANK) return NULL;

@@ -22,6 +22,7 @@ struct tosac_value {
     uint64_t ext_offset, ext_size; /* TosaTensor.offset/size, carried through unchanged */
     tosac_node *producer;          /* set by tosac_graph_link */
     uint32_t index;                /* position in the block's tensor or shape list */
+    uint32_t n_uses;               /* scratch for rewrites: operator inputs + block outputs (ir_count_uses) */
 };
 
 struct tosac_node {
@@ -33,6 +34,7 @@ struct tosac_node {
     const char *location; /* OpLocation.text, or NULL */
     tosac_block *block;
     uint32_t index; /* position in the block */
+    bool dead;      /* removed by a rewrite; dropped by ir_compact */
 };
 
 struct tosac_block {
@@ -78,6 +80,8 @@ tosac_value *tosac_block_add_shape(tosac_block *b, const char *name, uint32_t co
 /* Region / block lookup by name (NULL if none). */
 tosac_region *tosac_graph_find_region(const tosac_graph *g, const char *name);
 tosac_block *tosac_region_find_block(const tosac_region *r, const char *name);
+/* Rebuilds the name index after values were renamed or dropped from the lists (false: out of memory). */
+bool tosac_block_rehash(tosac_block *b);
 /* Sets value->producer for every operator output (first producer wins). */
 void tosac_graph_link(tosac_graph *g);
 /* Element count of a value (product of dims; 1 for rank 0); -1 on overflow or negative dims. */

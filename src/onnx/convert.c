@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "onnx/convert.h"
+#include "ir/rewrite.h"
 #include "tosac/validate.h"
 
 typedef struct cvt_entry {
@@ -643,29 +644,37 @@ static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
     for (size_t k = 0; k < g->n_nodes; k++)
         if ((s = convert_node(c, &g->nodes[k])) != TOSAC_OK) return s;
     c->node = NULL;
+    tosac_graph_link(c->g);
     for (size_t k = 0; k < g->n_outputs; k++) {
         const char *name = g->outputs[k].name;
         cvt_val *v = cvt_lookup(c, name);
         if (!v) return cvt_fail(c, TOSAC_ERR_FORMAT, "graph output '%s' is not produced", name);
         tosac_value *src = cvt_tensor(c, v, &s);
         if (!src) return s;
-        if (!strcmp(src->name, name)) /* a graph input used as output: copy under a new name is impossible */
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "graph output '%s' is a graph input", name);
-        tosac_value *out = tosac_block_add_tensor(c->b, name, src->dtype, src->rank, src->shape);
-        if (!out || !cvt_op(c, TOSAC_OP_IDENTITY, 1, &src, out) || tosac_block_add_output(c->b, out) != TOSAC_OK)
-            return cvt_nomem(c);
+        /* An operator result takes the output's name; a graph input, a constant or a value already
+           in an earlier slot gets its own tensor through an IDENTITY (the output-fanout pass then
+           applies the one-tensor-per-slot rule to the final graph). */
+        bool reuse = src->producer && src->producer->op != TOSAC_OP_CONST && src->producer->op != TOSAC_OP_CONST_SHAPE;
+        for (uint32_t j = 0; j < c->b->n_outputs; j++) reuse &= c->b->outputs[j] != src;
+        for (uint32_t j = 0; j < c->b->n_inputs; j++) reuse &= c->b->inputs[j] != src;
+        tosac_value *out = src;
+        if (reuse) {
+            tosac_value *clash = tosac_block_find(c->b, name);
+            if (clash && clash != src) return cvt_fail(c, TOSAC_ERR_FORMAT, "graph output '%s': name already used", name);
+            if ((s = ir_rename(c->b, src, name)) != TOSAC_OK) return s == TOSAC_ERR_NOMEM ? cvt_nomem(c) : s;
+        } else {
+            if (!strcmp(src->name, name)) /* a graph input used as output: copy under a new name is impossible */
+                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "graph output '%s' is a graph input", name);
+            out = tosac_block_add_tensor(c->b, name, src->dtype, src->rank, src->shape);
+            if (!out || !cvt_op(c, TOSAC_OP_IDENTITY, 1, &src, out)) return cvt_nomem(c);
+        }
+        if (tosac_block_add_output(c->b, out) != TOSAC_OK) return cvt_nomem(c);
     }
     return TOSAC_OK;
 }
 
-tosac_status tosac_onnx_compile(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out,
-                                tosac_diag *d)
+tosac_status cvt_import(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out, tosac_diag *d)
 {
-    static const tosac_compile_opts k_default;
-    if (!m || !out || !m->graph) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_onnx_compile: NULL argument");
-    if (!o) o = &k_default;
-    if (o->profiles && o->profiles != TOSAC_PROFILE_FP)
-        return tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "only the TOSA-1.0+FP target is supported");
     cvt_ctx *c = tosac_calloc(1, sizeof *c);
     if (!c) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     tosac_arena_init(&c->arena);
@@ -677,21 +686,7 @@ tosac_status tosac_onnx_compile(const tosac_onnx_model *m, const tosac_compile_o
     c->b = r ? tosac_region_add_block(r, "main") : NULL;
     tosac_status s = c->b ? convert_graph(c, o) : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     if (s == TOSAC_OK) {
-        tosac_validate_opts vo = tosac_validate_opts_default();
-        tosac_diag *vd = tosac_diag_create();
-        if (!vd) {
-            s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-        } else if (tosac_validate(c->g, &vo, vd) != TOSAC_OK) {
-            for (size_t k = 0; k < tosac_diag_count(vd); k++) {
-                tosac_status code = TOSAC_OK;
-                const char *msg = tosac_diag_message(vd, k, &code);
-                if (code != TOSAC_OK) tosac_diag_add(d, TOSAC_ERR_INTERNAL, "internal error: converted graph: %s", msg);
-            }
-            s = TOSAC_ERR_INTERNAL;
-        }
-        tosac_diag_destroy(vd);
-    }
-    if (s == TOSAC_OK) {
+        tosac_graph_link(c->g);
         *out = c->g;
     } else {
         tosac_graph_destroy(c->g);

@@ -120,6 +120,11 @@ tosac_value *cvt_clamp(cvt_ctx *c, tosac_value *x, float lo, float hi);
 /* Bias input i when present, else an FP32 zero vector of m elements. */
 tosac_status cvt_bias_f32(cvt_ctx *c, size_t i, int64_t m, tosac_value **bias);
 
+/* Imports m as a TOSA graph in the model's layout (ONNX semantics, static shapes, constants folded
+   host-side as they are met); the graph is not validated yet (tosac_onnx_compile runs the passes
+   and the validator). */
+tosac_status cvt_import(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out, tosac_diag *d);
+
 #define ONNX_OP(op, sfx, lo, hi) tosac_status cvt_##sfx(cvt_ctx *c);
 #include "onnx/onnx_ops.def"
 #undef ONNX_OP

@@ -1,0 +1,94 @@
+/* The pass manager: runs passes.def in order (see pass.h). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ir/rewrite.h"
+#include "passes/pass.h"
+#include "tosac/validate.h"
+
+static const char *const k_step_names[] = {
+    "import",
+#define PASS(name, fn, doc) #name,
+#include "passes/passes.def"
+#undef PASS
+    NULL,
+};
+
+const char *const *tosac_compile_step_names(void) { return k_step_names; }
+
+double pass_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+uint32_t pass_count_op(const tosac_block *b, tosac_op op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->n_nodes; i++) n += !b->nodes[i]->dead && b->nodes[i]->op == (uint32_t)op;
+    return n;
+}
+
+tosac_status pass_verify(pass_ctx *pc, const char *name)
+{
+    tosac_validate_opts vo = tosac_validate_opts_default();
+    tosac_diag *vd = tosac_diag_create();
+    if (!vd) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+    tosac_status s = TOSAC_OK;
+    if (tosac_validate(pc->g, &vo, vd) != TOSAC_OK) {
+        for (size_t k = 0; k < tosac_diag_count(vd); k++) {
+            tosac_status code = TOSAC_OK;
+            const char *msg = tosac_diag_message(vd, k, &code);
+            if (code != TOSAC_OK) tosac_diag_add(pc->d, TOSAC_ERR_INTERNAL, "internal error: %s: %s", name, msg);
+        }
+        s = TOSAC_ERR_INTERNAL;
+    }
+    tosac_diag_destroy(vd);
+    return s;
+}
+
+tosac_status pass_step_done(pass_ctx *pc, const char *name, double t0)
+{
+    tosac_status s = ir_compact(pc->b);
+    if (s != TOSAC_OK)
+        return tosac_diag_add(pc->d, s, s == TOSAC_ERR_NOMEM ? "out of memory" : "internal error: %s left a cycle",
+                              name);
+    tosac_compile_report *r = pc->r;
+    if (r->n_steps < TOSAC_COMPILE_MAX_STEPS) {
+        tosac_compile_step *st = &r->steps[r->n_steps++];
+        st->name = name;
+        st->ms = pass_now() - t0;
+        st->ops = pc->b->n_nodes;
+        st->changes = pc->changes;
+    }
+    pc->changes = 0;
+    bool verify_each = pc->o->verify_each;
+#ifndef NDEBUG
+    verify_each = true;
+#endif
+    if (verify_each) {
+        char when[64];
+        snprintf(when, sizeof when, "after %s", name);
+        if ((s = pass_verify(pc, when)) != TOSAC_OK) return s;
+    }
+    const char *want = pc->o->dump_after;
+    if (pc->o->dump && want && (!strcmp(want, "all") || !strcmp(want, name))) pc->o->dump(pc->o->dump_ctx, name, pc->g);
+    return TOSAC_OK;
+}
+
+tosac_status pass_run_all(pass_ctx *pc)
+{
+    tosac_status s = TOSAC_OK;
+#define PASS(name, fn, doc)                                                                                          \
+    if (s == TOSAC_OK) {                                                                                             \
+        double t0 = pass_now();                                                                                      \
+        pc->changes = 0;                                                                                             \
+        s = fn(pc);                                                                                                  \
+        if (s == TOSAC_OK) s = pass_step_done(pc, #name, t0);                                                        \
+    }
+#include "passes/passes.def"
+#undef PASS
+    return s;
+}
