@@ -6,10 +6,18 @@
 #include "ir/rewrite.h"
 #include "passes/pass.h"
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+/* Word-at-a-time mixing: weights run to hundreds of MB, a byte loop would dominate compile time. */
+static uint64_t mix(uint64_t h, const void *p, size_t n)
 {
     const uint8_t *s = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
     return h;
 }
 
@@ -17,9 +25,9 @@ static uint64_t const_hash(const tosac_value *v)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     int32_t head[2] = {(int32_t)v->dtype, v->rank};
-    h = fnv1a(h, head, sizeof head);
-    if (v->rank) h = fnv1a(h, v->shape, (size_t)v->rank * sizeof *v->shape);
-    return fnv1a(h, v->data, v->data_len);
+    h = mix(h, head, sizeof head);
+    if (v->rank) h = mix(h, v->shape, (size_t)v->rank * sizeof *v->shape);
+    return mix(h, v->data, v->data_len);
 }
 
 static bool same_const(const tosac_value *a, const tosac_value *b)

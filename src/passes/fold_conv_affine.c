@@ -1,7 +1,157 @@
+/*
+ * fold_conv_affine: a floating-point convolution followed by a per-output-channel MUL and/or
+ * ADD/SUB by constants (an inference BatchNormalization after the import, a scale or bias the
+ * exporter left separate) becomes the convolution alone with scaled weights and bias:
+ *     conv(x, W, b) * s + a  ==  conv(x, W * s[oc], b * s + a)
+ * It runs after layout and fold_constants, when the channel is the last axis and the per-channel
+ * operands are constants of shape [1, ..., 1, OC] (or all ones). The convolution's own weight and
+ * bias constants are never modified in place (they may be shared): new ones are made.
+ */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "ir/rewrite.h"
 #include "passes/pass.h"
+
+typedef struct conv_fold {
+    int64_t oc;
+    float *w, *bias; /* malloc'd working copies */
+    int64_t nw;
+} conv_fold;
+
+/* w[i] *= v[output channel of i]: weights are [OC, ...] except depthwise [KH, KW, C, M], whose
+   output channel c*M+m is the fastest-varying pair. */
+static void scale_weights(const tosac_node *n, const tosac_value *w, float *data, int64_t nw, const float *v)
+{
+    if (n->op == TOSAC_OP_DEPTHWISE_CONV2D) {
+        int64_t cm = w->shape[2] * w->shape[3];
+        for (int64_t i = 0; i < nw; i += cm)
+            for (int64_t j = 0; j < cm; j++) data[i + j] *= v[j];
+        return;
+    }
+    int64_t per = nw / w->shape[0];
+    for (int64_t oc = 0; oc < w->shape[0]; oc++)
+        for (int64_t j = 0; j < per; j++) data[oc * per + j] *= v[oc];
+}
+
+/* The per-channel constant operand of a binary op next to `y`, as OC floats (NULL if none). */
+static const float *channel_operand(const tosac_node *m, const tosac_value *y, int64_t oc, bool y_first_only,
+                                    float *buf)
+{
+    if (m->n_inputs < 2) return NULL;
+    const tosac_value *a = m->inputs[0] == y ? m->inputs[1] : m->inputs[1] == y && !y_first_only ? m->inputs[0] : NULL;
+    if (!a || a == y || !ir_is_const(a) || a->is_shape || a->dtype != TOSAC_DTYPE_FP32 || a->rank != y->rank) return NULL;
+    for (int32_t k = 0; k + 1 < a->rank; k++)
+        if (a->shape[k] != 1) return NULL;
+    int64_t last = a->rank ? a->shape[a->rank - 1] : 1;
+    if (last != 1 && last != oc) return NULL;
+    for (int64_t c = 0; c < oc; c++) memcpy(&buf[c], a->data + 4 * (last == 1 ? 0 : c), 4);
+    return buf;
+}
+
+static bool is_zero_shift(const tosac_node *m)
+{
+    if (m->op != TOSAC_OP_MUL) return true;
+    const tosac_value *sh = m->inputs[2];
+    if (!ir_is_const(sh)) return false;
+    for (size_t k = 0; k < sh->data_len; k++)
+        if (sh->data[k]) return false;
+    return true;
+}
+
+static tosac_node *sole_consumer(tosac_block *b, const tosac_value *y)
+{
+    if (y->n_uses != 1) return NULL;
+    for (uint32_t k = 0; k < b->n_outputs; k++)
+        if (b->outputs[k] == y) return NULL;
+    for (uint32_t i = 0; i < b->n_nodes; i++) {
+        tosac_node *m = b->nodes[i];
+        if (m->dead) continue;
+        for (uint32_t k = 0; k < m->n_inputs; k++)
+            if (m->inputs[k] == y) return m;
+    }
+    return NULL;
+}
+
+static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
+{
+    tosac_block *b = pc->b;
+    tosac_value *w = n->inputs[1], *bias = n->inputs[2], *y = n->outputs[0];
+    if (y->dtype != TOSAC_DTYPE_FP32 || w->dtype != TOSAC_DTYPE_FP32 || bias->dtype != TOSAC_DTYPE_FP32 ||
+        !ir_is_const(w) || !ir_is_const(bias) || !y->rank)
+        return TOSAC_OK;
+    int64_t oc = y->shape[y->rank - 1];
+    int64_t nb = tosac_value_nelem(bias);
+    if (nb != 1 && nb != oc) return TOSAC_OK;
+    conv_fold f = {oc, NULL, NULL, tosac_value_nelem(w)};
+    bool changed = false;
+    for (;;) {
+        tosac_node *m = sole_consumer(b, y);
+        if (!m || m->n_outputs != 1 || m->outputs[0]->dtype != TOSAC_DTYPE_FP32) break;
+        const float *v = NULL;
+        int kind = 0; /* 1 scale, 2 add, 3 subtract */
+        if (m->op == TOSAC_OP_MUL && is_zero_shift(m) && (v = channel_operand(m, y, oc, false, chan))) kind = 1;
+        else if (m->op == TOSAC_OP_ADD && (v = channel_operand(m, y, oc, false, chan))) kind = 2;
+        else if (m->op == TOSAC_OP_SUB && (v = channel_operand(m, y, oc, true, chan))) kind = 3;
+        if (!kind) break;
+        if (!f.w) {
+            f.w = tosac_malloc((size_t)(f.nw + oc) * sizeof(float));
+            if (!f.w) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+            f.bias = f.w + f.nw;
+            memcpy(f.w, w->data, (size_t)f.nw * 4);
+            for (int64_t c = 0; c < oc; c++) memcpy(&f.bias[c], bias->data + 4 * (nb == 1 ? 0 : c), 4);
+        }
+        if (kind == 1) {
+            scale_weights(n, w, f.w, f.nw, v);
+            for (int64_t c = 0; c < oc; c++) f.bias[c] *= v[c];
+        } else {
+            for (int64_t c = 0; c < oc; c++) f.bias[c] = kind == 2 ? f.bias[c] + v[c] : f.bias[c] - v[c];
+        }
+        /* the convolution now produces m's result */
+        tosac_value *z = m->outputs[0];
+        m->dead = true;
+        for (uint32_t k = 0; k < m->n_inputs; k++) m->inputs[k]->n_uses--;
+        y->producer = NULL;
+        n->outputs[0] = z;
+        z->producer = n;
+        y = z;
+        changed = true;
+        pc->changes++;
+    }
+    if (!changed) return TOSAC_OK;
+    int64_t oc_shape = oc;
+    tosac_value *nw = ir_new_const(b, "folded_w", TOSAC_DTYPE_FP32, w->rank, w->shape, f.w, (size_t)f.nw * 4);
+    tosac_value *nbias = nw ? ir_new_const(b, "folded_b", TOSAC_DTYPE_FP32, 1, &oc_shape, f.bias, (size_t)oc * 4) : NULL;
+    tosac_free(f.w, (size_t)(f.nw + oc) * sizeof(float));
+    if (!nbias) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+    n->inputs[1] = nw;
+    n->inputs[2] = nbias;
+    return TOSAC_OK;
+}
 
 tosac_status pass_fold_conv_affine(pass_ctx *pc)
 {
-    (void)pc;
-    return TOSAC_OK;
+    tosac_block *b = pc->b;
+    ir_count_uses(b);
+    float *chan = NULL;
+    size_t chan_bytes = 0;
+    uint32_t n0 = b->n_nodes;
+    tosac_status s = TOSAC_OK;
+    for (uint32_t i = 0; i < n0 && s == TOSAC_OK; i++) {
+        tosac_node *n = b->nodes[i];
+        if (n->dead || (n->op != TOSAC_OP_CONV2D && n->op != TOSAC_OP_CONV3D && n->op != TOSAC_OP_DEPTHWISE_CONV2D &&
+                        n->op != TOSAC_OP_TRANSPOSE_CONV2D))
+            continue;
+        const tosac_value *y = n->outputs[0];
+        size_t need = (size_t)(y->rank ? y->shape[y->rank - 1] : 1) * sizeof(float);
+        if (need > chan_bytes) {
+            if (chan) tosac_free(chan, chan_bytes);
+            chan = tosac_malloc(need);
+            chan_bytes = chan ? need : 0;
+            if (!chan) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+        }
+        s = fold_one(pc, n, chan);
+    }
+    if (chan) tosac_free(chan, chan_bytes);
+    return s;
 }

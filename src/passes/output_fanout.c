@@ -31,12 +31,15 @@ tosac_status pass_output_fanout(pass_ctx *pc)
         snprintf(fresh, sizeof fresh, "%s_shared", v->name);
         for (uint32_t n = 1; tosac_block_find(b, fresh); n++) snprintf(fresh, sizeof fresh, "%s_shared%u", v->name, n);
         const char *slot_name = v->name;
-        tosac_status s = ir_rename(b, v, fresh);
-        tosac_value *out = s == TOSAC_OK ? tosac_block_add_tensor(b, slot_name, v->dtype, v->rank, v->shape) : NULL;
-        if (!out || !ir_add_op(b, TOSAC_OP_IDENTITY, 1, &v, out, v->producer))
-            return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
-        for (uint32_t j = 0; j < b->n_outputs; j++)
-            if (b->outputs[j] == v) b->outputs[j] = out;
+        if (ir_rename(b, v, fresh) != TOSAC_OK) goto nomem;
+        /* every slot holding v directly gets its own IDENTITY; the first takes v's old name */
+        for (uint32_t j = k; j < b->n_outputs; j++) {
+            if (b->outputs[j] != v) continue;
+            tosac_value *out = j == k ? tosac_block_add_tensor(b, slot_name, v->dtype, v->rank, v->shape)
+                                      : ir_new_tensor(b, "output", v->dtype, v->rank, v->shape);
+            if (!out || !ir_add_op(b, TOSAC_OP_IDENTITY, 1, &v, out, v->producer)) goto nomem;
+            b->outputs[j] = out;
+        }
         pc->changes++;
     }
     for (uint32_t k = 0; k < b->n_outputs; k++) {
@@ -44,4 +47,6 @@ tosac_status pass_output_fanout(pass_ctx *pc)
         pc->r->identities_added += p && p->op == TOSAC_OP_IDENTITY;
     }
     return TOSAC_OK;
+nomem:
+    return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
 }
