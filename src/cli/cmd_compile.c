@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "ir/graph.h"
@@ -151,6 +152,13 @@ static void print_diag(const char *path, tosac_diag *d)
     }
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 static void dump_graph(void *ctx, const char *step, const tosac_graph *g)
 {
     (void)ctx;
@@ -255,10 +263,12 @@ int cli_compile(int argc, char **argv)
         binds[k].name = name;
         binds[k].value = &arrays[k];
     }
+    double t_read = now_ms();
     if (tosac_onnx_read_file(path, NULL, &m, d) != TOSAC_OK) {
         print_diag(path, d);
         goto out;
     }
+    t_read = now_ms() - t_read;
     tosac_compile_report report;
     tosac_compile_opts o = {
         .profiles = TOSAC_PROFILE_FP,
@@ -279,11 +289,16 @@ int cli_compile(int argc, char **argv)
         goto out;
     }
     tosac_diag_clear(d);
+    double t_write = now_ms();
     if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
         print_diag(a.out, d);
         goto out;
     }
-    if (a.report) print_report(path, a.out, m, g, &report);
+    t_write = now_ms() - t_write;
+    if (a.report) {
+        print_report(path, a.out, m, g, &report);
+        printf("%-20s %10.3f\n%-20s %10.3f\n", "read ONNX", t_read, "write TOSA", t_write);
+    }
     rc = CLI_EXIT_OK;
 out:
     tosac_graph_destroy(g);

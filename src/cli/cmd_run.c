@@ -349,11 +349,27 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
 {
     tosac_npy npy;
     if (tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
+    /* shapes must agree up to size-1 dimensions ([] for [1], [3] for [1,3]); equal element
+       counts alone would let NCHW data into an NHWC input unnoticed */
     bool ok = npy.count == info->nelem;
-    if (!ok)
-        tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has %" PRId64 " elements but %s '%s' needs %" PRId64, path,
-                       npy.count, what, info->name, info->nelem);
-    else
+    int ia = 0, ib = 0;
+    while (ok) {
+        while (ia < npy.rank && npy.shape[ia] == 1) ia++;
+        while (ib < info->rank && info->shape[ib] == 1) ib++;
+        if (ia == npy.rank || ib == info->rank) break;
+        ok = npy.shape[ia++] == info->shape[ib++];
+    }
+    if (!ok) {
+        char want[160], got[160];
+        size_t lw = 0, lg = 0;
+        want[0] = got[0] = '\0';
+        for (int32_t k = 0; k < info->rank && lw < sizeof want - 24; k++)
+            lw += (size_t)snprintf(want + lw, sizeof want - lw, "%s%" PRId64, k ? "," : "", info->shape[k]);
+        for (int k = 0; k < npy.rank && lg < sizeof got - 24; k++)
+            lg += (size_t)snprintf(got + lg, sizeof got - lg, "%s%" PRId64, k ? "," : "", npy.shape[k]);
+        tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but %s '%s' has shape [%s]", path, got, what,
+                       info->name, want);
+    } else
         ok = tosac_npy_to_tosa(&npy, info->dtype, path, bytes, n, d) == TOSAC_OK;
     tosac_npy_free(&npy);
     return ok;

@@ -76,6 +76,7 @@ static tosac_status evaluate(const tosac_node *n, uint8_t **data, size_t *len, t
         memcpy(m->attr, n->attr, sizeof m->attr);
         m->attr_type = n->attr_type;
         tosac_program_opts po = tosac_program_opts_default();
+        po.borrow_constants = true; /* the mini graph outlives the program: no copy of the weights */
         s = tosac_program_create(g, &po, &p, d);
     }
     if (s == TOSAC_OK) s = tosac_program_invoke(p, d);

@@ -600,8 +600,7 @@ uint32_t fb_table_end(fb_builder *b)
     return tbl;
 }
 
-tosac_status fb_finish(fb_builder *b, uint32_t root, const char *ident, uint8_t **out,
-                       size_t *out_len)
+tosac_status fb_finish_view(fb_builder *b, uint32_t root, const char *ident, const uint8_t **out, size_t *out_len)
 {
     if (!b || !out || !out_len) return TOSAC_ERR_INVALID_ARG;
     if (b->failed) return TOSAC_ERR_NOMEM;
@@ -614,13 +613,31 @@ tosac_status fb_finish(fb_builder *b, uint32_t root, const char *ident, uint8_t 
     push_u32(b, refer_to(b, root));
     if (b->failed) return TOSAC_ERR_NOMEM;
     b->finished = true;
-    uint8_t *copy = tosac_malloc(b->size);
+    *out = at(b, (uint32_t)b->size);
+    *out_len = b->size;
+    return TOSAC_OK;
+}
+
+tosac_status fb_finish(fb_builder *b, uint32_t root, const char *ident, uint8_t **out,
+                       size_t *out_len)
+{
+    if (!out || !out_len) return TOSAC_ERR_INVALID_ARG;
+    const uint8_t *view;
+    size_t n;
+    tosac_status st = fb_finish_view(b, root, ident, &view, &n);
+    if (st != TOSAC_OK) return st;
+    uint8_t *copy = tosac_malloc(n);
     if (!copy) {
         b->failed = true;
         return TOSAC_ERR_NOMEM;
     }
-    memcpy(copy, at(b, (uint32_t)b->size), b->size);
+    memcpy(copy, view, n);
     *out = copy;
-    *out_len = b->size;
+    *out_len = n;
     return TOSAC_OK;
+}
+
+void fb_builder_reserve(fb_builder *b, size_t n)
+{
+    if (b && !b->failed && b->cap - b->size < n) reserve(b, n);
 }

@@ -227,6 +227,12 @@ uint32_t fb_table_end(fb_builder *b);
  * buffer length is a multiple of the largest alignment used, so every aligned object is aligned
  * relative to the buffer start. Call once; then fb_builder_reset or fb_builder_free.
  */
+/** Like fb_finish, but *out points into the builder (valid until it is freed or reset): no copy
+    of a buffer that may hold hundreds of MB of weights. */
+tosac_status fb_finish_view(fb_builder *b, uint32_t root, const char *ident, const uint8_t **out, size_t *out_len);
+/** Capacity hint: makes room for n more bytes at once, so building a large buffer does not
+    regrow (and copy) it repeatedly. A failed allocation fails the builder as any other would. */
+void fb_builder_reserve(fb_builder *b, size_t n);
 tosac_status fb_finish(fb_builder *b, uint32_t root, const char *ident, uint8_t **out,
                        size_t *out_len);
 

@@ -345,8 +345,24 @@ static tosac_status write_block(writer *w, const tosac_block *b, const char *whe
     return TOSAC_OK;
 }
 
-static tosac_status write_graph(writer *w, const tosac_graph *g, uint8_t **out, size_t *len)
+/* Upper-bound-ish estimate of the flatbuffer size: constant payloads dominate; names, shapes and
+   tables get a generous per-item allowance. Only a capacity hint. */
+static size_t estimate_size(const tosac_graph *g)
 {
+    size_t n = 4096;
+    for (uint32_t r = 0; r < g->n_regions; r++)
+        for (uint32_t i = 0; i < g->regions[r]->n_blocks; i++) {
+            const tosac_block *b = g->regions[r]->blocks[i];
+            for (uint32_t k = 0; k < b->n_tensors; k++)
+                n += b->tensors[k]->data_len + 16 + 160 + 8 * (size_t)b->tensors[k]->rank + strlen(b->tensors[k]->name);
+            n += (size_t)b->n_shapes * 200 + (size_t)b->n_nodes * 256;
+        }
+    return n;
+}
+
+static tosac_status write_graph(writer *w, const tosac_graph *g, const uint8_t **out, size_t *len)
+{
+    fb_builder_reserve(&w->fb, estimate_size(g));
     tosac_status st;
     char p[128];
     uint32_t *hr = NULL;
@@ -378,7 +394,7 @@ static tosac_status write_graph(writer *w, const tosac_graph *g, uint8_t **out, 
     fb_add_offset(b, GRAPH_VERSION, h_ver);
     fb_add_offset(b, GRAPH_REGIONS, h_regions);
     uint32_t root = fb_table_end(b);
-    st = fb_finish(b, root, "TOSA", out, len);
+    st = fb_finish_view(b, root, "TOSA", out, len);
     if (st == TOSAC_ERR_NOMEM)
         return tosac_diag_add(w->diag, st, "%s: out of memory, or the graph is over the 2 GiB flatbuffer limit",
                               w->label);
@@ -387,24 +403,40 @@ static tosac_status write_graph(writer *w, const tosac_graph *g, uint8_t **out, 
     return TOSAC_OK;
 }
 
+/* Builds g's flatbuffer in w (a view into w's builder; release with writer_free). */
+static tosac_status build(writer *w, const tosac_graph *g, const char *label, const uint8_t **view, size_t *len,
+                          tosac_diag *d)
+{
+    memset(w, 0, sizeof(*w));
+    w->diag = d;
+    w->label = label;
+    fb_builder_init(&w->fb);
+    tosac_arena_init(&w->scratch);
+    if (!g || !view || !len) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: bad arguments", label);
+    return write_graph(w, g, view, len);
+}
+
+static void writer_free(writer *w)
+{
+    fb_builder_free(&w->fb);
+    tosac_arena_deinit(&w->scratch);
+    tosac_free(w->tmp, w->tmp_cap);
+}
+
 static tosac_status write_mem_labelled(const tosac_graph *g, const char *label, uint8_t **out, size_t *len,
                                        tosac_diag *d)
 {
-    if (!g || !out || !len) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: bad arguments", label);
+    if (!out || !len) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: bad arguments", label);
     writer w;
-    memset(&w, 0, sizeof(w));
-    w.diag = d;
-    w.label = label;
-    fb_builder_init(&w.fb);
-    tosac_arena_init(&w.scratch);
-    uint8_t *buf = NULL;
+    const uint8_t *view = NULL;
     size_t n = 0;
-    tosac_status st = write_graph(&w, g, &buf, &n);
-    fb_builder_free(&w.fb);
-    tosac_arena_deinit(&w.scratch);
-    tosac_free(w.tmp, w.tmp_cap);
+    tosac_status st = build(&w, g, label, &view, &n, d);
+    uint8_t *copy = st == TOSAC_OK ? tosac_malloc(n) : NULL;
+    if (st == TOSAC_OK && !copy) st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory", label);
+    if (copy) memcpy(copy, view, n);
+    writer_free(&w);
     if (st != TOSAC_OK) return st;
-    *out = buf;
+    *out = copy;
     *len = n;
     return TOSAC_OK;
 }
@@ -438,17 +470,21 @@ static bool write_all(int fd, const uint8_t *buf, size_t len)
 tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac_diag *d)
 {
     if (!g || !path) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_tosa_write_file: bad arguments");
-    uint8_t *buf;
-    size_t len;
-    tosac_status st = write_mem_labelled(g, path, &buf, &len, d);
-    if (st != TOSAC_OK) return st;
+    writer w;
+    const uint8_t *buf = NULL;
+    size_t len = 0;
+    tosac_status st = build(&w, g, path, &buf, &len, d);
+    if (st != TOSAC_OK) {
+        writer_free(&w);
+        return st;
+    }
 
     /* A new file next to the target (same file system, so rename is atomic), mode 0666 & ~umask. */
     size_t plen = strlen(path);
     size_t tcap = plen + 48;
     char *tmp = tosac_malloc(tcap);
     if (!tmp) {
-        tosac_buffer_free(buf, len);
+        writer_free(&w);
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory", path);
     }
     static atomic_uint counter;
@@ -462,7 +498,9 @@ tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac
         st = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot create a temporary file next to it: %s", path,
                             strerror(errno));
     } else {
-        bool ok = write_all(fd, buf, len) && fsync(fd) == 0;
+        /* no fsync: like compilers, rely on the atomic rename for "never a partial file" rather
+           than paying a disk flush of hundreds of MB on every compile */
+        bool ok = write_all(fd, buf, len);
         int e = errno;
         if (close(fd) != 0 && ok) {
             ok = false;
@@ -478,6 +516,6 @@ tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac
         }
     }
     tosac_free(tmp, tcap);
-    tosac_buffer_free(buf, len);
+    writer_free(&w);
     return st;
 }
