@@ -10,6 +10,8 @@
  *      paddings, starts, sizes and multiples permuted) and one TRANSPOSE follows it;
  *   3. repeated until nothing changes, so the TRANSPOSE after a convolution travels down until it
  *      meets the next convolution's input TRANSPOSE and the two cancel;
+ *      A RESHAPE that only splits dimensions, or merges ones that stay adjacent and in order
+ *      before the TRANSPOSE, lets it sink too (it reshapes the inner tensor instead);
  *   4. finally a TRANSPOSE that only moves size-1 dimensions becomes a RESHAPE, and RESHAPE
  *      chains collapse (the NCHW flatten after a global pool needs no data movement).
  * What is left is at the graph boundary (the model's NCHW input and output) and the model's own
@@ -114,12 +116,90 @@ static bool shape_values(const tosac_value *v, int64_t *vals, uint32_t cap, uint
     return true;
 }
 
+/* Rule 2 for RESHAPE(TRANSPOSE_P(x)): when the reshape only splits dimensions of y = T_P(x) and
+   merges runs of them that are also adjacent and in order in x, it can be done on x first:
+   RESHAPE(x -> x2) then TRANSPOSE(P2). Size-1 dimensions are ignored when grouping and parked at
+   the end of x2. (The ViT patch embedding: conv output to NCHW, flatten(2), transpose(1,2)
+   becomes a plain reshape of the NHWC conv output.) */
+static bool try_sink_reshape(pass_ctx *pc, tosac_node *n, tosac_status *s)
+{
+    tosac_block *b = pc->b;
+    const tosac_node *t = live_transpose(n->inputs[0]);
+    if (!t) return false;
+    const int32_t *P = perm_of(t);
+    const tosac_value *x = t->inputs[0], *out = n->outputs[0];
+    int32_t r = x->rank, ro = out->rank;
+    /* non-1 dims of y (as x indices, in y order) and of the output */
+    int32_t yk[TOSAC_MAX_RANK], oj[TOSAC_MAX_RANK], ny = 0, no = 0;
+    for (int32_t k = 0; k < r; k++)
+        if (x->shape[P[k]] != 1) yk[ny++] = P[k];
+    for (int32_t j = 0; j < ro; j++)
+        if (out->shape[j] != 1) oj[no++] = j;
+    /* groups: y dims [ya, yb) <-> output dims [oa, ob) with equal products */
+    int32_t gy[TOSAC_MAX_RANK + 1], go[TOSAC_MAX_RANK + 1], ng = 0;
+    int32_t i = 0, j = 0;
+    while (i < ny && j < no) {
+        int64_t pi = x->shape[yk[i]], po = out->shape[oj[j]];
+        gy[ng] = i++;
+        go[ng] = j++;
+        while (pi != po) {
+            if (pi < po && i < ny) pi *= x->shape[yk[i++]];
+            else if (po < pi && j < no) po *= out->shape[oj[j++]];
+            else return false;
+        }
+        ng++;
+    }
+    if (i != ny || j != no) return false;
+    gy[ng] = ny;
+    go[ng] = no;
+    /* a merged run must be adjacent and increasing among x's non-1 dims */
+    int32_t rank_in_x[TOSAC_MAX_RANK], c = 0;
+    for (int32_t a = 0; a < r; a++) rank_in_x[a] = x->shape[a] != 1 ? c++ : -1;
+    for (int32_t g = 0; g < ng; g++)
+        for (int32_t q = gy[g] + 1; q < gy[g + 1]; q++)
+            if (rank_in_x[yk[q]] != rank_in_x[yk[q - 1]] + 1) return false;
+    /* x2: the groups' output dims, groups in x order, then the output's size-1 dims */
+    int64_t x2[TOSAC_MAX_RANK];
+    int32_t pos_of_outdim[TOSAC_MAX_RANK], n2 = 0;
+    for (int32_t a = 0; a < r; a++) {
+        if (x->shape[a] == 1) continue;
+        for (int32_t g = 0; g < ng; g++)
+            if (yk[gy[g]] == a)
+                for (int32_t q = go[g]; q < go[g + 1]; q++) pos_of_outdim[oj[q]] = n2, x2[n2++] = out->shape[oj[q]];
+    }
+    int32_t P2[TOSAC_MAX_RANK];
+    for (int32_t jj = 0; jj < ro; jj++) {
+        if (out->shape[jj] == 1) x2[n2] = 1, P2[jj] = n2++;
+        else P2[jj] = pos_of_outdim[jj];
+    }
+    if (n2 != ro) return false;
+    tosac_value *src = t->inputs[0];
+    bool same = src->rank == ro;
+    for (int32_t k = 0; same && k < ro; k++) same = src->shape[k] == x2[k];
+    if (!same) {
+        tosac_value *shp = ir_new_shape(b, x2, (uint32_t)ro);
+        tosac_value *in[2] = {src, shp};
+        tosac_value *r2 = shp ? ir_new_tensor(b, "layout", src->dtype, ro, x2) : NULL;
+        if (!r2 || !ir_add_op(b, TOSAC_OP_RESHAPE, 2, in, r2, n)) goto nomem;
+        src = r2;
+    }
+    tosac_value *o = n->outputs[0];
+    n->dead = true;
+    o->producer = NULL;
+    if (!add_transpose(b, src, P2, o, n)) goto nomem;
+    return true;
+nomem:
+    *s = tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+    return false;
+}
+
 /* Tries rule 2 on n; true when n was rewritten (false with *s set on failure). */
 static bool try_sink(pass_ctx *pc, tosac_node *n, tosac_status *s)
 {
     tosac_block *b = pc->b;
     uint32_t n_e;
     unsigned axis_attr;
+    if (n->op == TOSAC_OP_RESHAPE) return try_sink_reshape(pc, n, s);
     sink_kind kind = sink_kind_of(n->op, &n_e, &axis_attr);
     if (kind == SINK_NONE || n->n_outputs != 1) return false;
     tosac_value *out = n->outputs[0];

@@ -263,6 +263,43 @@ static void test_layout_transpose_as_reshape(void)
     tosac_graph_destroy(g);
 }
 
+/* NHWC [1,4,4,6] -> to NCHW -> RESHAPE [1,6,16] (flatten(2)) -> TRANSPOSE(0,2,1) -> [1,16,6]:
+   the ViT patch embedding. merge_hc instead merges C and H of the NCHW view ([1,24,4]), which are
+   not adjacent in NHWC: that reshape cannot absorb the transpose. */
+static tosac_graph *build_patch_embed(bool merge_hc)
+{
+    tosac_graph *g;
+    tosac_block *b = new_block(&g);
+    int64_t xs[4] = {1, 4, 4, 6}, fs[3] = {1, 6, 16}, hs[3] = {1, 24, 4};
+    tosac_value *t = transpose(b, input(b, "x", 4, xs), to_nchw);
+    const int64_t *shape = merge_hc ? hs : fs;
+    tosac_value *in[2] = {t, ir_new_shape(b, shape, 3)};
+    tosac_value *f = ir_new_tensor(b, "flat", TOSAC_DTYPE_FP32, 3, shape);
+    tosac_block_add_node(b, TOSAC_OP_RESHAPE, 2, in, 1, &f);
+    const int32_t swap[3] = {0, 2, 1};
+    tosac_block_add_output(b, transpose(b, f, swap));
+    tosac_graph_link(g);
+    return g;
+}
+
+static void test_layout_sinks_through_reshape(void)
+{
+    for (int hc = 0; hc < 2; hc++) {
+        tosac_graph *ref = build_patch_embed(hc), *g = build_patch_embed(hc);
+        const pass_fn fns[] = {pass_layout, pass_dce};
+        EXPECT(run_passes(g, fns, 2));
+        if (!hc) {
+            EXPECT_EQ_I(count_op(g, TOSAC_OP_TRANSPOSE), 0);
+            EXPECT_EQ_I(count_op(g, TOSAC_OP_RESHAPE), 1);
+        } else {
+            EXPECT_EQ_I(count_op(g, TOSAC_OP_TRANSPOSE), 2);
+        }
+        EXPECT(compare(g, ref) == 0.0);
+        tosac_graph_destroy(ref);
+        tosac_graph_destroy(g);
+    }
+}
+
 static void test_io_layout_nhwc(void)
 {
     tosac_graph *g = build_chain();
@@ -394,6 +431,7 @@ int main(void)
     RUN(test_layout_cancels_pairs);
     RUN(test_layout_permutes_arguments);
     RUN(test_layout_transpose_as_reshape);
+    RUN(test_layout_sinks_through_reshape);
     RUN(test_io_layout_nhwc);
     RUN(test_fold_constants_transpose);
     RUN(test_dedupe_constants);
