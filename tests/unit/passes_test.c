@@ -300,6 +300,45 @@ static void test_layout_sinks_through_reshape(void)
     }
 }
 
+/* conv output (NHWC [1,3,3,8]) -> to NCHW -> RESHAPE [1,2,4,3,3] -> TRANSPOSE(0,2,1,3,4) ->
+   RESHAPE [1,8,3,3] -> to NHWC (the next conv's input): ShuffleNet's channel shuffle. */
+static tosac_graph *build_shuffle(void)
+{
+    tosac_graph *g;
+    tosac_block *b = new_block(&g);
+    int64_t xs[4] = {1, 3, 3, 8}, ss[5] = {1, 2, 4, 3, 3}, cs[4] = {1, 8, 3, 3};
+    tosac_value *t = transpose(b, input(b, "x", 4, xs), to_nchw);
+    tosac_value *in[2] = {t, ir_new_shape(b, ss, 5)};
+    tosac_value *sp = ir_new_tensor(b, "split", TOSAC_DTYPE_FP32, 5, ss);
+    tosac_block_add_node(b, TOSAC_OP_RESHAPE, 2, in, 1, &sp);
+    const int32_t sw[5] = {0, 2, 1, 3, 4};
+    tosac_value *st = transpose(b, sp, sw);
+    tosac_value *in2[2] = {st, ir_new_shape(b, cs, 4)};
+    tosac_value *m = ir_new_tensor(b, "merged", TOSAC_DTYPE_FP32, 4, cs);
+    tosac_block_add_node(b, TOSAC_OP_RESHAPE, 2, in2, 1, &m);
+    tosac_block_add_output(b, transpose(b, m, to_nhwc));
+    tosac_graph_link(g);
+    return g;
+}
+
+static void test_channel_shuffle(void)
+{
+    tosac_graph *ref = build_shuffle(), *g = build_shuffle();
+    const pass_fn fns[] = {pass_channel_shuffle, pass_layout, pass_dce};
+    EXPECT(run_passes(g, fns, 3));
+    /* one rank-4 transpose of the two channel factors is all that is left */
+    EXPECT_EQ_I(count_op(g, TOSAC_OP_TRANSPOSE), 1);
+    const tosac_block *b = g->regions[0]->blocks[0];
+    for (uint32_t i = 0; i < b->n_nodes; i++)
+        if (b->nodes[i]->op == TOSAC_OP_TRANSPOSE) {
+            const int32_t *p = b->nodes[i]->attr[TOSAC_ATTR_TRANSPOSE_perms].data;
+            EXPECT(b->nodes[i]->outputs[0]->rank == 4 && p[0] == 0 && p[1] == 1 && p[2] == 3 && p[3] == 2);
+        }
+    EXPECT(compare(g, ref) == 0.0);
+    tosac_graph_destroy(ref);
+    tosac_graph_destroy(g);
+}
+
 static void test_io_layout_nhwc(void)
 {
     tosac_graph *g = build_chain();
@@ -432,6 +471,7 @@ int main(void)
     RUN(test_layout_permutes_arguments);
     RUN(test_layout_transpose_as_reshape);
     RUN(test_layout_sinks_through_reshape);
+    RUN(test_channel_shuffle);
     RUN(test_io_layout_nhwc);
     RUN(test_fold_constants_transpose);
     RUN(test_dedupe_constants);
