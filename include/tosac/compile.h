@@ -66,7 +66,12 @@ typedef struct tosac_compile_report {
 typedef void (*tosac_compile_dump_fn)(void *ctx, const char *step, const tosac_graph *g);
 
 typedef struct tosac_compile_opts {
-    uint32_t profiles; /**< TOSAC_PROFILE_* of the target; only TOSAC_PROFILE_FP is supported (0 = FP) */
+    /** The target: TOSAC_PROFILE_* (0 = FP) and TOSAC_EXT_* masks. The program must be valid for
+        exactly these (TOSAC_ERR_UNSUPPORTED naming the rule otherwise). PRO-INT next to PRO-FP lets
+        integer computations of the model (indices, int64 arithmetic) use PRO-INT operators;
+        nothing is quantized. PRO-INT alone (quantization) is not supported yet. */
+    uint32_t profiles;
+    uint32_t extensions;
     size_t n_shapes;
     const tosac_compile_shape *shapes;
     size_t n_bindings;
@@ -81,6 +86,13 @@ typedef struct tosac_compile_opts {
     tosac_compile_dump_fn dump;
     void *dump_ctx;
 } tosac_compile_opts;
+
+/**
+ * Parses a target string "TOSA-1.0+FP[+INT][+ext...]" (case-insensitive; extensions by their
+ * tosac_ext_from_name names, "fp16" accepted as part of PRO-FP) into profile and extension masks.
+ * @return TOSAC_OK, or TOSAC_ERR_INVALID_ARG with a message in `d`.
+ */
+tosac_status tosac_target_parse(const char *target, uint32_t *profiles, uint32_t *extensions, tosac_diag *d);
 
 /** Names of the steps in pipeline order ("import" first), NULL-terminated. */
 const char *const *tosac_compile_step_names(void);

@@ -44,7 +44,10 @@ void cli_compile_help(FILE *out)
             "\n"
             "options:\n"
             "  -o, --output FILE         the .tosa file to write (required)\n"
-            "  --target T                TOSA-1.0+FP (the only target so far)\n"
+            "  --target T                TOSA-1.0+FP (default), optionally with +INT (integer operators\n"
+            "                            for the model's integer computations; nothing is quantized)\n"
+            "                            and extensions: +bf16, +int16, +controlflow, ...; the program\n"
+            "                            must be valid for exactly this target\n"
             "  --input-shape NAME=DIMS   static shape for graph input NAME, e.g. data=1x3x224x224\n"
             "                            (symbolic dimensions default to 1 otherwise)\n"
             "  --bind NAME=FILE.npy      make graph input NAME the constant stored in FILE.npy; needed\n"
@@ -210,8 +213,15 @@ int cli_compile(int argc, char **argv)
     int rc = cli_parse_file_args(CMD, argc, argv, cli_compile_help, compile_opt, &a, &path);
     if (rc != CLI_PARSED) return rc;
     if (!a.out) return cli_usage_error(CMD, "missing -o MODEL.tosa");
-    if (a.target && strcasecmp(a.target, "TOSA-1.0+FP") != 0)
-        return cli_usage_error(CMD, "unsupported target '%s' (only TOSA-1.0+FP)", a.target);
+    uint32_t profiles = TOSAC_PROFILE_FP, extensions = 0;
+    if (a.target) {
+        tosac_diag *td = tosac_diag_create();
+        tosac_status ts = td ? tosac_target_parse(a.target, &profiles, &extensions, td) : TOSAC_ERR_NOMEM;
+        const char *msg = td && tosac_diag_count(td) ? tosac_diag_message(td, 0, NULL) : "out of memory";
+        int bad = ts != TOSAC_OK ? cli_usage_error(CMD, "%s", msg) : 0;
+        tosac_diag_destroy(td);
+        if (bad) return bad;
+    }
     if (a.io_layout && strcasecmp(a.io_layout, "nchw") && strcasecmp(a.io_layout, "nhwc"))
         return cli_usage_error(CMD, "unknown --io-layout '%s' (nchw or nhwc)", a.io_layout);
     if (a.dump_after) {
@@ -271,7 +281,8 @@ int cli_compile(int argc, char **argv)
     t_read = now_ms() - t_read;
     tosac_compile_report report;
     tosac_compile_opts o = {
-        .profiles = TOSAC_PROFILE_FP,
+        .profiles = profiles,
+        .extensions = extensions,
         .n_shapes = (size_t)a.n_shapes,
         .shapes = shapes,
         .n_bindings = (size_t)a.n_binds,

@@ -449,7 +449,8 @@ static uint8_t *fetch_tosa(const tosac_program *p, uint32_t i, get_tosa_fn get, 
     return buf;
 }
 
-/* A .tosa file, or an .onnx model compiled in memory for TOSA-1.0+FP (as `tosac compile` does). */
+/* A .tosa file, or an .onnx model compiled in memory (as `tosac compile` does) for a target with
+   both profiles and every extension: running needs no deployment target. */
 static tosac_graph *load_graph(const char *path)
 {
     size_t n = strlen(path);
@@ -460,6 +461,8 @@ static tosac_graph *load_graph(const char *path)
     if (d && tosac_onnx_read_file(path, NULL, &m, d) == TOSAC_OK) {
         tosac_compile_opts co;
         memset(&co, 0, sizeof co);
+        co.profiles = TOSAC_PROFILE_INT | TOSAC_PROFILE_FP;
+        co.extensions = TOSAC_EXT_ALL & ~(uint32_t)TOSAC_EXT_DYNAMIC;
         if (tosac_onnx_compile(m, &co, &g, d) != TOSAC_OK) g = NULL;
     }
     if (!g) {

@@ -28,6 +28,9 @@ from onnx import numpy_helper
 
 TIMEOUT = 30
 TESTDATA = "/usr/share/libonnx-testdata/data"
+# Node tests exercise integer, bf16 and control-flow programs too: compile for a target that has
+# them all (a deployment would name its own, e.g. TOSA-1.0+FP).
+TARGET = "TOSA-1.0+INT+FP+bf16+int16+controlflow"
 SUITES = ("node", "simple", "pytorch-converted", "pytorch-operator")
 
 # The ONNX ops the front end must cover (issue 4); the pass rate over cases whose op is one of
@@ -88,6 +91,9 @@ def run_case(tosac, case_dir):
     data = os.path.join(case_dir, "test_data_set_0")
     inits = {i.name for i in model.graph.initializer}
     in_names = [i.name for i in model.graph.input if i.name not in inits]
+    in_types = {i.name: i.type.tensor_type.elem_type for i in model.graph.input}
+    in_dims = {i.name: [d.dim_value if d.HasField("dim_value") else None for d in i.type.tensor_type.shape.dim]
+               for i in model.graph.input if i.type.tensor_type.HasField("shape")}
     out_names = [o.name for o in model.graph.output]
     with tempfile.TemporaryDirectory(prefix="onnxnt_") as tmp:
         feeds = {}  # name -> (run npy, bind npy)
@@ -97,12 +103,28 @@ def run_case(tosac, case_dir):
                 if not os.path.exists(p):
                     continue
                 a = load_pb(p)
+                # a static program cannot take data of another shape (size-1 dimensions aside, as tosac run)
+                dims = in_dims.get(n)
+                if dims is not None and None not in dims and [d for d in dims if d != 1] != [e for e in a.shape if e != 1]:
+                    return name, cat, "unsupported", f"test data of input {n} has shape {a.shape}, the model declares {tuple(dims)}"
                 bind_path = os.path.join(tmp, f"bind_{k}.npy")
                 np.save(bind_path, a)
                 run_path = bind_path
+                # the TOSA program's input types: int64 -> INT32, float64 -> FP32 (TOSA has neither);
+                # bfloat16 (decoded by python3-onnx as its uint16 bit patterns) -> numpy's 2-byte void
+                conv = None
                 if a.dtype == np.int64 and a.size and a.min() >= -2**31 and a.max() < 2**31:
+                    conv = a.astype(np.int32)
+                elif a.dtype == np.float64:
+                    with np.errstate(over="ignore"):
+                        conv = a.astype(np.float32)
+                    if np.any(np.isinf(conv) & np.isfinite(a)):
+                        return name, cat, "unsupported", f"float64 data of input {n} is outside the FP32 range"
+                elif in_types.get(n) == onnx.TensorProto.BFLOAT16 and a.dtype == np.uint16:
+                    conv = a.view("V2")
+                if conv is not None:
                     run_path = os.path.join(tmp, f"in_{k}.npy")
-                    np.save(run_path, a.astype(np.int32))
+                    np.save(run_path, conv)
                 feeds[n] = (run_path, bind_path)
             expected = [load_pb(os.path.join(data, f"output_{k}.pb")) for k in range(len(out_names))]
         except Exception as e:  # noqa: BLE001 - sequences, optionals, strings...
@@ -110,7 +132,7 @@ def run_case(tosac, case_dir):
         binds = []
         tosa = os.path.join(tmp, "model.tosa")
         for _ in range(len(in_names) + 1):
-            cmd = [tosac, "compile", os.path.join(case_dir, "model.onnx"), "-o", tosa]
+            cmd = [tosac, "compile", os.path.join(case_dir, "model.onnx"), "-o", tosa, "--target", TARGET]
             for b in binds:
                 cmd += ["--bind", f"{b}={feeds[b][1]}"]
             p = run(cmd)
@@ -145,6 +167,8 @@ def run_case(tosac, case_dir):
             if not os.path.exists(path):
                 return name, cat, "fail", f"output {n} missing"
             got = np.load(path)
+            if got.dtype.kind == "V" and got.dtype.itemsize == 2:  # bfloat16 bits, as python3-onnx decodes them
+                got = got.view(np.uint16)
             if got.shape != exp.shape:
                 return name, cat, "fail", f"output {n}: shape {got.shape}, expected {exp.shape}"
             if exp.dtype.kind == "f":
