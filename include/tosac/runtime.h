@@ -250,6 +250,14 @@ typedef struct tosac_op_desc {
 } tosac_op_desc;
 
 uint32_t tosac_program_op_count(const tosac_program *p);
+/**
+ * Output k of operator instance i: its description and a pointer to its execution storage
+ * (layout as tosac_tensor_info says: FP32 as float, f64 as double, ...). The contents are that
+ * operator's result only while its storage is live: inside the op callback for instance i (how
+ * calibration observes every value), or after invoke for values nothing overwrote.
+ */
+tosac_status tosac_program_op_output(const tosac_program *p, uint32_t i, uint32_t k, tosac_tensor_info *info,
+                                     const void **data);
 tosac_status tosac_program_op_info(const tosac_program *p, uint32_t i, tosac_op_desc *out);
 
 #ifdef __cplusplus

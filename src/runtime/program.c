@@ -343,6 +343,16 @@ void tosac_program_set_op_callback(tosac_program *p, tosac_op_callback fn, void 
 
 uint32_t tosac_program_op_count(const tosac_program *p) { return p ? p->n_ops : 0; }
 
+tosac_status tosac_program_op_output(const tosac_program *p, uint32_t i, uint32_t k, tosac_tensor_info *info,
+                                     const void **data)
+{
+    if (!p || !info || !data || i >= p->n_ops || k >= p->ops[i].n_out) return TOSAC_ERR_INVALID_ARG;
+    uint32_t j = p->ops[i].out_base + k;
+    fill_info(p, p->idx[j], NULL, info);
+    *data = p->kt[j].data;
+    return TOSAC_OK;
+}
+
 tosac_status tosac_program_op_info(const tosac_program *p, uint32_t i, tosac_op_desc *out)
 {
     if (!p || !out || i >= p->n_ops) return TOSAC_ERR_INVALID_ARG;

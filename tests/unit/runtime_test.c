@@ -1571,6 +1571,8 @@ typedef struct cb_state {
     uint32_t calls, adds;
     uint64_t total_ns;
     uint32_t last_index;
+    const tosac_program *p;
+    float seen[2][6]; /* each operator's result, read inside the callback */
 } cb_state;
 
 static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
@@ -1580,6 +1582,11 @@ static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
     s->adds += op == TOSAC_OP_ADD;
     s->total_ns += ns;
     s->last_index = op_index;
+    tosac_tensor_info info;
+    const void *data = NULL;
+    if (s->p && op_index < 2 && tosac_program_op_output(s->p, op_index, 0, &info, &data) == TOSAC_OK &&
+        info.nelem == 6 && info.dtype == TOSAC_DTYPE_FP32 && data)
+        memcpy(s->seen[op_index], data, sizeof s->seen[0]);
 }
 
 static void test_callback(void)
@@ -1588,12 +1595,22 @@ static void test_callback(void)
     tosac_program *p = create(g, NULL);
     EXPECT(p != NULL);
     if (p) {
-        cb_state st = {0, 0, 0, 0};
+        cb_state st;
+        memset(&st, 0, sizeof st);
+        st.p = p;
+        float *a = tosac_program_input_ptr(p, 0), *b = tosac_program_input_ptr(p, 1);
+        for (int k = 0; k < 6; k++) a[k] = (float)k, b[k] = 10.0f * (float)k;
         tosac_program_set_op_callback(p, on_op, &st);
         EXPECT_EQ_I(invoke(p), TOSAC_OK);
         EXPECT_EQ_I(st.calls, 2);
         EXPECT_EQ_I(st.adds, 2);
         EXPECT_EQ_I(st.last_index, 1);
+        /* s = a + b = 11k, y = s + a = 12k, observed while each operator reports */
+        for (int k = 0; k < 6; k++) EXPECT(st.seen[0][k] == 11.0f * (float)k && st.seen[1][k] == 12.0f * (float)k);
+        tosac_tensor_info info;
+        const void *data;
+        EXPECT_EQ_I(tosac_program_op_output(p, 2, 0, &info, &data), TOSAC_ERR_INVALID_ARG);
+        EXPECT_EQ_I(tosac_program_op_output(p, 0, 1, &info, &data), TOSAC_ERR_INVALID_ARG);
         tosac_program_set_op_callback(p, NULL, NULL);
         EXPECT_EQ_I(invoke(p), TOSAC_OK);
         EXPECT_EQ_I(st.calls, 2);
