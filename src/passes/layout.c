@@ -70,6 +70,13 @@ static const tosac_node *live_transpose(const tosac_value *v)
     return p && !p->dead && p->op == TOSAC_OP_TRANSPOSE && p->attr[TOSAC_ATTR_TRANSPOSE_perms].present ? p : NULL;
 }
 
+static bool is_block_input(const tosac_block *b, const tosac_value *v)
+{
+    for (uint32_t k = 0; k < b->n_inputs; k++)
+        if (b->inputs[k] == v) return true;
+    return false;
+}
+
 static const int32_t *perm_of(const tosac_node *t) { return t->attr[TOSAC_ATTR_TRANSPOSE_perms].data; }
 
 static bool all_ones(const tosac_value *v)
@@ -357,7 +364,55 @@ nomem:
     return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
 }
 
-tosac_status pass_layout(pass_ctx *pc)
+/* Rule 5 (after 1-3 have settled): a TRANSPOSE below a chain of single-use layout-agnostic
+   operators that starts at a graph input moves up to that input: the chain runs in the transposed
+   layout instead. Done by putting the identity pair TRANSPOSE_Q(TRANSPOSE_P(v)) in front of the
+   chain and sinking its second half down this chain only, where it cancels the original. (A
+   global rule 2 would sink the TRANSPOSE straight back.) SqueezeNet crops its input for the first
+   convolution: its input TRANSPOSE then is the program's first operator, not the second. */
+#define HOIST_MAX_CHAIN 16
+static bool try_hoist(pass_ctx *pc, tosac_node *n, tosac_status *s)
+{
+    tosac_block *b = pc->b;
+    tosac_value *v = n->inputs[0];
+    tosac_node *chain[HOIST_MAX_CHAIN];
+    uint32_t len = 0;
+    while (len < HOIST_MAX_CHAIN) {
+        tosac_node *f = v->producer;
+        if (!f || f->dead || v->n_uses != 1 || f->n_outputs != 1) break;
+        uint32_t n_e;
+        unsigned axis_attr;
+        if (f->op == TOSAC_OP_TRANSPOSE || sink_kind_of(f->op, &n_e, &axis_attr) == SINK_NONE) break;
+        if (n_e > f->n_inputs) n_e = f->n_inputs;
+        tosac_value *u = NULL;
+        uint32_t dyn = 0;
+        for (uint32_t e = 0; e < n_e; e++)
+            if (!(ir_is_const(f->inputs[e]) && !f->inputs[e]->is_shape) && !all_ones(f->inputs[e])) u = f->inputs[e], dyn++;
+        if (dyn != 1 || u->rank != v->rank) break;
+        chain[len++] = f;
+        v = u;
+    }
+    if (!len || !is_block_input(b, v)) return false;
+    const int32_t *P = perm_of(n);
+    int32_t Q[TOSAC_MAX_RANK];
+    for (int32_t k = 0; k < v->rank; k++) Q[P[k]] = k;
+    tosac_value *z = add_transpose(b, v, P, NULL, n);
+    tosac_value *back = z ? add_transpose(b, z, Q, NULL, n) : NULL;
+    if (!back) {
+        *s = tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+        return false;
+    }
+    tosac_node *first = chain[len - 1];
+    for (uint32_t k = 0; k < first->n_inputs; k++)
+        if (first->inputs[k] == v) first->inputs[k] = back;
+    /* each chain operator now reads TRANSPOSE_Q(...): sink it through, first to last */
+    for (uint32_t k = len; k-- > 0;)
+        if (!try_sink(pc, chain[k], s)) return *s == TOSAC_OK; /* cannot happen: checked above */
+    return try_compose(pc, n, s);
+}
+
+/* Rules 1-3 to a fixed point. */
+static tosac_status sink_all(pass_ctx *pc)
 {
     tosac_block *b = pc->b;
     tosac_status s = TOSAC_OK;
@@ -380,6 +435,22 @@ tosac_status pass_layout(pass_ctx *pc)
         ir_dce(b);
         if (s == TOSAC_OK) s = ir_compact(b);
     }
+    return s;
+}
+
+tosac_status pass_layout(pass_ctx *pc)
+{
+    tosac_block *b = pc->b;
+    tosac_status s = sink_all(pc);
+    if (s != TOSAC_OK) return s;
+    ir_count_uses(b);
+    uint32_t n0 = b->n_nodes;
+    for (uint32_t i = 0; i < n0 && s == TOSAC_OK; i++) {
+        tosac_node *n = b->nodes[i];
+        if (!n->dead && n->op == TOSAC_OP_TRANSPOSE && try_hoist(pc, n, &s)) pc->changes++;
+    }
+    ir_dce(b);
+    if (s == TOSAC_OK) s = ir_compact(b);
     if (s != TOSAC_OK) return s;
     return to_reshapes(pc);
 }

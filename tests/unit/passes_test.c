@@ -339,6 +339,37 @@ static void test_channel_shuffle(void)
     tosac_graph_destroy(g);
 }
 
+/* x -> SLICE (crop) -> to NHWC -> EXP: the transpose moves up to read the graph input. */
+static tosac_graph *build_crop(void)
+{
+    tosac_graph *g;
+    tosac_block *b = new_block(&g);
+    int64_t xs[4] = {1, 3, 6, 6}, start[4] = {0, 0, 0, 0}, size[4] = {1, 3, 5, 5};
+    tosac_value *x = input(b, "x", 4, xs);
+    tosac_value *in[3] = {x, ir_new_shape(b, start, 4), ir_new_shape(b, size, 4)};
+    tosac_value *sl = ir_new_tensor(b, "crop", TOSAC_DTYPE_FP32, 4, size);
+    tosac_block_add_node(b, TOSAC_OP_SLICE, 3, in, 1, &sl);
+    tosac_value *t = transpose(b, sl, to_nhwc);
+    tosac_block_add_output(b, op1(b, TOSAC_OP_EXP, t, 4, t->shape));
+    tosac_graph_link(g);
+    return g;
+}
+
+static void test_layout_hoists_to_input(void)
+{
+    tosac_graph *ref = build_crop(), *g = build_crop();
+    const pass_fn fns[] = {pass_layout, pass_dce};
+    EXPECT(run_passes(g, fns, 2));
+    const tosac_block *b = g->regions[0]->blocks[0];
+    EXPECT_EQ_I(count_op(g, TOSAC_OP_TRANSPOSE), 1);
+    uint32_t i = 0;
+    while (i < b->n_nodes && b->nodes[i]->op == TOSAC_OP_CONST_SHAPE) i++;
+    EXPECT(i < b->n_nodes && b->nodes[i]->op == TOSAC_OP_TRANSPOSE && b->nodes[i]->inputs[0] == b->inputs[0]);
+    EXPECT(compare(g, ref) == 0.0);
+    tosac_graph_destroy(ref);
+    tosac_graph_destroy(g);
+}
+
 static void test_io_layout_nhwc(void)
 {
     tosac_graph *g = build_chain();
@@ -472,6 +503,7 @@ int main(void)
     RUN(test_layout_transpose_as_reshape);
     RUN(test_layout_sinks_through_reshape);
     RUN(test_channel_shuffle);
+    RUN(test_layout_hoists_to_input);
     RUN(test_io_layout_nhwc);
     RUN(test_fold_constants_transpose);
     RUN(test_dedupe_constants);
