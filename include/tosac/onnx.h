@@ -210,10 +210,12 @@ typedef struct tosac_onnx_read_opts {
 /**
  * Decodes and validates an ONNX model held in memory.
  *
- * Accepts IR versions 3 to 10 and default-domain opset versions 7 to 21. Checks: every node input
- * is defined (graph input, initializer, node output or, in subgraphs, an enclosing graph's value),
- * no value is produced twice, the nodes form no cycle, initializer sizes match their dims,
- * dimensions are non-negative, total node count and all sizes are bounded before allocation.
+ * Accepts IR versions 3 to 10 and default-domain opset versions 1 to 21 (whether an operator of that
+ * version can be lowered is decided per operator by the converter table, see docs/ONNX.md).
+ * Checks: every node input is defined (graph input, initializer, node output or, in subgraphs, an
+ * enclosing graph's value), no value is produced twice, the nodes form no cycle, initializer sizes
+ * match their dims, dimensions are non-negative, total node count and all sizes are bounded before
+ * allocation.
  * Every error appends one message "<name>: <where>: <reason>" and returns TOSAC_ERR_FORMAT
  * (malformed or inconsistent), TOSAC_ERR_UNSUPPORTED (versions, data encodings), TOSAC_ERR_NOMEM
  * (a limit or an allocation) or TOSAC_ERR_IO (external data files).

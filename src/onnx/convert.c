@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/fp.h"
 #include "onnx/convert.h"
 #include "ir/rewrite.h"
+#include "tosac/runtime.h"
 #include "tosac/validate.h"
 
 typedef struct cvt_entry {
@@ -75,12 +77,88 @@ static cvt_val *new_val(cvt_ctx *c, const char *name, tosac_dtype dt, int rank, 
 tosac_dtype cvt_dtype_of(int32_t e)
 {
     switch (e) {
-    case TOSAC_ONNX_FLOAT: return TOSAC_DTYPE_FP32;
+    case TOSAC_ONNX_FLOAT:
+    case TOSAC_ONNX_DOUBLE:
+    case TOSAC_ONNX_FLOAT16:
+    case TOSAC_ONNX_BFLOAT16: return TOSAC_DTYPE_FP32;
+    case TOSAC_ONNX_INT8:
+    case TOSAC_ONNX_INT16:
     case TOSAC_ONNX_INT32:
     case TOSAC_ONNX_INT64: return TOSAC_DTYPE_INT32;
     case TOSAC_ONNX_BOOL: return TOSAC_DTYPE_BOOL;
     default: return TOSAC_DTYPE_UNKNOWN;
     }
+}
+
+tosac_dtype cvt_io_dtype(int32_t e)
+{
+    switch (e) {
+    case TOSAC_ONNX_FLOAT16: return TOSAC_DTYPE_FP16;
+    case TOSAC_ONNX_BFLOAT16: return TOSAC_DTYPE_BF16;
+    case TOSAC_ONNX_INT8: return TOSAC_DTYPE_INT8;
+    case TOSAC_ONNX_INT16: return TOSAC_DTYPE_INT16;
+    default: return cvt_dtype_of(e);
+    }
+}
+
+tosac_status cvt_decode(cvt_ctx *c, int32_t elem, const void *data, int64_t n, const float **f, int64_t **iv)
+{
+    tosac_dtype dt = cvt_dtype_of(elem);
+    *f = NULL;
+    *iv = NULL;
+    if (dt == TOSAC_DTYPE_UNKNOWN)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported", tosac_onnx_elem_name(elem));
+    if (n < 0 || (uint64_t)n > SIZE_MAX / 8 - 1) return cvt_nomem(c);
+    const uint8_t *p = data;
+    size_t m = (size_t)n;
+    if (dt == TOSAC_DTYPE_FP32) {
+        /* little-endian float data (ONNX's encoding) that is suitably aligned is used where it
+           is: weights are most of a model's bytes (the model outlives the compilation) */
+        static const uint32_t one = 1;
+        if (elem == TOSAC_ONNX_FLOAT && *(const uint8_t *)&one == 1 && ((uintptr_t)p & 3u) == 0) {
+            *f = (const float *)data;
+            return TOSAC_OK;
+        }
+        float *o = tosac_arena_alloc(&c->arena, m * 4 + 1);
+        if (!o) return cvt_nomem(c);
+        for (size_t k = 0; k < m; k++) {
+            if (elem == TOSAC_ONNX_FLOAT) {
+                memcpy(&o[k], p + 4 * k, 4);
+            } else if (elem == TOSAC_ONNX_DOUBLE) {
+                double x;
+                memcpy(&x, p + 8 * k, 8);
+                o[k] = tosac_fp64_to_fp32(x);
+            } else {
+                uint16_t h = (uint16_t)(p[2 * k] | p[2 * k + 1] << 8);
+                o[k] = elem == TOSAC_ONNX_FLOAT16 ? tosac_fp16_to_fp32(h) : tosac_bf16_to_fp32(h);
+            }
+        }
+        *f = o;
+        return TOSAC_OK;
+    }
+    int64_t *o = tosac_arena_alloc(&c->arena, m * 8 + 1);
+    if (!o) return cvt_nomem(c);
+    for (size_t k = 0; k < m; k++) {
+        switch (elem) {
+        case TOSAC_ONNX_INT64: memcpy(&o[k], p + 8 * k, 8); break;
+        case TOSAC_ONNX_INT32: {
+            int32_t x;
+            memcpy(&x, p + 4 * k, 4);
+            o[k] = x;
+            break;
+        }
+        case TOSAC_ONNX_INT16: {
+            int16_t x;
+            memcpy(&x, p + 2 * k, 2);
+            o[k] = x;
+            break;
+        }
+        case TOSAC_ONNX_INT8: o[k] = (int8_t)p[k]; break;
+        default: o[k] = p[k] != 0; break; /* BOOL */
+        }
+    }
+    *iv = o;
+    return TOSAC_OK;
 }
 
 cvt_val *cvt_in(cvt_ctx *c, size_t i)
@@ -124,15 +202,22 @@ tosac_status cvt_set_out_const(cvt_ctx *c, size_t i, tosac_dtype dt, int rank, c
                                const int64_t *iv)
 {
     if (i >= c->node->n_outputs || !c->node->outputs[i][0]) return TOSAC_OK;
-    cvt_val *v = new_val(c, c->node->outputs[i], dt, rank, shape);
+    return cvt_const_val(c, c->node->outputs[i], dt, rank, shape, f, iv);
+}
+
+tosac_status cvt_const_val(cvt_ctx *c, const char *name, tosac_dtype dt, int rank, const int64_t *shape, const float *f,
+                           const int64_t *iv)
+{
+    cvt_val *v = new_val(c, name, dt, rank, shape);
     if (!v) return cvt_nomem(c);
     v->is_const = true;
     v->onnx_elem = onnx_elem_of(dt);
     size_t n = (size_t)v->numel;
     if (dt == TOSAC_DTYPE_FP32) {
-        v->f = tosac_arena_alloc(&c->arena, n * sizeof(float) + 1);
-        if (!v->f) return cvt_nomem(c);
-        if (n) memcpy(v->f, f, n * sizeof(float));
+        float *copy = tosac_arena_alloc(&c->arena, n * sizeof(float) + 1);
+        if (!copy) return cvt_nomem(c);
+        if (n) memcpy(copy, f, n * sizeof(float));
+        v->f = copy;
     } else {
         v->i = tosac_arena_alloc(&c->arena, n * sizeof(int64_t) + 1);
         if (!v->i) return cvt_nomem(c);
@@ -361,14 +446,69 @@ const int64_t *cvt_attr_ints(const cvt_ctx *c, const char *name, size_t *n)
     return a->ints;
 }
 
+static bool hint_has(const char *hint, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = hint; (p = strstr(p, " --bind ")) != NULL; p += 8)
+        if (!strncmp(p + 8, name, n) && p[8 + n] == '=') return true;
+    return false;
+}
+
+/* Appends to hint the graph inputs that are not constants and that value `name` is computed from
+   (walking producers backwards through the main graph, subgraph references included, at most
+   `budget` steps); count is how many were found so far. */
+static void depends_on(cvt_ctx *c, const char *name, char *hint, size_t size, int *count, int *budget)
+{
+    const tosac_onnx_graph *g = c->m->graph;
+    if (--*budget < 0) return;
+    for (size_t k = 0; k < g->n_inputs; k++)
+        if (!strcmp(g->inputs[k].name, name)) {
+            cvt_val *v = cvt_lookup(c, name);
+            if ((v && v->is_const) || hint_has(hint, name)) return;
+            size_t len = strlen(hint);
+            if (*count < 8 && len + strlen(name) + 32 < size)
+                snprintf(hint + len, size - len, " --bind %s=FILE.npy", name);
+            ++*count;
+            return;
+        }
+    for (size_t k = 0; k < g->n_nodes; k++) {
+        const tosac_onnx_node *n = &g->nodes[k];
+        bool produces = false;
+        for (size_t j = 0; j < n->n_outputs; j++) produces |= !strcmp(n->outputs[j], name);
+        if (!produces) continue;
+        for (size_t j = 0; j < n->n_inputs; j++)
+            if (n->inputs[j][0]) depends_on(c, n->inputs[j], hint, size, count, budget);
+        for (size_t j = 0; j < n->n_attrs; j++) {
+            const tosac_onnx_attr *a = &n->attrs[j];
+            size_t ng = a->type == TOSAC_ONNX_ATTR_GRAPH ? 1 : a->type == TOSAC_ONNX_ATTR_GRAPHS ? a->n : 0;
+            for (size_t q = 0; q < ng; q++) {
+                const tosac_onnx_graph *sg = a->type == TOSAC_ONNX_ATTR_GRAPH ? a->g : a->graphs[q];
+                for (size_t r = 0; sg && r < sg->n_outer_refs; r++) depends_on(c, sg->outer_refs[r], hint, size, count, budget);
+            }
+        }
+        return;
+    }
+}
+
+tosac_status cvt_need_const(cvt_ctx *c, const cvt_val *v, const char *what)
+{
+    char hint[400] = "";
+    int count = 0, budget = 2048;
+    depends_on(c, v->name, hint, sizeof hint, &count, &budget);
+    if (count == 0)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be %s, and it is not known at compile time", v->name, what);
+    bool self = false;
+    for (size_t k = 0; k < c->m->graph->n_inputs; k++) self |= !strcmp(c->m->graph->inputs[k].name, v->name);
+    if (self) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be %s (bind it with%s)", v->name, what, hint);
+    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be %s (it is computed from graph inputs: bind them with%s)",
+                    v->name, what, hint);
+}
+
 tosac_status cvt_const_ints(cvt_ctx *c, size_t i, const int64_t **vals, int64_t *n)
 {
     cvt_val *v = cvt_in(c, i);
     if (!v) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input %zu is missing", i);
-    if (!v->is_const || !v->i)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
-                        "input '%s' must be a constant integer tensor (bind it with --bind %s=FILE.npy)", v->name,
-                        v->name);
+    if (!v->is_const || !v->i) return cvt_need_const(c, v, "a constant integer tensor");
     *vals = v->i;
     *n = v->numel;
     return TOSAC_OK;
@@ -422,6 +562,16 @@ tosac_value *cvt_select(cvt_ctx *c, tosac_value *p, tosac_value *a, tosac_value 
     return cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL;
 }
 
+tosac_value *cvt_wrap_index(cvt_ctx *c, tosac_value *idx, int64_t k, tosac_status *s)
+{
+    if (!idx) return NULL;
+    tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, cvt_const_scalar(c, TOSAC_DTYPE_INT32, idx->rank, 0), idx,
+                                  TOSAC_DTYPE_BOOL);
+    tosac_value *up = cvt_binary(c, TOSAC_OP_ADD, idx, cvt_const_scalar(c, TOSAC_DTYPE_INT32, idx->rank, (double)k),
+                                 TOSAC_DTYPE_UNKNOWN);
+    return cvt_select(c, neg, up, idx, s);
+}
+
 tosac_status cvt_finish(cvt_ctx *c, tosac_value *out, tosac_status s)
 {
     if (out) return cvt_set_out(c, 0, out);
@@ -470,19 +620,19 @@ tosac_value *cvt_reduce_axis(cvt_ctx *c, tosac_op op, tosac_value *x, int axis)
 tosac_value *cvt_clamp(cvt_ctx *c, tosac_value *x, float lo, float hi)
 {
     if (!x) return NULL;
+    if (x->dtype == TOSAC_DTYPE_INT32) { /* TOSA 1.0 has no INT32 CLAMP */
+        if (lo > (float)INT32_MIN)
+            x = cvt_binary(c, TOSAC_OP_MAXIMUM, x, cvt_const_scalar(c, x->dtype, x->rank, ceil(lo)), TOSAC_DTYPE_UNKNOWN);
+        if (hi < (float)INT32_MAX)
+            x = cvt_binary(c, TOSAC_OP_MINIMUM, x, cvt_const_scalar(c, x->dtype, x->rank, floor(hi)), TOSAC_DTYPE_UNKNOWN);
+        return x;
+    }
     tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
     tosac_node *n = cvt_op(c, TOSAC_OP_CLAMP, 1, &x, out);
     if (!n) return NULL;
     uint8_t a[4], b[4];
-    if (x->dtype == TOSAC_DTYPE_FP32) {
-        memcpy(a, &lo, 4);
-        memcpy(b, &hi, 4);
-    } else {
-        int32_t l = lo <= (float)INT32_MIN ? INT32_MIN : (int32_t)lo;
-        int32_t h = hi >= (float)INT32_MAX ? INT32_MAX : (int32_t)hi;
-        memcpy(a, &l, 4);
-        memcpy(b, &h, 4);
-    }
+    memcpy(a, &lo, 4);
+    memcpy(b, &hi, 4);
     if (tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_min_val, a, 4) != TOSAC_OK ||
         tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_max_val, b, 4) != TOSAC_OK)
         return NULL;
@@ -507,7 +657,7 @@ tosac_status cvt_bias_f32(cvt_ctx *c, size_t i, int64_t m, tosac_value **bias)
 /* ---- model level ---------------------------------------------------------------------------- */
 
 static tosac_status add_const_val(cvt_ctx *c, const char *name, int32_t elem, int rank, const int64_t *dims,
-                                  const void *data, const char *descr)
+                                  const void *data)
 {
     if (rank > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "constant '%s': rank %d too large", name, rank);
     tosac_dtype dt = cvt_dtype_of(elem);
@@ -515,44 +665,29 @@ static tosac_status add_const_val(cvt_ctx *c, const char *name, int32_t elem, in
     if (!v) return cvt_nomem(c);
     v->is_const = true;
     v->onnx_elem = elem;
-    size_t n = (size_t)v->numel;
-    if (dt == TOSAC_DTYPE_FP32) {
-        v->f = tosac_arena_alloc(&c->arena, n * 4 + 1);
-        if (!v->f) return cvt_nomem(c);
-        if (n) memcpy(v->f, data, n * 4);
-    } else if (dt != TOSAC_DTYPE_UNKNOWN) {
-        v->i = tosac_arena_alloc(&c->arena, n * 8 + 1);
-        if (!v->i) return cvt_nomem(c);
-        const uint8_t *p = data;
-        for (size_t k = 0; k < n; k++) {
-            if (elem == TOSAC_ONNX_INT64) {
-                memcpy(&v->i[k], p + 8 * k, 8);
-            } else if (elem == TOSAC_ONNX_INT32) {
-                int32_t x;
-                memcpy(&x, p + 4 * k, 4);
-                v->i[k] = x;
-            } else {
-                v->i[k] = p[k] != 0;
-            }
-        }
-    }
-    (void)descr;
-    return TOSAC_OK;
+    /* a constant of an unsupported type stays undecoded: only a converter that uses it fails */
+    if (dt == TOSAC_DTYPE_UNKNOWN) return TOSAC_OK;
+    return cvt_decode(c, elem, data, v->numel, &v->f, &v->i);
 }
 
 static tosac_status bind_input(cvt_ctx *c, const tosac_onnx_value_info *vi, const tosac_npy *a)
 {
-    int32_t elem = vi->type.elem_type, want;
-    if (!strcmp(a->descr, "<f4")) want = TOSAC_ONNX_FLOAT;
-    else if (!strcmp(a->descr, "<i8")) want = TOSAC_ONNX_INT64;
-    else if (!strcmp(a->descr, "<i4")) want = TOSAC_ONNX_INT32;
-    else if (!strcmp(a->descr, "|b1")) want = TOSAC_ONNX_BOOL;
-    else
+    static const struct {
+        const char *descr;
+        int32_t elem;
+    } k_types[] = {{"<f4", TOSAC_ONNX_FLOAT}, {"<f8", TOSAC_ONNX_DOUBLE}, {"<f2", TOSAC_ONNX_FLOAT16},
+                   {"<i8", TOSAC_ONNX_INT64}, {"<i4", TOSAC_ONNX_INT32}, {"<i2", TOSAC_ONNX_INT16},
+                   {"|i1", TOSAC_ONNX_INT8},  {"|b1", TOSAC_ONNX_BOOL}};
+    int32_t elem = vi->type.elem_type, want = TOSAC_ONNX_UNDEFINED;
+    for (size_t k = 0; k < sizeof k_types / sizeof k_types[0]; k++)
+        if (!strcmp(a->descr, k_types[k].descr)) want = k_types[k].elem;
+    if (want == TOSAC_ONNX_UNDEFINED)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': bound array type %s is not supported", vi->name, a->descr);
+    /* integer widths are interchangeable (the values are range-checked when they become INT32) */
     if (elem != want && !(cvt_dtype_of(elem) == TOSAC_DTYPE_INT32 && cvt_dtype_of(want) == TOSAC_DTYPE_INT32))
         return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "input '%s': bound array type %s does not match the input type %s",
                         vi->name, a->descr, tosac_onnx_elem_name(elem));
-    return add_const_val(c, vi->name, want, a->rank, a->shape, a->data, a->descr);
+    return add_const_val(c, vi->name, want, a->rank, a->shape, a->data);
 }
 
 static tosac_status add_graph_input(cvt_ctx *c, const tosac_onnx_value_info *vi, const tosac_compile_opts *o)
@@ -583,14 +718,219 @@ static tosac_status add_graph_input(cvt_ctx *c, const tosac_onnx_value_info *vi,
         rank = (int)vi->type.rank;
         for (int j = 0; j < rank; j++) shape[j] = vi->type.dims[j].value < 0 ? 1 : vi->type.dims[j].value;
     }
+    if (rank > CVT_MAX_RANK)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': rank %d is beyond TOSA level 8K's %d", vi->name, rank,
+                        CVT_MAX_RANK);
+    /* TOSA has no zero-size tensors; an empty array is fully known, so binding it makes it a
+       (host-side) constant */
     for (int j = 0; j < rank; j++)
-        if (shape[j] == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': zero-size tensors are not supported", vi->name);
-    tosac_value *t = tosac_block_add_tensor(c->b, vi->name, dt, rank, shape);
+        if (shape[j] == 0)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
+                            "input '%s' has no elements, which a TOSA tensor cannot have (bind it with --bind %s=FILE.npy)",
+                            vi->name, vi->name);
+    /* the input keeps its ONNX width (FP16, BF16, INT8, INT16); the graph computes in FP32 / INT32 */
+    tosac_dtype io = cvt_io_dtype(vi->type.elem_type);
+    tosac_value *t = tosac_block_add_tensor(c->b, vi->name, io, rank, shape);
     if (!t || tosac_block_add_input(c->b, t) != TOSAC_OK) return cvt_nomem(c);
     cvt_val *v = new_val(c, vi->name, dt, rank, shape);
     if (!v) return cvt_nomem(c);
-    v->v = t;
     v->onnx_elem = vi->type.elem_type;
+    v->v = t;
+    if (io != dt) {
+        v->v = cvt_new(c, dt, rank, shape);
+        if (!cvt_op(c, TOSAC_OP_CAST, 1, &t, v->v)) return cvt_nomem(c);
+    }
+    return TOSAC_OK;
+}
+
+/* Graph outputs of a narrower ONNX type (FP16, BF16, INT8, INT16) are CAST back from the FP32 /
+   INT32 the graph computes in; a DOUBLE output stays FP32. */
+static tosac_status narrow_outputs(cvt_ctx *c, const tosac_onnx_graph *g)
+{
+    for (size_t k = 0; k < g->n_outputs; k++) {
+        const tosac_onnx_type *ty = &g->outputs[k].type;
+        cvt_val *v = cvt_lookup(c, g->outputs[k].name);
+        if (!v || ty->kind != TOSAC_ONNX_TYPE_TENSOR || cvt_dtype_of(ty->elem_type) != v->dt) continue;
+        tosac_dtype io = cvt_io_dtype(ty->elem_type);
+        if (io == v->dt) continue;
+        tosac_status s = TOSAC_OK;
+        tosac_value *x = cvt_tensor(c, v, &s);
+        if (!x) return s;
+        tosac_value *y = cvt_new(c, io, x->rank, x->shape);
+        if (!cvt_op(c, TOSAC_OP_CAST, 1, &x, y)) return cvt_nomem(c);
+        v->v = y;
+        v->dt = io;
+        v->is_const = false;
+    }
+    return TOSAC_OK;
+}
+
+/* ---- subgraphs -------------------------------------------------------------------------------- */
+
+cvt_val *cvt_alias(cvt_ctx *c, const char *name, const cvt_val *src)
+{
+    cvt_val *v = new_val(c, name, src->dt, src->rank, src->shape);
+    if (!v) return NULL;
+    v->v = src->v;
+    v->onnx_elem = src->onnx_elem;
+    v->is_const = src->is_const;
+    v->f = src->f;
+    v->i = src->i;
+    return v;
+}
+
+static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n);
+
+tosac_status cvt_subgraph(cvt_ctx *c, const tosac_onnx_graph *g)
+{
+    const tosac_onnx_node *node = c->node;
+    tosac_status s = TOSAC_OK;
+    for (size_t k = 0; k < g->n_initializers && s == TOSAC_OK; k++) {
+        const tosac_onnx_tensor *t = &g->initializers[k];
+        s = t->rank > TOSAC_MAX_RANK ? cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "initializer '%s': rank too large", t->name)
+                                     : add_const_val(c, t->name, t->elem_type, (int)t->rank, t->dims, t->data);
+    }
+    for (size_t k = 0; k < g->n_nodes && s == TOSAC_OK; k++) s = convert_node(c, &g->nodes[k]);
+    c->node = node;
+    return s;
+}
+
+/* ---- host-side folding ------------------------------------------------------------------------ */
+
+/* Bound on the elements a node folded at import time may read or produce (beyond it the node's
+   operators stay in the graph). */
+#define FOLD_MAX_ELEMS (INT64_C(1) << 22)
+
+/* A node whose inputs are all host constants (and that has no subgraph) can be folded. */
+static bool foldable(cvt_ctx *c, const tosac_onnx_node *n)
+{
+    bool any = false;
+    int64_t total = 0;
+    for (size_t k = 0; k < n->n_inputs; k++) {
+        if (!n->inputs[k][0]) continue;
+        cvt_val *v = cvt_lookup(c, n->inputs[k]);
+        if (!v || !v->is_const || (!v->f && !v->i)) return false;
+        total += v->numel;
+        any = true;
+    }
+    for (size_t k = 0; k < n->n_attrs; k++)
+        if (n->attrs[k].type == TOSAC_ONNX_ATTR_GRAPH || n->attrs[k].type == TOSAC_ONNX_ATTR_GRAPHS) return false;
+    return any && total <= FOLD_MAX_ELEMS;
+}
+
+static void unlink_val(cvt_ctx *c, cvt_val *v)
+{
+    for (cvt_val **p = &c->hash[hash_str(v->name) % 1024]; *p; p = &(*p)->next)
+        if (*p == v) {
+            *p = v->next;
+            return;
+        }
+}
+
+/* Runs the scratch block `b` and turns the outputs vals[0..n) (tensors of b) into host constants;
+   false when it cannot (nothing changed then). */
+static bool eval_scratch(cvt_ctx *c, tosac_graph *g, tosac_block *b, cvt_val **vals, size_t n)
+{
+    int64_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        total += vals[k]->numel;
+        bool dup = false;
+        for (size_t j = 0; j < k; j++) dup |= vals[j]->v == vals[k]->v;
+        if (!dup && tosac_block_add_output(b, vals[k]->v) != TOSAC_OK) return false;
+    }
+    if (total > FOLD_MAX_ELEMS) return false;
+    tosac_graph_link(g);
+    tosac_diag *d = tosac_diag_create();
+    tosac_program *p = NULL;
+    tosac_program_opts po = tosac_program_opts_default();
+    bool ok = d && tosac_program_create(g, &po, &p, d) == TOSAC_OK && tosac_program_invoke(p, d) == TOSAC_OK;
+    void **data = tosac_arena_alloc(&c->arena, n * sizeof *data + 1);
+    ok = ok && data;
+    for (size_t k = 0; ok && k < n; k++) {
+        cvt_val *v = vals[k];
+        int32_t i = tosac_program_output_index(p, v->v->name);
+        size_t esz = v->dt == TOSAC_DTYPE_BOOL ? 1 : 4, len = 0;
+        uint8_t *buf = tosac_arena_alloc(&c->arena, (size_t)v->numel * esz + 1);
+        ok = i >= 0 && buf &&
+             tosac_program_get_output_tosa(p, (uint32_t)i, buf, (size_t)v->numel * esz, &len) == TOSAC_OK &&
+             len == (size_t)v->numel * esz;
+        data[k] = buf;
+    }
+    for (size_t k = 0; ok && k < n; k++) {
+        cvt_val *v = vals[k];
+        const float *f = NULL;
+        int64_t *iv = NULL;
+        if (cvt_decode(c, v->dt == TOSAC_DTYPE_FP32 ? TOSAC_ONNX_FLOAT : v->dt == TOSAC_DTYPE_BOOL ? TOSAC_ONNX_BOOL
+                                                                                                    : TOSAC_ONNX_INT32,
+                       data[k], v->numel, &f, &iv) != TOSAC_OK) {
+            ok = false;
+            break;
+        }
+        v->f = f;
+        v->i = iv;
+    }
+    if (ok)
+        for (size_t k = 0; k < n; k++) {
+            vals[k]->v = NULL;
+            vals[k]->is_const = true;
+        }
+    tosac_program_destroy(p);
+    tosac_diag_destroy(d);
+    return ok;
+}
+
+/* Converts node n, whose inputs are all host constants, into a scratch graph and evaluates what it
+   emits with the runtime, so that its outputs become host constants too (shape arithmetic written
+   with ordinary ONNX ops, e.g. Sub on a Shape, folds like Shape itself). *done is false when the
+   node must be converted normally instead (nothing has changed then). */
+static tosac_status fold_node(cvt_ctx *c, const cvt_entry *e, const tosac_onnx_node *n, bool *done)
+{
+    *done = false;
+    tosac_graph *g = tosac_graph_create();
+    tosac_region *r = g ? tosac_graph_add_region(g, "main") : NULL;
+    tosac_block *b = r ? tosac_region_add_block(r, "main") : NULL;
+    tosac_value **saved = tosac_arena_alloc(&c->arena, n->n_inputs * sizeof *saved + 1);
+    if (!b || !saved) {
+        tosac_graph_destroy(g);
+        return TOSAC_OK;
+    }
+    /* the inputs are seen as host data only; what the converter materialises lives in the scratch */
+    for (size_t k = 0; k < n->n_inputs; k++) {
+        cvt_val *v = n->inputs[k][0] ? cvt_lookup(c, n->inputs[k]) : NULL;
+        saved[k] = v ? v->v : NULL;
+        if (v) v->v = NULL;
+    }
+    tosac_block *main_b = c->b;
+    c->b = b;
+    tosac_status s = e->fn(c);
+    c->b = main_b;
+    for (size_t k = n->n_inputs; k-- > 0;)
+        if (n->inputs[k][0]) cvt_lookup(c, n->inputs[k])->v = saved[k];
+    if (s != TOSAC_OK) {
+        tosac_graph_destroy(g);
+        *done = true;
+        return s;
+    }
+    cvt_val **vals = tosac_arena_alloc(&c->arena, n->n_outputs * sizeof *vals + 1);
+    size_t nv = 0;
+    bool ok = vals != NULL;
+    for (size_t k = 0; ok && k < n->n_outputs; k++) {
+        cvt_val *v = n->outputs[k][0] ? cvt_lookup(c, n->outputs[k]) : NULL;
+        if (!v || !v->v) continue;
+        ok = v->v->block == b && v->dt != TOSAC_DTYPE_UNKNOWN;
+        vals[nv++] = v;
+    }
+    if (ok && (nv == 0 || eval_scratch(c, g, b, vals, nv))) {
+        tosac_graph_destroy(g);
+        *done = true;
+        return TOSAC_OK;
+    }
+    /* not evaluable: forget the outputs, the caller converts the node into the graph */
+    for (size_t k = 0; k < n->n_outputs; k++) {
+        cvt_val *v = n->outputs[k][0] ? cvt_lookup(c, n->outputs[k]) : NULL;
+        if (v) unlink_val(c, v);
+    }
+    tosac_graph_destroy(g);
     return TOSAC_OK;
 }
 
@@ -611,11 +951,18 @@ static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "no converter for opset %lld%s", (long long)c->opset,
                         known ? "" : " (op type not supported)");
     }
-    tosac_status s = e->fn(c);
+    bool done = false;
+    uint32_t first = c->b->n_tensors;
+    tosac_status s = foldable(c, n) ? fold_node(c, e, n, &done) : TOSAC_OK;
+    if (!done && s == TOSAC_OK) s = e->fn(c);
     if (s != TOSAC_OK) {
         if (tosac_diag_count(c->d) == 0 && c->d) cvt_fail(c, s, "conversion failed (%s)", tosac_status_str(s));
         return s;
     }
+    for (uint32_t k = first; k < c->b->n_tensors; k++)
+        if (c->b->tensors[k]->rank > CVT_MAX_RANK)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "needs a tensor of rank %d (TOSA level 8K allows at most %d)",
+                            (int)c->b->tensors[k]->rank, CVT_MAX_RANK);
     for (size_t k = 0; k < n->n_outputs; k++)
         if (n->outputs[k][0] && !cvt_lookup(c, n->outputs[k]))
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "output %zu ('%s') is not produced by the converter", k,
@@ -637,13 +984,14 @@ static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
     for (size_t k = 0; k < g->n_initializers; k++) {
         const tosac_onnx_tensor *t = &g->initializers[k];
         if (t->rank > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "initializer '%s': rank too large", t->name);
-        if ((s = add_const_val(c, t->name, t->elem_type, (int)t->rank, t->dims, t->data, NULL)) != TOSAC_OK) return s;
+        if ((s = add_const_val(c, t->name, t->elem_type, (int)t->rank, t->dims, t->data)) != TOSAC_OK) return s;
     }
     for (size_t k = 0; k < g->n_inputs; k++)
         if ((s = add_graph_input(c, &g->inputs[k], o)) != TOSAC_OK) return s;
     for (size_t k = 0; k < g->n_nodes; k++)
         if ((s = convert_node(c, &g->nodes[k])) != TOSAC_OK) return s;
     c->node = NULL;
+    if ((s = narrow_outputs(c, g)) != TOSAC_OK) return s;
     tosac_graph_link(c->g);
     for (size_t k = 0; k < g->n_outputs; k++) {
         const char *name = g->outputs[k].name;

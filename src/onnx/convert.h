@@ -2,7 +2,8 @@
  * The ONNX -> TOSA conversion context shared by src/onnx/convert.c and the converters
  * (src/onnx/cvt_*.c, one function per row of onnx_ops.def).
  *
- * Every ONNX value has a cvt_val: its TOSA element type (FP32, INT32 for int32/int64, BOOL), its
+ * Every ONNX value has a cvt_val: its TOSA element type (FP32 for the float types, INT32 for the
+ * signed integer types, BOOL; see cvt_dtype_of), its
  * static shape and, when known at compile time, its data (kept host-side for folding: f for FP32,
  * i for INT32/BOOL). A constant gets a TOSA CONST only when an operator needs it as a tensor.
  */
@@ -18,6 +19,9 @@
 #include "tosac/compile.h"
 #include "tosac/onnx.h"
 
+/* Largest tensor rank of the compiled graph (TOSA level 8K); host constants may have more. */
+#define CVT_MAX_RANK 6
+
 typedef struct cvt_val {
     const char *name;
     tosac_value *v; /* NULL for a constant not yet materialised */
@@ -27,7 +31,7 @@ typedef struct cvt_val {
     int64_t shape[TOSAC_MAX_RANK];
     int64_t numel;
     bool is_const;
-    float *f;   /* FP32 constants */
+    const float *f; /* FP32 constants (read-only: may point into the ONNX model's own data) */
     int64_t *i; /* INT32 / BOOL constants (int64 ONNX values before the range check) */
     struct cvt_val *next;
 } cvt_val;
@@ -60,6 +64,10 @@ tosac_status cvt_set_out(cvt_ctx *c, size_t i, tosac_value *v);
 tosac_status cvt_set_out_const(cvt_ctx *c, size_t i, tosac_dtype dt, int rank, const int64_t *shape,
                                const float *f, const int64_t *iv);
 
+/* A host constant value `name` (data copied, as cvt_set_out_const). */
+tosac_status cvt_const_val(cvt_ctx *c, const char *name, tosac_dtype dt, int rank, const int64_t *shape,
+                           const float *f, const int64_t *iv);
+
 /* The TOSA tensor of a value (materialising constants; int64 data is range-checked). */
 tosac_value *cvt_tensor(cvt_ctx *c, cvt_val *v, tosac_status *s);
 /* A new intermediate tensor with a fresh name. */
@@ -91,18 +99,32 @@ const char *cvt_attr_s(const cvt_ctx *c, const char *name, const char *def);
 /* INTS attribute: count in *n (0 and NULL when absent). */
 const int64_t *cvt_attr_ints(const cvt_ctx *c, const char *name, size_t *n);
 
+/* Error "input 'X' must be <what>" for a value not known at compile time, with the --bind options
+   of the graph inputs it is computed from (the node-test runner binds them and retries). */
+tosac_status cvt_need_const(cvt_ctx *c, const cvt_val *v, const char *what);
 /* Constant integer contents of input i (error "must be a constant" when not known). */
 tosac_status cvt_const_ints(cvt_ctx *c, size_t i, const int64_t **vals, int64_t *n);
 /* Normalises axis a of rank r into [0, r); error when out of range. */
 tosac_status cvt_axis(cvt_ctx *c, int64_t a, int r, int *out);
-/* TOSA type of an ONNX elem type; UNKNOWN when not supported. */
+/* TOSA type a value of an ONNX elem type is computed in: FP32 for FLOAT, DOUBLE (demoted), FLOAT16
+   and BFLOAT16; INT32 for INT8/16/32/64; BOOL; UNKNOWN when not supported (unsigned types). */
 tosac_dtype cvt_dtype_of(int32_t onnx_elem);
+/* TOSA type of a graph input or output of that ONNX type: FP16, BF16, INT8 and INT16 keep their
+   width at the graph boundary (CAST to and from cvt_dtype_of inside); else cvt_dtype_of. */
+tosac_dtype cvt_io_dtype(int32_t onnx_elem);
+/* Host view of n little-endian elements of ONNX type elem: *f for the float types (FP32 values;
+   `data` itself when it already is aligned FLOAT, else an arena copy), *iv for the integer types
+   and BOOL (arena); error for unsupported types. */
+tosac_status cvt_decode(cvt_ctx *c, int32_t elem, const void *data, int64_t n, const float **f, int64_t **iv);
 
 /* Shared converter helpers. */
 /* Element count of a shape (1 for rank 0). */
 int64_t cvt_numel(int rank, const int64_t *shape);
 /* Input i as a TOSA tensor (a missing input is an error); NULL with *s set on failure. */
 tosac_value *cvt_in_tensor(cvt_ctx *c, size_t i, tosac_status *s);
+/* INT32 indices into an axis of k elements with the negative ones counted from the end (ONNX):
+   SELECT(idx < 0, idx + k, idx); NULL on failure (reported, *s set where known). */
+tosac_value *cvt_wrap_index(cvt_ctx *c, tosac_value *idx, int64_t k, tosac_status *s);
 /* Binds output 0 to out; when out is NULL returns s, or reports out of memory when s is TOSAC_OK. */
 tosac_status cvt_finish(cvt_ctx *c, tosac_value *out, tosac_status s);
 /* SELECT(p, a, b) with numpy broadcasting of the three operands; NULL on failure, with *s set to
@@ -115,10 +137,17 @@ tosac_status cvt_need_type(cvt_ctx *c, const tosac_value *x, bool fp, bool i32, 
 tosac_status cvt_axes_arg(cvt_ctx *c, int64_t from_opset, const int64_t **axes, int64_t *n);
 /* REDUCE_SUM / MAX / MIN / PRODUCT of x over one axis, keeping it as 1; NULL for a NULL x or on failure. */
 tosac_value *cvt_reduce_axis(cvt_ctx *c, tosac_op op, tosac_value *x, int axis);
-/* CLAMP(x, lo, hi) (bounds converted and saturated for INT32); NULL for a NULL x or on failure. */
+/* CLAMP(x, lo, hi) for FP32; MAXIMUM / MINIMUM with the bounds (rounded inward) for INT32, which
+   TOSA 1.0's CLAMP does not take; NULL for a NULL x or on failure. */
 tosac_value *cvt_clamp(cvt_ctx *c, tosac_value *x, float lo, float hi);
 /* Bias input i when present, else an FP32 zero vector of m elements. */
 tosac_status cvt_bias_f32(cvt_ctx *c, size_t i, int64_t m, tosac_value **bias);
+
+/* Subgraphs (If / Loop bodies). A new value `name` standing for src (same tensor or host data). */
+cvt_val *cvt_alias(cvt_ctx *c, const char *name, const cvt_val *src);
+/* Converts the initializers and nodes of subgraph g into the current block c->b (its inputs and
+   outer references must already have values); c->node is kept. */
+tosac_status cvt_subgraph(cvt_ctx *c, const tosac_onnx_graph *g);
 
 /* Imports m as a TOSA graph in the model's layout (ONNX semantics, static shapes, constants folded
    host-side as they are met); the graph is not validated yet (tosac_onnx_compile runs the passes

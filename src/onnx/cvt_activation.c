@@ -65,8 +65,8 @@ static tosac_value *redn(cvt_ctx *c, tosac_op op, tosac_value *x, const bool *re
 }
 
 /* (x - mean) * rsqrt(var + eps) over the axes in red; mean and 1/stddev (keepdims) when asked. */
-static tosac_value *normalize(cvt_ctx *c, tosac_value *x, const bool *red, float eps, tosac_value **mean,
-                              tosac_value **inv)
+static tosac_value *normalize_var(cvt_ctx *c, tosac_value *x, const bool *red, float eps, tosac_value **mean,
+                                  tosac_value **inv, tosac_value **variance)
 {
     double count = 1;
     for (int a = 0; a < x->rank; a++)
@@ -77,7 +77,14 @@ static tosac_value *normalize(cvt_ctx *c, tosac_value *x, const bool *red, float
     tosac_value *is = cvt_unary(c, TOSAC_OP_RSQRT, addk(c, var, eps));
     if (mean) *mean = m;
     if (inv) *inv = is;
+    if (variance) *variance = var;
     return bin(c, TOSAC_OP_MUL, d, is);
+}
+
+static tosac_value *normalize(cvt_ctx *c, tosac_value *x, const bool *red, float eps, tosac_value **mean,
+                              tosac_value **inv)
+{
+    return normalize_var(c, x, red, eps, mean, inv, NULL);
 }
 
 /* A per-channel vector [C] reshaped to [1, C, 1, ...] of the given rank. */
@@ -323,12 +330,41 @@ tosac_status cvt_mean(cvt_ctx *c) { return sum_mean(c, true); }
 
 /* ---- normalisations ---- */
 
+/* BatchNormalization-14 training_mode: normalised with the batch statistics (mean and population
+   variance over every axis but 1); outputs 1 and 2 are the running statistics updated with
+   momentum. */
+static tosac_status batch_norm_training(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    for (size_t k = 3; k < c->node->n_outputs; k++)
+        if (c->node->outputs[k][0]) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "output %zu is not supported", k);
+    tosac_value *x = fp_in0(c, &s);
+    if (!x) return s;
+    if (x->rank < 2) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input rank %d is not supported", x->rank);
+    float eps = cvt_attr_f(c, "epsilon", 1e-5f), mom = cvt_attr_f(c, "momentum", 0.9f);
+    int64_t ch = x->shape[1];
+    tosac_value *p[4];
+    for (size_t k = 0; k < 4; k++)
+        if (!(p[k] = per_channel(c, k + 1, ch, x->rank, &s))) return cvt_finish(c, NULL, s);
+    bool red[TOSAC_MAX_RANK] = {false};
+    for (int a = 0; a < x->rank; a++) red[a] = a != 1;
+    tosac_value *mean = NULL, *var = NULL;
+    tosac_value *y = bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, normalize_var(c, x, red, eps, &mean, NULL, &var), p[0]), p[1]);
+    if ((s = cvt_finish(c, y, s)) != TOSAC_OK) return s;
+    tosac_value *stat[2] = {mean, var};
+    for (size_t k = 0; k < 2; k++) {
+        if (c->node->n_outputs <= k + 1 || !c->node->outputs[k + 1][0]) continue;
+        tosac_value *r = bin(c, TOSAC_OP_ADD, mulk(c, p[2 + k], mom), mulk(c, stat[k], 1.0 - (double)mom));
+        if ((s = cvt_set_out(c, k + 1, cvt_mk_reshape(c, r, 1, &ch))) != TOSAC_OK) return s;
+    }
+    return TOSAC_OK;
+}
+
 tosac_status cvt_batch_norm(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
+    if (c->opset >= 14 && cvt_attr_i(c, "training_mode", 0) != 0) return batch_norm_training(c);
     if ((s = one_output(c)) != TOSAC_OK) return s;
-    if (cvt_attr_i(c, "training_mode", 0) != 0)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "training_mode=1 is not supported");
     if (c->opset < 9 && cvt_attr_i(c, "spatial", 1) != 1)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "spatial=0 is not supported");
     tosac_value *x = fp_in0(c, &s);

@@ -27,7 +27,6 @@ static tosac_status unary(cvt_ctx *c, tosac_op op, bool fp, bool i32, bool b)
 tosac_status cvt_add(cvt_ctx *c) { return binary(c, TOSAC_OP_ADD, true, true, false, TOSAC_DTYPE_UNKNOWN, false); }
 tosac_status cvt_sub(cvt_ctx *c) { return binary(c, TOSAC_OP_SUB, true, true, false, TOSAC_DTYPE_UNKNOWN, false); }
 tosac_status cvt_mul(cvt_ctx *c) { return binary(c, TOSAC_OP_MUL, true, true, false, TOSAC_DTYPE_UNKNOWN, false); }
-tosac_status cvt_pow(cvt_ctx *c) { return binary(c, TOSAC_OP_POW, true, false, false, TOSAC_DTYPE_UNKNOWN, false); }
 tosac_status cvt_equal(cvt_ctx *c) { return binary(c, TOSAC_OP_EQUAL, true, true, false, TOSAC_DTYPE_BOOL, false); }
 tosac_status cvt_greater(cvt_ctx *c) { return binary(c, TOSAC_OP_GREATER, true, true, false, TOSAC_DTYPE_BOOL, false); }
 tosac_status cvt_less(cvt_ctx *c) { return binary(c, TOSAC_OP_GREATER, true, true, false, TOSAC_DTYPE_BOOL, true); }
@@ -100,14 +99,30 @@ tosac_status cvt_sigmoid(cvt_ctx *c) { return unary(c, TOSAC_OP_SIGMOID, true, f
 tosac_status cvt_tanh(cvt_ctx *c) { return unary(c, TOSAC_OP_TANH, true, false, false); }
 tosac_status cvt_identity(cvt_ctx *c) { return unary(c, TOSAC_OP_IDENTITY, true, true, true); }
 
+/* Dropout without randomness: inference, or training with ratio 0. The output is the input and
+   the mask all true (opsets 7-9: all ones of the data type). */
 tosac_status cvt_dropout(cvt_ctx *c)
 {
-    if (c->node->n_outputs > 1 && c->node->outputs[1][0])
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the mask output is not supported");
-    cvt_val *t = cvt_in(c, 2);
-    if (t && (!t->is_const || (t->numel && t->i && t->i[0])))
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "training mode is not supported");
-    return unary(c, TOSAC_OP_IDENTITY, true, true, true);
+    tosac_status s = TOSAC_OK;
+    cvt_val *t = cvt_in(c, 2), *r = cvt_in(c, 1);
+    if (t && (!t->is_const || !t->i || t->numel != 1))
+        return cvt_need_const(c, t, "a constant scalar (training_mode)");
+    if (t && t->i[0]) {
+        if (r && (!r->is_const || !r->f || r->numel != 1))
+            return cvt_need_const(c, r, "a constant scalar (ratio)");
+        if (!r || r->f[0] != 0.0f)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "training mode with a non-zero ratio (random) is not supported");
+    }
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    if (!v) return s;
+    if ((s = unary(c, TOSAC_OP_IDENTITY, true, true, true)) != TOSAC_OK) return s;
+    if (c->node->n_outputs < 2 || !c->node->outputs[1][0]) return TOSAC_OK;
+    tosac_dtype mdt = c->opset < 10 ? v->dt : TOSAC_DTYPE_BOOL;
+    int64_t *ones = tosac_arena_alloc(&c->arena, (size_t)v->numel * 8 + 1);
+    float *fones = tosac_arena_alloc(&c->arena, (size_t)v->numel * 4 + 1);
+    if (!ones || !fones) return cvt_nomem(c);
+    for (int64_t k = 0; k < v->numel; k++) ones[k] = 1, fones[k] = 1.0f;
+    return cvt_set_out_const(c, 1, mdt, v->rank, v->shape, fones, ones);
 }
 
 /* Sqrt(x) = RECIPROCAL(RSQRT(x)) */
@@ -135,31 +150,31 @@ tosac_status cvt_clip(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    if ((s = cvt_need_type(c, x, true, false, false)) != TOSAC_OK) return s;
-    float lo = -INFINITY, hi = INFINITY;
+    if ((s = cvt_need_type(c, x, true, true, false)) != TOSAC_OK) return s;
+    double lo = -INFINITY, hi = INFINITY;
     if (c->opset < 11) {
-        lo = cvt_attr_f(c, "min", lo);
-        hi = cvt_attr_f(c, "max", hi);
+        lo = cvt_attr_f(c, "min", -INFINITY);
+        hi = cvt_attr_f(c, "max", INFINITY);
     } else {
         for (size_t k = 1; k <= 2; k++) {
             cvt_val *v = cvt_in(c, k);
             if (!v) continue;
-            if (!v->is_const || !v->f || v->numel != 1)
-                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
-                                "input '%s' must be a constant scalar (bind it with --bind %s=FILE.npy)", v->name,
-                                v->name);
-            if (k == 1) lo = v->f[0];
-            else hi = v->f[0];
+            if (!v->is_const || (!v->f && !v->i) || v->numel != 1)
+                return cvt_need_const(c, v, "a constant scalar");
+            double b = v->f ? (double)v->f[0] : (double)v->i[0];
+            if (k == 1) lo = b;
+            else hi = b;
         }
     }
     if (lo > hi) {
         /* ONNX: all results are max */
-        tosac_value *m = cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, hi);
-        tosac_value *z = cvt_binary(c, TOSAC_OP_MUL, x, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 0.0),
-                                    TOSAC_DTYPE_UNKNOWN);
+        tosac_value *m = cvt_const_scalar(c, x->dtype, x->rank, hi);
+        tosac_value *z = cvt_binary(c, TOSAC_OP_MUL, x, cvt_const_scalar(c, x->dtype, x->rank, 0.0), TOSAC_DTYPE_UNKNOWN);
         return cvt_finish(c, cvt_binary(c, TOSAC_OP_ADD, z, m, TOSAC_DTYPE_UNKNOWN), s);
     }
-    return cvt_finish(c, cvt_clamp(c, x, lo, hi), s);
+    tosac_value *y = cvt_clamp(c, x, (float)lo, (float)hi);
+    if (y == x) y = cvt_unary(c, TOSAC_OP_IDENTITY, x);
+    return cvt_finish(c, y, s);
 }
 
 /* LeakyRelu(x) = MAXIMUM(x, alpha * x) for 0 <= alpha <= 1, else SELECT(x > 0, x, alpha * x). */
@@ -180,43 +195,142 @@ tosac_status cvt_leaky_relu(cvt_ctx *c)
     return cvt_finish(c, cvt_op(c, TOSAC_OP_SELECT, 3, in, out) ? out : NULL, s);
 }
 
-tosac_status cvt_cast(cvt_ctx *c)
+static tosac_value *kconst(cvt_ctx *c, const tosac_value *like, tosac_dtype dt, double v)
+{
+    return like ? cvt_const_scalar(c, dt, like->rank, v) : NULL;
+}
+
+/* FP32 x truncated toward zero (ONNX's float -> int conversion), still FP32. */
+static tosac_value *trunc_fp(cvt_ctx *c, tosac_value *x, tosac_status *s)
+{
+    tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, kconst(c, x, TOSAC_DTYPE_FP32, 0.0), x, TOSAC_DTYPE_BOOL);
+    return cvt_select(c, neg, cvt_unary(c, TOSAC_OP_CEIL, x), cvt_unary(c, TOSAC_OP_FLOOR, x), s);
+}
+
+static tosac_value *cast(cvt_ctx *c, tosac_value *x, tosac_dtype dt)
+{
+    tosac_value *out = x ? cvt_new(c, dt, x->rank, x->shape) : NULL;
+    return cvt_op(c, TOSAC_OP_CAST, 1, &x, out) ? out : NULL;
+}
+
+/* FP32 x rounded to the precision of the ONNX float type `to` (the graph computes in FP32). */
+static tosac_value *round_float(cvt_ctx *c, tosac_value *x, int32_t to)
+{
+    if (to == TOSAC_ONNX_FLOAT16) return cast(c, cast(c, x, TOSAC_DTYPE_FP16), TOSAC_DTYPE_FP32);
+    if (to != TOSAC_ONNX_BFLOAT16) return x;
+    /* ONNX's Cast to BFLOAT16 truncates the FP32 bit pattern (the reference implementation and
+       test data of ONNX 1.12); TOSA's CAST rounds to nearest. Truncation of |x|: r = RNE(|x|), and
+       when r overshoots, the next bfloat16 toward zero, which is RNE(r * (1 - 2^-8)): the product
+       is exact in FP32 and closer to that value than to r. */
+    tosac_value *a = cvt_unary(c, TOSAC_OP_ABS, x);
+    tosac_value *r = cast(c, cast(c, a, TOSAC_DTYPE_BF16), TOSAC_DTYPE_FP32);
+    tosac_value *k = cvt_const_scalar(c, TOSAC_DTYPE_FP32, x ? x->rank : 0, 1.0 - 1.0 / 256.0);
+    tosac_value *p = cast(c, cast(c, cvt_binary(c, TOSAC_OP_MUL, r, k, TOSAC_DTYPE_UNKNOWN), TOSAC_DTYPE_BF16),
+                          TOSAC_DTYPE_FP32);
+    tosac_status s = TOSAC_OK;
+    tosac_value *t = cvt_select(c, cvt_binary(c, TOSAC_OP_GREATER, r, a, TOSAC_DTYPE_BOOL), p, r, &s);
+    tosac_value *z = cvt_const_scalar(c, TOSAC_DTYPE_FP32, x ? x->rank : 0, 0.0);
+    return cvt_select(c, cvt_binary(c, TOSAC_OP_GREATER, z, x, TOSAC_DTYPE_BOOL), cvt_unary(c, TOSAC_OP_NEGATE, t), t, &s);
+}
+
+/* Value v converted to ONNX type `to`: FP32 / INT32 / BOOL inside, with the value range of `to`
+   (float16 / bfloat16 precision, int8 / int16 wrap-around). */
+static tosac_status cast_to(cvt_ctx *c, cvt_val *v, int32_t to)
 {
     tosac_status s = TOSAC_OK;
-    cvt_val *v = cvt_in_req(c, 0, &s);
-    if (!v) return s;
-    int64_t to = cvt_attr_i(c, "to", 0);
-    tosac_dtype dt = cvt_dtype_of((int32_t)to);
+    tosac_dtype dt = cvt_dtype_of(to);
     if (dt == TOSAC_DTYPE_UNKNOWN)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "cast to %s is not supported", tosac_onnx_elem_name((int32_t)to));
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "cast to %s is not supported", tosac_onnx_elem_name(to));
+    tosac_dtype narrow = cvt_io_dtype(to);
     if (v->is_const && v->i && dt != TOSAC_DTYPE_FP32) { /* fold integer casts (shape arithmetic) */
         int64_t *buf = tosac_arena_alloc(&c->arena, (size_t)v->numel * 8 + 1);
         if (!buf) return cvt_nomem(c);
-        for (int64_t k = 0; k < v->numel; k++) buf[k] = dt == TOSAC_DTYPE_BOOL ? v->i[k] != 0 : v->i[k];
-        if (to == TOSAC_ONNX_INT32)
-            for (int64_t k = 0; k < v->numel; k++) buf[k] = (int32_t)(uint32_t)(uint64_t)buf[k];
-        return cvt_set_out_const(c, 0, dt, v->rank, v->shape, NULL, buf);
+        for (int64_t k = 0; k < v->numel; k++) {
+            int64_t x = v->i[k];
+            uint64_t u = (uint64_t)x;
+            buf[k] = dt == TOSAC_DTYPE_BOOL          ? x != 0
+                     : to == TOSAC_ONNX_INT32        ? (int64_t)(int32_t)(uint32_t)u
+                     : narrow == TOSAC_DTYPE_INT16   ? (int64_t)(int16_t)(uint16_t)u
+                     : narrow == TOSAC_DTYPE_INT8    ? (int64_t)(int8_t)(uint8_t)u
+                                                     : x;
+        }
+        if ((s = cvt_set_out_const(c, 0, dt, v->rank, v->shape, NULL, buf)) != TOSAC_OK) return s;
+        cvt_val *o = cvt_lookup(c, c->node->outputs[0]);
+        if (o) o->onnx_elem = to;
+        return TOSAC_OK;
     }
     tosac_value *x = cvt_tensor(c, v, &s);
     if (!x) return s;
-    if (x->dtype == dt) return cvt_finish(c, cvt_unary(c, TOSAC_OP_IDENTITY, x), s);
-    if (x->dtype == TOSAC_DTYPE_FP32 && dt == TOSAC_DTYPE_BOOL) {
+    if (x->dtype == TOSAC_DTYPE_BOOL && dt != TOSAC_DTYPE_BOOL) x = cast(c, x, TOSAC_DTYPE_INT32); /* no BOOL->FP CAST */
+    if (x && x->dtype == TOSAC_DTYPE_FP32 && dt == TOSAC_DTYPE_BOOL) {
         /* x != 0 */
         tosac_value *eq = cvt_binary(c, TOSAC_OP_EQUAL, x, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 0.0),
                                      TOSAC_DTYPE_BOOL);
         return cvt_finish(c, cvt_unary(c, TOSAC_OP_LOGICAL_NOT, eq), s);
     }
-    if (x->dtype == TOSAC_DTYPE_FP32 && dt == TOSAC_DTYPE_INT32) {
-        /* ONNX truncates toward zero; TOSA CAST rounds to nearest: truncate first */
-        tosac_value *fl = cvt_unary(c, TOSAC_OP_FLOOR, x), *ce = cvt_unary(c, TOSAC_OP_CEIL, x);
-        tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, cvt_const_scalar(c, TOSAC_DTYPE_FP32, x->rank, 0.0), x,
-                                      TOSAC_DTYPE_BOOL);
-        if (!fl || !ce || !neg) return cvt_nomem(c);
-        tosac_value *tr = cvt_new(c, x->dtype, x->rank, x->shape);
-        tosac_value *in[3] = {neg, ce, fl};
-        if (!cvt_op(c, TOSAC_OP_SELECT, 3, in, tr)) return cvt_nomem(c);
-        x = tr;
+    /* ONNX truncates toward zero; TOSA CAST rounds to nearest: truncate first */
+    if (x && x->dtype == TOSAC_DTYPE_FP32 && dt == TOSAC_DTYPE_INT32) x = trunc_fp(c, x, &s);
+    if (x && x->dtype != dt) x = cast(c, x, dt);
+    if (dt == TOSAC_DTYPE_FP32) x = round_float(c, x, to);
+    else if (narrow != dt) x = cast(c, cast(c, x, narrow), dt);
+    if (x && x == v->v) x = cvt_unary(c, TOSAC_OP_IDENTITY, x);
+    if ((s = cvt_finish(c, x, s)) != TOSAC_OK) return s;
+    cvt_val *o = cvt_lookup(c, c->node->outputs[0]);
+    if (o) o->onnx_elem = to; /* for a later CastLike */
+    return TOSAC_OK;
+}
+
+tosac_status cvt_cast(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s);
+    return v ? cast_to(c, v, (int32_t)cvt_attr_i(c, "to", 0)) : s;
+}
+
+/* CastLike: Cast to the ONNX type of input 1 (only its type is used). */
+tosac_status cvt_cast_like(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *like = v ? cvt_in_req(c, 1, &s) : NULL;
+    return like ? cast_to(c, v, like->onnx_elem) : s;
+}
+
+/* Pow: the result has the base's type. TOSA's POW is floating-point only and undefined for a
+   negative base, so it computes |x|^y in FP32; an integer exponent gives the sign back for odd
+   exponents. An integer result is the nearest integer when POW is within a few ulps of one (an
+   exact integer power), else the truncation of the real result, as ONNX's cast of it would be. */
+tosac_status cvt_pow(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    tosac_value *x = cvt_in_tensor(c, 0, &s), *y = x ? cvt_in_tensor(c, 1, &s) : NULL;
+    if (!y) return s;
+    if ((s = cvt_need_type(c, x, true, true, false)) != TOSAC_OK || (s = cvt_need_type(c, y, true, true, false)) != TOSAC_OK)
+        return s;
+    if (x->dtype == TOSAC_DTYPE_FP32 && y->dtype == TOSAC_DTYPE_FP32)
+        return cvt_finish(c, cvt_binary(c, TOSAC_OP_POW, x, y, TOSAC_DTYPE_UNKNOWN), s);
+    tosac_value *a = x->dtype == TOSAC_DTYPE_FP32 ? x : cast(c, x, TOSAC_DTYPE_FP32);
+    tosac_value *b = y->dtype == TOSAC_DTYPE_FP32 ? y : cast(c, y, TOSAC_DTYPE_FP32);
+    tosac_value *r;
+    if (y->dtype == TOSAC_DTYPE_INT32) {
+        r = cvt_binary(c, TOSAC_OP_POW, cvt_unary(c, TOSAC_OP_ABS, a), b, TOSAC_DTYPE_UNKNOWN);
+        /* y odd: y - 2 * (y / 2) != 0 */
+        tosac_value *half = cvt_binary(c, TOSAC_OP_INTDIV, y, kconst(c, y, TOSAC_DTYPE_INT32, 2), TOSAC_DTYPE_UNKNOWN);
+        tosac_value *even = cvt_binary(c, TOSAC_OP_EQUAL, y,
+                                       cvt_binary(c, TOSAC_OP_MUL, half, kconst(c, y, TOSAC_DTYPE_INT32, 2), TOSAC_DTYPE_UNKNOWN),
+                                       TOSAC_DTYPE_BOOL);
+        tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, kconst(c, a, TOSAC_DTYPE_FP32, 0.0), a, TOSAC_DTYPE_BOOL);
+        tosac_value *flip = cvt_binary(c, TOSAC_OP_LOGICAL_AND, neg, cvt_unary(c, TOSAC_OP_LOGICAL_NOT, even), TOSAC_DTYPE_BOOL);
+        r = cvt_select(c, flip, cvt_unary(c, TOSAC_OP_NEGATE, r), r, &s);
+    } else {
+        r = cvt_binary(c, TOSAC_OP_POW, a, b, TOSAC_DTYPE_UNKNOWN);
     }
-    tosac_value *out = cvt_new(c, dt, x->rank, x->shape);
-    return cvt_finish(c, cvt_op(c, TOSAC_OP_CAST, 1, &x, out) ? out : NULL, s);
+    if (x->dtype == TOSAC_DTYPE_FP32) return cvt_finish(c, r, s);
+    tosac_value *near = cvt_unary(c, TOSAC_OP_FLOOR, cvt_binary(c, TOSAC_OP_ADD, r, kconst(c, r, TOSAC_DTYPE_FP32, 0.5),
+                                                               TOSAC_DTYPE_UNKNOWN));
+    tosac_value *err = cvt_unary(c, TOSAC_OP_ABS, cvt_binary(c, TOSAC_OP_SUB, r, near, TOSAC_DTYPE_UNKNOWN));
+    tosac_value *tol = cvt_binary(c, TOSAC_OP_MUL, cvt_unary(c, TOSAC_OP_ABS, r), kconst(c, r, TOSAC_DTYPE_FP32, 1.0 / (1 << 18)),
+                                  TOSAC_DTYPE_UNKNOWN);
+    tosac_value *exact = cvt_binary(c, TOSAC_OP_GREATER_EQUAL, tol, err, TOSAC_DTYPE_BOOL);
+    r = cvt_select(c, exact, near, trunc_fp(c, r, &s), &s);
+    return cvt_finish(c, cast(c, r, TOSAC_DTYPE_INT32), s);
 }

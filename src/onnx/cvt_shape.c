@@ -1,5 +1,5 @@
 /* Converters for ONNX shape / data-movement ops: Expand, Tile, Pad, Split, Range, ConstantOfShape,
- * DepthToSpace, SpaceToDepth, Trilu, GatherElements, ScatterND, Slice (any step), CumSum, TopK (k=1),
+ * DepthToSpace, SpaceToDepth, Trilu, GatherElements, ScatterND, Slice (any step), CumSum, TopK,
  * Einsum (matmul-like), Resize / Upsample, ConvTranspose (2-D). Constant inputs are folded.
  *
  * Many of these are index maps: every output element is one input element. Such an op computes the
@@ -24,7 +24,8 @@ static void strides_of(int rank, const int64_t *shape, int64_t *st)
 static tosac_status emit_map_val(cvt_ctx *c, size_t o, cvt_val *v, int rank, const int64_t *shape, const int64_t *map)
 {
     int64_t n = cvt_numel(rank, shape);
-    if (n == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    /* an empty host constant is fine as long as it never becomes a TOSA tensor */
+    if (n == 0 && !(v->is_const && !v->v)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
     if (v->is_const && !v->v) {
         if (v->dt == TOSAC_DTYPE_FP32) {
             float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
@@ -193,25 +194,10 @@ tosac_status cvt_constant_of_shape(cvt_ctx *c)
             return cvt_fail(c, TOSAC_ERR_FORMAT, "value must be a one-element tensor");
         const tosac_onnx_tensor *t = a->t;
         dt = cvt_dtype_of(t->elem_type);
-        const uint8_t *p = t->data;
-        if (t->elem_type == TOSAC_ONNX_FLOAT) {
-            float f;
-            memcpy(&f, p, 4);
-            val = f;
-        } else if (t->elem_type == TOSAC_ONNX_INT64) {
-            int64_t x;
-            memcpy(&x, p, 8);
-            val = (double)x;
-        } else if (t->elem_type == TOSAC_ONNX_INT32) {
-            int32_t x;
-            memcpy(&x, p, 4);
-            val = x;
-        } else if (t->elem_type == TOSAC_ONNX_BOOL) {
-            val = p[0] != 0;
-        } else {
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "value of type %s is not supported",
-                            tosac_onnx_elem_name(t->elem_type));
-        }
+        const float *f;
+        int64_t *iv;
+        if ((s = cvt_decode(c, t->elem_type, t->data, 1, &f, &iv)) != TOSAC_OK) return s;
+        val = f ? (double)f[0] : (double)iv[0];
     }
     if (dt == TOSAC_DTYPE_FP32) {
         float *f = tosac_arena_alloc(&c->arena, (size_t)total * 4 + 1);
@@ -231,8 +217,7 @@ static tosac_status const_scalar(cvt_ctx *c, size_t i, double *out, tosac_dtype 
     cvt_val *v = cvt_in(c, i);
     if (!v) return cvt_fail(c, TOSAC_ERR_FORMAT, "input %zu is missing", i);
     if (!v->is_const || (!v->f && !v->i))
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant (bind it with --bind %s=FILE.npy)",
-                        v->name, v->name);
+        return cvt_need_const(c, v, "a constant");
     if (v->numel != 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "input '%s' must be a scalar", v->name);
     *out = v->f ? (double)v->f[0] : (double)v->i[0];
     if (dt) *dt = v->dt;
@@ -365,7 +350,7 @@ tosac_status cvt_pad(cvt_ctx *c)
         np = (int64_t)n;
         cval = cvt_attr_f(c, "value", 0.0f);
         if ((int)np != 2 * r) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %lld entries for rank %d", (long long)np, r);
-        memcpy(pads, p, (size_t)np * 8);
+        if (np) memcpy(pads, p, (size_t)np * 8);
     } else {
         if ((s = cvt_const_ints(c, 1, &p, &np)) != TOSAC_OK) return s;
         if (cvt_in(c, 2) && (s = const_scalar(c, 2, &cval, NULL)) != TOSAC_OK) return s;
@@ -374,7 +359,7 @@ tosac_status cvt_pad(cvt_ctx *c)
         if (cvt_in(c, 3) && (s = cvt_const_ints(c, 3, &ax, &nax)) != TOSAC_OK) return s;
         if (!ax) {
             if ((int)np != 2 * r) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %lld entries for rank %d", (long long)np, r);
-            memcpy(pads, p, (size_t)np * 8);
+            if (np) memcpy(pads, p, (size_t)np * 8);
         } else {
             if (np != 2 * nax) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads has %lld entries for %lld axes", (long long)np, (long long)nax);
             for (int64_t k = 0; k < nax; k++) {
@@ -579,14 +564,45 @@ tosac_status cvt_trilu(cvt_ctx *c)
 
 /* ---- GatherElements / ScatterND / Slice --------------------------------------------------- */
 
+/* GatherElements with run-time indices: the flat index of output element k is
+   idx[k] * stride(axis) + (its offset over the other axes, a constant), one GATHER over the
+   flattened data. */
+static tosac_status gather_elements_dynamic(cvt_ctx *c, cvt_val *v, cvt_val *iv, int axis, const int64_t *ist)
+{
+    tosac_status s = TOSAC_OK;
+    int64_t n = iv->numel, pos[TOSAC_MAX_RANK] = {0};
+    if (n == 0 || v->numel == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size tensors are not supported");
+    if (v->numel > INT32_MAX || n > INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
+    if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
+    tosac_value *x = cvt_tensor(c, v, &s), *ix = x ? cvt_tensor(c, iv, &s) : NULL;
+    if (!ix) return s;
+    if (ix->dtype != TOSAC_DTYPE_INT32) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices must be integers");
+    int32_t *base = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+    if (!base) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t f = 0;
+        for (int d = 0; d < v->rank; d++) f += d == axis ? 0 : pos[d] * ist[d];
+        base[k] = (int32_t)f;
+        for (int d = v->rank - 1; d >= 0; d--) {
+            if (++pos[d] < iv->shape[d]) break;
+            pos[d] = 0;
+        }
+    }
+    tosac_value *j = cvt_wrap_index(c, ix, v->shape[axis], &s);
+    j = cvt_binary(c, TOSAC_OP_MUL, j, cvt_const_scalar(c, TOSAC_DTYPE_INT32, ix->rank, (double)ist[axis]), TOSAC_DTYPE_UNKNOWN);
+    j = cvt_binary(c, TOSAC_OP_ADD, j, cvt_const_i32(c, iv->rank, iv->shape, base), TOSAC_DTYPE_UNKNOWN);
+    int64_t vs[3] = {1, v->numel, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
+    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vs), cvt_mk_reshape(c, j, 2, is)};
+    tosac_value *g = cvt_new(c, x->dtype, 3, os);
+    if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return s != TOSAC_OK ? s : cvt_nomem(c);
+    return cvt_set_out(c, 0, cvt_mk_reshape(c, g, iv->rank, iv->shape));
+}
+
 tosac_status cvt_gather_elements(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
     cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL;
     if (!iv) return s;
-    const int64_t *idx;
-    int64_t ni;
-    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
     int axis;
     if ((s = cvt_axis(c, cvt_attr_i(c, "axis", 0), v->rank, &axis)) != TOSAC_OK) return s;
     if (iv->rank != v->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices rank differs from data rank");
@@ -594,6 +610,10 @@ tosac_status cvt_gather_elements(cvt_ctx *c)
         if (d != axis && iv->shape[d] > v->shape[d]) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices shape exceeds data shape");
     int64_t ist[TOSAC_MAX_RANK], pos[TOSAC_MAX_RANK] = {0}, K = v->shape[axis];
     strides_of(v->rank, v->shape, ist);
+    if (!(iv->is_const && iv->i)) return gather_elements_dynamic(c, v, iv, axis, ist);
+    const int64_t *idx;
+    int64_t ni;
+    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
     int64_t *map = tosac_arena_alloc(&c->arena, (size_t)ni * 8 + 1);
     if (!map) return cvt_nomem(c);
     for (int64_t k = 0; k < ni; k++) {
@@ -610,13 +630,68 @@ tosac_status cvt_gather_elements(cvt_ctx *c)
     return emit_map_val(c, 0, v, iv->rank, iv->shape, map);
 }
 
+/* ScatterND with a reduction: every element combines the data with the updates aimed at it, in
+   update order. With the largest number of updates per element L, that is L rounds of
+   out = out (op) GATHER(updates ++ [neutral element], the round's update index per element). */
+static tosac_status scatter_nd_reduce(cvt_ctx *c, cvt_val *v, cvt_val *uv, tosac_op op, const int64_t *idx,
+                                      int64_t nupd, int64_t q, int64_t slice)
+{
+    tosac_status s = TOSAC_OK;
+    int64_t n = v->numel, U = uv->numel, ist[TOSAC_MAX_RANK], L = 0;
+    strides_of(v->rank, v->shape, ist);
+    if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
+    if (n + U >= INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
+    int64_t *cnt = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1), *tgt = tosac_arena_alloc(&c->arena, (size_t)U * 8 + 1);
+    if (!cnt || !tgt) return cvt_nomem(c);
+    memset(cnt, 0, (size_t)n * 8);
+    for (int64_t u = 0; u < nupd; u++) {
+        int64_t base = 0;
+        for (int64_t d = 0; d < q; d++) {
+            int64_t j = idx[u * q + d];
+            base += (j < 0 ? j + v->shape[d] : j) * ist[d];
+        }
+        for (int64_t e = 0; e < slice; e++) {
+            tgt[u * slice + e] = base + e;
+            if (++cnt[base + e] > L) L = cnt[base + e];
+        }
+    }
+    if (L > 64) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "an element receives %lld updates (at most 64)", (long long)L);
+    bool fp = v->dt == TOSAC_DTYPE_FP32;
+    double neutral = op == TOSAC_OP_ADD ? 0.0 : op == TOSAC_OP_MUL ? 1.0
+                   : op == TOSAC_OP_MAXIMUM ? (fp ? -INFINITY : (double)INT32_MIN) : (fp ? INFINITY : (double)INT32_MAX);
+    tosac_value *x = cvt_tensor(c, v, &s), *u = x ? cvt_tensor(c, uv, &s) : NULL;
+    if (!u) return s;
+    int64_t us[3] = {1, U, 1}, es[3] = {1, U + 1, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
+    tosac_value *cat_in[2] = {cvt_mk_reshape(c, u, 3, us), cvt_const_scalar(c, x->dtype, 3, neutral)};
+    tosac_value *ext = cvt_new(c, x->dtype, 3, es);
+    tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, ext);
+    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
+    tosac_value *acc = cvt_mk_reshape(c, x, 3, os);
+    int32_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+    if (!map) return cvt_nomem(c);
+    for (int64_t l = 0; l < L; l++) {
+        for (int64_t k = 0; k < n; k++) map[k] = (int32_t)U;
+        memset(cnt, 0, (size_t)n * 8);
+        for (int64_t e = 0; e < U; e++)
+            if (cnt[tgt[e]]++ == l) map[tgt[e]] = (int32_t)e;
+        tosac_value *g = cvt_new(c, x->dtype, 3, os);
+        tosac_value *gin[2] = {ext, cvt_const_i32(c, 2, is, map)};
+        if (!cvt_op(c, TOSAC_OP_GATHER, 2, gin, g)) return cvt_nomem(c);
+        acc = cvt_binary(c, op, acc, g, TOSAC_DTYPE_UNKNOWN);
+    }
+    return cvt_set_out(c, 0, cvt_mk_reshape(c, acc, v->rank, v->shape));
+}
+
 tosac_status cvt_scatter_nd(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
     cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL, *uv = iv ? cvt_in_req(c, 2, &s) : NULL;
     if (!uv) return s;
     const char *red = cvt_attr_s(c, "reduction", "none");
-    if (strcmp(red, "none")) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction '%s' is not supported", red);
+    tosac_op rop = !strcmp(red, "add") ? TOSAC_OP_ADD : !strcmp(red, "mul") ? TOSAC_OP_MUL
+                 : !strcmp(red, "max") ? TOSAC_OP_MAXIMUM : !strcmp(red, "min") ? TOSAC_OP_MINIMUM : TOSAC_OP_UNKNOWN;
+    if (strcmp(red, "none") && rop == TOSAC_OP_UNKNOWN)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction '%s' is not supported", red);
     const int64_t *idx;
     int64_t ni;
     if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
@@ -643,6 +718,7 @@ tosac_status cvt_scatter_nd(cvt_ctx *c)
         }
         for (int64_t e = 0; e < slice; e++) map[base + e] = n + u * slice + e; /* from updates */
     }
+    if (rop != TOSAC_OP_UNKNOWN) return scatter_nd_reduce(c, v, uv, rop, idx, nupd, q, slice);
     if (v->is_const && !v->v && uv->is_const && !uv->v) {
         if (v->dt == TOSAC_DTYPE_FP32) {
             float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
@@ -676,19 +752,20 @@ tosac_status cvt_scatter_nd(cvt_ctx *c)
 /* Slice with any steps (the row overrides cvt_tensor.c's; steps of 1 go to cvt_slice). */
 tosac_status cvt_slice_steps(cvt_ctx *c)
 {
-    if (c->node->n_inputs < 5 || !cvt_in(c, 4)) return cvt_slice(c);
     tosac_status s = TOSAC_OK;
     cvt_val *v = cvt_in_req(c, 0, &s);
     if (!v) return s;
-    const int64_t *st, *en, *ax = NULL, *sp;
-    int64_t ns, ne, na = 0, nsp;
-    if ((s = cvt_const_ints(c, 4, &sp, &nsp)) != TOSAC_OK) return s;
+    /* a host constant is sliced host-side (its result may be empty: shape arithmetic) */
+    bool host = v->is_const && !v->v;
+    const int64_t *st, *en, *ax = NULL, *sp = NULL;
+    int64_t ns, ne, na = 0, nsp = 0;
+    if (cvt_in(c, 4) && (s = cvt_const_ints(c, 4, &sp, &nsp)) != TOSAC_OK) return s;
     bool ones = true;
     for (int64_t k = 0; k < nsp; k++) ones &= sp[k] == 1;
-    if (ones) return cvt_slice(c);
+    if (ones && !host) return cvt_slice(c);
     if ((s = cvt_const_ints(c, 1, &st, &ns)) != TOSAC_OK || (s = cvt_const_ints(c, 2, &en, &ne)) != TOSAC_OK) return s;
     if (cvt_in(c, 3) && (s = cvt_const_ints(c, 3, &ax, &na)) != TOSAC_OK) return s;
-    if (ns != ne || (ax && na != ns) || nsp != ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "inconsistent lengths");
+    if (ns != ne || (ax && na != ns) || (sp && nsp != ns)) return cvt_fail(c, TOSAC_ERR_FORMAT, "inconsistent lengths");
     int64_t start[TOSAC_MAX_RANK], step[TOSAC_MAX_RANK], size[TOSAC_MAX_RANK];
     for (int k = 0; k < v->rank; k++) start[k] = 0, step[k] = 1, size[k] = v->shape[k];
     bool seen[TOSAC_MAX_RANK] = {false};
@@ -697,7 +774,7 @@ tosac_status cvt_slice_steps(cvt_ctx *c)
         if ((s = cvt_axis(c, ax ? ax[k] : k, v->rank, &a)) != TOSAC_OK) return s;
         if (seen[a]) return cvt_fail(c, TOSAC_ERR_FORMAT, "repeated axis %d", a);
         seen[a] = true;
-        int64_t d = v->shape[a], b = st[k], e = en[k], p = sp[k];
+        int64_t d = v->shape[a], b = st[k], e = en[k], p = sp ? sp[k] : 1;
         if (p == 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "step 0");
         if (b < 0) b += d;
         if (e < 0) e += d;
@@ -712,7 +789,7 @@ tosac_status cvt_slice_steps(cvt_ctx *c)
         }
         start[a] = b;
         step[a] = p;
-        if (size[a] == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "empty slices are not supported");
+        if (size[a] == 0 && !host) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "empty slices are not supported");
     }
     int64_t n = cvt_numel(v->rank, size), ist[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
     strides_of(v->rank, v->shape, ist);
@@ -781,8 +858,11 @@ tosac_status cvt_cumsum(cvt_ctx *c)
     return cvt_set_out(c, 0, out);
 }
 
-/* ---- TopK (k = 1) ---------------------------------------------------------------------------- */
+/* ---- TopK ------------------------------------------------------------------------------------ */
 
+/* k rounds of ARGMAX (the first maximum: ONNX puts the lower index first among equal values) and
+   REDUCE_MAX, each masking its pick to -inf for the next round (a -inf in the data itself can then
+   tie with a masked element); the smallest k use the negated data. */
 tosac_status cvt_topk(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
@@ -795,80 +875,239 @@ tosac_status cvt_topk(cvt_ctx *c)
         if ((s = const_scalar(c, 1, &kd, NULL)) != TOSAC_OK) return s;
         k = (int64_t)kd;
     }
-    if (k != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "k=%lld is not supported (only k=1)", (long long)k);
     int axis;
     if ((s = cvt_axis(c, cvt_attr_i(c, "axis", -1), v->rank, &axis)) != TOSAC_OK) return s;
+    if (v->rank == 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "input must have rank >= 1");
+    int64_t L = v->shape[axis];
+    if (k < 1 || k > L) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "k=%lld is not supported (1 to %lld)", (long long)k, (long long)L);
+    if (k > 256) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "k=%lld is too large (at most 256)", (long long)k);
     bool largest = cvt_attr_i(c, "largest", 1) != 0;
     if (v->dt != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
     tosac_value *x = cvt_tensor(c, v, &s);
     if (!x) return s;
     int r = x->rank;
-    int64_t ks[TOSAC_MAX_RANK], as[TOSAC_MAX_RANK];
-    memcpy(ks, x->shape, sizeof ks);
-    ks[axis] = 1;
-    for (int d = 0, j = 0; d < r; d++)
+    int64_t ks[TOSAC_MAX_RANK], as[TOSAC_MAX_RANK], ios[TOSAC_MAX_RANK];
+    for (int d = 0, j = 0; d < r; d++) {
+        ks[d] = d == axis ? 1 : x->shape[d];
+        ios[d] = d == axis ? L : 1;
         if (d != axis) as[j++] = x->shape[d];
-    tosac_value *vals = cvt_new(c, x->dtype, r, ks);
-    tosac_node *n = cvt_op(c, largest ? TOSAC_OP_REDUCE_MAX : TOSAC_OP_REDUCE_MIN, 1, &x, vals);
-    if (!n || tosac_node_set_int(n, TOSAC_ATTR_REDUCE_MAX_axis, axis) != TOSAC_OK) return cvt_nomem(c);
-    tosac_value *src = largest ? x : cvt_unary(c, TOSAC_OP_NEGATE, x);
-    tosac_value *am = cvt_new(c, TOSAC_DTYPE_INT32, r - 1, as);
-    n = cvt_op(c, TOSAC_OP_ARGMAX, 1, &src, am);
-    if (!n || tosac_node_set_int(n, TOSAC_ATTR_ARGMAX_axis, axis) != TOSAC_OK ||
-        tosac_node_set_int(n, TOSAC_ATTR_ARGMAX_nan_mode, 1) != TOSAC_OK)
-        return cvt_nomem(c);
-    if ((s = cvt_set_out(c, 0, vals)) != TOSAC_OK) return s;
-    return cvt_set_out(c, 1, cvt_mk_reshape(c, am, r, ks));
+    }
+    int32_t *iota = tosac_arena_alloc(&c->arena, (size_t)L * 4 + 1);
+    if (!iota) return cvt_nomem(c);
+    for (int64_t j = 0; j < L; j++) iota[j] = (int32_t)j;
+    tosac_value *w = largest ? x : cvt_unary(c, TOSAC_OP_NEGATE, x), *pos = cvt_const_i32(c, r, ios, iota);
+    tosac_value *vals[256], *idxs[256];
+    for (int64_t t = 0; t < k; t++) {
+        tosac_value *m = cvt_new(c, TOSAC_DTYPE_FP32, r, ks), *am = cvt_new(c, TOSAC_DTYPE_INT32, r - 1, as);
+        tosac_node *n1 = cvt_op(c, TOSAC_OP_REDUCE_MAX, 1, &w, m), *n2 = cvt_op(c, TOSAC_OP_ARGMAX, 1, &w, am);
+        if (!n1 || !n2 || tosac_node_set_int(n1, TOSAC_ATTR_REDUCE_MAX_axis, axis) != TOSAC_OK ||
+            tosac_node_set_int(n2, TOSAC_ATTR_ARGMAX_axis, axis) != TOSAC_OK ||
+            tosac_node_set_int(n2, TOSAC_ATTR_ARGMAX_nan_mode, 1) != TOSAC_OK)
+            return cvt_nomem(c);
+        vals[t] = largest ? m : cvt_unary(c, TOSAC_OP_NEGATE, m);
+        idxs[t] = cvt_mk_reshape(c, am, r, ks);
+        if (t + 1 < k) {
+            tosac_value *hit = cvt_binary(c, TOSAC_OP_EQUAL, pos, idxs[t], TOSAC_DTYPE_BOOL);
+            w = cvt_select(c, hit, cvt_const_scalar(c, TOSAC_DTYPE_FP32, r, -INFINITY), w, &s);
+            if (!w) return s != TOSAC_OK ? s : cvt_nomem(c);
+        }
+        if (!vals[t] || !idxs[t]) return cvt_nomem(c);
+    }
+    tosac_value *outs[2] = {vals[0], idxs[0]};
+    if (k > 1) {
+        int64_t os[TOSAC_MAX_RANK];
+        memcpy(os, ks, sizeof os);
+        os[axis] = k;
+        for (int o = 0; o < 2; o++) {
+            outs[o] = cvt_new(c, o ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_FP32, r, os);
+            tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, (uint32_t)k, o ? idxs : vals, outs[o]);
+            if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, axis) != TOSAC_OK) return cvt_nomem(c);
+        }
+    }
+    if ((s = cvt_set_out(c, 0, outs[0])) != TOSAC_OK) return s;
+    return cvt_set_out(c, 1, outs[1]);
 }
 
 /* ---- Einsum ----------------------------------------------------------------------------------- */
 
+/* x re-indexed by an index map (map[k] = flat index in x of result element k): one GATHER over the
+   flattened x; NULL on failure (reported). */
+static tosac_value *gather_map(cvt_ctx *c, tosac_value *x, int rank, const int64_t *shape, const int64_t *map)
+{
+    int64_t n = cvt_numel(rank, shape), xn = cvt_numel(x->rank, x->shape);
+    if (n == 0 || n > INT32_MAX || xn > INT32_MAX || x->dtype == TOSAC_DTYPE_BOOL) {
+        cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "empty, too large or bool gather");
+        return NULL;
+    }
+    int32_t *ib = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+    if (!ib) return NULL;
+    for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
+    int64_t vs[3] = {1, xn, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
+    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vs), cvt_const_i32(c, 2, is, ib)};
+    tosac_value *g = cvt_new(c, x->dtype, 3, os);
+    if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return NULL;
+    return cvt_mk_reshape(c, g, rank, shape);
+}
+
+/* One Einsum operand reduced to distinct subscripts that are still needed: the diagonal of
+   repeated subscripts (an index map), then a REDUCE_SUM over those used nowhere else. sub is
+   updated in place; NULL on failure (reported). */
+static tosac_value *einsum_operand(cvt_ctx *c, tosac_value *x, char *sub, const char *needed)
+{
+    int r = x->rank;
+    char u[TOSAC_MAX_RANK + 1] = {0};
+    int nu = 0;
+    int64_t ushape[TOSAC_MAX_RANK];
+    for (int k = 0; k < r; k++) {
+        char *p = strchr(u, sub[k]);
+        if (!p) {
+            ushape[nu] = x->shape[k];
+            u[nu++] = sub[k];
+        } else if (ushape[p - u] != x->shape[k]) {
+            cvt_fail(c, TOSAC_ERR_FORMAT, "subscript '%c' has sizes %lld and %lld", sub[k], (long long)ushape[p - u],
+                     (long long)x->shape[k]);
+            return NULL;
+        }
+    }
+    if (nu < r) { /* diagonal */
+        int64_t n = cvt_numel(nu, ushape), st[TOSAC_MAX_RANK], idx[TOSAC_MAX_RANK] = {0};
+        strides_of(r, x->shape, st);
+        int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+        if (!map) return NULL;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t f = 0;
+            for (int d = 0; d < r; d++) f += idx[strchr(u, sub[d]) - u] * st[d];
+            map[k] = f;
+            for (int d = nu - 1; d >= 0; d--) {
+                if (++idx[d] < ushape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        if (!(x = gather_map(c, x, nu, ushape, map))) return NULL;
+        memcpy(sub, u, (size_t)nu + 1);
+        r = nu;
+    }
+    int64_t kshape[TOSAC_MAX_RANK];
+    char kept[TOSAC_MAX_RANK + 1] = {0};
+    int nk = 0;
+    for (int k = 0; k < r && x; k++) {
+        if (strchr(needed, sub[k])) {
+            kshape[nk] = x->shape[k];
+            kept[nk++] = sub[k];
+        } else {
+            x = cvt_reduce_axis(c, TOSAC_OP_REDUCE_SUM, x, k);
+        }
+    }
+    if (x && nk < r) x = cvt_mk_reshape(c, x, nk, kshape);
+    memcpy(sub, kept, (size_t)nk + 1);
+    return x;
+}
+
+/* Parses one term: letters and at most one "..." (expanded to the subscripts ell[E - e..E) for an
+   operand with e broadcast dimensions, or all E of them in the output). */
+static bool einsum_term(const char *p, const char *end, int rank, int E, const char *ell, char *out)
+{
+    int n = 0;
+    bool dots = false;
+    int letters = 0;
+    for (const char *q = p; q < end; q++)
+        letters += (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+    for (const char *q = p; q < end; q++) {
+        if (*q == ' ') continue;
+        if (*q == '.') {
+            if (dots || end - q < 3 || q[1] != '.' || q[2] != '.') return false;
+            dots = true;
+            q += 2;
+            int e = rank < 0 ? E : rank - letters;
+            if (e < 0 || e > E) return false;
+            for (int k = E - e; k < E; k++) {
+                if (n >= TOSAC_MAX_RANK) return false;
+                out[n++] = ell[k];
+            }
+        } else if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')) {
+            if (n >= TOSAC_MAX_RANK) return false;
+            out[n++] = *q;
+        } else {
+            return false;
+        }
+    }
+    out[n] = 0;
+    return rank < 0 || n == rank;
+}
+
+/* Einsum of one or two operands: repeated subscripts (diagonals) and subscripts summed in one
+   operand only are handled per operand, then a TRANSPOSE (one operand) or a batched MATMUL over
+   [batch, m, k] x [batch, k, n]. Implicit outputs and "..." follow numpy; operand sizes must agree
+   (no broadcasting). */
 tosac_status cvt_einsum(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
     const char *eq = cvt_attr_s(c, "equation", NULL);
     if (!eq) return cvt_fail(c, TOSAC_ERR_FORMAT, "no equation");
-    char terms[3][TOSAC_MAX_RANK + 1];
-    int nt = 0, len = 0;
-    bool arrow = false;
-    memset(terms, 0, sizeof terms);
-    for (const char *p = eq; *p; p++) {
-        char ch = *p;
-        if (ch == ' ') continue;
-        if (ch == ',' && !arrow && nt < 1) {
-            nt++, len = 0;
-        } else if (ch == '-' && p[1] == '>' && !arrow) {
-            arrow = true, nt++, len = 0, p++;
-        } else if (((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) && len < TOSAC_MAX_RANK && nt < 3) {
-            terms[nt][len++] = ch;
-        } else {
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported", eq);
-        }
+    size_t nin = c->node->n_inputs;
+    if (nin < 1 || nin > 2) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "%zu operands are not supported (one or two)", nin);
+    tosac_value *ops[2] = {NULL, NULL};
+    for (size_t k = 0; k < nin; k++) {
+        if (!(ops[k] = cvt_in_tensor(c, k, &s))) return s;
+        if (ops[k]->dtype != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT operands are supported");
     }
-    if (!arrow || nt != 2 || c->node->n_inputs != 2)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported (two operands and an explicit output only)", eq);
-    const char *A = terms[0], *B = terms[1], *O = terms[2];
-    tosac_value *a = cvt_in_tensor(c, 0, &s), *b = a ? cvt_in_tensor(c, 1, &s) : NULL;
-    if (!b) return s;
-    if (a->dtype != TOSAC_DTYPE_FP32 || b->dtype != TOSAC_DTYPE_FP32)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT operands are supported");
-    if ((int)strlen(A) != a->rank || (int)strlen(B) != b->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "equation does not match the operand ranks");
+    const char *arrow = strstr(eq, "->"), *stop = arrow ? arrow : eq + strlen(eq);
+    const char *comma = memchr(eq, ',', (size_t)(stop - eq));
+    if ((nin == 2) != (comma != NULL) || (comma && memchr(comma + 1, ',', (size_t)(stop - comma - 1))))
+        return cvt_fail(c, TOSAC_ERR_FORMAT, "equation '%s' does not match %zu operands", eq, nin);
+    const char *tb[2] = {eq, comma ? comma + 1 : NULL}, *te[2] = {comma ? comma : stop, stop};
+    /* broadcast dimensions: E = the most any operand has; they get the subscripts '0'.. */
+    static const char ell[] = "0123456789";
+    int E = 0;
+    for (size_t k = 0; k < nin; k++) {
+        int letters = 0;
+        for (const char *q = tb[k]; q < te[k]; q++) letters += (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z');
+        if (memchr(tb[k], '.', (size_t)(te[k] - tb[k])) && ops[k]->rank - letters > E) E = ops[k]->rank - letters;
+    }
+    char sub[2][TOSAC_MAX_RANK + 1], out[TOSAC_MAX_RANK + 1];
+    for (size_t k = 0; k < nin; k++)
+        if (E > 10 || !einsum_term(tb[k], te[k], ops[k]->rank, E, ell, sub[k]))
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported or does not match the operand ranks", eq);
     int64_t dim[128];
     for (int k = 0; k < 128; k++) dim[k] = -1;
-    const char *all[3] = {A, B, O};
-    for (int t = 0; t < 3; t++)
-        for (int k = 0; all[t][k]; k++) {
-            if (strchr(all[t] + k + 1, all[t][k]))
-                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "repeated subscript '%c' is not supported", all[t][k]);
-            if (t == 2) {
-                if (dim[(int)all[t][k]] < 0) return cvt_fail(c, TOSAC_ERR_FORMAT, "output subscript '%c' not in the inputs", all[t][k]);
-                continue;
-            }
-            int64_t d = t == 0 ? a->shape[k] : b->shape[k];
-            int ch = all[t][k];
-            if (dim[ch] >= 0 && dim[ch] != d) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "subscript '%c' sizes differ (broadcasting is not supported)", ch);
-            dim[ch] = d;
+    int count[128] = {0};
+    for (size_t t = 0; t < nin; t++)
+        for (int k = 0; sub[t][k]; k++) {
+            int ch = sub[t][k];
+            if (dim[ch] >= 0 && dim[ch] != ops[t]->shape[k])
+                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "subscript '%c' sizes differ (broadcasting is not supported)", ch);
+            dim[ch] = ops[t]->shape[k];
+            count[ch]++;
         }
+    if (arrow) {
+        if (!einsum_term(arrow + 2, arrow + strlen(arrow), -1, E, ell, out))
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "equation '%s' is not supported", eq);
+    } else { /* implicit: the broadcast dimensions, then the subscripts used once, alphabetically */
+        int n = 0;
+        for (int k = 0; k < E; k++) out[n++] = ell[k];
+        for (int ch = 'A'; ch <= 'z' && n < TOSAC_MAX_RANK; ch++)
+            if (count[ch] == 1 && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))) out[n++] = (char)ch;
+        out[n] = 0;
+    }
+    for (int k = 0; out[k]; k++)
+        if (dim[(int)out[k]] < 0 || strchr(out + k + 1, out[k]))
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "output subscript '%c' is repeated or not in the inputs", out[k]);
+    /* per operand: what the other operand or the output still needs */
+    for (size_t t = 0; t < nin; t++) {
+        char needed[2 * TOSAC_MAX_RANK + 2];
+        snprintf(needed, sizeof needed, "%s%s", out, nin == 2 ? sub[1 - t] : "");
+        if (!(ops[t] = einsum_operand(c, ops[t], sub[t], needed))) return s != TOSAC_OK ? s : cvt_nomem(c);
+    }
+    int32_t perm[TOSAC_MAX_RANK];
+    bool id = true;
+    if (nin == 1) {
+        tosac_value *y = ops[0];
+        for (int k = 0; out[k]; k++) perm[k] = (int32_t)(strchr(sub[0], out[k]) - sub[0]), id &= perm[k] == k;
+        y = id || y->rank == 0 ? cvt_unary(c, TOSAC_OP_IDENTITY, y) : cvt_mk_transpose(c, y, perm);
+        return cvt_finish(c, y, s);
+    }
+    const char *A = sub[0], *B = sub[1], *O = out;
+    tosac_value *a = ops[0], *b = ops[1];
     /* classify: batch (A,B,O), m (A,O), n (B,O), k (A,B) */
     char bt[TOSAC_MAX_RANK + 1] = {0}, mt[TOSAC_MAX_RANK + 1] = {0}, ntm[TOSAC_MAX_RANK + 1] = {0}, kt[TOSAC_MAX_RANK + 1] = {0};
     int nb = 0, nm = 0, nn = 0, nk = 0;
@@ -876,14 +1115,10 @@ tosac_status cvt_einsum(cvt_ctx *c)
         bool inb = strchr(B, A[k]) != NULL, ino = strchr(O, A[k]) != NULL;
         if (inb && ino) bt[nb++] = A[k];
         else if (ino) mt[nm++] = A[k];
-        else if (inb) kt[nk++] = A[k];
-        else return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "summing over '%c' of one operand only is not supported", A[k]);
+        else kt[nk++] = A[k];
     }
-    for (int k = 0; B[k]; k++) {
-        bool ina = strchr(A, B[k]) != NULL, ino = strchr(O, B[k]) != NULL;
-        if (!ina && ino) ntm[nn++] = B[k];
-        else if (!ina) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "summing over '%c' of one operand only is not supported", B[k]);
-    }
+    for (int k = 0; B[k]; k++)
+        if (!strchr(A, B[k])) ntm[nn++] = B[k];
     int64_t Bt = 1, Mt = 1, Nt = 1, Kt = 1;
     for (int k = 0; k < nb; k++) Bt *= dim[(int)bt[k]];
     for (int k = 0; k < nm; k++) Mt *= dim[(int)mt[k]];
@@ -894,8 +1129,6 @@ tosac_status cvt_einsum(cvt_ctx *c)
     snprintf(pa, sizeof pa, "%s%s%s", bt, mt, kt);
     snprintf(pb, sizeof pb, "%s%s%s", bt, kt, ntm);
     snprintf(po, sizeof po, "%s%s%s", bt, mt, ntm);
-    int32_t perm[TOSAC_MAX_RANK];
-    bool id = true;
     for (int k = 0; pa[k]; k++) perm[k] = (int32_t)(strchr(A, pa[k]) - A), id &= perm[k] == k;
     if (!id && a->rank) a = cvt_mk_transpose(c, a, perm);
     id = true;
@@ -946,28 +1179,37 @@ static bool rational(double s, int64_t *n, int64_t *d)
     return false;
 }
 
-static tosac_status resize_common(cvt_ctx *c, tosac_value *x, const double *scales, const int64_t *sizes,
-                                  const char *ctm, const char *mode, const char *nearest_mode)
+/* What a Resize asks for: per-axis output sizes and scales, and the interpolation attributes. */
+typedef struct resize_cfg {
+    int rank;
+    int64_t out[TOSAC_MAX_RANK];
+    double scale[TOSAC_MAX_RANK];
+    bool from_sizes;      /* scales derived from sizes (double), else given (float32) */
+    const char *mode;     /* nearest, linear (bilinear), cubic */
+    const char *ctm;      /* coordinate_transformation_mode */
+    const char *nearest_mode;
+    double cubic_a;
+    bool exclude_outside;
+    const float *roi;     /* tf_crop_and_resize: starts then ends, 2 * rank entries */
+    float extrapolation;
+} resize_cfg;
+
+/* The TOSA RESIZE form of cf when it has one (rank 4, N and C kept, nearest or bilinear, scales
+   that are small rationals with offsets and borders in RESIZE's limits): *ok false otherwise. */
+static tosac_status resize_tosa(cvt_ctx *c, tosac_value *x, const resize_cfg *cf, bool *ok)
 {
-    if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only rank-4 (NCHW) inputs are supported");
-    if (x->dtype != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
+    *ok = false;
+    const char *ctm = cf->ctm, *mode = cf->mode, *nearest_mode = cf->nearest_mode;
     bool nearest = !strcmp(mode, "nearest");
-    if (!nearest && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "mode '%s' is not supported", mode);
-    int64_t out[4];
-    for (int k = 0; k < 4; k++) {
-        if (sizes) out[k] = sizes[k];
-        else out[k] = (int64_t)floor((double)x->shape[k] * scales[k] + 1e-9);
-        if (k < 2 && out[k] != x->shape[k]) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "resizing N or C is not supported");
-        if (out[k] < 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
-    }
+    if (x->rank != 4 || (!nearest && strcmp(mode, "linear") && strcmp(mode, "bilinear"))) return TOSAC_OK;
+    if (cf->out[0] != x->shape[0] || cf->out[1] != x->shape[1]) return TOSAC_OK;
     int64_t sc[4], off[2], border[2];
     for (int j = 0; j < 2; j++) {
-        int64_t in = x->shape[2 + j], o = out[2 + j], n, d;
-        if (sizes || !strcmp(ctm, "align_corners")) {
+        int64_t in = x->shape[2 + j], o = cf->out[2 + j], n, d;
+        if (cf->from_sizes || !strcmp(ctm, "align_corners")) {
             n = o, d = in;
-        } else if (!rational(scales[2 + j], &n, &d)) {
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scale %g is not a small rational number", scales[2 + j]);
+        } else if (!rational(cf->scale[2 + j], &n, &d)) {
+            return TOSAC_OK;
         }
         int64_t of = 0;
         if (o == 1 && (!strcmp(ctm, "align_corners") || !strcmp(ctm, "pytorch_half_pixel"))) {
@@ -975,13 +1217,12 @@ static tosac_status resize_common(cvt_ctx *c, tosac_value *x, const double *scal
         } else if (!strcmp(ctm, "asymmetric")) {
             of = 0;
         } else if (!strcmp(ctm, "align_corners")) {
-            if (sizes) {
+            if (cf->from_sizes) {
                 n = o - 1;
                 d = in > 1 ? in - 1 : 1;
             } else { /* ONNX uses the unfloored in*scale: x = o (in-1) / (in*scale - 1) */
                 int64_t p, q;
-                if (!rational((double)in * scales[2 + j] - 1.0, &p, &q))
-                    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scale %g is not a small rational number", scales[2 + j]);
+                if (!rational((double)in * cf->scale[2 + j] - 1.0, &p, &q)) return TOSAC_OK;
                 n = p;
                 d = (in > 1 ? in - 1 : 1) * q;
             }
@@ -990,7 +1231,7 @@ static tosac_status resize_common(cvt_ctx *c, tosac_value *x, const double *scal
         } else if (!strcmp(ctm, "tf_half_pixel_for_nn") && nearest) {
             n *= 2, d *= 2, of = d / 2;
         } else {
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "coordinate_transformation_mode '%s' is not supported", ctm);
+            return TOSAC_OK;
         }
         int64_t g = gcd64(gcd64(n, d), of < 0 ? -of : of);
         if (g > 1) n /= g, d /= g, of /= g;
@@ -999,17 +1240,15 @@ static tosac_status resize_common(cvt_ctx *c, tosac_value *x, const double *scal
             if (!strcmp(nearest_mode, "floor")) of -= n / 2;
             else if (!strcmp(nearest_mode, "ceil")) of += n / 2 - 1;
             else if (!strcmp(nearest_mode, "round_prefer_floor")) of -= 1;
-            else if (strcmp(nearest_mode, "round_prefer_ceil"))
-                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "nearest_mode '%s' is not supported", nearest_mode);
+            else if (strcmp(nearest_mode, "round_prefer_ceil")) return TOSAC_OK;
         }
         int64_t b = (o - 1) * d - (in - 1) * n + of;
-        if (n > 2048 || d >= 16 * n || of < -n || of >= 16 * n || b < -16 * n || b >= n)
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scale %lld/%lld with offset %lld and border %lld is outside TOSA RESIZE's limits",
-                            (long long)n, (long long)d, (long long)of, (long long)b);
+        if (n > 2048 || d >= 16 * n || of < -n || of >= 16 * n || b < -16 * n || b >= n) return TOSAC_OK;
         sc[2 * j] = n, sc[2 * j + 1] = d, off[j] = of, border[j] = b;
     }
+    *ok = true;
     tosac_value *xt = cvt_mk_transpose(c, x, k_nhwc);
-    int64_t os[4] = {out[0], out[2], out[3], out[1]};
+    int64_t os[4] = {cf->out[0], cf->out[2], cf->out[3], cf->out[1]};
     tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, os);
     tosac_value *in[4] = {xt, cvt_shape_const(c, sc, 4), cvt_shape_const(c, off, 2), cvt_shape_const(c, border, 2)};
     tosac_node *nd = cvt_op(c, TOSAC_OP_RESIZE, 4, in, y);
@@ -1018,15 +1257,207 @@ static tosac_status resize_common(cvt_ctx *c, tosac_value *x, const double *scal
     return cvt_set_out(c, 0, cvt_mk_transpose(c, y, k_nchw));
 }
 
+/* Interpolation weights of one axis, w[o * in + i] (ONNX's reference Resize: the n = 2 (nearest,
+   linear) or 4 (cubic) nearest samples of the edge-padded axis around the source coordinate);
+   oob[o] marks tf_crop_and_resize outputs outside the input (their row stays zero). False for
+   an unknown coordinate_transformation_mode. */
+static bool resize_weights(const resize_cfg *cf, int axis, int64_t in, double *w, bool *oob)
+{
+    int64_t out = cf->out[axis];
+    double scale = cf->scale[axis];
+    /* the reference computes in*scale in float32 when the scales are given */
+    double ow = cf->from_sizes ? scale * (double)in : (double)((float)scale * (float)in);
+    double owm1 = cf->from_sizes ? ow - 1.0 : (double)((float)ow - 1.0f);
+    bool cubic = !strcmp(cf->mode, "cubic"), nearest = !strcmp(cf->mode, "nearest");
+    int n = cubic ? 4 : 2, pad = (n + 1) / 2;
+    int64_t limit = in + 2 * pad;
+    memset(w, 0, (size_t)(out * in) * sizeof *w);
+    for (int64_t o = 0; o < out; o++) {
+        double x, od = (double)o;
+        const char *m = cf->ctm;
+        oob[o] = false;
+        if (!strcmp(m, "align_corners")) x = ow == 1.0 ? 0.0 : od * (double)(in - 1) / owm1;
+        else if (!strcmp(m, "asymmetric")) x = od / scale;
+        else if (!strcmp(m, "half_pixel")) x = (od + 0.5) / scale - 0.5;
+        else if (!strcmp(m, "pytorch_half_pixel")) x = ow == 1.0 ? -0.5 : (od + 0.5) / scale - 0.5;
+        else if (!strcmp(m, "tf_half_pixel_for_nn")) x = (od + 0.5) / scale;
+        else if (!strcmp(m, "tf_crop_and_resize") && cf->roi) {
+            double r0 = cf->roi[axis], r1 = cf->roi[cf->rank + axis];
+            x = ow == 1.0 ? (r1 - r0) * (double)(in - 1) / 2 : od * (r1 - r0) * (double)(in - 1) / owm1;
+            x += r0 * (double)(in - 1);
+            if (x < 0 || x > (double)(in - 1)) {
+                oob[o] = true;
+                continue;
+            }
+        } else {
+            return false;
+        }
+        double xi = floor(x), ratio = x == xi ? 1.0 : x - xi, co[4];
+        if (cubic) {
+            double A = cf->cubic_a, r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+            co[0] = ((A * r1 - 5 * A) * r1 + 8 * A) * r1 - 4 * A;
+            co[1] = ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1;
+            co[2] = ((A + 2) * q - (A + 3)) * q * q + 1;
+            co[3] = ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A;
+        } else if (!nearest) {
+            co[0] = 1 - ratio, co[1] = ratio;
+        } else {
+            const char *nm = cf->nearest_mode;
+            bool hi = x == xi                              ? true
+                      : !strcmp(nm, "round_prefer_floor") ? ratio > 0.5
+                      : !strcmp(nm, "round_prefer_ceil")  ? ratio >= 0.5
+                                                          : strcmp(nm, "floor") != 0;
+            co[0] = hi ? 0.0 : 1.0, co[1] = hi ? 1.0 : 0.0;
+        }
+        /* the n indices of [0, limit) nearest to x + pad, ties to the lower one, ascending */
+        double xp = x + pad;
+        int64_t pick[4];
+        int np = 0;
+        int64_t c0 = (int64_t)floor(xp) - n, cand[3][2] = {{c0, c0 + 2 * n}, {0, n - 1}, {limit - n, limit - 1}};
+        for (int t = 0; t < n; t++) {
+            int64_t best = -1;
+            double bd = 0;
+            for (int g = 0; g < 3; g++)
+                for (int64_t p = cand[g][0]; p <= cand[g][1]; p++) {
+                    if (p < 0 || p >= limit) continue;
+                    bool used = false;
+                    for (int u = 0; u < np; u++) used |= pick[u] == p;
+                    double dd = fabs(xp - (double)p);
+                    if (!used && (best < 0 || dd < bd || (dd == bd && p < best))) best = p, bd = dd;
+                }
+            pick[np++] = best;
+        }
+        for (int a = 0; a < np; a++) /* ascending */
+            for (int b = a + 1; b < np; b++)
+                if (pick[b] < pick[a]) {
+                    int64_t t = pick[a];
+                    pick[a] = pick[b];
+                    pick[b] = t;
+                }
+        double sum = 0;
+        for (int t = 0; t < n; t++) {
+            int64_t idx = pick[t] - pad;
+            if (cf->exclude_outside && (idx < 0 || idx >= in)) co[t] = 0;
+            sum += co[t];
+        }
+        for (int t = 0; t < n; t++) {
+            int64_t idx = pick[t] - pad;
+            idx = idx < 0 ? 0 : idx >= in ? in - 1 : idx;
+            w[o * in + idx] += cf->exclude_outside && sum != 0 ? co[t] / sum : co[t];
+        }
+    }
+    return true;
+}
+
+/* Resize as a separable linear map: per axis that changes, the data with that axis last times the
+   host-computed weight matrix (one MATMUL); tf_crop_and_resize adds extrapolation_value where any
+   axis falls outside the crop. Any rank, mode and coordinate mapping of the reference. */
+static tosac_status resize_matrix(cvt_ctx *c, tosac_value *x, const resize_cfg *cf)
+{
+    int r = x->rank;
+    int64_t total_oob = 0;
+    bool *oobs[TOSAC_MAX_RANK] = {NULL};
+    for (int a = 0; a < r && x; a++) {
+        int64_t in = x->shape[a], out = cf->out[a];
+        if (in * out > (INT64_C(1) << 24)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis %d is too large to resize", a);
+        double *w = tosac_arena_alloc(&c->arena, (size_t)(in * out) * sizeof *w + 1);
+        bool *oob = tosac_arena_alloc(&c->arena, (size_t)out + 1);
+        if (!w || !oob) return cvt_nomem(c);
+        if (!resize_weights(cf, a, in, w, oob))
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "coordinate_transformation_mode '%s' is not supported", cf->ctm);
+        bool identity = in == out;
+        for (int64_t o = 0; o < out; o++) {
+            total_oob += oob[o];
+            for (int64_t i = 0; i < in && identity; i++) identity = w[o * in + i] == (o == i ? 1.0 : 0.0);
+        }
+        oobs[a] = oob;
+        if (identity) continue;
+        /* axis a last: [rest, in] x [in, out] */
+        int32_t perm[TOSAC_MAX_RANK], inv[TOSAC_MAX_RANK];
+        for (int k = 0, j = 0; k < r; k++)
+            if (k != a) perm[j++] = k;
+        perm[r - 1] = a;
+        for (int k = 0; k < r; k++) inv[perm[k]] = k;
+        tosac_value *t = a == r - 1 ? x : cvt_mk_transpose(c, x, perm);
+        if (!t) return cvt_nomem(c);
+        int64_t rest = cvt_numel(r, x->shape) / in, s3[3] = {1, rest, in}, ws[3] = {1, in, out}, o3[3] = {1, rest, out};
+        float *wt = tosac_arena_alloc(&c->arena, (size_t)(in * out) * 4 + 1);
+        if (!wt) return cvt_nomem(c);
+        for (int64_t o = 0; o < out; o++)
+            for (int64_t i = 0; i < in; i++) wt[i * out + o] = (float)w[o * in + i];
+        tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 3, o3);
+        tosac_value *in4[4] = {cvt_mk_reshape(c, t, 3, s3), cvt_const_f32(c, 3, ws, wt), cvt_zp(c, TOSAC_DTYPE_FP32),
+                               cvt_zp(c, TOSAC_DTYPE_FP32)};
+        if (!cvt_op(c, TOSAC_OP_MATMUL, 4, in4, y)) return cvt_nomem(c);
+        int64_t ts[TOSAC_MAX_RANK];
+        for (int k = 0; k < r; k++) ts[k] = t->shape[k];
+        ts[r - 1] = out;
+        y = cvt_mk_reshape(c, y, r, ts);
+        x = a == r - 1 ? y : cvt_mk_transpose(c, y, inv);
+    }
+    if (x && total_oob) {
+        int64_t n = cvt_numel(r, cf->out), idx[TOSAC_MAX_RANK] = {0};
+        float *bias = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
+        if (!bias) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) {
+            bool any = false;
+            for (int d = 0; d < r; d++) any |= oobs[d][idx[d]];
+            bias[k] = any ? cf->extrapolation : 0.0f;
+            for (int d = r - 1; d >= 0; d--) {
+                if (++idx[d] < cf->out[d]) break;
+                idx[d] = 0;
+            }
+        }
+        x = cvt_binary(c, TOSAC_OP_ADD, x, cvt_const_f32(c, r, cf->out, bias), TOSAC_DTYPE_UNKNOWN);
+    }
+    return x ? cvt_set_out(c, 0, x) : cvt_nomem(c);
+}
+
+/* Output sizes from scales (floor(in * scale)) or sizes, then TOSA RESIZE where it expresses the
+   mapping exactly, else the matrix form. */
+static tosac_status resize_common(cvt_ctx *c, tosac_value *x, resize_cfg *cf, const double *scales, const int64_t *sizes)
+{
+    if (x->dtype != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
+    if (strcmp(cf->mode, "nearest") && strcmp(cf->mode, "linear") && strcmp(cf->mode, "bilinear") && strcmp(cf->mode, "cubic"))
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "mode '%s' is not supported", cf->mode);
+    cf->rank = x->rank;
+    cf->from_sizes = sizes != NULL;
+    for (int k = 0; k < x->rank; k++) {
+        if (sizes) {
+            cf->out[k] = sizes[k];
+            cf->scale[k] = x->shape[k] ? (double)sizes[k] / (double)x->shape[k] : 1.0;
+        } else {
+            cf->scale[k] = scales[k];
+            cf->out[k] = (int64_t)floor((double)x->shape[k] * scales[k] + 1e-9);
+        }
+        if (cf->out[k] < 1 || cf->scale[k] <= 0)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    }
+    bool ok = false;
+    tosac_status s = resize_tosa(c, x, cf, &ok);
+    if (s != TOSAC_OK || ok) return s;
+    return resize_matrix(c, x, cf);
+}
+
 static tosac_status float_list(cvt_ctx *c, size_t i, double *out, int want)
 {
     cvt_val *v = cvt_in(c, i);
     if (!v->is_const || !v->f)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant float tensor (bind it with --bind %s=FILE.npy)",
-                        v->name, v->name);
+        return cvt_need_const(c, v, "a constant float tensor");
     if (v->numel != want) return cvt_fail(c, TOSAC_ERR_FORMAT, "input '%s' has %lld entries, not %d", v->name, (long long)v->numel, want);
-    for (int k = 0; k < want; k++) out[k] = v->f[k];
+    for (int k = 0; out && k < want; k++) out[k] = v->f[k];
     return TOSAC_OK;
+}
+
+static resize_cfg resize_defaults(const char *mode, const char *ctm, const char *nearest_mode)
+{
+    resize_cfg cf;
+    memset(&cf, 0, sizeof cf);
+    cf.mode = mode;
+    cf.ctm = ctm;
+    cf.nearest_mode = nearest_mode;
+    cf.cubic_a = -0.75;
+    return cf;
 }
 
 tosac_status cvt_resize(cvt_ctx *c)
@@ -1034,21 +1465,32 @@ tosac_status cvt_resize(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
+    int r = x->rank;
+    if (r < 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "input must have rank >= 1");
     const char *mode = cvt_attr_s(c, "mode", "nearest");
+    double sc[TOSAC_MAX_RANK];
     if (c->opset < 11) {
-        double sc[TOSAC_MAX_RANK];
-        if (!cvt_in(c, 1) || x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scales input missing or rank not 4");
-        if ((s = float_list(c, 1, sc, x->rank)) != TOSAC_OK) return s;
-        return resize_common(c, x, sc, NULL, "asymmetric", mode, "floor");
+        resize_cfg cf = resize_defaults(mode, "asymmetric", "floor");
+        if (!cvt_in(c, 1)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "scales input missing");
+        if ((s = float_list(c, 1, sc, r)) != TOSAC_OK) return s;
+        return resize_common(c, x, &cf, sc, NULL);
     }
     if (cvt_attr_i(c, "antialias", 0)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "antialias is not supported");
     size_t nax;
     if (cvt_attr_ints(c, "axes", &nax)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the axes attribute is not supported");
     if (strcmp(cvt_attr_s(c, "keep_aspect_ratio_policy", "stretch"), "stretch"))
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "keep_aspect_ratio_policy is not supported");
-    const char *ctm = cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel");
-    const char *nm = cvt_attr_s(c, "nearest_mode", "round_prefer_floor");
-    if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only rank-4 (NCHW) inputs are supported");
+    resize_cfg cf = resize_defaults(mode, cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel"),
+                                    cvt_attr_s(c, "nearest_mode", "round_prefer_floor"));
+    cf.cubic_a = cvt_attr_f(c, "cubic_coeff_a", -0.75f);
+    cf.exclude_outside = cvt_attr_i(c, "exclude_outside", 0) != 0;
+    cf.extrapolation = cvt_attr_f(c, "extrapolation_value", 0.0f);
+    if (!strcmp(cf.ctm, "tf_crop_and_resize")) {
+        cvt_val *rv = cvt_in(c, 1);
+        if (!rv) return cvt_fail(c, TOSAC_ERR_FORMAT, "tf_crop_and_resize needs the roi input");
+        if ((s = float_list(c, 1, NULL, 2 * r)) != TOSAC_OK) return s;
+        cf.roi = rv->f;
+    }
     cvt_val *sv = cvt_in(c, 2), *zv = cvt_in(c, 3);
     if (sv && sv->numel == 0) sv = NULL;
     if (zv && zv->numel == 0) zv = NULL;
@@ -1056,13 +1498,12 @@ tosac_status cvt_resize(cvt_ctx *c)
         const int64_t *sz;
         int64_t n;
         if ((s = cvt_const_ints(c, 3, &sz, &n)) != TOSAC_OK) return s;
-        if (n != 4) return cvt_fail(c, TOSAC_ERR_FORMAT, "sizes has %lld entries", (long long)n);
-        return resize_common(c, x, NULL, sz, ctm, mode, nm);
+        if (n != r) return cvt_fail(c, TOSAC_ERR_FORMAT, "sizes has %lld entries", (long long)n);
+        return resize_common(c, x, &cf, NULL, sz);
     }
     if (!sv) return cvt_fail(c, TOSAC_ERR_FORMAT, "neither scales nor sizes given");
-    double sc[4];
-    if ((s = float_list(c, 2, sc, 4)) != TOSAC_OK) return s;
-    return resize_common(c, x, sc, NULL, ctm, mode, nm);
+    if ((s = float_list(c, 2, sc, r)) != TOSAC_OK) return s;
+    return resize_common(c, x, &cf, sc, NULL);
 }
 
 tosac_status cvt_upsample(cvt_ctx *c)
@@ -1070,18 +1511,19 @@ tosac_status cvt_upsample(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     tosac_value *x = cvt_in_tensor(c, 0, &s);
     if (!x) return s;
-    const char *mode = cvt_attr_s(c, "mode", "nearest");
-    double sc[4];
-    if (x->rank != 4) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only rank-4 (NCHW) inputs are supported");
+    int r = x->rank;
+    double sc[TOSAC_MAX_RANK];
+    resize_cfg cf = resize_defaults(cvt_attr_s(c, "mode", "nearest"), "asymmetric", "floor");
     if (c->opset < 9) {
         const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, "scales");
-        if (!a || a->type != TOSAC_ONNX_ATTR_FLOATS || a->n != 4) return cvt_fail(c, TOSAC_ERR_FORMAT, "scales attribute must have 4 floats");
-        for (int k = 0; k < 4; k++) sc[k] = a->floats[k];
+        if (!a || a->type != TOSAC_ONNX_ATTR_FLOATS || (int)a->n != r)
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "scales attribute must have %d floats", r);
+        for (int k = 0; k < r; k++) sc[k] = a->floats[k];
     } else {
         if (!cvt_in(c, 1)) return cvt_fail(c, TOSAC_ERR_FORMAT, "scales input missing");
-        if ((s = float_list(c, 1, sc, 4)) != TOSAC_OK) return s;
+        if ((s = float_list(c, 1, sc, r)) != TOSAC_OK) return s;
     }
-    return resize_common(c, x, sc, NULL, "asymmetric", mode, "floor");
+    return resize_common(c, x, &cf, sc, NULL);
 }
 
 /* ---- ConvTranspose (2-D, group 1) -------------------------------------------------------------- */
@@ -1095,9 +1537,7 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
     if (!(xv->rank == 4 && wv->rank == 4) && !one_d)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only 1-D and 2-D transposed convolution is supported");
     if (xv->dt != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
-    if (!wv->is_const || !wv->f)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant (bind it with --bind %s=FILE.npy)",
-                        wv->name, wv->name);
+    if (!wv->is_const || !wv->f) return cvt_need_const(c, wv, "a constant float tensor");
     if (cvt_attr_i(c, "group", 1) != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "group != 1 is not supported");
     int ns = one_d ? 1 : 2;
     int64_t C = xv->shape[1], M = wv->shape[1];
@@ -1109,9 +1549,27 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
     const int64_t *v;
     if ((v = cvt_attr_ints(c, "kernel_shape", &n)) && ((int)n != ns || v[n - 1] != K[1] || (ns == 2 && v[0] != K[0])))
         return cvt_fail(c, TOSAC_ERR_FORMAT, "kernel_shape disagrees with W");
-    if ((v = cvt_attr_ints(c, "dilations", &n)))
-        for (size_t k = 0; k < n; k++)
-            if (v[k] != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "dilations other than 1 are not supported");
+    /* a dilated kernel is the kernel with d - 1 zeros between its taps */
+    int64_t dil[2] = {1, 1};
+    const float *wf = wv->f;
+    if ((v = cvt_attr_ints(c, "dilations", &n))) {
+        if ((int)n != ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "dilations has %zu entries", n);
+        for (int k = 0; k < ns; k++) dil[2 - ns + k] = v[k];
+        if (dil[0] < 1 || dil[1] < 1 || dil[0] > 64 || dil[1] > 64)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "dilations %lld, %lld are not supported", (long long)dil[0], (long long)dil[1]);
+    }
+    if (dil[0] > 1 || dil[1] > 1) {
+        int64_t DK[2] = {(K[0] - 1) * dil[0] + 1, (K[1] - 1) * dil[1] + 1};
+        float *d = tosac_arena_alloc(&c->arena, (size_t)(C * M * DK[0] * DK[1]) * 4 + 1);
+        if (!d) return cvt_nomem(c);
+        memset(d, 0, (size_t)(C * M * DK[0] * DK[1]) * 4);
+        for (int64_t q = 0; q < C * M; q++)
+            for (int64_t h = 0; h < K[0]; h++)
+                for (int64_t w = 0; w < K[1]; w++)
+                    d[(q * DK[0] + h * dil[0]) * DK[1] + w * dil[1]] = wf[(q * K[0] + h) * K[1] + w];
+        wf = d;
+        K[0] = DK[0], K[1] = DK[1];
+    }
     if ((v = cvt_attr_ints(c, "strides", &n))) {
         if ((int)n != ns) return cvt_fail(c, TOSAC_ERR_FORMAT, "strides has %zu entries", n);
         for (int k = 0; k < ns; k++) st[2 - ns + k] = v[k];
@@ -1149,13 +1607,13 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
                             (long long)pb[k], (long long)pe[k], (long long)K[k]);
     }
     /* weights [C, M, KH, KW] -> [M, KH, KW, C] */
-    float *wt = tosac_arena_alloc(&c->arena, (size_t)wv->numel * 4 + 1);
+    float *wt = tosac_arena_alloc(&c->arena, (size_t)(C * M * K[0] * K[1]) * 4 + 1);
     if (!wt) return cvt_nomem(c);
     for (int64_t o = 0; o < M; o++)
         for (int64_t i = 0; i < C; i++)
             for (int64_t h = 0; h < K[0]; h++)
                 for (int64_t w = 0; w < K[1]; w++)
-                    wt[((o * K[0] + h) * K[1] + w) * C + i] = wv->f[((i * M + o) * K[0] + h) * K[1] + w];
+                    wt[((o * K[0] + h) * K[1] + w) * C + i] = wf[((i * M + o) * K[0] + h) * K[1] + w];
     int64_t wshape[4] = {M, K[0], K[1], C};
     tosac_value *bias;
     cvt_val *bv = cvt_in(c, 2);

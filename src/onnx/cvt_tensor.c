@@ -29,19 +29,11 @@ tosac_status cvt_constant(cvt_ctx *c)
         if (dt == TOSAC_DTYPE_UNKNOWN || t->rank > TOSAC_MAX_RANK)
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "constant of type %s is not supported",
                             tosac_onnx_elem_name(t->elem_type));
-        if (dt == TOSAC_DTYPE_FP32) return cvt_set_out_const(c, 0, dt, (int)t->rank, t->dims, t->data, NULL);
-        int64_t *buf = tosac_arena_alloc(&c->arena, t->numel * 8 + 1);
-        if (!buf) return cvt_nomem(c);
-        const uint8_t *p = t->data;
-        for (uint64_t k = 0; k < t->numel; k++) {
-            if (t->elem_type == TOSAC_ONNX_INT64) memcpy(&buf[k], p + 8 * k, 8);
-            else if (t->elem_type == TOSAC_ONNX_INT32) {
-                int32_t x;
-                memcpy(&x, p + 4 * k, 4);
-                buf[k] = x;
-            } else buf[k] = p[k] != 0;
-        }
-        return cvt_set_out_const(c, 0, dt, (int)t->rank, t->dims, NULL, buf);
+        const float *f;
+        int64_t *iv;
+        tosac_status s = cvt_decode(c, t->elem_type, t->data, (int64_t)t->numel, &f, &iv);
+        if (s != TOSAC_OK) return s;
+        return cvt_set_out_const(c, 0, dt, (int)t->rank, t->dims, f, iv);
     }
     if (!strcmp(a->name, "value_float")) return cvt_set_out_const(c, 0, TOSAC_DTYPE_FP32, 0, NULL, &a->f, NULL);
     if (!strcmp(a->name, "value_floats")) return cvt_set_out_const(c, 0, TOSAC_DTYPE_FP32, 1, &n, a->floats, NULL);
@@ -226,9 +218,6 @@ tosac_status cvt_gather(cvt_ctx *c)
     tosac_status s = TOSAC_OK;
     cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL;
     if (!iv) return s;
-    const int64_t *idx;
-    int64_t ni;
-    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
     int axis;
     if ((s = cvt_axis(c, cvt_attr_i(c, "axis", 0), v->rank, &axis)) != TOSAC_OK) return s;
     if (v->rank + iv->rank - 1 > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "rank too large");
@@ -240,6 +229,30 @@ tosac_status cvt_gather(cvt_ctx *c)
     for (int k = 0; k < axis; k++) shape[r++] = v->shape[k];
     for (int k = 0; k < iv->rank; k++) shape[r++] = iv->shape[k];
     for (int k = axis + 1; k < v->rank; k++) shape[r++] = v->shape[k];
+    if (!(iv->is_const && iv->i)) { /* run-time indices: the same GATHER with the indices tiled over outer */
+        int64_t ni = iv->numel;
+        if (outer * ni * inner == 0 || outer * ni > INT32_MAX || v->numel > INT32_MAX)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "empty or too large gather");
+        tosac_value *x = cvt_tensor(c, v, &s), *ix = x ? cvt_tensor(c, iv, &s) : NULL;
+        if (!ix) return s;
+        if (ix->dtype != TOSAC_DTYPE_INT32) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices must be integers");
+        if (x->dtype == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
+        int64_t one[2] = {1, ni}, mult[2] = {outer, 1}, ishape[2] = {outer, ni};
+        tosac_value *j = cvt_mk_reshape(c, cvt_wrap_index(c, ix, K, &s), 2, one);
+        if (j && outer > 1) {
+            tosac_value *t = cvt_new(c, TOSAC_DTYPE_INT32, 2, ishape);
+            tosac_value *tin[2] = {j, cvt_shape_const(c, mult, 2)};
+            j = cvt_op(c, TOSAC_OP_TILE, 2, tin, t) ? t : NULL;
+        }
+        int64_t vshape[3] = {outer, K, inner}, oshape[3] = {outer, ni, inner};
+        tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vshape), j};
+        tosac_value *g = cvt_new(c, x->dtype, 3, oshape);
+        if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return s != TOSAC_OK ? s : cvt_nomem(c);
+        return cvt_set_out(c, 0, cvt_mk_reshape(c, g, r, shape));
+    }
+    const int64_t *idx;
+    int64_t ni;
+    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
     int64_t *norm = tosac_arena_alloc(&c->arena, (size_t)ni * 8 + 1);
     if (!norm) return cvt_nomem(c);
     for (int64_t k = 0; k < ni; k++) {

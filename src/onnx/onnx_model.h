@@ -14,7 +14,7 @@ typedef struct onnx_model_impl {
 /* Default-domain opset versions and IR versions the reader accepts. */
 #define TOSAC_ONNX_MIN_IR 3
 #define TOSAC_ONNX_MAX_IR 10
-#define TOSAC_ONNX_MIN_OPSET 7
+#define TOSAC_ONNX_MIN_OPSET 1
 #define TOSAC_ONNX_MAX_OPSET 21
 
 #endif

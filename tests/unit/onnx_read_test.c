@@ -379,8 +379,7 @@ static void test_all_testdata(void)
     for (size_t k = 0; k < ng; k++)
         printf("  rejected %3d x %s   (e.g. %s)\n", groups[k].count, groups[k].reason, groups[k].example);
     EXPECT_EQ_I(mismatched, 0);
-    /* the only rejections allowed are the opset policy (default domain 7 to 21; the node tests of old
-     * operator versions import opset 1 or 6) */
+    /* the only rejections allowed are the opset policy (default domain 1 to 21) */
     EXPECT_EQ_I(unexpected, 0);
     EXPECT(ok * 100 >= ps.n * 85);
     EXPECT(n_testdata >= 1072);
@@ -412,7 +411,7 @@ static void test_known_models(void)
         const tosac_onnx_attr *v = tosac_onnx_find_attr(&m->graph->nodes[0], "value");
         EXPECT(v && v->type == TOSAC_ONNX_ATTR_TENSOR && v->t && v->t->elem_type == TOSAC_ONNX_FLOAT);
         if (v && v->t) EXPECT_EQ_I(v->t->nbytes, v->t->numel * 4);
-        EXPECT(m->ir_version >= 3 && m->opset >= 7);
+        EXPECT(m->ir_version >= 3 && m->opset >= 1);
         tosac_onnx_model_destroy(m);
         m = NULL;
     }
@@ -536,7 +535,7 @@ static const char PY_HOSTILE[] =
     "save(model(add_w, [e]), 'ext_short.onnx')\n"
     "save(model(relu, ir=2), 'ir2.onnx')\n"
     "save(model(relu, ir=11), 'ir11.onnx')\n"
-    "save(model(relu, opset=6), 'opset6.onnx')\n"
+    "save(model(relu, opset=0), 'opset0.onnx')\n"
     "save(model(relu, opset=22), 'opset22.onnx')\n"
     "t = helper.make_tensor_type_proto(TensorProto.FLOAT, [2])\n"
     "for i in range(300): t = helper.make_sequence_type_proto(t)\n"
@@ -600,7 +599,7 @@ static void test_hostile_models(void)
     expect_reject("ext_short.onnx", TOSAC_ERR_FORMAT, "external data in 'small.bin' at offset 0 needs 4000 bytes");
     expect_reject("ir2.onnx", TOSAC_ERR_UNSUPPORTED, "IR version 2 is not supported");
     expect_reject("ir11.onnx", TOSAC_ERR_UNSUPPORTED, "IR version 11 is not supported");
-    expect_reject("opset6.onnx", TOSAC_ERR_UNSUPPORTED, "opset version 6 of the default domain is not supported");
+    expect_reject("opset0.onnx", TOSAC_ERR_UNSUPPORTED, "opset version 0 of the default domain is not supported");
     expect_reject("opset22.onnx", TOSAC_ERR_UNSUPPORTED, "opset version 22 of the default domain is not supported");
     expect_reject("deep.onnx", TOSAC_ERR_FORMAT, "nested deeper than 100 levels");
     expect_reject("if_undef.onnx", TOSAC_ERR_FORMAT, "graph 'else' node 'Sub_0' (Sub): input 'ghost' is not defined");
