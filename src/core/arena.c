@@ -31,7 +31,7 @@ void tosac_arena_deinit(tosac_arena *a)
     a->total = 0;
 }
 
-void *tosac_arena_alloc(tosac_arena *a, size_t size)
+void *tosac_arena_alloc_uninit(tosac_arena *a, size_t size)
 {
     size_t need;
     if (!tosac_add_size(size, 15, &need)) return NULL;
@@ -59,13 +59,20 @@ void *tosac_arena_alloc(tosac_arena *a, size_t size)
     void *p = c->data + c->used;
     c->used += need;
     a->total += need;
-    memset(p, 0, need);
+    return p;
+}
+
+void *tosac_arena_alloc(tosac_arena *a, size_t size)
+{
+    void *p = tosac_arena_alloc_uninit(a, size);
+    if (p) memset(p, 0, size ? size : 1);
     return p;
 }
 
 void *tosac_arena_memdup(tosac_arena *a, const void *p, size_t size)
 {
-    void *d = tosac_arena_alloc(a, size);
+    /* weights run to hundreds of MB: zeroing before the copy would touch every page twice */
+    void *d = tosac_arena_alloc_uninit(a, size);
     if (d && size) memcpy(d, p, size);
     return d;
 }

@@ -217,17 +217,29 @@ tosac_node *tosac_block_add_node(tosac_block *b, tosac_op op, uint32_t n_in, tos
     return n;
 }
 
-tosac_value *tosac_block_add_const(tosac_block *b, const char *name, tosac_dtype t, int rank, const int64_t *shape,
-                                   const void *data, size_t nbytes)
+static tosac_value *add_const(tosac_block *b, const char *name, tosac_dtype t, int rank, const int64_t *shape,
+                              const void *data, size_t nbytes, bool copy)
 {
     tosac_value *v = tosac_block_add_tensor(b, name, t, rank, shape);
     if (!v) return NULL;
     /* zero bytes is "no data", as the file format cannot tell the two apart */
-    if (nbytes && !(v->data = tosac_arena_memdup(&b->graph->arena, data, nbytes))) return NULL;
+    if (nbytes && !(v->data = copy ? tosac_arena_memdup(&b->graph->arena, data, nbytes) : data)) return NULL;
     v->data_len = nbytes;
     if (!tosac_block_add_node(b, TOSAC_OP_CONST, 0, NULL, 1, &v)) return NULL;
     v->producer = b->nodes[b->n_nodes - 1];
     return v;
+}
+
+tosac_value *tosac_block_add_const(tosac_block *b, const char *name, tosac_dtype t, int rank, const int64_t *shape,
+                                   const void *data, size_t nbytes)
+{
+    return add_const(b, name, t, rank, shape, data, nbytes, true);
+}
+
+tosac_value *tosac_block_add_const_adopt(tosac_block *b, const char *name, tosac_dtype t, int rank,
+                                         const int64_t *shape, const void *data, size_t nbytes)
+{
+    return add_const(b, name, t, rank, shape, data, nbytes, false);
 }
 
 tosac_value *tosac_block_add_const_shape(tosac_block *b, const char *name, const int64_t *values, uint32_t count)

@@ -80,6 +80,10 @@ tosac_value *tosac_block_add_shape(tosac_block *b, const char *name, uint32_t co
 /* Region / block lookup by name (NULL if none). */
 tosac_region *tosac_graph_find_region(const tosac_graph *g, const char *name);
 tosac_block *tosac_region_find_block(const tosac_region *r, const char *name);
+/* tosac_block_add_const without the copy: `data` must come from the graph's own arena (weights
+   computed at compile time are written there once instead of twice). */
+tosac_value *tosac_block_add_const_adopt(tosac_block *b, const char *name, tosac_dtype t, int rank,
+                                         const int64_t *shape, const void *data, size_t nbytes);
 /* Rebuilds the name index after values were renamed or dropped from the lists (false: out of memory). */
 bool tosac_block_rehash(tosac_block *b);
 /* Sets value->producer for every operator output (first producer wins). */

@@ -56,6 +56,14 @@ tosac_value *ir_new_const(tosac_block *b, const char *prefix, tosac_dtype t, int
     return tosac_block_add_const(b, name, t, rank, shape, data, nbytes);
 }
 
+tosac_value *ir_new_const_adopt(tosac_block *b, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
+                                const void *data, size_t nbytes)
+{
+    char name[96];
+    if (!fresh_name(b, prefix, name, sizeof name)) return NULL;
+    return tosac_block_add_const_adopt(b, name, t, rank, shape, data, nbytes);
+}
+
 tosac_value *ir_new_shape(tosac_block *b, const int64_t *values, uint32_t count)
 {
     char name[96];

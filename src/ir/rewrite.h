@@ -3,6 +3,8 @@
  * names, renaming and compaction. A pass marks operators dead and appends new ones anywhere;
  * ir_compact() then drops the dead operators and every value nothing refers to, and restores a
  * topological operator order, so passes never have to insert "at the right place".
+ * Constant data is immutable once in the graph: passes make new constants (they may share bytes,
+ * e.g. a folded RESHAPE of a constant) and never write into an existing one.
  */
 #ifndef TOSAC_IR_REWRITE_H
 #define TOSAC_IR_REWRITE_H
@@ -19,6 +21,9 @@ tosac_value *ir_new_tensor(tosac_block *b, const char *prefix, tosac_dtype t, in
 /* A new CONST tensor (data TOSA-encoded, copied) and its producer. */
 tosac_value *ir_new_const(tosac_block *b, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
                           const void *data, size_t nbytes);
+/* Same, adopting `data`, which must come from the graph's arena (tosac_arena_alloc_uninit). */
+tosac_value *ir_new_const_adopt(tosac_block *b, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
+                                const void *data, size_t nbytes);
 /* A new CONST_SHAPE value and its producer. */
 tosac_value *ir_new_shape(tosac_block *b, const int64_t *values, uint32_t count);
 /* Appends op(in) -> out carrying `like`'s location (NULL: none). */

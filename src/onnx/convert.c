@@ -253,6 +253,22 @@ tosac_value *cvt_const_f32(cvt_ctx *c, int rank, const int64_t *shape, const flo
     return add_const(c, TOSAC_DTYPE_FP32, rank, shape, data, (size_t)cvt_numel(rank, shape) * 4);
 }
 
+/* The arena of the graph being built (a scratch graph while a constant node is folded). */
+float *cvt_const_buffer(cvt_ctx *c, size_t n)
+{
+    size_t bytes;
+    if (!tosac_mul_size(n ? n : 1, sizeof(float), &bytes)) return NULL;
+    return tosac_arena_alloc_uninit(&c->b->graph->arena, bytes);
+}
+
+tosac_value *cvt_const_f32_adopt(cvt_ctx *c, int rank, const int64_t *shape, const float *data)
+{
+    char name[32];
+    snprintf(name, sizeof name, "onnx_c%u", c->counter++);
+    return tosac_block_add_const_adopt(c->b, name, TOSAC_DTYPE_FP32, rank, shape, data,
+                                       (size_t)cvt_numel(rank, shape) * 4);
+}
+
 tosac_value *cvt_const_i32(cvt_ctx *c, int rank, const int64_t *shape, const int32_t *data)
 {
     return add_const(c, TOSAC_DTYPE_INT32, rank, shape, data, (size_t)cvt_numel(rank, shape) * 4);

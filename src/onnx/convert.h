@@ -76,6 +76,10 @@ tosac_value *cvt_new(cvt_ctx *c, tosac_dtype dt, int rank, const int64_t *shape)
 tosac_node *cvt_op(cvt_ctx *c, tosac_op op, uint32_t n_in, tosac_value *const *in, tosac_value *out);
 /* Constants. */
 tosac_value *cvt_const_f32(cvt_ctx *c, int rank, const int64_t *shape, const float *data);
+/* Room for n floats in the graph's own arena (not zeroed), for constants computed at import... */
+float *cvt_const_buffer(cvt_ctx *c, size_t n);
+/* ...and the constant made of (part of) such a buffer, without a copy. */
+tosac_value *cvt_const_f32_adopt(cvt_ctx *c, int rank, const int64_t *shape, const float *data);
 tosac_value *cvt_const_i32(cvt_ctx *c, int rank, const int64_t *shape, const int32_t *data);
 tosac_value *cvt_const_scalar(cvt_ctx *c, tosac_dtype dt, int rank, double value); /* shape all 1 */
 tosac_value *cvt_zp(cvt_ctx *c, tosac_dtype dt); /* zero point: shape [1], value 0 */

@@ -282,11 +282,10 @@ tosac_status cvt_conv(cvt_ctx *c)
     win2d w;
     if ((s = get_window(c, nsp, in_hw, wv->shape + 2, &w, false)) != TOSAC_OK) return s;
     /* Weights: OHWI (CONV2D; I = channels per group, the groups' filters one after another) or
-     * HWCM (DEPTHWISE_CONV2D), permuted in a scratch buffer that tosac_block_add_const copies:
-     * freeing it keeps the peak memory (and the page faults of a 100 MB model) down, where an
-     * arena copy would live until the end of the import. */
+     * HWCM (DEPTHWISE_CONV2D), permuted once straight into the graph's arena and adopted as the
+     * constants (no second copy of what may be 100 MB). */
     size_t nw = (size_t)wv->numel;
-    float *wt = tosac_malloc(nw * 4 + 1);
+    float *wt = cvt_const_buffer(c, nw);
     if (!wt) return cvt_nomem(c);
     if (!depthwise) {
         /* per output channel, a [Cg][KH*KW] -> [KH*KW][Cg] transpose: written in order, read
@@ -312,17 +311,13 @@ tosac_status cvt_conv(cvt_ctx *c)
     }
     int64_t Gc = depthwise ? 1 : G, Mg = M / Gc; /* CONV2Ds to emit, outputs of each */
     tosac_value *wc[64], **wcs = Gc <= 64 ? wc : tosac_malloc((size_t)Gc * sizeof *wcs);
-    if (!wcs) {
-        tosac_free(wt, nw * 4 + 1);
-        return cvt_nomem(c);
-    }
+    if (!wcs) return cvt_nomem(c);
     bool ok = true;
     for (int64_t g = 0; g < Gc && ok; g++) {
         int64_t ws[4] = {Mg, KH, KW, Cg};
         if (depthwise) ws[0] = KH, ws[1] = KW, ws[2] = C, ws[3] = M / C;
-        ok = (wcs[g] = cvt_const_f32(c, 4, ws, wt + (size_t)(g * Mg * KH * KW * Cg))) != NULL;
+        ok = (wcs[g] = cvt_const_f32_adopt(c, 4, ws, wt + (size_t)(g * Mg * KH * KW * Cg))) != NULL;
     }
-    tosac_free(wt, nw * 4 + 1);
     tosac_value *bias = NULL, *x = NULL, *y = NULL;
     int64_t ohw[2];
     if (!ok) goto out;

@@ -6,9 +6,17 @@
 #include "tosac/onnx.h"
 
 /* A model and the arena that owns every graph, node, name and tensor buffer reachable from it. */
+/* A raw_data buffer taken over from protobuf-c's decoded message (freed with the model). */
+typedef struct onnx_kept_buffer {
+    void *block; /* as allocated (the protobuf-c allocator's header included) */
+    size_t bytes;
+    struct onnx_kept_buffer *next;
+} onnx_kept_buffer;
+
 typedef struct onnx_model_impl {
     tosac_onnx_model pub; /* first member: a tosac_onnx_model * points here */
     tosac_arena arena;
+    onnx_kept_buffer *kept;
 } onnx_model_impl;
 
 /* Default-domain opset versions and IR versions the reader accepts. */

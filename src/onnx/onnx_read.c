@@ -75,6 +75,7 @@ typedef struct rd {
     const char *base_dir;
     tosac_diag *diag;
     tosac_arena *arena;
+    onnx_model_impl *model; /* takes over decoded raw_data buffers */
     uint64_t max_external;
     size_t max_nodes;
     size_t nodes_total;
@@ -161,6 +162,25 @@ static void *pb_alloc(void *ud, size_t size)
     memcpy(p, &total, sizeof total);
     b->left -= total;
     return p + PB_HDR;
+}
+
+/* The decoded raw_data bytes become the model's (no copy of what may be hundreds of MB of
+   weights): the buffer leaves the message, so free_unpacked skips it, and is freed with the
+   model. Without a model (never while reading) it is copied into the arena instead. */
+static void *keep_raw_data(rd *r, ProtobufCBinaryData *bd)
+{
+    if (!r->model) return tosac_arena_memdup(r->arena, bd->data, bd->len);
+    onnx_kept_buffer *k = tosac_arena_alloc(r->arena, sizeof *k);
+    if (!k) return NULL;
+    unsigned char *block = bd->data - PB_HDR;
+    memcpy(&k->bytes, block, sizeof k->bytes);
+    k->block = block;
+    k->next = r->model->kept;
+    r->model->kept = k;
+    void *data = bd->data;
+    bd->data = NULL;
+    bd->len = 0;
+    return data;
 }
 
 static void pb_free(void *ud, void *ptr)
@@ -694,7 +714,8 @@ static tosac_status decode_tensor(rd *r, const Onnx__TensorProto *tp, const char
         }
         out->nbytes = tp->raw_data.len;
         if (tp->raw_data.len) {
-            void *d = tosac_arena_memdup(r->arena, tp->raw_data.data, tp->raw_data.len);
+            /* the read path sees the message as const, but it is our own decoded copy */
+            void *d = keep_raw_data(r, (ProtobufCBinaryData *)(uintptr_t)&tp->raw_data);
             if (!d) return nomem(r);
             to_le(d, tp->raw_data.len, swap_width(et));
             out->data = d;
@@ -1396,6 +1417,7 @@ tosac_status tosac_onnx_read_mem(const void *buf, size_t len, const char *name, 
     }
     tosac_arena_init(&mi->arena);
     r.arena = &mi->arena;
+    r.model = mi;
     s = read_model(&r, mp, &mi->pub);
     onnx__model_proto__free_unpacked(mp, &alloc);
     if (s != TOSAC_OK) {
@@ -1465,6 +1487,7 @@ void tosac_onnx_model_destroy(tosac_onnx_model *m)
 {
     if (!m) return;
     onnx_model_impl *mi = (onnx_model_impl *)m;
+    for (onnx_kept_buffer *k = mi->kept; k; k = k->next) tosac_free(k->block, k->bytes);
     tosac_arena_deinit(&mi->arena);
     tosac_free(mi, sizeof *mi);
 }

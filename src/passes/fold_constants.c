@@ -104,6 +104,20 @@ tosac_status pass_fold_constants(pass_ctx *pc)
     for (uint32_t i = 0; i < n0; i++) {
         tosac_node *n = b->nodes[i];
         if (n->dead || !foldable(n)) continue;
+        tosac_value *out = n->outputs[0];
+        if (n->op == TOSAC_OP_RESHAPE || n->op == TOSAC_OP_IDENTITY) {
+            /* same bytes under another shape: the result shares the (immutable) constant data */
+            const tosac_value *x = n->inputs[0];
+            n->dead = true;
+            tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CONST, 0, NULL, 1, &out);
+            if (!c) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+            c->location = n->location;
+            out->data = x->data;
+            out->data_len = x->data_len;
+            out->producer = c;
+            pc->changes++;
+            continue;
+        }
         tosac_diag *d = tosac_diag_create();
         if (!d) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
         uint8_t *data = NULL;
@@ -114,7 +128,6 @@ tosac_status pass_fold_constants(pass_ctx *pc)
         /* an operator the runtime refuses on these constants (ERROR_IF, UNPREDICTABLE) stays:
            the validator or the run reports it with the model's context */
         if (s != TOSAC_OK) continue;
-        tosac_value *out = n->outputs[0];
         n->dead = true;
         tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CONST, 0, NULL, 1, &out);
         uint8_t *copy = len ? tosac_arena_memdup(&pc->g->arena, data, len) : NULL;

@@ -15,23 +15,29 @@
 
 typedef struct conv_fold {
     int64_t oc;
-    float *w, *bias; /* malloc'd working copies */
+    float *w, *bias; /* the new weights and bias, in the graph's arena */
     int64_t nw;
 } conv_fold;
 
-/* w[i] *= v[output channel of i]: weights are [OC, ...] except depthwise [KH, KW, C, M], whose
-   output channel c*M+m is the fastest-varying pair. */
-static void scale_weights(const tosac_node *n, const tosac_value *w, float *data, int64_t nw, const float *v)
+/* dst[i] = src[i] * v[output channel of i] (a copy when v is NULL; dst may be src): weights are
+   [OC, ...] except depthwise [KH, KW, C, M], whose output channel c*M+m varies fastest. src may be
+   the bytes of a constant, which the arena keeps 16-byte aligned. */
+static void scale_weights(const tosac_node *n, const tosac_value *w, const float *src, float *dst, int64_t nw,
+                          const float *v)
 {
+    if (!v) {
+        if (dst != src) memcpy(dst, src, (size_t)nw * sizeof(float));
+        return;
+    }
     if (n->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         int64_t cm = w->shape[2] * w->shape[3];
         for (int64_t i = 0; i < nw; i += cm)
-            for (int64_t j = 0; j < cm; j++) data[i + j] *= v[j];
+            for (int64_t j = 0; j < cm; j++) dst[i + j] = src[i + j] * v[j];
         return;
     }
     int64_t per = nw / w->shape[0];
     for (int64_t oc = 0; oc < w->shape[0]; oc++)
-        for (int64_t j = 0; j < per; j++) data[oc * per + j] *= v[oc];
+        for (int64_t j = 0; j < per; j++) dst[oc * per + j] = src[oc * per + j] * v[oc];
 }
 
 /* The per-channel constant operand of a binary op next to `y`, as OC floats (NULL if none). */
@@ -95,16 +101,20 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
         else if (m->op == TOSAC_OP_SUB && (v = channel_operand(m, y, oc, true, chan))) kind = 3;
         if (!kind) break;
         if (!f.w) {
-            f.w = tosac_malloc((size_t)(f.nw + oc) * sizeof(float));
+            /* written once, straight into the graph's arena, and adopted as the new constants;
+               a first scale is applied while copying */
+            f.w = tosac_arena_alloc_uninit(&pc->g->arena, (size_t)(f.nw + oc) * sizeof(float));
             if (!f.w) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
             f.bias = f.w + f.nw;
-            memcpy(f.w, w->data, (size_t)f.nw * 4);
             for (int64_t c = 0; c < oc; c++) memcpy(&f.bias[c], bias->data + 4 * (nb == 1 ? 0 : c), 4);
-        }
-        if (kind == 1) {
-            scale_weights(n, w, f.w, f.nw, v);
+            scale_weights(n, w, (const float *)(const void *)w->data, f.w, f.nw, kind == 1 ? v : NULL);
+            if (kind == 1)
+                for (int64_t c = 0; c < oc; c++) f.bias[c] *= v[c];
+        } else if (kind == 1) {
+            scale_weights(n, w, f.w, f.w, f.nw, v);
             for (int64_t c = 0; c < oc; c++) f.bias[c] *= v[c];
-        } else {
+        }
+        if (kind != 1) {
             for (int64_t c = 0; c < oc; c++) f.bias[c] = kind == 2 ? f.bias[c] + v[c] : f.bias[c] - v[c];
         }
         /* the convolution now produces m's result */
@@ -120,9 +130,9 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
     }
     if (!changed) return TOSAC_OK;
     int64_t oc_shape = oc;
-    tosac_value *nw = ir_new_const(b, "folded_w", TOSAC_DTYPE_FP32, w->rank, w->shape, f.w, (size_t)f.nw * 4);
-    tosac_value *nbias = nw ? ir_new_const(b, "folded_b", TOSAC_DTYPE_FP32, 1, &oc_shape, f.bias, (size_t)oc * 4) : NULL;
-    tosac_free(f.w, (size_t)(f.nw + oc) * sizeof(float));
+    tosac_value *nw = ir_new_const_adopt(b, "folded_w", TOSAC_DTYPE_FP32, w->rank, w->shape, f.w, (size_t)f.nw * 4);
+    tosac_value *nbias =
+        nw ? ir_new_const_adopt(b, "folded_b", TOSAC_DTYPE_FP32, 1, &oc_shape, f.bias, (size_t)oc * 4) : NULL;
     if (!nbias) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
     n->inputs[1] = nw;
     n->inputs[2] = nbias;

@@ -318,6 +318,7 @@ void fb_builder_free(fb_builder *b)
     if (!b) return;
     tosac_free(b->buf, b->cap);
     tosac_free(b->vtables, b->vtables_cap * sizeof(uint32_t));
+    tosac_free(b->segs, b->segs_cap * sizeof(fb_segment));
     fb_builder_init(b);
 }
 
@@ -327,11 +328,15 @@ void fb_builder_reset(fb_builder *b)
     size_t cap = b->cap;
     uint32_t *vts = b->vtables;
     size_t vcap = b->vtables_cap;
+    fb_segment *segs = b->segs;
+    size_t scap = b->segs_cap;
     fb_builder_init(b);
     b->buf = buf;
     b->cap = cap;
     b->vtables = vts;
     b->vtables_cap = vcap;
+    b->segs = segs;
+    b->segs_cap = scap;
 }
 
 static bool usable(const fb_builder *b) { return b && !b->failed && !b->finished; }
@@ -442,6 +447,45 @@ uint32_t fb_create_vector(fb_builder *b, const void *elems, uint32_t count, uint
     push(b, elems, (size_t)nbytes);
     push_u32(b, count);
     return b->failed ? 0 : (uint32_t)b->size;
+}
+
+uint32_t fb_create_vector_external(fb_builder *b, const void *src, size_t len, size_t padded, uint32_t payload_align)
+{
+    if (!usable(b)) return 0;
+    if (b->in_table || (!src && len) || padded < len || payload_align > 64 || (payload_align & (payload_align - 1))) {
+        b->misuse = true;
+        return 0;
+    }
+    if (padded > FB_MAX_BUFFER_SIZE || padded > UINT32_MAX) {
+        b->failed = true;
+        return 0;
+    }
+    if (!tosac_grow((void **)&b->segs, &b->segs_cap, b->nsegs + 1, sizeof(fb_segment))) {
+        b->failed = true;
+        return 0;
+    }
+    prealign(b, padded, payload_align > 4 ? payload_align : 4);
+    if (!reserve(b, padded)) return 0;
+    b->size += padded;
+    /* only the padding is written now; the payload's pages stay untouched */
+    if (padded > len) memset(at(b, (uint32_t)b->size) + len, 0, padded - len);
+    b->segs[b->nsegs++] = (fb_segment){b->size, src, len};
+    push_u32(b, (uint32_t)padded);
+    return b->failed ? 0 : (uint32_t)b->size;
+}
+
+const fb_segment *fb_segments(const fb_builder *b, size_t *n)
+{
+    *n = b->nsegs;
+    return b->segs;
+}
+
+size_t fb_segment_offset(const fb_builder *b, const fb_segment *s) { return b->size - s->handle; }
+
+void fb_fill_segments(fb_builder *b)
+{
+    for (size_t k = 0; k < b->nsegs; k++)
+        if (b->segs[k].len) memcpy(at(b, (uint32_t)b->segs[k].handle), b->segs[k].src, b->segs[k].len);
 }
 
 uint32_t fb_create_offset_vector(fb_builder *b, const uint32_t *handles, uint32_t count)
@@ -631,6 +675,7 @@ tosac_status fb_finish(fb_builder *b, uint32_t root, const char *ident, uint8_t 
         b->failed = true;
         return TOSAC_ERR_NOMEM;
     }
+    fb_fill_segments(b);
     memcpy(copy, view, n);
     *out = copy;
     *out_len = n;

@@ -187,7 +187,17 @@ typedef struct fb_builder {
     uint32_t field_loc[FB_MAX_FIELDS];  /* handle just after each field (0 = absent) */
     uint32_t *vtables;                  /* handles of vtables written, for sharing */
     size_t nvtables, vtables_cap;
+    struct fb_segment *segs;            /* external payloads (fb_create_vector_external) */
+    size_t nsegs, segs_cap;
 } fb_builder;
+
+/** A payload left out of the builder's memory: `len` bytes from `src` belong at the position
+    whose handle is `handle` (the bytes at(handle)..). */
+typedef struct fb_segment {
+    size_t handle;
+    const uint8_t *src;
+    size_t len;
+} fb_segment;
 
 void fb_builder_init(fb_builder *b);
 /** Releases memory; the builder may be re-initialised afterwards. */
@@ -227,6 +237,19 @@ uint32_t fb_table_end(fb_builder *b);
  * buffer length is a multiple of the largest alignment used, so every aligned object is aligned
  * relative to the buffer start. Call once; then fb_builder_reset or fb_builder_free.
  */
+/**
+ * A [ubyte] vector of `len` bytes from `src`, zero-padded to `padded` bytes, whose payload is not
+ * copied into the builder: its place is reserved (untouched memory) and recorded as a segment
+ * that fb_fill_segments copies in, or that a writer writes straight from `src`. `src` must stay
+ * valid until then. The resulting bytes are exactly those of fb_create_vector.
+ */
+uint32_t fb_create_vector_external(fb_builder *b, const void *src, size_t len, size_t padded, uint32_t payload_align);
+/** The external segments in creation order, i.e. in decreasing position (the buffer is built back to front). */
+const fb_segment *fb_segments(const fb_builder *b, size_t *n);
+/** Copies every external payload into its place (for an in-memory result). */
+void fb_fill_segments(fb_builder *b);
+/** Offset of a segment in the finished buffer (after fb_finish_view). */
+size_t fb_segment_offset(const fb_builder *b, const fb_segment *s);
 /** Like fb_finish, but *out points into the builder (valid until it is freed or reset): no copy
     of a buffer that may hold hundreds of MB of weights. */
 tosac_status fb_finish_view(fb_builder *b, uint32_t root, const char *ident, const uint8_t **out, size_t *out_len);

@@ -85,11 +85,18 @@ static void le32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+#define EXTERNAL_MIN 4096
+
 /* A [ubyte] vector of `len` bytes with 8-byte aligned payload, zero-padded to a multiple of 8. */
 static tosac_status padded_bytes(writer *w, const uint8_t *data, size_t len, uint32_t *h)
 {
     size_t padded = (len + 7) & ~(size_t)7;
     if (padded < len || padded > FB_MAX_BUFFER_SIZE) return TOSAC_ERR_NOMEM;
+    /* big payloads (weights) stay where they are until the file is written */
+    if (len >= EXTERNAL_MIN) {
+        *h = fb_create_vector_external(&w->fb, data, len, padded, 8);
+        return TOSAC_OK;
+    }
     const uint8_t *src = data;
     if (padded != len) {
         uint8_t *t = tmp_bytes(w, padded);
@@ -153,7 +160,9 @@ static tosac_status write_shape(writer *w, const tosac_value *v, const char *whe
                       v->data_len, (unsigned long long)rank * 8);
     uint32_t h_name = name_handle(w, v);
     uint32_t h_data = 0;
-    if (v->data) h_data = fb_create_vector(&w->fb, v->data, (uint32_t)v->data_len, 1, 8);
+    if (v->data)
+        h_data = v->data_len >= EXTERNAL_MIN ? fb_create_vector_external(&w->fb, v->data, v->data_len, v->data_len, 8)
+                                             : fb_create_vector(&w->fb, v->data, (uint32_t)v->data_len, 1, 8);
     fb_builder *b = &w->fb;
     fb_table_begin(b);
     fb_add_offset(b, SHAPE_NAME, h_name);
@@ -433,7 +442,10 @@ static tosac_status write_mem_labelled(const tosac_graph *g, const char *label, 
     tosac_status st = build(&w, g, label, &view, &n, d);
     uint8_t *copy = st == TOSAC_OK ? tosac_malloc(n) : NULL;
     if (st == TOSAC_OK && !copy) st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory", label);
-    if (copy) memcpy(copy, view, n);
+    if (copy) {
+        fb_fill_segments(&w.fb);
+        memcpy(copy, view, n);
+    }
     writer_free(&w);
     if (st != TOSAC_OK) return st;
     *out = copy;
@@ -465,6 +477,19 @@ static bool write_all(int fd, const uint8_t *buf, size_t len)
         len -= (size_t)n;
     }
     return true;
+}
+
+/* The finished buffer with each external payload written from where it lives. */
+static bool write_pieces(int fd, const fb_builder *b, const uint8_t *view, size_t len)
+{
+    size_t n, pos = 0;
+    const fb_segment *segs = fb_segments(b, &n);
+    for (size_t k = n; k-- > 0;) {
+        size_t off = fb_segment_offset(b, &segs[k]);
+        if (!write_all(fd, view + pos, off - pos) || !write_all(fd, segs[k].src, segs[k].len)) return false;
+        pos = off + segs[k].len;
+    }
+    return write_all(fd, view + pos, len - pos);
 }
 
 tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac_diag *d)
@@ -500,7 +525,7 @@ tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac
     } else {
         /* no fsync: like compilers, rely on the atomic rename for "never a partial file" rather
            than paying a disk flush of hundreds of MB on every compile */
-        bool ok = write_all(fd, buf, len);
+        bool ok = write_pieces(fd, &w.fb, buf, len);
         int e = errno;
         if (close(fd) != 0 && ok) {
             ok = false;
