@@ -485,8 +485,11 @@ static int run_program(run_args *a, bool refmode)
     if (a->ofm_name.n != a->ofm_file.n) return fail("%s: ofm_name and ofm_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
     if (a->var_name.n != a->var_file.n) return fail("%s: variable_name and variable_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
     if (out_dir && !refmode) {
+        /* -o DIR is created when missing (one level, like mkdir): the parent must exist */
         struct stat st;
-        if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return fail("%s: output directory does not exist%s", out_dir, NULL);
+        if (stat(out_dir, &st) != 0 && mkdir(out_dir, 0777) != 0)
+            return fail("%s: cannot create the output directory%s", out_dir, NULL);
+        if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return fail("%s: not a directory%s", out_dir, NULL);
     }
 
     tosac_graph *g = load_graph(model);

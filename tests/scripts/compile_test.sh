@@ -25,8 +25,10 @@ check "validates under the FP profile" '[ $? -eq 0 ]'
 "$TOSAC" compile cnn.onnx -o cnn_nhwc.tosa --io-layout nhwc --report > report_nhwc.txt
 check "io-layout nhwc: no transpose at all" 'grep -q "in the program" report_nhwc.txt && grep -q ", 0 in the program" report_nhwc.txt'
 $PY -c "import numpy as np; np.save('x_nhwc.npy', np.load('x_nchw.npy').transpose(0, 2, 3, 1))"
-mkdir -p o1 o2
 "$TOSAC" run cnn.tosa -i x=x_nchw.npy -o o1 > /dev/null && "$TOSAC" run cnn_nhwc.tosa -i x=x_nhwc.npy -o o2 > /dev/null
+check "run -o creates a missing output directory" '[ -f o1/y.npy ] && [ -f o2/y.npy ]'
+"$TOSAC" run cnn.tosa -i x=x_nchw.npy -o no/such/dir > /dev/null 2> err_dir.txt
+check "run -o with a missing parent fails clearly" '[ $? -ne 0 ] && grep -q "cannot create the output directory" err_dir.txt'
 check "nhwc program computes the same output" '$PY -c "import numpy as np, sys; sys.exit(0 if np.array_equal(np.load(\"o1/y.npy\"), np.load(\"o2/y.npy\")) else 1)"'
 "$TOSAC" run cnn_nhwc.tosa -i x=x_nchw.npy -o o2 > /dev/null 2>&1
 check "nhwc program refuses an NCHW input" '[ $? -ne 0 ]'
