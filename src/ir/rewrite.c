@@ -192,7 +192,7 @@ tosac_status ir_compact(tosac_block *b)
     uint32_t n = 0;
     tosac_status s = topo_order(b, order, &n);
     if (s == TOSAC_OK) {
-        memcpy(b->nodes, order, (size_t)n * sizeof(*order));
+        if (n) memcpy(b->nodes, order, (size_t)n * sizeof(*order));
         b->n_nodes = n;
         for (uint32_t i = 0; i < n; i++) b->nodes[i]->index = i;
     }

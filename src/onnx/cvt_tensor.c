@@ -51,7 +51,9 @@ tosac_status cvt_shape(cvt_ctx *c)
     int64_t r = v->rank, start = cvt_attr_i(c, "start", 0), end = cvt_attr_i(c, "end", r);
     if (start < 0) start += r;
     if (end < 0) end += r;
+    /* ONNX clamps both ends into [0, rank] */
     if (start < 0) start = 0;
+    if (start > r) start = r;
     if (end > r) end = r;
     if (end < start) end = start;
     int64_t n = end - start;

@@ -5,6 +5,7 @@ cnn.onnx: Conv -> BatchNormalization -> Relu -> MaxPool -> Conv(1x1) + residual 
           GlobalAveragePool -> Flatten -> Gemm, input "x" [1,3,8,8], output "y" [1,5]
 dup.onnx: y = Exp(x) returned in two output slots (the second through an Identity), plus Abs(y)
 bad.onnx: a Conv whose weight is a graph input (cannot be lowered without --bind)
+edge_*.onnx: inputs the compile fuzzer once crashed on (must fail or succeed cleanly)
 """
 import sys
 
@@ -57,3 +58,13 @@ save(helper.make_graph(nodes, "bad", ins, [helper.make_tensor_value_info("y", Te
      "bad.onnx")
 np.save(f"{out}/x_nchw.npy", rng.standard_normal((1, 3, 8, 8)).astype(np.float32))
 np.save(f"{out}/x_dup.npy", rng.standard_normal((2, 3)).astype(np.float32))
+
+# fuzzer regressions: Shape with start beyond the rank; a graph without operators
+nodes = [helper.make_node("Shape", ["x"], ["s"], start=100, name="shape_far"),
+         helper.make_node("Relu", ["x"], ["y"], name="relu")]
+save(helper.make_graph(nodes, "edge_shape", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])]), "edge_shape.onnx")
+m = helper.make_model(helper.make_graph([], "edge_empty", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                                        []), opset_imports=[helper.make_opsetid("", 17)])
+m.ir_version = 8
+onnx.save(m, f"{out}/edge_empty.onnx")  # no outputs: not a valid model for onnx.checker, on purpose
