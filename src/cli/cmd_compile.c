@@ -2,19 +2,28 @@
  * tosac compile: lower an ONNX model to a TOSA 1.0 flatbuffer.
  *   tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...
  *                 [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all] [--report]
+ *                 [--calibrate DIR|FILE.npy...|random] [--calib-samples N]
+ * With --target TOSA-1.0+INT (no +FP) the FP program is quantized to int8 (src/quant/,
+ * docs/QUANT.md) and MODEL.tosa.quant.json records the float <-> int8 mapping of its I/O.
  */
+#include <dirent.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
+#include "core/diag.h"
 #include "ir/graph.h"
 #include "tosac/compile.h"
 #include "tosac/npy.h"
 #include "tosac/onnx.h"
+#include "tosac/quant.h"
 #include "tosac/tosa_file.h"
 #include "tosac/validate.h"
 
@@ -38,6 +47,7 @@ void cli_compile_help(FILE *out)
             "usage: tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...\n"
             "                     [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all]\n"
             "                     [--verify-each] [--report]\n"
+            "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
             "and validates it. The output file is written only when compilation succeeds.\n"
@@ -45,7 +55,9 @@ void cli_compile_help(FILE *out)
             "options:\n"
             "  -o, --output FILE         the .tosa file to write (required)\n"
             "  --target T                TOSA-1.0+FP (default), optionally with +INT (integer operators\n"
-            "                            for the model's integer computations; nothing is quantized)\n"
+            "                            for the model's integer computations; nothing is quantized);\n"
+            "                            TOSA-1.0+INT quantizes to int8 (needs --calibrate; writes\n"
+            "                            MODEL.tosa.quant.json with the I/O scales, docs/QUANT.md)\n"
             "                            and extensions: +bf16, +int16, +controlflow, ...; the program\n"
             "                            must be valid for exactly this target\n"
             "  --input-shape NAME=DIMS   static shape for graph input NAME, e.g. data=1x3x224x224\n"
@@ -59,6 +71,10 @@ void cli_compile_help(FILE *out)
             "  --dump-after PASS|all     print the graph (text form) to stdout after that step: import,\n"
             "                            %s\n"
             "  --verify-each             validate the graph after every pass (always on in debug builds)\n"
+            "  --calibrate SRC...        calibration data for +INT: .npy files (one sample each, or a\n"
+            "                            batch with a leading sample dimension), directories of .npy\n"
+            "                            files (sorted by name), or 'random' (seeded normal inputs)\n"
+            "  --calib-samples N         use at most N samples (random: exactly N, default 16)\n"
             "  --report                  print a compile summary: op counts in and out, transposes,\n"
             "                            constants merged, IDENTITYs added and time per pass\n"
             "\n"
@@ -69,8 +85,9 @@ void cli_compile_help(FILE *out)
 typedef struct compile_args {
     const char *out, *target, *io_layout, *dump_after;
     bool report, verify_each;
-    const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS];
-    int n_shapes, n_binds;
+    const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
+    int n_shapes, n_binds, n_calib;
+    long calib_samples;
 } compile_args;
 
 static int compile_opt(void *ctx, int argc, char **argv, int *i)
@@ -106,6 +123,26 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
         if (m < 0) return m;
         if (a->n_shapes >= MAX_ITEMS) return cli_usage_error(CMD, "too many --input-shape options"), -1;
         a->shape_arg[a->n_shapes++] = v;
+        return 1;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--calib-samples", &v)) != 0) {
+        if (m < 0) return m;
+        char *end;
+        a->calib_samples = strtol(v, &end, 10);
+        if (*end || a->calib_samples <= 0 || a->calib_samples > 1000000)
+            return cli_usage_error(CMD, "bad --calib-samples '%s' (a positive count)", v), -1;
+        return 1;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--calibrate", &v)) != 0) {
+        if (m < 0) return m;
+        /* one value, then every following argument that names a .npy file */
+        for (;;) {
+            if (a->n_calib >= MAX_ITEMS) return cli_usage_error(CMD, "too many --calibrate sources"), -1;
+            a->calib_arg[a->n_calib++] = v;
+            size_t len = *i + 1 < argc ? strlen(argv[*i + 1]) : 0;
+            if (len < 5 || strcmp(argv[*i + 1] + len - 4, ".npy")) break;
+            v = argv[++*i];
+        }
         return 1;
     }
     if ((m = cli_opt_value(CMD, argc, argv, i, "--bind", &v)) != 0) {
@@ -205,6 +242,158 @@ static void print_report(const char *path, const char *out_path, const tosac_onn
     printf("%-20s %10.3f\n", "total", total);
 }
 
+
+/* Calibration samples for a one-input model: every source gives one sample (an array of the
+   input's size) or several (a leading sample dimension); directories give their .npy files in
+   name order, so the sample order, and the result, do not depend on the file system. */
+typedef struct calib_set {
+    float **samples;
+    uint32_t n, cap;
+} calib_set;
+
+static bool calib_push(calib_set *c, float *x)
+{
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 16;
+        float **s = realloc(c->samples, cap * sizeof *s);
+        if (!s) return false;
+        c->samples = s;
+        c->cap = cap;
+    }
+    c->samples[c->n++] = x;
+    return true;
+}
+
+static bool calib_file(calib_set *c, const char *path, int64_t nelem, long limit, tosac_diag *d)
+{
+    tosac_npy npy;
+    if (tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
+    uint8_t *bytes = NULL;
+    size_t nbytes = 0;
+    bool ok = strcmp(npy.descr, "<f4") == 0 && nelem > 0 && npy.count > 0 && npy.count % nelem == 0;
+    if (!ok)
+        tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                       "%s: calibration data must be float32 with the input's %lld elements per sample", path,
+                       (long long)nelem);
+    else
+        ok = tosac_npy_to_tosa(&npy, TOSAC_DTYPE_FP32, path, &bytes, &nbytes, d) == TOSAC_OK;
+    for (int64_t k = 0; ok && k < npy.count / nelem && (long)c->n < limit; k++) {
+        float *x = malloc((size_t)nelem * sizeof *x);
+        if (!x || !calib_push(c, x)) {
+            free(x);
+            ok = false;
+            tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+            break;
+        }
+        memcpy(x, bytes + (size_t)k * (size_t)nelem * 4, (size_t)nelem * 4);
+    }
+    if (bytes) tosac_free(bytes, nbytes);
+    tosac_npy_free(&npy);
+    return ok;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool calib_dir(calib_set *c, const char *dir, int64_t nelem, long limit, tosac_diag *d)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return false;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    struct dirent *e;
+    while (ok && (e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".npy")) continue;
+        if (n == cap) {
+            char **t = realloc(names, (cap = cap ? 2 * cap : 32) * sizeof *t);
+            if (!t) {
+                ok = false;
+                break;
+            }
+            names = t;
+        }
+        size_t plen = strlen(dir) + len + 2;
+        if (!(names[n] = malloc(plen))) {
+            ok = false;
+            break;
+        }
+        snprintf(names[n++], plen, "%s/%s", dir, e->d_name);
+    }
+    closedir(dp);
+    if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    if (ok && !n) ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: no .npy files for calibration", dir);
+    if (ok) qsort(names, n, sizeof *names, cmp_str);
+    for (size_t k = 0; k < n; k++) {
+        if (ok && (long)c->n < limit) ok = calib_file(c, names[k], nelem, limit, d);
+        free(names[k]);
+    }
+    free(names);
+    return ok;
+}
+
+static void progress_bar(void *user, uint32_t done, uint32_t total)
+{
+    (void)user;
+    int width = 30, fill = (int)((uint64_t)done * (uint64_t)width / (total ? total : 1));
+    fprintf(stderr, "\rcalibrating [%.*s%*s] %u/%u", fill, "##############################", width - fill, "", done, total);
+    if (done == total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Quantizes the FP graph *g in place of it (the FP graph is destroyed) and writes the sidecar. */
+static bool quantize(const compile_args *a, const char *path, tosac_graph **g, tosac_diag *d)
+{
+    const tosac_block *b = (*g)->regions[0]->blocks[0];
+    calib_set c = {0};
+    bool random = false, ok = true;
+    long limit = a->calib_samples > 0 ? a->calib_samples : 1000000;
+    int64_t nelem = b->n_inputs == 1 ? tosac_value_nelem(b->inputs[0]) : 0;
+    for (int k = 0; k < a->n_calib && ok; k++) {
+        const char *src = a->calib_arg[k];
+        struct stat stt;
+        if (!strcmp(src, "random")) {
+            random = true;
+            continue;
+        }
+        if (b->n_inputs != 1) {
+            ok = !tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED,
+                                 "calibration files are supported for one-input models only (this one has %u); "
+                                 "use --calibrate random",
+                                 b->n_inputs);
+            break;
+        }
+        if (stat(src, &stt) == 0 && S_ISDIR(stt.st_mode)) ok = calib_dir(&c, src, nelem, limit, d);
+        else ok = calib_file(&c, src, nelem, limit, d);
+    }
+    if (ok && random && c.n) ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "--calibrate random cannot be mixed with files");
+    tosac_quant_opts qo = {0};
+    qo.n_samples = c.n;
+    qo.data = c.n ? (const float *const *)c.samples : NULL;
+    qo.n_random = random ? (uint32_t)(a->calib_samples > 0 ? a->calib_samples : 16) : 0;
+    qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */
+    if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
+    tosac_graph *q = NULL;
+    tosac_quant_iomap *io = NULL;
+    if (ok) ok = tosac_quantize(*g, &qo, &q, &io, d) == TOSAC_OK;
+    for (uint32_t k = 0; k < c.n; k++) free(c.samples[k]);
+    free(c.samples);
+    if (!ok) {
+        print_diag(path, d);
+        return false;
+    }
+    tosac_graph_destroy(*g);
+    *g = q;
+    size_t len = strlen(a->out) + 12;
+    char *side = malloc(len);
+    if (side) snprintf(side, len, "%s.quant.json", a->out);
+    ok = side && tosac_quant_iomap_write(io, side, d) == TOSAC_OK;
+    if (!ok) print_diag(side ? side : a->out, d);
+    free(side);
+    tosac_quant_iomap_free(io);
+    return ok;
+}
+
 int cli_compile(int argc, char **argv)
 {
     compile_args a;
@@ -222,6 +411,13 @@ int cli_compile(int argc, char **argv)
         tosac_diag_destroy(td);
         if (bad) return bad;
     }
+    bool quant = (profiles & TOSAC_PROFILE_INT) && !(profiles & TOSAC_PROFILE_FP);
+    if (quant && !a.n_calib)
+        return cli_usage_error(CMD, "--target %s quantizes the model to int8 and needs calibration data: give "
+                                    "--calibrate DIR|FILE.npy... (representative inputs), or --calibrate random to "
+                                    "calibrate on seeded random inputs", a.target);
+    if (!quant && (a.n_calib || a.calib_samples))
+        return cli_usage_error(CMD, "--calibrate and --calib-samples apply to --target TOSA-1.0+INT only");
     if (a.io_layout && strcasecmp(a.io_layout, "nchw") && strcasecmp(a.io_layout, "nhwc"))
         return cli_usage_error(CMD, "unknown --io-layout '%s' (nchw or nhwc)", a.io_layout);
     if (a.dump_after) {
@@ -281,7 +477,9 @@ int cli_compile(int argc, char **argv)
     t_read = now_ms() - t_read;
     tosac_compile_report report;
     tosac_compile_opts o = {
-        .profiles = profiles,
+        /* quantization starts from the FP program (integer operators allowed for the model's own
+           integer computations) */
+        .profiles = quant ? TOSAC_PROFILE_FP | TOSAC_PROFILE_INT : profiles,
         .extensions = extensions,
         .n_shapes = (size_t)a.n_shapes,
         .shapes = shapes,
@@ -300,6 +498,9 @@ int cli_compile(int argc, char **argv)
         goto out;
     }
     tosac_diag_clear(d);
+    double t_quant = now_ms();
+    if (quant && !quantize(&a, path, &g, d)) goto out;
+    t_quant = now_ms() - t_quant;
     double t_write = now_ms();
     if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
         print_diag(a.out, d);
@@ -309,6 +510,7 @@ int cli_compile(int argc, char **argv)
     if (a.report) {
         print_report(path, a.out, m, g, &report);
         printf("%-20s %10.3f\n%-20s %10.3f\n", "read ONNX", t_read, "write TOSA", t_write);
+        if (quant) printf("%-20s %10.3f\n", "quantize", t_quant);
     }
     rc = CLI_EXIT_OK;
 out:

@@ -23,6 +23,7 @@
 #include "core/json.h"
 #include "tosac/compile.h"
 #include "tosac/npy.h"
+#include "tosac/quant.h"
 #include "tosac/onnx.h"
 #include "tosac/runtime.h"
 #include "tosac/tosa_file.h"
@@ -343,9 +344,32 @@ static void print_graph_result(int rc)
     if (rc >= RUN_VALID && rc <= RUN_ERROR) fprintf(stderr, "Graph result: %s.\n", names[rc]);
 }
 
-/* Reads FILE.npy for a tensor of `info` and converts it to TOSA encoding (caller frees). */
-static bool load_npy(const char *path, const char *what, const tosac_tensor_info *info, uint8_t **bytes, size_t *n,
-                     tosac_diag *d)
+/* Quantized programs (docs/QUANT.md): float32/float64 data for an INT8 input with an entry in
+   MODEL.tosa.quant.json is quantized with its scale and zero point (int8 data is taken as is). */
+static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n)
+{
+    *n = (size_t)npy->count;
+    *bytes = tosac_malloc(*n ? *n : 1);
+    if (!*bytes) return false;
+    bool f8 = !strcmp(npy->descr, "<f8");
+    for (int64_t k = 0; k < npy->count; k++) {
+        double x;
+        if (f8) {
+            memcpy(&x, (const uint8_t *)npy->data + 8 * k, 8);
+        } else {
+            float f;
+            memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
+            x = f;
+        }
+        (*bytes)[k] = (uint8_t)(int8_t)tosac_quant_quantize(x, q->q, -128, 127);
+    }
+    return true;
+}
+
+/* Reads FILE.npy for a tensor of `info` and converts it to TOSA encoding (caller frees); `q`: the
+   input's entry in a quantization sidecar, or NULL. */
+static bool load_npy(const char *path, const char *what, const tosac_tensor_info *info, const tosac_quant_io *q,
+                     uint8_t **bytes, size_t *n, tosac_diag *d)
 {
     tosac_npy npy;
     if (tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
@@ -369,14 +393,26 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
             lg += (size_t)snprintf(got + lg, sizeof got - lg, "%s%" PRId64, k ? "," : "", npy.shape[k]);
         tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but %s '%s' has shape [%s]", path, got, what,
                        info->name, want);
+    } else if (q && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
+        ok = quantize_npy(&npy, q, bytes, n);
+        if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     } else
         ok = tosac_npy_to_tosa(&npy, info->dtype, path, bytes, n, d) == TOSAC_OK;
     tosac_npy_free(&npy);
     return ok;
 }
 
-static bool write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n, tosac_diag *d)
+static bool write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
+                      const tosac_quant_io *q, tosac_diag *d)
 {
+    if (q && info->dtype == TOSAC_DTYPE_INT8) { /* a quantized program's output: dequantized float32 */
+        float *f = tosac_malloc(n ? n * sizeof *f : 1);
+        if (!f) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory"), false;
+        for (size_t k = 0; k < n; k++) f[k] = (float)tosac_quant_dequantize((int8_t)bytes[k], q->q);
+        bool ok = tosac_npy_write_file(path, "<f4", info->rank, info->shape, f, n * sizeof *f, d) == TOSAC_OK;
+        tosac_free(f, n ? n * sizeof *f : 1);
+        return ok;
+    }
     if (info->f64)
         return tosac_npy_write_file(path, "<f8", info->rank, info->shape, bytes, n, d) == TOSAC_OK;
     return tosac_npy_write_tosa(path, info->dtype, info->rank, info->shape, bytes, n, d) == TOSAC_OK;
@@ -475,6 +511,14 @@ static tosac_graph *load_graph(const char *path)
     return g;
 }
 
+/* The entry for `name` in a sidecar list, or NULL. */
+static const tosac_quant_io *find_io(const tosac_quant_io *list, uint32_t n, const char *name)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(list[k].name, name)) return &list[k];
+    return NULL;
+}
+
 static int run_program(run_args *a, bool refmode)
 {
     const char *base = a->desc ? dirname_of(a, a->desc) : NULL;
@@ -495,6 +539,21 @@ static int run_program(run_args *a, bool refmode)
     tosac_graph *g = load_graph(model);
     if (!g) return RUN_FAILURE;
     tosac_diag *d = tosac_diag_create();
+    /* MODEL.tosa.quant.json next to a quantized model: float in, float out (model spelling only;
+       the reference-model spelling stays literal) */
+    tosac_quant_iomap *qio = NULL;
+    if (!refmode && d) {
+        size_t len = strlen(model) + 12;
+        char *side = tosac_arena_alloc(&a->arena, len);
+        struct stat sst;
+        if (side) snprintf(side, len, "%s.quant.json", model);
+        if (side && stat(side, &sst) == 0 && tosac_quant_iomap_read(side, &qio, d) != TOSAC_OK) {
+            print_diag(side, d, "error");
+            tosac_graph_destroy(g);
+            tosac_diag_destroy(d);
+            return RUN_FAILURE;
+        }
+    }
     tosac_program_opts opts = tosac_program_opts_default();
     /* like the reference model: every profile and extension, level checks only when asked */
     opts.validate.extensions = TOSAC_EXT_ALL;
@@ -539,7 +598,8 @@ static int run_program(run_args *a, bool refmode)
             goto done;
         }
         const char *path = join(a, in_dir, a->ifm_file.item[k]);
-        if (!load_npy(path, "input", &info, &in_bytes[i], &in_len[i], d)) {
+        const tosac_quant_io *q = qio ? find_io(qio->inputs, qio->n_inputs, info.name) : NULL;
+        if (!load_npy(path, "input", &info, q, &in_bytes[i], &in_len[i], d)) {
             print_diag(path, d, "error");
             goto done;
         }
@@ -554,7 +614,7 @@ static int run_program(run_args *a, bool refmode)
             fail("'%s' is not a variable of %s", a->var_name.item[k], model);
             goto done;
         }
-        bool ok = load_npy(path, "variable", &info, &bytes, &n, d) &&
+        bool ok = load_npy(path, "variable", &info, NULL, &bytes, &n, d) &&
                   tosac_program_variable_set_tosa(p, (uint32_t)v, bytes, n, d) == TOSAC_OK;
         tosac_free(bytes, n);
         if (!ok) {
@@ -606,7 +666,7 @@ static int run_program(run_args *a, bool refmode)
                 file = f ? f : "output.npy";
             }
             const char *path = join(a, out_dir, file);
-            ok = write_npy(path, &info, buf, n, d);
+            ok = write_npy(path, &info, buf, n, qio ? find_io(qio->outputs, qio->n_outputs, info.name) : NULL, d);
             if (!ok) print_diag(path, d, "error");
         } else {
             print_summary(&info, buf, n);
@@ -625,7 +685,7 @@ static int run_program(run_args *a, bool refmode)
         uint8_t *buf = fetch_tosa(p, (uint32_t)v, tosac_program_variable_get_tosa, &n);
         if (!buf) goto oom;
         const char *path = join(a, out_dir, a->var_file.item[k]);
-        bool ok = write_npy(path, &info, buf, n, d);
+        bool ok = write_npy(path, &info, buf, n, NULL, d);
         free(buf);
         if (!ok) {
             print_diag(path, d, "error");
@@ -645,6 +705,7 @@ done:
     free(times.ns);
     tosac_program_destroy(p);
     tosac_diag_destroy(d);
+    tosac_quant_iomap_free(qio);
     return rc;
 }
 

@@ -1,0 +1,115 @@
+/*
+ * INT8 post-training quantization: FP TOSA graph -> TOSA-1.0+INT graph (docs/QUANT.md).
+ *
+ * tosac_quantize() works on the FP32 program tosac_onnx_compile() produces (NHWC, BatchNorm
+ * folded, softmax and norms decomposed) in steps, each its own file in src/quant/:
+ *   calibrate.c  runs the FP program on tosac's runtime over the calibration samples and records
+ *                the min/max of every FP value (an op callback observes each result while it is
+ *                live); deterministic;
+ *   qparams.c    chooses quantization parameters with PyTorch PT2E's rules: asymmetric int8
+ *                activations, symmetric per-output-channel int8 weights, int32 bias at
+ *                s_in*s_w[c], RESCALE multiplier/shift via frexp (ExecuTorch's Arm backend);
+ *   table.c      builds the 256-entry TABLE of a single-input elementwise subgraph by running that
+ *                FP subgraph through the runtime on the 256 dequantized int8 codes;
+ *   lower.c      writes the integer graph with the ExecuTorch Arm backend's lowering rules.
+ * The result passes tosac_validate for PRO-INT. What cannot be lowered is an error naming the
+ * operator and its ONNX node; nothing falls back to floating point.
+ */
+#ifndef TOSAC_QUANT_H
+#define TOSAC_QUANT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tosac/graph.h"
+#include "tosac/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Affine int8 quantization: real = scale * (q - zero_point). */
+typedef struct tosac_qparams {
+    double scale;
+    int32_t zero_point;
+} tosac_qparams;
+
+/** Smallest scale chosen for activations and weights (PT2E's eps for int8 configs). */
+#define TOSAC_QUANT_EPS (1.0 / 65536.0)
+
+/**
+ * RESCALE multiplier/shift (scale32) for a positive real scale, as ExecuTorch's Arm backend
+ * computes them: frexp(scale) = mant*2^exp, m = round_half_even(mant*2^31); m == 2^31 is halved
+ * with exp+1; shift = 31 - exp; a shift above 62 shifts m right and is capped at 62.
+ * @return false when scale is not a positive finite number or the shift is below 2 (scale >= 2^29).
+ */
+bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift);
+
+/** Asymmetric int8 activation q-params from an observed range ([-128,127], PT2E minmax). */
+tosac_qparams tosac_quant_choose_act(double min, double max);
+/** Symmetric int8 weight scale from a channel's absolute maximum ([-127,127], zp 0). */
+double tosac_quant_choose_weight(double absmax);
+/** clamp(round_half_even(x / scale) + zp, lo, hi); NaN gives zp. */
+int32_t tosac_quant_quantize(double x, tosac_qparams q, int32_t lo, int32_t hi);
+/** scale * (q - zp). */
+double tosac_quant_dequantize(int32_t q, tosac_qparams q_params);
+
+/** One graph input or output of a quantized program: its float <-> int8 mapping. */
+typedef struct tosac_quant_io {
+    const char *name;
+    tosac_qparams q;
+    int32_t rank;
+    int64_t shape[8];
+} tosac_quant_io;
+
+/** The I/O mapping of a quantized program (the `.quant.json` sidecar, docs/QUANT.md). */
+typedef struct tosac_quant_iomap {
+    uint32_t n_inputs, n_outputs;
+    tosac_quant_io *inputs, *outputs;
+} tosac_quant_iomap;
+
+void tosac_quant_iomap_free(tosac_quant_iomap *m);
+/** Writes the sidecar JSON. */
+tosac_status tosac_quant_iomap_write(const tosac_quant_iomap *m, const char *path, tosac_diag *d);
+/** Reads a sidecar written by tosac_quant_iomap_write (TOSAC_ERR_IO when the file is missing). */
+tosac_status tosac_quant_iomap_read(const char *path, tosac_quant_iomap **out, tosac_diag *d);
+
+/** Calibration progress: called after each sample. */
+typedef void (*tosac_quant_progress_fn)(void *user, uint32_t done, uint32_t total);
+
+typedef struct tosac_quant_opts {
+    /** Calibration samples: data[s * n_inputs + i] holds the FP32 values (C order, the FP graph
+        input's shape) of graph input i in sample s. */
+    uint32_t n_samples;
+    const float *const *data;
+    /** Instead of data: this many seeded pseudo-random samples (standard normal). */
+    uint32_t n_random;
+    uint64_t seed;
+    tosac_quant_progress_fn progress; /**< optional */
+    void *progress_user;
+} tosac_quant_opts;
+
+/**
+ * Quantizes the FP graph `fp` (block "main" of its first region, FP32 values) into a new INT8
+ * graph `*out` valid for TOSA-1.0+INT, and the mapping of its (INT8) inputs and outputs `*io`.
+ * @return TOSAC_OK; TOSAC_ERR_UNSUPPORTED naming the operator and its ONNX node for what cannot
+ *         be lowered; TOSAC_ERR_INVALID_ARG for missing calibration data; TOSAC_ERR_NOMEM;
+ *         TOSAC_ERR_INTERNAL when the produced graph does not validate.
+ */
+tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
+                            tosac_quant_iomap **io, tosac_diag *d);
+
+/**
+ * The int8 TABLE of y = f(x) for a single-input elementwise subgraph: entry[q + 128] =
+ * quantize(f(dequantize(q, in)), out) for q in -128..127, with f evaluated by `eval` on the 256
+ * dequantized values (in order). Used by the lowering and the unit tests.
+ */
+typedef tosac_status (*tosac_quant_eval_fn)(void *user, const float *x, float *y, uint32_t n, tosac_diag *d);
+tosac_status tosac_quant_table_int8(tosac_qparams in, tosac_qparams out, tosac_quant_eval_fn eval, void *user,
+                                    int8_t table[256], tosac_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

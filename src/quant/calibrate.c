@@ -1,0 +1,144 @@
+/*
+ * Calibration: the FP program runs on tosac's own runtime (one executor for everything) and an
+ * op callback observes each operator's results while their storage is live, keeping only the
+ * running min/max per value; nothing else is kept alive, so memory is that of one inference.
+ * Samples run in order and the random generator is seeded: the result is deterministic.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "quant/quant_internal.h"
+#include "tosac/runtime.h"
+
+void quant_stats_free(quant_stats *st)
+{
+    free(st->min);
+    free(st->max);
+    free(st->seen);
+    memset(st, 0, sizeof *st);
+}
+
+tosac_block *quant_main_block(const tosac_graph *g)
+{
+    return g && g->n_regions && g->regions[0]->n_blocks ? g->regions[0]->blocks[0] : NULL;
+}
+
+static void observe(quant_stats *st, uint32_t idx, const float *x, int64_t n)
+{
+    double lo = st->min[idx], hi = st->max[idx];
+    bool seen = st->seen[idx];
+    for (int64_t k = 0; k < n; k++) {
+        double v = x[k];
+        if (v != v) continue; /* NaN carries no range */
+        if (!seen || v < lo) lo = v;
+        if (!seen || v > hi) hi = v;
+        seen = true;
+    }
+    st->min[idx] = lo;
+    st->max[idx] = hi;
+    st->seen[idx] = seen;
+}
+
+typedef struct cal_ctx {
+    const tosac_program *p;
+    const tosac_block *b;
+    quant_stats *st;
+} cal_ctx;
+
+static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
+{
+    (void)ns;
+    cal_ctx *c = user;
+    tosac_op_desc od;
+    if (op == TOSAC_OP_CONST || op == TOSAC_OP_CONST_SHAPE) return;
+    if (tosac_program_op_info(c->p, op_index, &od) != TOSAC_OK || od.depth != 0 || od.index >= c->b->n_nodes) return;
+    const tosac_node *n = c->b->nodes[od.index];
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        tosac_tensor_info info;
+        const void *data = NULL;
+        if (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
+        if (info.dtype != TOSAC_DTYPE_FP32 || info.f64 || n->outputs[k]->is_shape) continue;
+        observe(c->st, n->outputs[k]->index, data, info.nelem);
+    }
+}
+
+/* splitmix64 + Box-Muller: a portable, seeded standard normal stream */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double next_normal(uint64_t *s)
+{
+    double u1 = ((double)(next_u64(s) >> 11) + 1.0) / 9007199254740993.0; /* (0, 1] */
+    double u2 = (double)(next_u64(s) >> 11) / 9007199254740992.0;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
+                             tosac_diag *d)
+{
+    uint32_t n_samples = o->data ? o->n_samples : o->n_random;
+    if (!n_samples)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                              "quantization needs calibration data (or explicitly random samples)");
+    st->n = b->n_tensors;
+    st->min = calloc(st->n ? st->n : 1, sizeof *st->min);
+    st->max = calloc(st->n ? st->n : 1, sizeof *st->max);
+    st->seen = calloc(st->n ? st->n : 1, sizeof *st->seen);
+    if (!st->min || !st->max || !st->seen) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    tosac_program_opts po = tosac_program_opts_default();
+    po.validate.profiles = TOSAC_PROFILE_FP | TOSAC_PROFILE_INT;
+    po.borrow_constants = true; /* the FP graph outlives the program: no copy of the weights */
+    tosac_program *p = NULL;
+    tosac_status s = tosac_program_create(g, &po, &p, d);
+    if (s != TOSAC_OK) return s;
+    cal_ctx c = {p, b, st};
+    tosac_program_set_op_callback(p, on_op, &c);
+    uint32_t n_in = tosac_program_input_count(p);
+    uint64_t seed = o->seed;
+    float *rnd = NULL;
+    size_t rnd_n = 0;
+    for (uint32_t sidx = 0; sidx < n_samples && s == TOSAC_OK; sidx++) {
+        for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
+            tosac_tensor_info info;
+            tosac_program_input_info(p, i, &info);
+            if (info.dtype != TOSAC_DTYPE_FP32) {
+                s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "input '%s' is %s: only FP32 inputs can be quantized",
+                                   info.name, tosac_dtype_name(info.dtype));
+                break;
+            }
+            const float *x;
+            if (o->data) {
+                x = o->data[(size_t)sidx * n_in + i];
+            } else {
+                if (rnd_n < (size_t)info.nelem) {
+                    free(rnd);
+                    rnd_n = (size_t)info.nelem;
+                    rnd = malloc(rnd_n ? rnd_n * sizeof *rnd : 1);
+                    if (!rnd) {
+                        s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                }
+                for (int64_t k = 0; k < info.nelem; k++) rnd[k] = (float)next_normal(&seed);
+                x = rnd;
+            }
+            memcpy(tosac_program_input_ptr(p, i), x, (size_t)info.nelem * sizeof(float));
+            /* graph inputs are observed here: no operator produces them */
+            int32_t bi = -1;
+            for (uint32_t k = 0; k < b->n_inputs; k++)
+                if (!strcmp(b->inputs[k]->name, info.name)) bi = (int32_t)b->inputs[k]->index;
+            if (bi >= 0) observe(st, (uint32_t)bi, x, info.nelem);
+        }
+        if (s == TOSAC_OK) s = tosac_program_invoke(p, d);
+        if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, sidx + 1, n_samples);
+    }
+    free(rnd);
+    tosac_program_destroy(p);
+    return s;
+}

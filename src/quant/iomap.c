@@ -1,0 +1,141 @@
+/*
+ * The float <-> int8 mapping of a quantized program's inputs and outputs, kept next to the model
+ * as MODEL.tosa.quant.json (format in docs/QUANT.md) so users and `tosac run` find it:
+ *   {"format": "tosac-quant-io", "version": 1,
+ *    "inputs":  [{"name": "x", "dtype": "int8", "scale": 0.0123, "zero_point": -3, "shape": [1,3,8,8]}],
+ *    "outputs": [...]}
+ * Scales are written with 17 significant digits so that they read back to the same double.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/json.h"
+#include "core/strbuf.h"
+#include "tosac/quant.h"
+
+void tosac_quant_iomap_free(tosac_quant_iomap *m)
+{
+    if (!m) return;
+    tosac_quant_io *lists[2] = {m->inputs, m->outputs};
+    uint32_t counts[2] = {m->n_inputs, m->n_outputs};
+    for (int l = 0; l < 2; l++) {
+        for (uint32_t k = 0; lists[l] && k < counts[l]; k++) free((char *)lists[l][k].name);
+        free(lists[l]);
+    }
+    free(m);
+}
+
+static void write_list(tosac_strbuf *sb, const char *key, const tosac_quant_io *io, uint32_t n)
+{
+    tosac_strbuf_appendf(sb, "  \"%s\": [", key);
+    for (uint32_t k = 0; k < n; k++) {
+        tosac_strbuf_append(sb, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        tosac_strbuf_append_json_str(sb, io[k].name);
+        tosac_strbuf_appendf(sb, ", \"dtype\": \"int8\", \"scale\": %.17g, \"zero_point\": %d, \"shape\": [",
+                             io[k].q.scale, (int)io[k].q.zero_point);
+        for (int32_t r = 0; r < io[k].rank; r++) tosac_strbuf_appendf(sb, "%s%lld", r ? ", " : "", (long long)io[k].shape[r]);
+        tosac_strbuf_append(sb, "]}");
+    }
+    tosac_strbuf_append(sb, n ? "\n  ]" : "]");
+}
+
+tosac_status tosac_quant_iomap_write(const tosac_quant_iomap *m, const char *path, tosac_diag *d)
+{
+    tosac_strbuf sb;
+    tosac_strbuf_init(&sb);
+    tosac_strbuf_append(&sb, "{\n  \"format\": \"tosac-quant-io\",\n  \"version\": 1,\n");
+    write_list(&sb, "inputs", m->inputs, m->n_inputs);
+    tosac_strbuf_append(&sb, ",\n");
+    write_list(&sb, "outputs", m->outputs, m->n_outputs);
+    tosac_strbuf_append(&sb, "\n}\n");
+    char *text = tosac_strbuf_take(&sb);
+    if (!text) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    FILE *f = fopen(path, "wb");
+    size_t len = strlen(text);
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0) ok = false;
+    tosac_free(text, len + 1);
+    if (!ok) return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot write the quantization sidecar", path);
+    return TOSAC_OK;
+}
+
+static tosac_status read_list(const tosac_json *root, const char *key, tosac_quant_io **out, uint32_t *n,
+                              const char *path, tosac_diag *d)
+{
+    const tosac_json *a = tosac_json_get(root, key);
+    if (!a || a->kind != TOSAC_JSON_ARRAY) return tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: no \"%s\" list", path, key);
+    *out = calloc(a->n ? a->n : 1, sizeof **out);
+    if (!*out) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    *n = a->n;
+    for (uint32_t k = 0; k < a->n; k++) {
+        const tosac_json *e = a->items[k], *name = tosac_json_get(e, "name"), *dt = tosac_json_get(e, "dtype"),
+                         *sc = tosac_json_get(e, "scale"), *zp = tosac_json_get(e, "zero_point"),
+                         *sh = tosac_json_get(e, "shape");
+        if (!name || name->kind != TOSAC_JSON_STRING || !dt || dt->kind != TOSAC_JSON_STRING ||
+            strcmp(dt->str, "int8") || !sc || sc->kind != TOSAC_JSON_NUMBER || !(sc->num > 0) || !zp ||
+            zp->kind != TOSAC_JSON_NUMBER || zp->num < -128 || zp->num > 127 || zp->num != (double)(int32_t)zp->num)
+            return tosac_diag_add(d, TOSAC_ERR_FORMAT,
+                                  "%s: %s[%u] needs name, dtype \"int8\", scale > 0 and an int8 zero_point", path, key, k);
+        size_t len = strlen(name->str) + 1;
+        char *copy = malloc(len);
+        if (!copy) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        memcpy(copy, name->str, len);
+        (*out)[k].name = copy;
+        (*out)[k].q.scale = sc->num;
+        (*out)[k].q.zero_point = (int32_t)zp->num;
+        if (sh && sh->kind == TOSAC_JSON_ARRAY && sh->n <= 8) {
+            (*out)[k].rank = (int32_t)sh->n;
+            for (uint32_t r = 0; r < sh->n; r++) (*out)[k].shape[r] = sh->items[r]->kind == TOSAC_JSON_NUMBER ? (int64_t)sh->items[r]->num : 0;
+        }
+    }
+    return TOSAC_OK;
+}
+
+tosac_status tosac_quant_iomap_read(const char *path, tosac_quant_iomap **out, tosac_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot open", path);
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            if (cap > (1u << 24)) break; /* a sidecar is small; refuse absurd files */
+            char *t = realloc(text, cap = cap * 2 + 8192);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+            }
+            text = t;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    tosac_arena arena;
+    tosac_arena_init(&arena);
+    tosac_json *root = NULL;
+    tosac_status s = tosac_json_parse(text ? text : "", len, path, &arena, &root, d);
+    tosac_quant_iomap *m = NULL;
+    if (s == TOSAC_OK) {
+        const tosac_json *fmt = tosac_json_get(root, "format");
+        if (!fmt || fmt->kind != TOSAC_JSON_STRING || strcmp(fmt->str, "tosac-quant-io"))
+            s = tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: not a tosac quantization sidecar (\"format\")", path);
+    }
+    if (s == TOSAC_OK && !(m = calloc(1, sizeof *m))) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    if (s == TOSAC_OK) s = read_list(root, "inputs", &m->inputs, &m->n_inputs, path, d);
+    if (s == TOSAC_OK) s = read_list(root, "outputs", &m->outputs, &m->n_outputs, path, d);
+    tosac_arena_deinit(&arena);
+    free(text);
+    if (s != TOSAC_OK) {
+        tosac_quant_iomap_free(m);
+        return s;
+    }
+    *out = m;
+    return TOSAC_OK;
+}

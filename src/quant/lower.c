@@ -1,0 +1,965 @@
+/*
+ * FP graph + calibration ranges -> INT8 graph, with the ExecuTorch Arm backend's lowering rules
+ * (docs/QUANT.md). Every FP value gets int8 q-params (its own observed range, or its input's for
+ * data movement and pooling). The lowering then walks the FP operators in order and keeps, per
+ * FP value, the integer forms it already has:
+ *   - an INT8 tensor at some q-params, and/or
+ *   - an INT32 tensor with a real scale per last-dimension channel (zero point 0) and a bound on
+ *     its magnitude: what convolutions, MATMUL, ADD/SUB/MUL and REDUCE_SUM produce.
+ * A consumer asks for the form it needs: as_i8() adds the RESCALE (i32 -> i8 per channel, or
+ * i8 -> i8 when q-params differ) the first time, to_i32() a RESCALE i8 -> i32. So a conv's
+ * output RESCALE lands at its consumer's q-params (a following ReLU/CLAMP folds into the range),
+ * MUL by a positive scalar (GlobalAveragePool's 1/N) folds into the int32 scale, a bias ADD after
+ * MATMUL is added in int32, and no i32 -> i32 RESCALE is ever made (an int32 value at the wrong
+ * scale goes through its int8 form).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "ir/rewrite.h"
+#include "passes/pass.h"
+#include "quant/quant_internal.h"
+#include "tosac/validate.h"
+
+typedef struct form {
+    tosac_value *i8;
+    tosac_qparams i8q;
+    tosac_value *i32;
+    const double *sc; /* nsc real scales over the last dimension (nsc == 1: uniform) */
+    uint32_t nsc;
+    int bits; /* |i32 value| < 2^bits */
+} form;
+
+typedef struct cluster {
+    const tosac_value *x, *y;
+    tosac_node **ops;
+    uint32_t n_ops;
+} cluster;
+
+typedef struct lower {
+    const tosac_block *fb; /* FP block */
+    tosac_graph *g;
+    tosac_block *b; /* INT block */
+    tosac_diag *d;
+    const quant_stats *st;
+    tosac_qparams *qp;
+    bool *has_qp;
+    form *f;
+    int32_t *cluster_of; /* FP node index -> cluster, -1 */
+    cluster *cl;
+    uint32_t n_cl;
+    uint32_t *uses; /* FP value index -> operator input slots + output slots */
+} lower;
+
+/* ---- helpers shared with the other steps --------------------------------------------------- */
+
+float quant_const_f32(const tosac_value *v, int64_t k)
+{
+    uint32_t u = (uint32_t)v->data[4 * k] | (uint32_t)v->data[4 * k + 1] << 8 | (uint32_t)v->data[4 * k + 2] << 16 |
+                 (uint32_t)v->data[4 * k + 3] << 24;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+tosac_status quant_copy_attrs(tosac_node *dst, const tosac_node *src)
+{
+    for (unsigned id = 0; id < tosac_op_attr_count(src->op) && id < TOSAC_ATTR_MAX_FIELDS; id++) {
+        const tosac_attr_val *a = &src->attr[id];
+        if (!a->present) continue;
+        tosac_status s = TOSAC_OK;
+        switch (tosac_op_attr_kind(src->op, id)) {
+        case TOSAC_AK_I32V: s = tosac_node_set_ints(dst, id, a->data, a->len); break;
+        case TOSAC_AK_BYTES:
+        case TOSAC_AK_BYTES8: s = tosac_node_set_bytes(dst, id, a->data, a->len); break;
+        case TOSAC_AK_STR: s = tosac_node_set_str(dst, id, a->data); break;
+        case TOSAC_AK_NONE: break;
+        default: s = tosac_node_set_int(dst, id, a->i); break;
+        }
+        if (s != TOSAC_OK) return s;
+    }
+    return TOSAC_OK;
+}
+
+const char *quant_where(const tosac_node *n, char *buf, size_t size)
+{
+    if (n && n->location) snprintf(buf, size, " (ONNX node '%s')", n->location);
+    else buf[0] = '\0';
+    return buf;
+}
+
+/* ---- small builders ----------------------------------------------------------------------- */
+
+static tosac_status oom(lower *l) { return tosac_diag_add(l->d, TOSAC_ERR_NOMEM, "out of memory"); }
+
+static void put_le(uint8_t *p, int64_t v, unsigned bytes)
+{
+    for (unsigned k = 0; k < bytes; k++) p[k] = (uint8_t)((uint64_t)v >> (8 * k));
+}
+
+/* A rank-1 constant of n integers (INT8 or INT32). */
+static tosac_value *int_const(lower *l, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
+                              const int32_t *v, int64_t n)
+{
+    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : 4;
+    uint8_t *data = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * w);
+    if (!data) return NULL;
+    for (int64_t k = 0; k < n; k++) put_le(data + k * w, v[k], w);
+    return ir_new_const_adopt(l->b, prefix, t, rank, shape, data, (size_t)n * w);
+}
+
+static tosac_value *scalar1(lower *l, tosac_dtype t, int32_t v)
+{
+    int64_t one = 1;
+    return int_const(l, t == TOSAC_DTYPE_INT8 ? "zp8_" : "zp32_", t, 1, &one, &v, 1);
+}
+
+static tosac_value *copy_shape_value(lower *l, const tosac_value *v)
+{
+    uint32_t n = (uint32_t)v->shape[0];
+    int64_t vals[TOSAC_MAX_RANK * 2];
+    if (n > TOSAC_MAX_RANK * 2 || v->data_len < (size_t)n * 8) return NULL;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t u = 0;
+        for (unsigned j = 0; j < 8; j++) u |= (uint64_t)v->data[8 * k + j] << (8 * j);
+        vals[k] = (int64_t)u;
+    }
+    return ir_new_shape(l->b, vals, n);
+}
+
+static tosac_value *new_tensor(lower *l, const tosac_value *like, tosac_dtype t)
+{
+    char prefix[80];
+    snprintf(prefix, sizeof prefix, "%.60s_%s", like->name, t == TOSAC_DTYPE_INT8 ? "q" : "acc");
+    return ir_new_tensor(l->b, prefix, t, like->rank, like->shape);
+}
+
+static tosac_status unsupported(lower *l, const tosac_node *n, const char *why)
+{
+    char w[300];
+    return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED, "cannot quantize op %u (%s)%s: %s", n ? n->index : 0,
+                          n ? tosac_op_name(n->op) : "?", quant_where(n, w, sizeof w), why);
+}
+
+/* RESCALE in -> out (int8 or int32) by scales[c] (n == 1 or the last dimension). */
+static tosac_value *rescale(lower *l, tosac_value *in, tosac_dtype out_t, const double *scales, uint32_t n,
+                            int32_t in_zp, int32_t out_zp, const tosac_node *like)
+{
+    bool uniform = true;
+    for (uint32_t c = 1; c < n; c++) uniform &= scales[c] == scales[0];
+    if (uniform) n = 1;
+    int32_t *m = malloc(n * sizeof *m), *s = malloc(n * sizeof *s);
+    tosac_value *out = NULL;
+    if (!m || !s) {
+        oom(l);
+        goto done;
+    }
+    for (uint32_t c = 0; c < n; c++)
+        if (!tosac_quant_multiplier(scales[c], &m[c], &s[c])) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "a requantization scale %g cannot be a RESCALE multiplier/shift", scales[c]);
+            unsupported(l, like, buf);
+            goto done;
+        }
+    int64_t nn = n;
+    tosac_value *ins[5] = {in, int_const(l, "multiplier", TOSAC_DTYPE_INT32, 1, &nn, m, n),
+                           int_const(l, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, n), scalar1(l, in->dtype, in_zp),
+                           scalar1(l, out_t, out_zp)};
+    out = ir_new_tensor(l->b, out_t == TOSAC_DTYPE_INT8 ? "rescaled" : "widened", out_t, in->rank, in->shape);
+    tosac_node *op = ir_add_op(l->b, TOSAC_OP_RESCALE, 5, ins, out, like);
+    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, 1) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_per_channel, n > 1) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_input_unsigned, 0) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_output_unsigned, 0) != TOSAC_OK) {
+        oom(l);
+        out = NULL;
+    }
+done:
+    free(m);
+    free(s);
+    return out;
+}
+
+/* ---- q-params and forms ------------------------------------------------------------------- */
+
+static bool qp_eq(tosac_qparams a, tosac_qparams b) { return a.scale == b.scale && a.zero_point == b.zero_point; }
+
+/* The q-params of an FP value: chosen from calibration (or, for a constant, from its data). */
+static bool qp_of(lower *l, const tosac_value *v, tosac_qparams *q)
+{
+    uint32_t i = v->index;
+    if (!l->has_qp[i] && ir_is_const(v) && v->dtype == TOSAC_DTYPE_FP32) {
+        int64_t n = tosac_value_nelem(v);
+        double lo = 0, hi = 0;
+        for (int64_t k = 0; k < n; k++) {
+            double x = quant_const_f32(v, k);
+            if (x < lo) lo = x;
+            if (x > hi) hi = x;
+        }
+        l->qp[i] = tosac_quant_choose_act(lo, hi);
+        l->has_qp[i] = true;
+    }
+    *q = l->qp[i];
+    return l->has_qp[i];
+}
+
+/* The INT8 tensor of FP value v at q-params q (a constant is quantized, a form rescaled). */
+static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const tosac_node *like)
+{
+    form *f = &l->f[v->index];
+    if (f->i8 && qp_eq(f->i8q, q)) return f->i8;
+    tosac_qparams own;
+    bool is_own = qp_of(l, v, &own) && qp_eq(own, q);
+    tosac_value *t = NULL;
+    if (ir_is_const(v)) {
+        if (v->dtype != TOSAC_DTYPE_FP32) return unsupported(l, like, "a non-FP32 constant operand"), NULL;
+        int64_t n = tosac_value_nelem(v);
+        int32_t *vals = malloc((size_t)(n ? n : 1) * sizeof *vals);
+        if (!vals) return oom(l), NULL;
+        for (int64_t k = 0; k < n; k++) vals[k] = tosac_quant_quantize(quant_const_f32(v, k), q, -128, 127);
+        t = int_const(l, "qconst", TOSAC_DTYPE_INT8, v->rank, v->shape, vals, n);
+        free(vals);
+        if (!t) oom(l);
+    } else if (f->i32) {
+        double *sc = malloc(f->nsc * sizeof *sc);
+        if (!sc) return oom(l), NULL;
+        for (uint32_t c = 0; c < f->nsc; c++) sc[c] = f->sc[c] / q.scale;
+        t = rescale(l, f->i32, TOSAC_DTYPE_INT8, sc, f->nsc, 0, q.zero_point, like);
+        free(sc);
+    } else if (f->i8) {
+        double sc = f->i8q.scale / q.scale;
+        t = rescale(l, f->i8, TOSAC_DTYPE_INT8, &sc, 1, f->i8q.zero_point, q.zero_point, like);
+    } else {
+        char buf[200];
+        snprintf(buf, sizeof buf, "value '%s' has no integer form (an operator before it was not lowered)", v->name);
+        unsupported(l, like, buf);
+    }
+    if (t && is_own && !f->i8) {
+        f->i8 = t;
+        f->i8q = q;
+    }
+    return t;
+}
+
+static int bits_for(double mag) { return mag < 1 ? 1 : (int)ceil(log2(mag + 1)) + 1; }
+
+/* An INT32 tensor of v at the uniform real scale `scale` (zero point 0); *bits bounds it. */
+static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bits, const tosac_node *like)
+{
+    form *f = &l->f[v->index];
+    if (ir_is_const(v)) {
+        int64_t n = tosac_value_nelem(v);
+        int32_t *vals = malloc((size_t)(n ? n : 1) * sizeof *vals);
+        if (!vals) return oom(l), NULL;
+        double mag = 0;
+        for (int64_t k = 0; k < n; k++) {
+            double r = nearbyint(quant_const_f32(v, k) / scale);
+            r = r > 1073741823.0 ? 1073741823.0 : r < -1073741823.0 ? -1073741823.0 : r;
+            vals[k] = (int32_t)r;
+            mag = fabs(r) > mag ? fabs(r) : mag;
+        }
+        tosac_value *t = int_const(l, "qconst32_", TOSAC_DTYPE_INT32, v->rank, v->shape, vals, n);
+        free(vals);
+        *bits = bits_for(mag);
+        return t ? t : (oom(l), NULL);
+    }
+    if (f->i32 && f->nsc == 1 && f->sc[0] == scale) {
+        *bits = f->bits;
+        return f->i32;
+    }
+    tosac_qparams q;
+    if (!qp_of(l, v, &q)) return unsupported(l, like, "an input without calibration range"), NULL;
+    tosac_value *t8 = as_i8(l, v, q, like);
+    if (!t8) return NULL;
+    double sc = q.scale / scale;
+    *bits = bits_for(255.0 * sc);
+    return rescale(l, t8, TOSAC_DTYPE_INT32, &sc, 1, q.zero_point, 0, like);
+}
+
+/* v in int32 at its own scale (the int8 codes minus the zero point), unless a small int32 form exists. */
+static tosac_value *unit_i32(lower *l, const tosac_value *v, double *scale, int *bits, const tosac_node *like)
+{
+    form *f = &l->f[v->index];
+    if (!ir_is_const(v) && f->i32 && f->nsc == 1 && f->bits <= 15) {
+        *scale = f->sc[0];
+        *bits = f->bits;
+        return f->i32;
+    }
+    if (ir_is_const(v)) { /* symmetric: the int8 codes themselves */
+        int64_t n = tosac_value_nelem(v);
+        double absmax = 0;
+        for (int64_t k = 0; k < n; k++) absmax = fmax(absmax, fabs(quant_const_f32(v, k)));
+        *scale = tosac_quant_choose_weight(absmax);
+        return to_i32(l, v, *scale, bits, like);
+    }
+    tosac_qparams q;
+    if (!qp_of(l, v, &q)) return unsupported(l, like, "an input without calibration range"), NULL;
+    *scale = q.scale;
+    return to_i32(l, v, q.scale, bits, like);
+}
+
+static bool set_i32(lower *l, const tosac_value *y, tosac_value *t, const double *sc, uint32_t nsc, int bits)
+{
+    double *copy = tosac_arena_alloc_uninit(&l->g->arena, nsc * sizeof *copy);
+    if (!copy) return oom(l), false;
+    memcpy(copy, sc, nsc * sizeof *copy);
+    form *f = &l->f[y->index];
+    f->i32 = t;
+    f->sc = copy;
+    f->nsc = nsc;
+    f->bits = bits;
+    return true;
+}
+
+static void set_i8(lower *l, const tosac_value *y, tosac_value *t, tosac_qparams q)
+{
+    l->f[y->index].i8 = t;
+    l->f[y->index].i8q = q;
+}
+
+/* ---- operators ---------------------------------------------------------------------------- */
+
+static int64_t last_dim(const tosac_value *v) { return v->rank ? v->shape[v->rank - 1] : 1; }
+
+/* Per-output-channel symmetric int8 weights: channel of element k is chan(k). */
+static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw)
+{
+    int64_t n = tosac_value_nelem(w), per = n / oc;
+    double *absmax = calloc((size_t)oc, sizeof *absmax);
+    int32_t *q = malloc((size_t)(n ? n : 1) * sizeof *q);
+    tosac_value *t = NULL;
+    if (!absmax || !q) goto out;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = depthwise_layout ? k % oc : k / per;
+        absmax[c] = fmax(absmax[c], fabs(quant_const_f32(w, k)));
+    }
+    for (int64_t c = 0; c < oc; c++) sw[c] = tosac_quant_choose_weight(absmax[c]);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = depthwise_layout ? k % oc : k / per;
+        tosac_qparams wq = {sw[c], 0};
+        q[k] = tosac_quant_quantize(quant_const_f32(w, k), wq, -127, 127);
+    }
+    t = int_const(l, "qweight", TOSAC_DTYPE_INT8, w->rank, w->shape, q, n);
+out:
+    free(absmax);
+    free(q);
+    if (!t) oom(l);
+    return t;
+}
+
+static tosac_status lower_conv(lower *l, const tosac_node *n)
+{
+    const tosac_value *x = n->inputs[0], *w = n->inputs[1], *bias = n->inputs[2], *y = n->outputs[0];
+    if (!ir_is_const(w) || !ir_is_const(bias) || w->dtype != TOSAC_DTYPE_FP32 || bias->dtype != TOSAC_DTYPE_FP32)
+        return unsupported(l, n, "weights and bias must be FP32 constants");
+    int64_t oc = last_dim(y), nb = tosac_value_nelem(bias);
+    bool dw = n->op == TOSAC_OP_DEPTHWISE_CONV2D;
+    if (oc <= 0 || tosac_value_nelem(w) % oc || (nb != oc && nb != 1)) return unsupported(l, n, "unexpected weight layout");
+    tosac_qparams qx;
+    if (!qp_of(l, x, &qx)) return unsupported(l, n, "input without calibration range");
+    double *sw = malloc((size_t)oc * sizeof *sw), *sc = malloc((size_t)oc * sizeof *sc);
+    int32_t *bq = malloc((size_t)oc * sizeof *bq);
+    tosac_status s = TOSAC_OK;
+    if (!sw || !sc || !bq) {
+        s = oom(l);
+        goto out;
+    }
+    tosac_value *xi = as_i8(l, x, qx, n), *wq = xi ? quant_weights(l, w, oc, dw, sw) : NULL;
+    if (!wq) {
+        s = TOSAC_ERR_UNSUPPORTED;
+        goto out;
+    }
+    for (int64_t c = 0; c < oc; c++) {
+        sc[c] = qx.scale * sw[c];
+        double r = nearbyint(quant_const_f32(bias, nb == 1 ? 0 : c) / sc[c]);
+        bq[c] = (int32_t)(r > 2147483647.0 ? 2147483647.0 : r < -2147483647.0 ? -2147483647.0 : r);
+    }
+    tosac_value *ins[5] = {xi, wq, int_const(l, "qbias", TOSAC_DTYPE_INT32, 1, &oc, bq, oc),
+                           scalar1(l, TOSAC_DTYPE_INT8, qx.zero_point), scalar1(l, TOSAC_DTYPE_INT8, 0)};
+    tosac_value *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    tosac_node *op = ir_add_op(l->b, (tosac_op)n->op, 5, ins, out, n);
+    unsigned acc = n->op == TOSAC_OP_TRANSPOSE_CONV2D ? TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type : TOSAC_ATTR_CONV2D_acc_type;
+    if (!op || quant_copy_attrs(op, n) != TOSAC_OK || tosac_node_set_int(op, acc, TOSAC_DTYPE_INT32) != TOSAC_OK ||
+        !set_i32(l, y, out, sc, (uint32_t)oc, 31))
+        s = oom(l);
+out:
+    free(sw);
+    free(sc);
+    free(bq);
+    return s;
+}
+
+static tosac_status lower_matmul(lower *l, const tosac_node *n)
+{
+    const tosac_value *a = n->inputs[0], *bm = n->inputs[1], *y = n->outputs[0];
+    tosac_qparams qa, qb;
+    if (!qp_of(l, a, &qa) || !qp_of(l, bm, &qb)) return unsupported(l, n, "input without calibration range");
+    tosac_value *ai = as_i8(l, a, qa, n), *bi;
+    if (!ai) return TOSAC_ERR_UNSUPPORTED;
+    int64_t w = last_dim(y);
+    double *sc = malloc((size_t)w * sizeof *sc);
+    if (!sc) return oom(l);
+    uint32_t nsc = 1;
+    int32_t bzp = 0;
+    if (ir_is_const(bm) && bm->dtype == TOSAC_DTYPE_FP32) { /* weights: per output column */
+        bi = quant_weights(l, bm, w, true, sc);
+        for (int64_t c = 0; c < w; c++) sc[c] *= qa.scale;
+        nsc = (uint32_t)w;
+    } else {
+        bi = as_i8(l, bm, qb, n);
+        sc[0] = qa.scale * qb.scale;
+        bzp = qb.zero_point;
+    }
+    tosac_status s = TOSAC_OK;
+    tosac_value *ins[4] = {ai, bi, scalar1(l, TOSAC_DTYPE_INT8, qa.zero_point), scalar1(l, TOSAC_DTYPE_INT8, bzp)};
+    tosac_value *out = bi ? new_tensor(l, y, TOSAC_DTYPE_INT32) : NULL;
+    if (!bi) s = TOSAC_ERR_UNSUPPORTED;
+    else if (!ir_add_op(l->b, TOSAC_OP_MATMUL, 4, ins, out, n) || !set_i32(l, y, out, sc, nsc, 31)) s = oom(l);
+    free(sc);
+    return s;
+}
+
+static tosac_status lower_add_sub(lower *l, const tosac_node *n)
+{
+    const tosac_value *a = n->inputs[0], *bv = n->inputs[1], *y = n->outputs[0];
+    bool ca = ir_is_const(a), cb = ir_is_const(bv);
+    /* a bias after MATMUL (or any int32 result): the constant joins in int32 at that scale */
+    const tosac_value *x = !ca && cb ? a : (ca && !cb && n->op == TOSAC_OP_ADD ? bv : NULL), *k = x == a ? bv : a;
+    if (x && l->f[x->index].i32 && x->rank == y->rank && last_dim(x) == last_dim(y) &&
+        tosac_value_nelem(x) == tosac_value_nelem(y) && k->dtype == TOSAC_DTYPE_FP32) {
+        const form *f = &l->f[x->index];
+        int64_t kshape[TOSAC_MAX_RANK], kn = tosac_value_nelem(k), klast = last_dim(k);
+        memcpy(kshape, k->shape, (size_t)k->rank * sizeof *kshape);
+        if (f->nsc > 1 && klast == 1) kshape[k->rank - 1] = (int64_t)f->nsc;
+        int64_t cn = f->nsc > 1 && klast == 1 ? kn * (int64_t)f->nsc : kn;
+        int32_t *vals = malloc((size_t)(cn ? cn : 1) * sizeof *vals);
+        if (!vals) return oom(l);
+        for (int64_t e = 0; e < cn; e++) {
+            int64_t c = f->nsc > 1 ? e % (int64_t)f->nsc : 0, src = cn == kn ? e : e / (int64_t)f->nsc;
+            double r = nearbyint((double)quant_const_f32(k, src) / f->sc[c]);
+            r = r > 1073741823.0 ? 1073741823.0 : r < -1073741823.0 ? -1073741823.0 : r;
+            vals[e] = (int32_t)(n->op == TOSAC_OP_SUB ? -r : r);
+        }
+        tosac_value *kc = int_const(l, "qbias", TOSAC_DTYPE_INT32, k->rank, kshape, vals, cn);
+        free(vals);
+        tosac_value *ins[2] = {f->i32, kc}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
+        if (!kc || !ir_add_op(l->b, TOSAC_OP_ADD, 2, ins, out, n) || !set_i32(l, y, out, f->sc, f->nsc, 31)) return oom(l);
+        return TOSAC_OK;
+    }
+    /* ExecuTorch's InsertRescaleInt32Pass: both to int32 at 2*max(s1,s2)/2^20, add, keep in int32 */
+    tosac_qparams qa, qb;
+    if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return unsupported(l, n, "input without calibration range");
+    double common = 2.0 * fmax(qa.scale, qb.scale) / 1048576.0;
+    int ba, bb;
+    tosac_value *ia = to_i32(l, a, common, &ba, n), *ib = ia ? to_i32(l, bv, common, &bb, n) : NULL;
+    if (!ib) return TOSAC_ERR_UNSUPPORTED;
+    tosac_value *ins[2] = {ia, ib}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    int bits = (ba > bb ? ba : bb) + 1;
+    if (bits > 31) return unsupported(l, n, "int32 headroom exceeded");
+    if (!ir_add_op(l->b, (tosac_op)n->op, 2, ins, out, n) || !set_i32(l, y, out, &common, 1, bits)) return oom(l);
+    return TOSAC_OK;
+}
+
+static tosac_status lower_mul(lower *l, const tosac_node *n)
+{
+    const tosac_value *a = n->inputs[0], *bv = n->inputs[1], *y = n->outputs[0];
+    /* by a positive scalar constant (GlobalAveragePool's 1/N): only the real scale changes */
+    for (int side = 0; side < 2; side++) {
+        const tosac_value *k = side ? a : bv, *x = side ? bv : a;
+        if (!ir_is_const(k) || ir_is_const(x) || k->dtype != TOSAC_DTYPE_FP32 || tosac_value_nelem(k) != 1) continue;
+        double c = quant_const_f32(k, 0);
+        if (!(c > 0) || !isfinite(c) || tosac_value_nelem(x) != tosac_value_nelem(y)) continue;
+        const form *f = &l->f[x->index];
+        double sc1;
+        int bits;
+        tosac_value *t = f->i32;
+        const double *sc = f->sc;
+        uint32_t nsc = f->nsc;
+        if (t) {
+            bits = f->bits;
+        } else {
+            t = unit_i32(l, x, &sc1, &bits, n);
+            if (!t) return TOSAC_ERR_UNSUPPORTED;
+            sc = &sc1;
+            nsc = 1;
+        }
+        double *ns = malloc(nsc * sizeof *ns);
+        if (!ns) return oom(l);
+        for (uint32_t ch = 0; ch < nsc; ch++) ns[ch] = sc[ch] * c;
+        bool ok = set_i32(l, y, t, ns, nsc, bits);
+        free(ns);
+        return ok ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    }
+    double sa, sb;
+    int ba, bb;
+    tosac_value *ia = unit_i32(l, a, &sa, &ba, n), *ib = ia ? unit_i32(l, bv, &sb, &bb, n) : NULL;
+    if (!ib) return TOSAC_ERR_UNSUPPORTED;
+    if (ba + bb > 31) return unsupported(l, n, "int32 product may overflow");
+    double sc = sa * sb;
+    tosac_value *ins[3] = {ia, ib, scalar1(l, TOSAC_DTYPE_INT8, 0)}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    if (!ir_add_op(l->b, TOSAC_OP_MUL, 3, ins, out, n) || !set_i32(l, y, out, &sc, 1, ba + bb)) return oom(l);
+    return TOSAC_OK;
+}
+
+static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
+{
+    const tosac_value *x = n->inputs[0], *y = n->outputs[0];
+    int64_t axis = n->attr[TOSAC_ATTR_REDUCE_SUM_axis].i;
+    if (axis < 0 || axis >= x->rank) return unsupported(l, n, "bad axis");
+    int nb = bits_for((double)x->shape[axis]) - 1;
+    const form *f = &l->f[x->index];
+    tosac_value *t;
+    const double *sc;
+    double sc1;
+    uint32_t nsc;
+    int bits;
+    if (f->i32 && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
+        t = f->i32, sc = f->sc, nsc = f->nsc, bits = f->bits;
+    } else {
+        if (!(t = unit_i32(l, x, &sc1, &bits, n))) return TOSAC_ERR_UNSUPPORTED;
+        sc = &sc1, nsc = 1;
+        if (bits + nb > 30) return unsupported(l, n, "int32 sum may overflow");
+    }
+    tosac_value *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    tosac_node *op = ir_add_op(l->b, TOSAC_OP_REDUCE_SUM, 1, &t, out, n);
+    if (!op || quant_copy_attrs(op, n) != TOSAC_OK || !set_i32(l, y, out, sc, nsc, bits + nb)) return oom(l);
+    return TOSAC_OK;
+}
+
+static float attr_f32(const tosac_node *n, unsigned id, float dflt)
+{
+    const tosac_attr_val *a = &n->attr[id];
+    if (!a->present || a->len < 4) return dflt;
+    const uint8_t *p = a->data;
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static tosac_status lower_clamp(lower *l, const tosac_node *n)
+{
+    const tosac_value *x = n->inputs[0], *y = n->outputs[0];
+    tosac_qparams q;
+    if (!qp_of(l, y, &q)) return unsupported(l, n, "output without calibration range");
+    /* the clamp's own output range becomes the q-params: its bounds mostly come for free */
+    tosac_value *t = as_i8(l, x, q, n);
+    if (!t) return TOSAC_ERR_UNSUPPORTED;
+    float lo = attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY), hi = attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY);
+    int32_t qlo = tosac_quant_quantize(lo, q, -128, 127), qhi = tosac_quant_quantize(hi, q, -128, 127);
+    if (qlo > -128 || qhi < 127) {
+        tosac_value *out = new_tensor(l, y, TOSAC_DTYPE_INT8);
+        tosac_node *op = ir_add_op(l->b, TOSAC_OP_CLAMP, 1, &t, out, n);
+        uint8_t blo = (uint8_t)(int8_t)qlo, bhi = (uint8_t)(int8_t)qhi;
+        if (!op || tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_min_val, &blo, 1) != TOSAC_OK ||
+            tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_max_val, &bhi, 1) != TOSAC_OK ||
+            tosac_node_set_int(op, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) != TOSAC_OK)
+            return oom(l);
+        t = out;
+    }
+    set_i8(l, y, t, q);
+    return TOSAC_OK;
+}
+
+static bool is_data_movement(uint32_t op)
+{
+    return op == TOSAC_OP_RESHAPE || op == TOSAC_OP_TRANSPOSE || op == TOSAC_OP_SLICE || op == TOSAC_OP_TILE ||
+           op == TOSAC_OP_REVERSE || op == TOSAC_OP_PAD || op == TOSAC_OP_IDENTITY || op == TOSAC_OP_MAX_POOL2D ||
+           op == TOSAC_OP_AVG_POOL2D;
+}
+
+/* Data movement and pooling: same q-params as the input; constant operands are shapes, zero
+   points and the pad value. */
+static tosac_status lower_move(lower *l, const tosac_node *n)
+{
+    const tosac_value *x = n->inputs[0], *y = n->outputs[0];
+    tosac_qparams q;
+    if (!qp_of(l, y, &q)) return unsupported(l, n, "output without calibration range");
+    const form *f = &l->f[x->index];
+    /* RESHAPE keeps an int32 form (MATMUL -> RESHAPE -> bias ADD) when its channels survive */
+    bool wide = n->op == TOSAC_OP_RESHAPE && !ir_is_const(x) && f->i32 && !f->i8 &&
+                (f->nsc == 1 || last_dim(x) == last_dim(y));
+    tosac_value *ins[8];
+    if (n->n_inputs > 8) return unsupported(l, n, "too many operands");
+    ins[0] = wide ? f->i32 : as_i8(l, x, q, n);
+    if (!ins[0]) return TOSAC_ERR_UNSUPPORTED;
+    for (uint32_t k = 1; k < n->n_inputs; k++) {
+        const tosac_value *v = n->inputs[k];
+        if (v->is_shape) ins[k] = copy_shape_value(l, v);
+        else if (n->op == TOSAC_OP_PAD) ins[k] = as_i8(l, v, q, n); /* pad value, quantized (0 -> zp) */
+        else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = scalar1(l, TOSAC_DTYPE_INT8, q.zero_point);
+        else return unsupported(l, n, "unexpected constant operand");
+        if (!ins[k]) return oom(l);
+    }
+    tosac_value *out = new_tensor(l, y, wide ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT8);
+    tosac_node *op = ir_add_op(l->b, (tosac_op)n->op, n->n_inputs, ins, out, n);
+    if (!op || quant_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    if (n->op == TOSAC_OP_AVG_POOL2D && tosac_node_set_int(op, TOSAC_ATTR_AVG_POOL2D_acc_type, TOSAC_DTYPE_INT32) != TOSAC_OK)
+        return oom(l);
+    if (wide) return set_i32(l, y, out, f->sc, f->nsc, f->bits) ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    set_i8(l, y, out, q);
+    return TOSAC_OK;
+}
+
+static tosac_status lower_concat(lower *l, const tosac_node *n)
+{
+    const tosac_value *y = n->outputs[0];
+    tosac_qparams q;
+    if (!qp_of(l, y, &q)) return unsupported(l, n, "output without calibration range");
+    tosac_value **ins = malloc((n->n_inputs ? n->n_inputs : 1) * sizeof *ins);
+    if (!ins) return oom(l);
+    tosac_status s = TOSAC_OK;
+    for (uint32_t k = 0; k < n->n_inputs && s == TOSAC_OK; k++)
+        if (!(ins[k] = as_i8(l, n->inputs[k], q, n))) s = TOSAC_ERR_UNSUPPORTED;
+    tosac_value *out = s == TOSAC_OK ? new_tensor(l, y, TOSAC_DTYPE_INT8) : NULL;
+    tosac_node *op = out ? ir_add_op(l->b, TOSAC_OP_CONCAT, n->n_inputs, ins, out, n) : NULL;
+    if (s == TOSAC_OK && (!op || quant_copy_attrs(op, n) != TOSAC_OK)) s = oom(l);
+    if (s == TOSAC_OK) set_i8(l, y, out, q);
+    free(ins);
+    return s;
+}
+
+static tosac_status lower_table(lower *l, const cluster *c, const tosac_node *n)
+{
+    tosac_qparams qx, qy;
+    if (!qp_of(l, c->x, &qx) || !qp_of(l, c->y, &qy)) return unsupported(l, n, "value without calibration range");
+    tosac_value *xi = as_i8(l, c->x, qx, n);
+    if (!xi) return TOSAC_ERR_UNSUPPORTED;
+    int8_t table[256];
+    tosac_status s = quant_cluster_table(c->x, c->y, c->ops, c->n_ops, qx, qy, table, l->d);
+    if (s != TOSAC_OK) return s;
+    int32_t vals[256];
+    for (int k = 0; k < 256; k++) vals[k] = table[k];
+    int64_t n256 = 256;
+    tosac_value *ins[2] = {xi, int_const(l, "table", TOSAC_DTYPE_INT8, 1, &n256, vals, 256)};
+    tosac_value *out = new_tensor(l, c->y, TOSAC_DTYPE_INT8);
+    if (!ins[1] || !ir_add_op(l->b, TOSAC_OP_TABLE, 2, ins, out, n)) return oom(l);
+    set_i8(l, c->y, out, qy);
+    return TOSAC_OK;
+}
+
+/* ---- single-input elementwise subgraphs -> TABLE ------------------------------------------ */
+
+static bool is_ewise(uint32_t op)
+{
+    switch (op) {
+    case TOSAC_OP_SIGMOID: case TOSAC_OP_TANH: case TOSAC_OP_EXP: case TOSAC_OP_LOG: case TOSAC_OP_RECIPROCAL:
+    case TOSAC_OP_RSQRT: case TOSAC_OP_ERF: case TOSAC_OP_ABS: case TOSAC_OP_NEGATE: case TOSAC_OP_CEIL:
+    case TOSAC_OP_FLOOR: case TOSAC_OP_SIN: case TOSAC_OP_COS: case TOSAC_OP_CLAMP: case TOSAC_OP_ADD:
+    case TOSAC_OP_SUB: case TOSAC_OP_MUL: case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM: case TOSAC_OP_POW:
+        return true;
+    default: return false;
+    }
+}
+/* Operators lowered directly in integers when they stand alone. */
+static bool is_direct(uint32_t op) { return op == TOSAC_OP_CLAMP || op == TOSAC_OP_ADD || op == TOSAC_OP_SUB || op == TOSAC_OP_MUL; }
+
+static bool same_shape(const tosac_value *a, const tosac_value *b)
+{
+    if (a->rank != b->rank) return false;
+    for (int32_t k = 0; k < a->rank; k++)
+        if (a->shape[k] != b->shape[k]) return false;
+    return true;
+}
+
+/* Tries to make a TABLE cluster of the elementwise operators fed (only) by node i's single
+   non-constant input x. Returns true when a cluster was recorded. */
+static bool try_cluster(lower *l, uint32_t i, bool *in_s, bool *in_a, tosac_node **stack)
+{
+    const tosac_block *fb = l->fb;
+    const tosac_node *n0 = fb->nodes[i];
+    const tosac_value *x = NULL;
+    for (uint32_t k = 0; k < n0->n_inputs; k++) {
+        const tosac_value *v = n0->inputs[k];
+        if (ir_is_const(v)) continue;
+        if (x && x != v) return false;
+        x = v;
+    }
+    if (!x || x->dtype != TOSAC_DTYPE_FP32 || x->rank < 1) return false;
+    /* S: elementwise operators from i on whose non-constant inputs are x or results of S, with
+       scalar constants only and x's shape (so f is one pointwise function of x) */
+    memset(in_s, 0, fb->n_nodes);
+    bool *prod = in_a; /* reuse as "value produced by S or x", by value index */
+    memset(prod, 0, fb->n_tensors);
+    prod[x->index] = true;
+    uint32_t last = i;
+    for (uint32_t j = i; j < fb->n_nodes; j++) {
+        const tosac_node *n = fb->nodes[j];
+        if (l->cluster_of[j] >= 0 || !is_ewise(n->op) || n->n_outputs != 1 || !same_shape(n->outputs[0], x) ||
+            n->outputs[0]->dtype != TOSAC_DTYPE_FP32)
+            continue;
+        bool ok = true, fed = false;
+        for (uint32_t k = 0; k < n->n_inputs && ok; k++) {
+            const tosac_value *v = n->inputs[k];
+            if (ir_is_const(v)) ok = tosac_value_nelem(v) == 1;
+            else if (v->is_shape || !prod[v->index]) ok = false;
+            else fed = true;
+        }
+        if (!ok || !fed) continue;
+        in_s[j] = true;
+        prod[n->outputs[0]->index] = true;
+        last = j;
+    }
+    if (!in_s[i]) return false;
+    /* y: the latest result of S whose ancestors in S are used only inside them */
+    for (uint32_t j = last + 1; j-- > i;) {
+        if (!in_s[j]) continue;
+        memset(in_a, 0, fb->n_nodes);
+        uint32_t sp = 0, count = 0;
+        bool direct_only = true;
+        stack[sp++] = fb->nodes[j];
+        in_a[j] = true;
+        while (sp) {
+            const tosac_node *n = stack[--sp];
+            count++;
+            direct_only &= is_direct(n->op);
+            for (uint32_t k = 0; k < n->n_inputs; k++) {
+                const tosac_node *p = n->inputs[k]->producer;
+                if (p && in_s[p->index] && !in_a[p->index]) {
+                    in_a[p->index] = true;
+                    stack[sp++] = fb->nodes[p->index];
+                }
+            }
+        }
+        if (direct_only && count < 2) continue; /* a lone CLAMP/ADD/SUB/MUL is lowered as such */
+        bool closed = true;
+        for (uint32_t m = i; m <= j && closed; m++) {
+            if (!in_a[m] || m == j) continue;
+            uint32_t inside = 0;
+            const tosac_value *o = fb->nodes[m]->outputs[0];
+            for (uint32_t q = i; q <= j; q++)
+                if (in_a[q])
+                    for (uint32_t k = 0; k < fb->nodes[q]->n_inputs; k++) inside += fb->nodes[q]->inputs[k] == o;
+            closed = inside == l->uses[o->index];
+        }
+        if (!closed) continue;
+        cluster *c = &l->cl[l->n_cl];
+        c->ops = malloc(count * sizeof *c->ops);
+        if (!c->ops) return false;
+        c->x = x;
+        c->y = fb->nodes[j]->outputs[0];
+        c->n_ops = 0;
+        for (uint32_t m = i; m <= j; m++)
+            if (in_a[m]) {
+                c->ops[c->n_ops++] = fb->nodes[m];
+                l->cluster_of[m] = (int32_t)l->n_cl;
+            }
+        l->n_cl++;
+        return true;
+    }
+    return false;
+}
+
+static tosac_status find_clusters(lower *l)
+{
+    const tosac_block *fb = l->fb;
+    uint32_t n = fb->n_nodes, big = n > fb->n_tensors ? n : fb->n_tensors;
+    bool *in_s = malloc(n ? n : 1), *in_a = malloc(big ? big : 1);
+    tosac_node **stack = malloc((n ? n : 1) * sizeof *stack);
+    l->cl = calloc(n ? n : 1, sizeof *l->cl);
+    tosac_status s = in_s && in_a && stack && l->cl ? TOSAC_OK : oom(l);
+    for (uint32_t i = 0; i < n && s == TOSAC_OK; i++)
+        while (l->cluster_of[i] < 0 && is_ewise(fb->nodes[i]->op) && try_cluster(l, i, in_s, in_a, stack)) {
+        }
+    free(in_s);
+    free(in_a);
+    free(stack);
+    return s;
+}
+
+/* ---- driver ------------------------------------------------------------------------------- */
+
+static tosac_status lower_node(lower *l, const tosac_node *n)
+{
+    for (uint32_t k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k]->dtype != TOSAC_DTYPE_FP32) return unsupported(l, n, "only FP32 computations can be quantized");
+    switch (n->op) {
+    case TOSAC_OP_CONV2D:
+    case TOSAC_OP_DEPTHWISE_CONV2D:
+    case TOSAC_OP_TRANSPOSE_CONV2D: return lower_conv(l, n);
+    case TOSAC_OP_MATMUL: return lower_matmul(l, n);
+    case TOSAC_OP_ADD:
+    case TOSAC_OP_SUB: return lower_add_sub(l, n);
+    case TOSAC_OP_MUL: return lower_mul(l, n);
+    case TOSAC_OP_REDUCE_SUM: return lower_reduce_sum(l, n);
+    case TOSAC_OP_CLAMP: return lower_clamp(l, n);
+    case TOSAC_OP_CONCAT: return lower_concat(l, n);
+    default:
+        if (is_data_movement(n->op)) return lower_move(l, n);
+        return unsupported(l, n, "no integer lowering for this operator yet");
+    }
+}
+
+static tosac_status build(lower *l, tosac_quant_iomap *io)
+{
+    const tosac_block *fb = l->fb;
+    /* q-params: own range, or the input's for data movement and pooling (PT2E shared qspec) */
+    for (uint32_t k = 0; k < fb->n_tensors; k++)
+        if (k < l->st->n && l->st->seen[k]) {
+            l->qp[k] = tosac_quant_choose_act(l->st->min[k], l->st->max[k]);
+            l->has_qp[k] = true;
+        }
+    for (uint32_t i = 0; i < fb->n_nodes; i++) {
+        const tosac_node *n = fb->nodes[i];
+        tosac_qparams q;
+        if (is_data_movement(n->op) && n->n_outputs == 1 && !ir_is_const(n->inputs[0]) && qp_of(l, n->inputs[0], &q)) {
+            l->qp[n->outputs[0]->index] = q;
+            l->has_qp[n->outputs[0]->index] = true;
+        }
+    }
+    for (uint32_t i = 0; i < fb->n_inputs; i++) {
+        const tosac_value *v = fb->inputs[i];
+        tosac_qparams q;
+        if (v->dtype != TOSAC_DTYPE_FP32 || !qp_of(l, v, &q))
+            return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED, "input '%s': only FP32 inputs can be quantized", v->name);
+        tosac_value *t = tosac_block_add_tensor(l->b, v->name, TOSAC_DTYPE_INT8, v->rank, v->shape);
+        if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
+        set_i8(l, v, t, q);
+        io->inputs[i].q = q;
+    }
+    tosac_status s = find_clusters(l);
+    for (uint32_t i = 0; i < fb->n_nodes && s == TOSAC_OK; i++) {
+        const tosac_node *n = fb->nodes[i];
+        if (n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE) continue;
+        int32_t c = l->cluster_of[i];
+        if (c >= 0) {
+            if (l->cl[c].y == n->outputs[0]) s = lower_table(l, &l->cl[c], n);
+            continue;
+        }
+        s = lower_node(l, n);
+    }
+    for (uint32_t i = 0; i < fb->n_outputs && s == TOSAC_OK; i++) {
+        const tosac_value *v = fb->outputs[i];
+        tosac_qparams q;
+        if (!qp_of(l, v, &q)) return unsupported(l, v->producer, "graph output without calibration range");
+        tosac_value *t = as_i8(l, v, q, v->producer);
+        if (!t) return TOSAC_ERR_UNSUPPORTED;
+        bool taken = false; /* an input or an earlier output keeps its name: copy */
+        for (uint32_t k = 0; k < l->b->n_inputs; k++) taken |= l->b->inputs[k] == t;
+        for (uint32_t k = 0; k < l->b->n_outputs; k++) taken |= l->b->outputs[k] == t;
+        if (taken) {
+            tosac_value *cp = new_tensor(l, v, TOSAC_DTYPE_INT8);
+            if (!ir_add_op(l->b, TOSAC_OP_IDENTITY, 1, &t, cp, v->producer)) return oom(l);
+            t = cp;
+        }
+        if (ir_rename(l->b, t, v->name) != TOSAC_OK)
+            return tosac_diag_add(l->d, TOSAC_ERR_INTERNAL, "output '%s': the name is taken in the integer graph", v->name);
+        if (tosac_block_add_output(l->b, t) != TOSAC_OK) return oom(l);
+        io->outputs[i].q = q;
+    }
+    return s;
+}
+
+static tosac_status fill_io(tosac_quant_io *io, const tosac_value *v)
+{
+    size_t len = strlen(v->name) + 1;
+    char *name = malloc(len);
+    if (!name) return TOSAC_ERR_NOMEM;
+    memcpy(name, v->name, len);
+    io->name = name;
+    io->rank = v->rank < 8 ? v->rank : 8;
+    for (int32_t r = 0; r < io->rank; r++) io->shape[r] = v->shape[r];
+    return TOSAC_OK;
+}
+
+tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
+                            tosac_quant_iomap **iop, tosac_diag *d)
+{
+    const tosac_block *fb = quant_main_block(fp);
+    if (!fb || !o || !out || !iop) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_quantize: NULL argument");
+    if (fp->n_regions != 1 || fp->regions[0]->n_blocks != 1)
+        return tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "control flow (several blocks) cannot be quantized yet");
+    quant_stats st;
+    memset(&st, 0, sizeof st);
+    lower l;
+    memset(&l, 0, sizeof l);
+    l.fb = fb;
+    l.d = d;
+    l.st = &st;
+    tosac_quant_iomap *io = calloc(1, sizeof *io);
+    tosac_status s = io ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    if (s == TOSAC_OK) {
+        io->n_inputs = fb->n_inputs;
+        io->n_outputs = fb->n_outputs;
+        io->inputs = calloc(fb->n_inputs ? fb->n_inputs : 1, sizeof *io->inputs);
+        io->outputs = calloc(fb->n_outputs ? fb->n_outputs : 1, sizeof *io->outputs);
+        if (!io->inputs || !io->outputs) s = TOSAC_ERR_NOMEM;
+        for (uint32_t k = 0; k < fb->n_inputs && s == TOSAC_OK; k++) s = fill_io(&io->inputs[k], fb->inputs[k]);
+        for (uint32_t k = 0; k < fb->n_outputs && s == TOSAC_OK; k++) s = fill_io(&io->outputs[k], fb->outputs[k]);
+        if (s != TOSAC_OK) s = oom(&l);
+    }
+    if (s == TOSAC_OK) s = quant_calibrate(fb, fp, o, &st, d);
+    uint32_t nt = fb->n_tensors, nn = fb->n_nodes;
+    if (s == TOSAC_OK) {
+        l.qp = calloc(nt ? nt : 1, sizeof *l.qp);
+        l.has_qp = calloc(nt ? nt : 1, sizeof *l.has_qp);
+        l.f = calloc(nt ? nt : 1, sizeof *l.f);
+        l.uses = calloc(nt ? nt : 1, sizeof *l.uses);
+        l.cluster_of = malloc((nn ? nn : 1) * sizeof *l.cluster_of);
+        l.g = tosac_graph_create();
+        tosac_region *r = l.g ? tosac_graph_add_region(l.g, "main") : NULL;
+        l.b = r ? tosac_region_add_block(r, "main") : NULL;
+        if (!l.qp || !l.has_qp || !l.f || !l.uses || !l.cluster_of || !l.b) s = oom(&l);
+    }
+    if (s == TOSAC_OK) {
+        for (uint32_t i = 0; i < nn; i++) {
+            l.cluster_of[i] = -1;
+            for (uint32_t k = 0; k < fb->nodes[i]->n_inputs; k++)
+                if (!fb->nodes[i]->inputs[k]->is_shape) l.uses[fb->nodes[i]->inputs[k]->index]++;
+        }
+        for (uint32_t k = 0; k < fb->n_outputs; k++) l.uses[fb->outputs[k]->index]++;
+        s = build(&l, io);
+    }
+    if (s == TOSAC_OK) {
+        /* unused forms (an int8 copy nothing read) go, equal constants (zero points) merge */
+        tosac_compile_opts co;
+        memset(&co, 0, sizeof co);
+        tosac_compile_report rep;
+        memset(&rep, 0, sizeof rep);
+        pass_ctx pc = {.g = l.g, .b = l.b, .d = d, .o = &co, .r = &rep};
+        ir_dce(l.b);
+        s = ir_compact(l.b);
+        if (s == TOSAC_OK) s = pass_dedupe_constants(&pc);
+        if (s == TOSAC_OK) {
+            ir_dce(l.b);
+            s = ir_compact(l.b);
+        }
+        if (s != TOSAC_OK && !tosac_diag_count(d)) tosac_diag_add(d, s, "compacting the integer graph failed");
+    }
+    if (s == TOSAC_OK) {
+        tosac_validate_opts vo = tosac_validate_opts_default();
+        vo.profiles = TOSAC_PROFILE_INT;
+        vo.extensions = 0;
+        tosac_diag *vd = tosac_diag_create();
+        if (!vd) s = oom(&l);
+        else if (tosac_validate(l.g, &vo, vd) != TOSAC_OK) {
+            for (size_t k = 0; k < tosac_diag_count(vd); k++) {
+                tosac_status code = TOSAC_OK;
+                const char *msg = tosac_diag_message(vd, k, &code);
+                if (code != TOSAC_OK) tosac_diag_add(d, TOSAC_ERR_INTERNAL, "internal error: integer graph: %s", msg);
+            }
+            s = TOSAC_ERR_INTERNAL;
+        }
+        tosac_diag_destroy(vd);
+    }
+    for (uint32_t c = 0; c < l.n_cl; c++) free(l.cl[c].ops);
+    free(l.cl);
+    free(l.qp);
+    free(l.has_qp);
+    free(l.f);
+    free(l.uses);
+    free(l.cluster_of);
+    quant_stats_free(&st);
+    if (s == TOSAC_OK) {
+        *out = l.g;
+        *iop = io;
+    } else {
+        tosac_graph_destroy(l.g);
+        tosac_quant_iomap_free(io);
+    }
+    return s;
+}

@@ -1,0 +1,74 @@
+#!/bin/bash
+# tosac compile --target TOSA-1.0+INT (INT8 post-training quantization) seen from the command
+# line: a small CNN (conv + BatchNorm + ReLU, 1x1 conv + ReLU6, depthwise conv + SiLU, concat,
+# average pool, residual add, global average pool, Gemm) calibrated on 16 inputs must give a
+# program that validates for PRO-INT alone, has INT8 I/O and no floating point, runs through its
+# .quant.json sidecar (float in, dequantized float out) and stays within cosine 0.99 of the FP
+# program on held-out inputs. The FP program's own correctness is the model zoo's job
+# (onnxruntime goldens); here it is the reference.
+set -u
+TOSAC=$1
+WORK=$2
+PY=/usr/bin/python3
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+$PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_cnn.py" . || exit 1
+
+"$TOSAC" compile qcnn.onnx -o fp.tosa || exit 1
+"$TOSAC" compile qcnn.onnx -o q.tosa --target TOSA-1.0+INT --calibrate calib --report > report.txt 2> err.txt
+check "compile INT8 from a calibration directory" '[ $? -eq 0 ] && [ -s q.tosa ] && [ -s q.tosa.quant.json ]'
+"$TOSAC" validate --profile INT -q q.tosa
+check "validates for PRO-INT alone" '[ $? -eq 0 ]'
+"$TOSAC" inspect --json q.tosa > q.json
+check "no floating-point tensor left" '! grep -q "\"FP32\"" q.json'
+check "SiLU (Sigmoid, Mul) became one TABLE" 'grep -qE "^  TABLE +1$" report.txt && ! grep -qE "^  (SIGMOID|MUL) " report.txt'
+check "ReLU/ReLU6 folded: no CLAMP" '! grep -qE "^  CLAMP " report.txt'
+check "average pool stays AVG_POOL2D, concat stays CONCAT" 'grep -qE "^  AVG_POOL2D +1$" report.txt && grep -qE "^  CONCAT +1$" report.txt'
+check "sidecar records int8 I/O" '$PY -c "
+import json, sys
+j = json.load(open(\"q.tosa.quant.json\"))
+ok = j[\"format\"] == \"tosac-quant-io\" and [i[\"name\"] for i in j[\"inputs\"]] == [\"x\"] and [o[\"name\"] for o in j[\"outputs\"]] == [\"y\"]
+ok = ok and all(e[\"dtype\"] == \"int8\" and e[\"scale\"] > 0 and -128 <= e[\"zero_point\"] <= 127 for e in j[\"inputs\"] + j[\"outputs\"])
+sys.exit(0 if ok else 1)"'
+
+"$TOSAC" compile qcnn.onnx -o qb.tosa --target TOSA-1.0+INT --calibrate calib_batch.npy > /dev/null
+check "a batch file gives the same program as the directory" 'cmp -s q.tosa qb.tosa && cmp -s q.tosa.quant.json qb.tosa.quant.json'
+"$TOSAC" compile qcnn.onnx -o q2.tosa --target TOSA-1.0+INT --calibrate calib > /dev/null
+check "deterministic" 'cmp -s q.tosa q2.tosa'
+"$TOSAC" compile qcnn.onnx -o qs.tosa --target TOSA-1.0+INT --calibrate calib/00.npy calib/01.npy calib/02.npy > /dev/null
+check "several .npy files after one --calibrate" '[ $? -eq 0 ] && "$TOSAC" validate --profile INT -q qs.tosa'
+
+for k in 00 01 02 03; do
+    "$TOSAC" run fp.tosa -i x=held_$k.npy -o fp_$k > /dev/null || fails=$((fails + 1))
+    "$TOSAC" run q.tosa -i x=held_$k.npy -o q_$k > /dev/null || fails=$((fails + 1))
+done
+check "INT8 output is dequantized float32" '$PY -c "import numpy as np, sys; y = np.load(\"q_00/y.npy\"); sys.exit(0 if y.dtype == np.float32 and y.shape == (1, 10) else 1)"'
+$PY - > cos.txt <<'PYEOF'
+import numpy as np
+a = np.concatenate([np.load(f"q_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
+b = np.concatenate([np.load(f"fp_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
+print(f"{np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b):.6f} {np.linalg.norm(a - b) / np.linalg.norm(b):.6f}")
+PYEOF
+read cosv rel < cos.txt
+check "held-out cosine vs FP >= 0.99 (cosine $cosv, rel L2 $rel)" '$PY -c "import sys; sys.exit(0 if float(\"$cosv\") >= 0.99 else 1)"'
+
+# int8 data is taken as is: quantizing by hand gives the same output
+$PY -c "
+import json, numpy as np
+q = json.load(open('q.tosa.quant.json'))['inputs'][0]
+x = np.load('held_00.npy').astype(np.float64)
+np.save('held_00_i8.npy', np.clip(np.round(x / q['scale']) + q['zero_point'], -128, 127).astype(np.int8))"
+"$TOSAC" run q.tosa -i x=held_00_i8.npy -o qi_00 > /dev/null
+check "int8 input accepted as is" 'cmp -s qi_00/y.npy q_00/y.npy'
+
+rm -f nc.tosa
+"$TOSAC" compile qcnn.onnx -o nc.tosa --target TOSA-1.0+INT > /dev/null 2> err_nc.txt
+check "no calibration data: refused with a clear message" '[ $? -eq 1 ] && grep -q "needs calibration data" err_nc.txt && grep -q "\-\-calibrate random" err_nc.txt && [ ! -e nc.tosa ]'
+"$TOSAC" compile qcnn.onnx -o r.tosa --target TOSA-1.0+INT --calibrate random --calib-samples 4 > /dev/null
+check "--calibrate random works when asked for" '[ $? -eq 0 ] && "$TOSAC" validate --profile INT -q r.tosa'
+"$TOSAC" compile qcnn.onnx -o x.tosa --calibrate calib > /dev/null 2> err_fp.txt
+check "--calibrate without the INT target is a usage error" '[ $? -eq 1 ] && grep -q "TOSA-1.0+INT only" err_fp.txt'
+
+echo "$fails failure(s)"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,303 @@
+/*
+ * INT8 quantization math (src/quant/qparams.c) against values computed here independently from
+ * the formulas (long double and exact integer reasoning), TABLE generation, and the quantizer on
+ * small hand-built FP graphs (structure, validity for PRO-INT, values close to FP).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "harness/test.h"
+#include "ir/graph.h"
+#include "kernels/quant_math.h"
+#include "tosac/quant.h"
+#include "tosac/runtime.h"
+#include "tosac/validate.h"
+
+/* round half to even of a non-negative long double, without the library's rounding */
+static int64_t rhe(long double v)
+{
+    long double f = floorl(v);
+    long double frac = v - f;
+    int64_t i = (int64_t)f;
+    if (frac > 0.5L) return i + 1;
+    if (frac < 0.5L) return i;
+    return (i & 1) ? i + 1 : i;
+}
+
+/* The reference: scale = mant * 2^e with mant in [0.5, 1) found by doubling/halving (exact in
+   long double), then ExecuTorch's rules. */
+static bool ref_multiplier(double scale, int32_t *m_out, int32_t *s_out)
+{
+    long double mant = scale;
+    int e = 0;
+    while (mant >= 1.0L) mant /= 2, e++;
+    while (mant < 0.5L) mant *= 2, e--;
+    int64_t m = rhe(mant * 2147483648.0L);
+    if (m == 2147483648LL) m /= 2, e++;
+    int64_t s = 31 - e;
+    if (s > 62) m >>= (s - 62), s = 62;
+    if (s < 2) return false;
+    *m_out = (int32_t)m;
+    *s_out = (int32_t)s;
+    return true;
+}
+
+static void test_multiplier_known(void)
+{
+    int32_t m = 0, s = 0;
+    EXPECT(tosac_quant_multiplier(1.0, &m, &s));
+    EXPECT_EQ_I(m, 1 << 30);
+    EXPECT_EQ_I(s, 30);
+    EXPECT(tosac_quant_multiplier(0.75, &m, &s));
+    EXPECT_EQ_I(m, 3 << 29);
+    EXPECT_EQ_I(s, 31);
+    /* mant*2^31 rounds up to 2^31: halved, exponent bumped */
+    EXPECT(tosac_quant_multiplier(1.0 - ldexp(1.0, -40), &m, &s));
+    EXPECT_EQ_I(m, 1 << 30);
+    EXPECT_EQ_I(s, 30);
+    EXPECT(tosac_quant_multiplier(ldexp(1.0 - ldexp(1.0, -33), -10), &m, &s));
+    EXPECT_EQ_I(m, 1 << 30);
+    EXPECT_EQ_I(s, 40);
+    /* a tie exactly half way between two multipliers goes to the even one */
+    EXPECT(tosac_quant_multiplier(0.5 + ldexp(1.0, -32), &m, &s)); /* mant*2^31 = 2^30 + 0.5 */
+    EXPECT_EQ_I(m, 1 << 30);
+    EXPECT(tosac_quant_multiplier(0.5 + 3 * ldexp(1.0, -32), &m, &s)); /* 2^30 + 1.5 */
+    EXPECT_EQ_I(m, (1 << 30) + 2);
+    /* shift capped at 62: 2^-40 = 0.5 * 2^-39 -> shift 70 -> multiplier 2^30 >> 8 */
+    EXPECT(tosac_quant_multiplier(ldexp(1.0, -40), &m, &s));
+    EXPECT_EQ_I(s, 62);
+    EXPECT_EQ_I(m, 1 << 22);
+    /* too large (shift < 2), not positive, not finite */
+    EXPECT(!tosac_quant_multiplier(ldexp(1.0, 29), &m, &s));
+    EXPECT(tosac_quant_multiplier(ldexp(1.0, 29) - 1, &m, &s));
+    EXPECT_EQ_I(s, 2);
+    EXPECT(!tosac_quant_multiplier(0.0, &m, &s));
+    EXPECT(!tosac_quant_multiplier(-1.0, &m, &s));
+    EXPECT(!tosac_quant_multiplier(INFINITY, &m, &s));
+    EXPECT(!tosac_quant_multiplier(NAN, &m, &s));
+}
+
+static void test_multiplier_sweep(void)
+{
+    uint64_t st = 12345;
+    for (int i = 0; i < 200000; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        double e = -45.0 + (double)(st >> 40) / (double)(1ull << 24) * 73.0; /* 2^-45 .. 2^28 */
+        double scale = exp2(e);
+        int32_t m, s, rm, rs;
+        bool ok = tosac_quant_multiplier(scale, &m, &s), rok = ref_multiplier(scale, &rm, &rs);
+        EXPECT(ok == rok);
+        if (!ok || !rok) continue;
+        EXPECT_EQ_I(m, rm);
+        EXPECT_EQ_I(s, rs);
+        EXPECT(s >= 2 && s <= 62 && m >= 0);
+        if (s < 62) { /* m * 2^-s within half a multiplier step of the scale */
+            long double err = fabsl(ldexpl((long double)m, -s) - (long double)scale);
+            EXPECT(err <= ldexpl(0.5L, -s));
+            EXPECT(m >= (1 << 30));
+        }
+        /* and apply_scale_32 then scales an int8-sized value as the real scale does */
+        if (s >= 9) { /* 100 within apply_scale_32's input range */
+            int32_t x = 100, r = 0;
+            EXPECT(tosac_apply_scale_32(x, m, s, false, &r));
+            EXPECT(fabs((double)r - x * scale) <= 0.5 + ldexp(x, -s) + 1e-9);
+        }
+    }
+}
+
+static void test_quantize(void)
+{
+    tosac_qparams q = {0.5, 0};
+    EXPECT_EQ_I(tosac_quant_quantize(0.25, q, -128, 127), 0);  /* 0.5 -> 0 (even) */
+    EXPECT_EQ_I(tosac_quant_quantize(0.75, q, -128, 127), 2);  /* 1.5 -> 2 */
+    EXPECT_EQ_I(tosac_quant_quantize(1.25, q, -128, 127), 2);  /* 2.5 -> 2 */
+    EXPECT_EQ_I(tosac_quant_quantize(-0.75, q, -128, 127), -2);
+    EXPECT_EQ_I(tosac_quant_quantize(-1.25, q, -128, 127), -2);
+    EXPECT_EQ_I(tosac_quant_quantize(1000, q, -128, 127), 127);
+    EXPECT_EQ_I(tosac_quant_quantize(-1000, q, -128, 127), -128);
+    EXPECT_EQ_I(tosac_quant_quantize(-INFINITY, q, -128, 127), -128);
+    EXPECT_EQ_I(tosac_quant_quantize(1000, q, -127, 127), 127);
+    EXPECT_EQ_I(tosac_quant_quantize(-1000, q, -127, 127), -127);
+    tosac_qparams z = {0.1, -20};
+    EXPECT_EQ_I(tosac_quant_quantize(NAN, z, -128, 127), -20);
+    EXPECT_EQ_I(tosac_quant_quantize(0.0, z, -128, 127), -20);
+    EXPECT_EQ_I(tosac_quant_quantize(1.0, z, -128, 127), -10);
+    for (int v = -128; v < 128; v++) /* dequantize then quantize is the identity */
+        EXPECT_EQ_I(tosac_quant_quantize(tosac_quant_dequantize(v, z), z, -128, 127), v);
+    EXPECT(fabs(tosac_quant_dequantize(-10, z) - 1.0) < 1e-12);
+}
+
+static void test_choose(void)
+{
+    tosac_qparams q = tosac_quant_choose_act(-1.0, 3.0); /* scale 4/255, zp -128 - rhe(-63.75) */
+    EXPECT(q.scale == 4.0 / 255.0);
+    EXPECT_EQ_I(q.zero_point, -64);
+    q = tosac_quant_choose_act(0.5, 2.0); /* min' = 0 */
+    EXPECT(q.scale == 2.0 / 255.0);
+    EXPECT_EQ_I(q.zero_point, -128);
+    q = tosac_quant_choose_act(-2.0, -1.0); /* max' = 0: -128 - (-255) = 127, 0 at the top */
+    EXPECT(q.scale == 2.0 / 255.0);
+    EXPECT_EQ_I(q.zero_point, 127);
+    q = tosac_quant_choose_act(-1.0, 1.0); /* rhe(-127.5) = -128 -> zp 0 */
+    EXPECT_EQ_I(q.zero_point, 0);
+    q = tosac_quant_choose_act(0.0, 0.0); /* eps floor */
+    EXPECT(q.scale == TOSAC_QUANT_EPS);
+    EXPECT_EQ_I(q.zero_point, -128);
+    q = tosac_quant_choose_act(-1e-9, 1e-9);
+    EXPECT(q.scale == TOSAC_QUANT_EPS);
+    EXPECT_EQ_I(q.zero_point, -128);
+    /* zero is exactly representable whatever the range */
+    for (int k = 1; k < 200; k++) {
+        double lo = -0.37 * k, hi = 0.91 * (200 - k);
+        q = tosac_quant_choose_act(lo, hi);
+        EXPECT(q.zero_point >= -128 && q.zero_point <= 127);
+        EXPECT(tosac_quant_dequantize(q.zero_point, q) == 0.0);
+        EXPECT(fabs(tosac_quant_dequantize(-128, q) - lo) <= q.scale / 2 + 1e-12);
+    }
+    EXPECT(tosac_quant_choose_weight(127.0) == 1.0);
+    EXPECT(tosac_quant_choose_weight(0.0) == TOSAC_QUANT_EPS);
+    EXPECT(tosac_quant_choose_weight(2.54) == 2.54 / 127.0);
+}
+
+static tosac_status eval_identity(void *u, const float *x, float *y, uint32_t n, tosac_diag *d)
+{
+    (void)u, (void)d;
+    memcpy(y, x, n * sizeof *y);
+    return TOSAC_OK;
+}
+static tosac_status eval_sigmoid(void *u, const float *x, float *y, uint32_t n, tosac_diag *d)
+{
+    (void)u, (void)d;
+    for (uint32_t k = 0; k < n; k++) y[k] = 1.0f / (1.0f + expf(-x[k]));
+    return TOSAC_OK;
+}
+
+static void test_table(void)
+{
+    int8_t t[256];
+    tosac_diag *d = tosac_diag_create();
+    tosac_qparams a = {0.05, 3};
+    EXPECT(tosac_quant_table_int8(a, a, eval_identity, NULL, t, d) == TOSAC_OK);
+    for (int k = 0; k < 256; k++) EXPECT_EQ_I(t[k], k - 128);
+    /* requantization: q' = rhe(0.5 (q - 3)) - 10; power-of-two scales keep the ties exact in float */
+    a.scale = 0.25;
+    tosac_qparams b = {0.5, -10};
+    EXPECT(tosac_quant_table_int8(a, b, eval_identity, NULL, t, d) == TOSAC_OK);
+    for (int q = -128; q < 128; q++) {
+        long double v = 0.5L * (q - 3);
+        int64_t r = v < 0 ? -rhe(-v) : rhe(v);
+        r -= 10;
+        EXPECT_EQ_I(t[q + 128], r < -128 ? -128 : r > 127 ? 127 : r);
+    }
+    tosac_qparams o = {1.0 / 256.0, -128};
+    EXPECT(tosac_quant_table_int8(a, o, eval_sigmoid, NULL, t, d) == TOSAC_OK);
+    for (int q = -128; q < 128; q++) {
+        long double sg = 1.0L / (1.0L + expl(-(long double)a.scale * (q - 3)));
+        long double v = sg * 256.0L;
+        int64_t r = rhe(v) - 128;
+        /* float evaluation may differ only where the value sits on a rounding tie */
+        EXPECT(llabs((long long)(t[q + 128] - (r > 127 ? 127 : r))) <= (fabsl(v - floorl(v) - 0.5L) < 1e-4L ? 1 : 0));
+    }
+    tosac_diag_destroy(d);
+}
+
+/* A hand-built FP graph: x[1,4,4,8] -> SIGMOID -> MUL(x, .) (SiLU) -> y, and z = CLAMP(x, 0, 6). */
+static tosac_graph *silu_graph(void)
+{
+    tosac_graph *g = tosac_graph_create();
+    tosac_block *b = tosac_region_add_block(tosac_graph_add_region(g, "main"), "main");
+    int64_t sh[4] = {1, 4, 4, 8}, one = 1;
+    tosac_value *x = tosac_block_add_tensor(b, "x", TOSAC_DTYPE_FP32, 4, sh);
+    tosac_value *s = tosac_block_add_tensor(b, "s", TOSAC_DTYPE_FP32, 4, sh);
+    tosac_value *y = tosac_block_add_tensor(b, "y", TOSAC_DTYPE_FP32, 4, sh);
+    tosac_value *z = tosac_block_add_tensor(b, "z", TOSAC_DTYPE_FP32, 4, sh);
+    int8_t zero = 0;
+    tosac_value *shift = tosac_block_add_const(b, "shift", TOSAC_DTYPE_INT8, 1, &one, &zero, 1);
+    tosac_block_add_input(b, x);
+    tosac_block_add_node(b, TOSAC_OP_SIGMOID, 1, &x, 1, &s);
+    tosac_value *mi[3] = {x, s, shift};
+    tosac_block_add_node(b, TOSAC_OP_MUL, 3, mi, 1, &y);
+    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &x, 1, &z);
+    float lo = 0, hi = 6;
+    tosac_node_set_bytes(c, 0, &lo, 4);
+    tosac_node_set_bytes(c, 1, &hi, 4);
+    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+    tosac_block_add_output(b, y);
+    tosac_block_add_output(b, z);
+    tosac_graph_link(g);
+    return g;
+}
+
+static void test_quantize_graph(void)
+{
+    tosac_graph *g = silu_graph(), *q = NULL;
+    tosac_diag *d = tosac_diag_create();
+    tosac_quant_iomap *io = NULL;
+    tosac_quant_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_random = 8;
+    o.seed = 1;
+    EXPECT(tosac_quantize(g, &o, &q, &io, d) == TOSAC_OK);
+    for (size_t k = 0; k < tosac_diag_count(d); k++) printf("  %s\n", tosac_diag_message(d, k, NULL));
+    if (!q) goto out;
+    tosac_validate_opts vo = tosac_validate_opts_default();
+    vo.profiles = TOSAC_PROFILE_INT;
+    EXPECT(tosac_validate(q, &vo, d) == TOSAC_OK);
+    const tosac_block *b = q->regions[0]->blocks[0];
+    int tables = 0, floats = 0;
+    for (uint32_t k = 0; k < b->n_nodes; k++) tables += b->nodes[k]->op == TOSAC_OP_TABLE;
+    for (uint32_t k = 0; k < b->n_tensors; k++) floats += b->tensors[k]->dtype == TOSAC_DTYPE_FP32;
+    EXPECT_EQ_I(tables, 1); /* SIGMOID + MUL: one TABLE; the CLAMP is integer */
+    EXPECT_EQ_I(floats, 0);
+    EXPECT_EQ_I(io->n_inputs, 1);
+    EXPECT_EQ_I(io->n_outputs, 2);
+    EXPECT_STREQ(io->inputs[0].name, "x");
+    EXPECT(io->outputs[1].q.zero_point == -128); /* CLAMP(0, 6) output: range starts at 0 */
+    /* run it: dequantized results within a couple of output steps of SiLU and ReLU6 */
+    tosac_program *p = NULL;
+    tosac_program_opts po = tosac_program_opts_default();
+    EXPECT(tosac_program_create(q, &po, &p, d) == TOSAC_OK);
+    if (p) {
+        int8_t *in = tosac_program_input_ptr(p, 0);
+        float xs[128];
+        for (int k = 0; k < 128; k++) {
+            xs[k] = -3.0f + 6.0f * (float)k / 127.0f;
+            in[k] = (int8_t)tosac_quant_quantize(xs[k], io->inputs[0].q, -128, 127);
+        }
+        EXPECT(tosac_program_invoke(p, d) == TOSAC_OK);
+        const int8_t *y = tosac_program_output_ptr(p, 0), *z = tosac_program_output_ptr(p, 1);
+        for (int k = 0; k < 128; k++) {
+            double xq = tosac_quant_dequantize(in[k], io->inputs[0].q);
+            double silu = xq / (1 + exp(-xq)), relu6 = xq < 0 ? 0 : xq > 6 ? 6 : xq;
+            EXPECT(fabs(tosac_quant_dequantize(y[k], io->outputs[0].q) - silu) <= 0.51 * io->outputs[0].q.scale + 1e-6);
+            EXPECT(fabs(tosac_quant_dequantize(z[k], io->outputs[1].q) - relu6) <= 1.01 * io->outputs[1].q.scale);
+        }
+        tosac_program_destroy(p);
+    }
+    /* no calibration data: refused */
+    tosac_graph *q2 = NULL;
+    tosac_quant_iomap *io2 = NULL;
+    memset(&o, 0, sizeof o);
+    EXPECT(tosac_quantize(g, &o, &q2, &io2, d) == TOSAC_ERR_INVALID_ARG);
+    EXPECT(!q2 && !io2);
+out:
+    tosac_quant_iomap_free(io);
+    tosac_graph_destroy(q);
+    tosac_graph_destroy(g);
+    tosac_diag_destroy(d);
+}
+
+int main(void)
+{
+    RUN(test_multiplier_known);
+    RUN(test_multiplier_sweep);
+    RUN(test_quantize);
+    RUN(test_choose);
+    RUN(test_table);
+    RUN(test_quantize_graph);
+    return test_summary();
+}

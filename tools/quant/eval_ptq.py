@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Measure tosac's INT8 post-training quantization against the FP program on zoo models.
+
+For each model: 16 calibration inputs and 8 held-out inputs are drawn with the zoo's input
+generator (tools/zoo/make_zoo.py's random_input, other seeds than the zoo's own input); the
+model is compiled twice (TOSA-1.0+FP, and TOSA-1.0+INT with --calibrate on the 16 inputs);
+both programs run with `tosac run` on the held-out inputs (the INT program through its
+.quant.json sidecar: float in, dequantized float out); printed per model: cosine similarity
+and relative L2 of INT8 vs FP outputs (over all held-out outputs together, and the worst
+input), compile time of the INT8 program, and the op counts of the INT program.
+
+  tools/quant/eval_ptq.py --tosac build/q/tosac --models DIR [--only resnet18 mobilenet_v2]
+DIR holds NAME.onnx (tools/zoo/make_zoo.py DIR --only ...).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "zoo"))
+
+DEFAULT = ["resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0"]
+
+
+def inputs_for(name, shape, n, offset):
+    import torch
+    from make_zoo import random_input, seed_for
+    out = []
+    for k in range(n):
+        gen = torch.Generator().manual_seed(seed_for(name) + 1000 + offset + k)
+        out.append(random_input(tuple(shape), gen).numpy().astype(np.float32))
+    return out
+
+
+def input_shape(onnx_path):
+    import onnx
+    m = onnx.load(onnx_path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    ins = [i for i in m.graph.input if i.name not in inits]
+    if len(ins) != 1:
+        raise SystemExit(f"{onnx_path}: one graph input expected")
+    dims = [d.dim_value if d.dim_value > 0 else 1 for d in ins[0].type.tensor_type.shape.dim]
+    return ins[0].name, dims
+
+
+def run(tosac, model, iname, x, work):
+    xp = os.path.join(work, "x.npy")
+    np.save(xp, x)
+    od = os.path.join(work, "out")
+    subprocess.run([tosac, "run", model, "-i", f"{iname}={xp}", "-o", od], check=True, capture_output=True)
+    return [np.load(os.path.join(od, f)).astype(np.float64).ravel() for f in sorted(os.listdir(od))]
+
+
+def cosine(a, b):
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
+
+
+def rel_l2(a, ref):
+    return float(np.linalg.norm(a - ref) / (np.linalg.norm(ref) + 1e-30))
+
+
+def evaluate(tosac, models, name, work, extra):
+    onnx_path = os.path.join(models, name + ".onnx")
+    iname, shape = input_shape(onnx_path)
+    calib = np.stack(inputs_for(name, shape, 16, 0))
+    held = inputs_for(name, shape, 8, 100)
+    cp = os.path.join(work, "calib.npy")
+    np.save(cp, calib)  # one file, leading sample dimension
+    fp = os.path.join(work, name + ".fp.tosa")
+    q = os.path.join(work, name + ".int8.tosa")
+    subprocess.run([tosac, "compile", onnx_path, "-o", fp], check=True, capture_output=True)
+    t0 = time.perf_counter()
+    r = subprocess.run([tosac, "compile", onnx_path, "-o", q, "--target", "TOSA-1.0+INT", "--calibrate", cp] + extra,
+                       capture_output=True, text=True)
+    t_int = time.perf_counter() - t0
+    if r.returncode != 0:
+        return {"name": name, "error": (r.stderr.strip().splitlines() or ["?"])[-1]}
+    v = subprocess.run([tosac, "validate", "--profile", "INT", "-q", q], capture_output=True, text=True)
+    a_all, b_all, worst_cos, worst_rel = [], [], 1.0, 0.0
+    for x in held:
+        ref = np.concatenate(run(tosac, fp, iname, x, work))
+        got = np.concatenate(run(tosac, q, iname, x, work))
+        a_all.append(got)
+        b_all.append(ref)
+        worst_cos = min(worst_cos, cosine(got, ref))
+        worst_rel = max(worst_rel, rel_l2(got, ref))
+    got, ref = np.concatenate(a_all), np.concatenate(b_all)
+    return {"name": name, "cos": cosine(got, ref), "rel": rel_l2(got, ref), "worst_cos": worst_cos,
+            "worst_rel": worst_rel, "compile_s": t_int, "valid": v.returncode == 0}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tosac", default=os.path.join(HERE, "..", "..", "build", "tosac"))
+    ap.add_argument("--models", required=True, help="directory with NAME.onnx")
+    ap.add_argument("--only", nargs="+", default=DEFAULT)
+    ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="more tosac compile flags")
+    a = ap.parse_args(argv)
+    print(f"{'model':<20} {'cosine':>8} {'rel L2':>8} {'worst cos':>10} {'worst rel':>10} {'INT8 compile':>13} valid")
+    bad = 0
+    with tempfile.TemporaryDirectory() as work:
+        for name in a.only:
+            r = evaluate(a.tosac, a.models, name, work, a.extra)
+            if "error" in r:
+                bad += 1
+                print(f"{name:<20} not quantized: {r['error']}")
+                continue
+            bad += not r["valid"]
+            print(f"{name:<20} {r['cos']:8.4f} {r['rel']:8.4f} {r['worst_cos']:10.4f} {r['worst_rel']:10.4f} "
+                  f"{r['compile_s']:12.2f}s {'yes' if r['valid'] else 'NO'}", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
