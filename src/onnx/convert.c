@@ -38,7 +38,13 @@ tosac_status cvt_fail(cvt_ctx *c, tosac_status s, const char *fmt, ...)
     return s;
 }
 
-tosac_status cvt_nomem(cvt_ctx *c) { return cvt_fail(c, TOSAC_ERR_NOMEM, "out of memory"); }
+tosac_status cvt_nomem(cvt_ctx *c)
+{
+    if (c->oversize)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "a tensor would have more than %lld elements or a negative dimension",
+                        (long long)CVT_MAX_ELEMS);
+    return cvt_fail(c, TOSAC_ERR_NOMEM, "out of memory");
+}
 
 static uint32_t hash_str(const char *s)
 {
@@ -56,6 +62,13 @@ cvt_val *cvt_lookup(cvt_ctx *c, const char *name)
 
 static cvt_val *new_val(cvt_ctx *c, const char *name, tosac_dtype dt, int rank, const int64_t *shape)
 {
+    /* every value the import makes passes here: bounding its size once keeps every later product
+       of its dimensions in range (hostile models ask for 2^62-element tensors) */
+    int64_t numel = cvt_numel(rank, shape);
+    if (numel < 0 || numel > CVT_MAX_ELEMS) {
+        c->oversize = true;
+        return NULL;
+    }
     cvt_val *v = tosac_arena_alloc(&c->arena, sizeof *v);
     if (!v) return NULL;
     memset(v, 0, sizeof *v);
@@ -63,11 +76,8 @@ static cvt_val *new_val(cvt_ctx *c, const char *name, tosac_dtype dt, int rank, 
     if (!v->name) return NULL;
     v->dt = dt;
     v->rank = rank;
-    v->numel = 1;
-    for (int k = 0; k < rank; k++) {
-        v->shape[k] = shape[k];
-        v->numel *= shape[k];
-    }
+    v->numel = numel;
+    for (int k = 0; k < rank; k++) v->shape[k] = shape[k];
     uint32_t h = hash_str(name) % 1024;
     v->next = c->hash[h];
     c->hash[h] = v;
@@ -244,7 +254,11 @@ static tosac_value *add_const(cvt_ctx *c, tosac_dtype dt, int rank, const int64_
 int64_t cvt_numel(int rank, const int64_t *shape)
 {
     int64_t n = 1;
-    for (int k = 0; k < rank; k++) n *= shape[k];
+    for (int k = 0; k < rank; k++) {
+        if (shape[k] < 0) return -1;
+        if (shape[k] && n > INT64_MAX / shape[k]) return INT64_MAX;
+        n *= shape[k];
+    }
     return n;
 }
 

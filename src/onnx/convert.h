@@ -45,6 +45,7 @@ typedef struct cvt_ctx {
     int64_t opset;
     tosac_diag *d;
     uint32_t counter;
+    bool oversize; /* a value was refused for its size (cvt_nomem then says so) */
     cvt_val *hash[1024];
 } cvt_ctx;
 
@@ -121,8 +122,11 @@ tosac_dtype cvt_io_dtype(int32_t onnx_elem);
    and BOOL (arena); error for unsupported types. */
 tosac_status cvt_decode(cvt_ctx *c, int32_t elem, const void *data, int64_t n, const float **f, int64_t **iv);
 
+/* Largest tensor the import makes (elements); bigger ones are refused with a clear error. */
+#define CVT_MAX_ELEMS (INT64_C(1) << 31)
+
 /* Shared converter helpers. */
-/* Element count of a shape (1 for rank 0). */
+/* Element count of a shape (1 for rank 0); INT64_MAX when it overflows, -1 for a negative dim. */
 int64_t cvt_numel(int rank, const int64_t *shape);
 /* Input i as a TOSA tensor (a missing input is an error); NULL with *s set on failure. */
 tosac_value *cvt_in_tensor(cvt_ctx *c, size_t i, tosac_status *s);

@@ -7,8 +7,7 @@
 /* Output 0 = input v with a new shape (folded for constants). */
 static tosac_status reshape_to(cvt_ctx *c, cvt_val *v, int rank, const int64_t *shape)
 {
-    int64_t n = 1;
-    for (int k = 0; k < rank; k++) n *= shape[k];
+    int64_t n = cvt_numel(rank, shape);
     if (n != v->numel) return cvt_fail(c, TOSAC_ERR_FORMAT, "reshape changes the element count (%lld to %lld)",
                                        (long long)v->numel, (long long)n);
     if (v->is_const && !v->v) return cvt_set_out_const(c, 0, v->dt, rank, shape, v->f, v->i);
@@ -86,6 +85,8 @@ tosac_status cvt_reshape(cvt_ctx *c)
         } else if (shape[k] < 0) {
             return cvt_fail(c, TOSAC_ERR_FORMAT, "negative shape entry %lld", (long long)shape[k]);
         } else {
+            if (shape[k] && known > INT64_MAX / shape[k])
+                return cvt_fail(c, TOSAC_ERR_FORMAT, "shape entries multiply beyond 2^63");
             known *= shape[k];
         }
     }

@@ -59,7 +59,12 @@ save(helper.make_graph(nodes, "bad", ins, [helper.make_tensor_value_info("y", Te
 np.save(f"{out}/x_nchw.npy", rng.standard_normal((1, 3, 8, 8)).astype(np.float32))
 np.save(f"{out}/x_dup.npy", rng.standard_normal((2, 3)).astype(np.float32))
 
-# fuzzer regressions: Shape with start beyond the rank; a graph without operators
+# fuzzer regressions: Shape with start beyond the rank; a graph without operators; a Reshape to
+# 2^62 x 15 elements
+big = numpy_helper.from_array(np.array([15, 2**62], dtype=np.int64), "big_shape")
+nodes = [helper.make_node("Reshape", ["x", "big_shape"], ["y"], name="reshape_huge")]
+save(helper.make_graph(nodes, "edge_reshape", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [15, 2**62])], [big]), "edge_reshape.onnx")
 nodes = [helper.make_node("Shape", ["x"], ["s"], start=100, name="shape_far"),
          helper.make_node("Relu", ["x"], ["y"], name="relu")]
 save(helper.make_graph(nodes, "edge_shape", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],

@@ -51,7 +51,7 @@ rm -f bad.tosa
 "$TOSAC" compile bad.onnx -o bad.tosa 2> err.txt
 check "unlowerable node: exit 1, names node and op, no output file" '[ $? -eq 1 ] && grep -q "bad.onnx: error: node .conv_w_input. (Conv)" err.txt && grep -q -- "--bind w=FILE.npy" err.txt && [ ! -e bad.tosa ]'
 
-for m in edge_shape edge_empty; do
+for m in edge_shape edge_empty edge_reshape; do
   "$TOSAC" compile $m.onnx -o $m.tosa > /dev/null 2> err_$m.txt
   rc=$?
   check "$m: exit 0 or 1, no crash ($rc)" '[ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -q "error:" err_$m.txt; }'
