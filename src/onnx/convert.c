@@ -981,6 +981,14 @@ static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "no converter for opset %lld%s", (long long)c->opset,
                         known ? "" : " (op type not supported)");
     }
+    if (strcmp(n->op_type, "DequantizeLinear"))
+        for (size_t k = 0; k < n->n_inputs; k++) {
+            const cvt_val *v = n->inputs[k][0] ? cvt_lookup(c, n->inputs[k]) : NULL;
+            if (v && v->codes)
+                return cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
+                                "input '%s' is QuantizeLinear output, which only DequantizeLinear may read here",
+                                v->name);
+        }
     bool done = false;
     uint32_t first = c->b->n_tensors;
     tosac_status s = foldable(c, n) ? fold_node(c, e, n, &done) : TOSAC_OK;
@@ -1027,6 +1035,8 @@ static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
         const char *name = g->outputs[k].name;
         cvt_val *v = cvt_lookup(c, name);
         if (!v) return cvt_fail(c, TOSAC_ERR_FORMAT, "graph output '%s' is not produced", name);
+        if (v->codes)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "graph output '%s' is quantized data (QuantizeLinear output)", name);
         tosac_value *src = cvt_tensor(c, v, &s);
         if (!src) return s;
         /* An operator result takes the output's name; a graph input, a constant or a value already

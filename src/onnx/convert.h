@@ -31,6 +31,7 @@ typedef struct cvt_val {
     int64_t shape[TOSAC_MAX_RANK];
     int64_t numel;
     bool is_const;
+    bool codes; /* QuantizeLinear's integer codes held as FP32 (cvt_quant.c): only DequantizeLinear reads them */
     const float *f; /* FP32 constants (read-only: may point into the ONNX model's own data) */
     int64_t *i; /* INT32 / BOOL constants (int64 ONNX values before the range check) */
     struct cvt_val *next;
