@@ -11,7 +11,9 @@
  *                s_in*s_w[c], RESCALE multiplier/shift via frexp (ExecuTorch's Arm backend);
  *   table.c      builds the 256-entry TABLE of a single-input elementwise subgraph by running that
  *                FP subgraph through the runtime on the 256 dequantized int8 codes;
- *   lower.c      writes the integer graph with the ExecuTorch Arm backend's lowering rules.
+ *   lower.c      writes the integer graph with the ExecuTorch Arm backend's lowering rules;
+ *   report.c     (optional) runs the FP and the INT program on the calibration data and measures
+ *                the SQNR of every quantized value (tosac_quantize_report).
  * The result passes tosac_validate for PRO-INT. What cannot be lowered is an error naming the
  * operator and its ONNX node; nothing falls back to floating point.
  */
@@ -75,6 +77,47 @@ tosac_status tosac_quant_iomap_write(const tosac_quant_iomap *m, const char *pat
 /** Reads a sidecar written by tosac_quant_iomap_write (TOSAC_ERR_IO when the file is missing). */
 tosac_status tosac_quant_iomap_read(const char *path, tosac_quant_iomap **out, tosac_diag *d);
 
+/** How an activation's range is chosen from what calibration observed (docs/QUANT.md). */
+typedef enum tosac_quant_calib_method {
+    TOSAC_QUANT_CALIB_MINMAX = 0, /**< the observed min/max (PT2E MinMaxObserver) */
+    TOSAC_QUANT_CALIB_PERCENTILE, /**< the 0.01th / 99.99th percentiles of every observed value */
+    TOSAC_QUANT_CALIB_MSE,        /**< the range minimising the quantization MSE over the histogram */
+} tosac_quant_calib_method;
+
+/** Parses "minmax", "percentile" or "mse"; false for anything else. */
+bool tosac_quant_calib_method_parse(const char *s, tosac_quant_calib_method *out);
+const char *tosac_quant_calib_method_name(tosac_quant_calib_method m);
+
+/*
+ * The calibration histogram of one value (percentile and mse): bins on a log scale, 32 per
+ * octave for |x| in [2^-24, 2^24) on each side of zero (|x| below 2^-24 counts as 0, above as the
+ * last bin), ascending in value: bin TOSAC_QUANT_HIST_ZERO holds 0, bins above it x > 0, below
+ * it x < 0. A log scale needs no range known in advance (one calibration pass) and keeps a
+ * relative resolution of 1/32 of an octave (about 2%) wherever the clipping point lands.
+ */
+#define TOSAC_QUANT_HIST_SUB 32
+#define TOSAC_QUANT_HIST_OCTAVES 48
+#define TOSAC_QUANT_HIST_SIDE (TOSAC_QUANT_HIST_SUB * TOSAC_QUANT_HIST_OCTAVES)
+#define TOSAC_QUANT_HIST_ZERO TOSAC_QUANT_HIST_SIDE
+#define TOSAC_QUANT_HIST_BINS (2 * TOSAC_QUANT_HIST_SIDE + 1)
+/** The bin of x (NaN: TOSAC_QUANT_HIST_BINS, i.e. none). */
+uint32_t tosac_quant_hist_bin(float x);
+/** The value interval [*lo, *hi) of a bin (the zero bin: [0, 0]; negative bins: lo < hi < 0). */
+void tosac_quant_hist_edges(uint32_t bin, double *lo, double *hi);
+/**
+ * The clipping range [*lo, *hi] a method picks from a histogram (TOSAC_QUANT_HIST_BINS counts)
+ * and the exact observed min/max (the result stays inside them; minmax returns them):
+ *   percentile: the values at ranks 0.0001*N and 0.9999*N, interpolated linearly in their bin;
+ *   mse: the pair of bin edges minimising E = sum over bins of count * e(center), e = (center -
+ *        clamp(center))^2 outside the range, ((hi-lo)/255)^2/12 inside (0 for the zero bin: zero
+ *        is exact), by coordinate descent from (min, max) (alternately the best hi for the current
+ *        lo and the best lo for that hi, until neither moves). Deterministic.
+ */
+void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, double min, double max, double *lo,
+                            double *hi);
+/** The error E above of the range [lo, hi] (exposed for the tests). */
+double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
+
 /** Calibration progress: called after each sample. */
 typedef void (*tosac_quant_progress_fn)(void *user, uint32_t done, uint32_t total);
 
@@ -88,7 +131,38 @@ typedef struct tosac_quant_opts {
     uint64_t seed;
     tosac_quant_progress_fn progress; /**< optional */
     void *progress_user;
+    /** Activation ranges: minmax (0) unless set. */
+    tosac_quant_calib_method method;
+    /** One weight scale per tensor (absmax over the whole tensor) instead of per output channel. */
+    bool per_tensor;
 } tosac_quant_opts;
+
+/** One quantized value of the FP graph in the SQNR report. */
+typedef struct tosac_quant_layer {
+    const char *name;      /**< the FP value (tensor) name */
+    const char *op;        /**< the FP operator that produces it (TOSA name) */
+    const char *onnx_node; /**< its ONNX node, or NULL */
+    uint32_t index;        /**< its position among the FP graph's tensors (graph order) */
+    bool int32;            /**< compared in its int32 form (it has no int8 form: consumed wider) */
+    tosac_qparams q;       /**< int8 q-params (int32 form: the real scale of channel 0, zp 0) */
+    uint64_t n;            /**< elements compared over all samples */
+    double signal, noise;  /**< sum of fp^2 and of (fp - dequantized int)^2 over all samples */
+    double sqnr_db;        /**< tosac_quant_sqnr_db(signal, noise) */
+} tosac_quant_layer;
+
+/** Per-layer SQNR between FP and INT execution on the calibration data, worst layer first. */
+typedef struct tosac_quant_report {
+    uint32_t n_samples;
+    uint32_t n_layers;
+    tosac_quant_layer *layers;
+    double output_sqnr_db; /**< over all graph outputs together */
+} tosac_quant_report;
+
+/** 10*log10(signal/noise); +INFINITY when noise is 0 (and signal > 0), 0 when both are 0. */
+double tosac_quant_sqnr_db(double signal, double noise);
+void tosac_quant_report_free(tosac_quant_report *r);
+/** Writes the report as JSON (format in docs/QUANT.md); an infinite SQNR is written as null. */
+tosac_status tosac_quant_report_write_json(const tosac_quant_report *r, const char *path, tosac_diag *d);
 
 /**
  * Quantizes the FP graph `fp` (block "main" of its first region, FP32 values) into a new INT8
@@ -99,6 +173,15 @@ typedef struct tosac_quant_opts {
  */
 tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
                             tosac_quant_iomap **io, tosac_diag *d);
+/**
+ * tosac_quantize, then (report != NULL) the SQNR report: the FP and the INT program run on the
+ * same calibration samples (the INT one on them quantized with the input q-params) and every FP
+ * value with an integer form in the INT graph (except pure data movement, which adds no error) is
+ * compared with that form dequantized. Costs one more FP and one INT inference per sample, and
+ * memory for the integer values of one inference.
+ */
+tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
+                                   tosac_quant_iomap **io, tosac_quant_report **report, tosac_diag *d);
 
 /**
  * The int8 TABLE of y = f(x) for a single-input elementwise subgraph: entry[q + 128] =

@@ -3,12 +3,15 @@
  *   tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...
  *                 [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all] [--report]
  *                 [--calibrate DIR|FILE.npy...|random] [--calib-samples N]
+ *                 [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE]
  * With --target TOSA-1.0+INT (no +FP) the FP program is quantized to int8 (src/quant/,
- * docs/QUANT.md) and MODEL.tosa.quant.json records the float <-> int8 mapping of its I/O.
+ * docs/QUANT.md) and MODEL.tosa.quant.json records the float <-> int8 mapping of its I/O;
+ * --report then also prints the per-layer SQNR of the INT program against the FP one.
  */
 #include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,7 @@ void cli_compile_help(FILE *out)
             "                     [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all]\n"
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
+            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
             "and validates it. The output file is written only when compilation succeeds.\n"
@@ -75,26 +79,52 @@ void cli_compile_help(FILE *out)
             "                            batch with a leading sample dimension), directories of .npy\n"
             "                            files (sorted by name), or 'random' (seeded normal inputs)\n"
             "  --calib-samples N         use at most N samples (random: exactly N, default 16)\n"
+            "  --calib-method M          how activation ranges are chosen: percentile (default: the\n"
+            "                            0.01th..99.99th percentiles), mse (the clipping range with\n"
+            "                            the least quantization error) or minmax (observed range)\n"
+            "  --per-tensor              one weight scale per tensor instead of per output channel\n"
             "  --report                  print a compile summary: op counts in and out, transposes,\n"
-            "                            constants merged, IDENTITYs added and time per pass\n"
+            "                            constants merged, IDENTITYs added and time per pass; with\n"
+            "                            +INT also the SQNR (dB) of every quantized value, INT vs FP\n"
+            "                            on the calibration data, worst first\n"
+            "  --report-json FILE        write that SQNR report as JSON (+INT)\n"
             "\n"
             "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n",
             pass_list());
 }
 
 typedef struct compile_args {
-    const char *out, *target, *io_layout, *dump_after;
-    bool report, verify_each;
+    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method;
+    bool report, verify_each, per_tensor;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
     long calib_samples;
 } compile_args;
+
+/* Options taking one string value, stored as given. */
+static const struct {
+    const char *name;
+    size_t field;
+} k_string_opts[] = {
+    {"-o", offsetof(compile_args, out)},
+    {"--output", offsetof(compile_args, out)},
+    {"--target", offsetof(compile_args, target)},
+    {"--io-layout", offsetof(compile_args, io_layout)},
+    {"--dump-after", offsetof(compile_args, dump_after)},
+    {"--report-json", offsetof(compile_args, report_json)},
+    {"--calib-method", offsetof(compile_args, calib_method)},
+};
 
 static int compile_opt(void *ctx, int argc, char **argv, int *i)
 {
     compile_args *a = ctx;
     const char *v;
     int m;
+    for (size_t k = 0; k < sizeof k_string_opts / sizeof k_string_opts[0]; k++)
+        if ((m = cli_opt_value(CMD, argc, argv, i, k_string_opts[k].name, &v)) != 0) {
+            if (m > 0) memcpy((char *)a + k_string_opts[k].field, &v, sizeof v);
+            return m;
+        }
     if (cli_is(argv[*i], "--report", NULL)) {
         a->report = true;
         return 1;
@@ -103,21 +133,9 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
         a->verify_each = true;
         return 1;
     }
-    if ((m = cli_opt_value(CMD, argc, argv, i, "--io-layout", &v)) != 0) {
-        if (m > 0) a->io_layout = v;
-        return m;
-    }
-    if ((m = cli_opt_value(CMD, argc, argv, i, "--dump-after", &v)) != 0) {
-        if (m > 0) a->dump_after = v;
-        return m;
-    }
-    if ((m = cli_opt_value(CMD, argc, argv, i, "-o", &v)) != 0 || (m = cli_opt_value(CMD, argc, argv, i, "--output", &v)) != 0) {
-        if (m > 0) a->out = v;
-        return m;
-    }
-    if ((m = cli_opt_value(CMD, argc, argv, i, "--target", &v)) != 0) {
-        if (m > 0) a->target = v;
-        return m;
+    if (cli_is(argv[*i], "--per-tensor", NULL)) {
+        a->per_tensor = true;
+        return 1;
     }
     if ((m = cli_opt_value(CMD, argc, argv, i, "--input-shape", &v)) != 0) {
         if (m < 0) return m;
@@ -341,8 +359,25 @@ static void progress_bar(void *user, uint32_t done, uint32_t total)
     fflush(stderr);
 }
 
-/* Quantizes the FP graph *g in place of it (the FP graph is destroyed) and writes the sidecar. */
-static bool quantize(const compile_args *a, const char *path, tosac_graph **g, tosac_diag *d)
+/* The SQNR report: a table, worst layer first (the order tosac_quantize_report gives). */
+static void print_sqnr(const tosac_quant_report *r, tosac_quant_calib_method method, bool per_tensor)
+{
+    printf("quantization: %s activations, %s weights, %u calibration sample(s)\n", tosac_quant_calib_method_name(method),
+           per_tensor ? "per-tensor" : "per-channel", r->n_samples);
+    printf("output SQNR %.2f dB\n", r->output_sqnr_db);
+    printf("%-4s %9s  %-5s %-14s %-12s %s\n", "rank", "SQNR dB", "form", "op", "scale", "value (ONNX node)");
+    for (uint32_t k = 0; k < r->n_layers; k++) {
+        const tosac_quant_layer *L = &r->layers[k];
+        printf("%-4u %9.2f  %-5s %-14s %-12.5g %s", k + 1, L->sqnr_db, L->int32 ? "i32" : "i8", L->op, L->q.scale, L->name);
+        if (L->onnx_node) printf(" (%s)", L->onnx_node);
+        putchar('\n');
+    }
+}
+
+/* Quantizes the FP graph *g in place of it (the FP graph is destroyed) and writes the sidecar
+   (and, asked for, prints / writes the SQNR report). */
+static bool quantize(const compile_args *a, const char *path, tosac_graph **g, tosac_diag *d,
+                     tosac_quant_report **rep)
 {
     const tosac_block *b = (*g)->regions[0]->blocks[0];
     calib_set c = {0};
@@ -373,9 +408,13 @@ static bool quantize(const compile_args *a, const char *path, tosac_graph **g, t
     qo.n_random = random ? (uint32_t)(a->calib_samples > 0 ? a->calib_samples : 16) : 0;
     qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */
     if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
+    qo.per_tensor = a->per_tensor;
+    qo.method = TOSAC_QUANT_CALIB_PERCENTILE; /* the best on the zoo (docs/QUANT.md) */
+    if (a->calib_method) tosac_quant_calib_method_parse(a->calib_method, &qo.method); /* checked in cli_compile */
     tosac_graph *q = NULL;
     tosac_quant_iomap *io = NULL;
-    if (ok) ok = tosac_quantize(*g, &qo, &q, &io, d) == TOSAC_OK;
+    bool want = a->report || a->report_json;
+    if (ok) ok = tosac_quantize_report(*g, &qo, &q, &io, want ? rep : NULL, d) == TOSAC_OK;
     for (uint32_t k = 0; k < c.n; k++) free(c.samples[k]);
     free(c.samples);
     if (!ok) {
@@ -390,6 +429,10 @@ static bool quantize(const compile_args *a, const char *path, tosac_graph **g, t
     ok = side && tosac_quant_iomap_write(io, side, d) == TOSAC_OK;
     if (!ok) print_diag(side ? side : a->out, d);
     free(side);
+    if (ok && a->report_json && *rep && tosac_quant_report_write_json(*rep, a->report_json, d) != TOSAC_OK) {
+        print_diag(a->report_json, d);
+        ok = false;
+    }
     tosac_quant_iomap_free(io);
     return ok;
 }
@@ -416,8 +459,12 @@ int cli_compile(int argc, char **argv)
         return cli_usage_error(CMD, "--target %s quantizes the model to int8 and needs calibration data: give "
                                     "--calibrate DIR|FILE.npy... (representative inputs), or --calibrate random to "
                                     "calibrate on seeded random inputs", a.target);
-    if (!quant && (a.n_calib || a.calib_samples))
-        return cli_usage_error(CMD, "--calibrate and --calib-samples apply to --target TOSA-1.0+INT only");
+    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json))
+        return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor and --report-json "
+                                    "apply to --target TOSA-1.0+INT only");
+    tosac_quant_calib_method method = TOSAC_QUANT_CALIB_PERCENTILE;
+    if (a.calib_method && !tosac_quant_calib_method_parse(a.calib_method, &method))
+        return cli_usage_error(CMD, "unknown --calib-method '%s' (minmax, percentile or mse)", a.calib_method);
     if (a.io_layout && strcasecmp(a.io_layout, "nchw") && strcasecmp(a.io_layout, "nhwc"))
         return cli_usage_error(CMD, "unknown --io-layout '%s' (nchw or nhwc)", a.io_layout);
     if (a.dump_after) {
@@ -436,6 +483,7 @@ int cli_compile(int argc, char **argv)
     tosac_diag *d = tosac_diag_create();
     tosac_onnx_model *m = NULL;
     tosac_graph *g = NULL;
+    tosac_quant_report *qrep = NULL;
     rc = CLI_EXIT_FAILURE;
     if (!d) {
         fprintf(stderr, "tosac: out of memory\n");
@@ -499,7 +547,7 @@ int cli_compile(int argc, char **argv)
     }
     tosac_diag_clear(d);
     double t_quant = now_ms();
-    if (quant && !quantize(&a, path, &g, d)) goto out;
+    if (quant && !quantize(&a, path, &g, d, &qrep)) goto out;
     t_quant = now_ms() - t_quant;
     double t_write = now_ms();
     if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
@@ -511,9 +559,11 @@ int cli_compile(int argc, char **argv)
         print_report(path, a.out, m, g, &report);
         printf("%-20s %10.3f\n%-20s %10.3f\n", "read ONNX", t_read, "write TOSA", t_write);
         if (quant) printf("%-20s %10.3f\n", "quantize", t_quant);
+        if (qrep) print_sqnr(qrep, method, a.per_tensor);
     }
     rc = CLI_EXIT_OK;
 out:
+    tosac_quant_report_free(qrep);
     tosac_graph_destroy(g);
     tosac_onnx_model_destroy(m);
     for (int k = 0; k < n_arrays; k++) tosac_npy_free(&arrays[k]);

@@ -3,8 +3,11 @@
  * op callback observes each operator's results while their storage is live, keeping only the
  * running min/max per value; nothing else is kept alive, so memory is that of one inference.
  * Samples run in order and the random generator is seeded: the result is deterministic.
+ * For the percentile and mse methods every observed value also lands in a fixed log-scale
+ * histogram (tosac_quant_hist_bin): it needs no range known in advance, so one pass suffices.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,8 @@ void quant_stats_free(quant_stats *st)
     free(st->min);
     free(st->max);
     free(st->seen);
+    free(st->hist);
+    free(st->scratch);
     memset(st, 0, sizeof *st);
 }
 
@@ -39,6 +44,37 @@ static void observe(quant_stats *st, uint32_t idx, const float *x, int64_t n)
     st->min[idx] = lo;
     st->max[idx] = hi;
     st->seen[idx] = seen;
+    if (st->hist) {
+        /* count by the top 14 bits of the float (sign, exponent, 5 mantissa bits) into a scratch
+           table, branch-free, then fold those 16384 counts into the value's histogram: the
+           per-element cost stays that of one increment (the bins of tosac_quant_hist_bin are
+           exactly these classes, with the extreme exponents merged) */
+        uint64_t *h = st->hist + (size_t)idx * TOSAC_QUANT_HIST_BINS;
+        uint32_t *raw = st->scratch;
+        for (int64_t k0 = 0; k0 < n;) {
+            /* chunks below 2^32 elements keep the uint32 counts exact */
+            int64_t k1 = n - k0 > ((int64_t)1 << 31) ? k0 + ((int64_t)1 << 31) : n;
+            memset(raw, 0, QUANT_RAW_BINS * sizeof *raw);
+            for (int64_t k = k0; k < k1; k++) {
+                uint32_t u;
+                memcpy(&u, &x[k], sizeof u);
+                raw[u >> 18]++;
+            }
+            for (uint32_t r = 0; r < QUANT_RAW_BINS; r++) {
+                if (!raw[r]) continue;
+                /* a representative of class r: NaN classes (exponent 255, mantissa != 0) are
+                   mixed with infinity in the class with mantissa bits 0; they are counted as
+                   infinity (calibration values are finite in practice) */
+                uint32_t u = r << 18;
+                float f;
+                memcpy(&f, &u, sizeof f);
+                uint32_t b = (u & 0x7F800000u) == 0x7F800000u ? tosac_quant_hist_bin(u >> 31 ? -INFINITY : INFINITY)
+                                                              : tosac_quant_hist_bin(f);
+                if (b < TOSAC_QUANT_HIST_BINS) h[b] += raw[r];
+            }
+            k0 = k1;
+        }
+    }
 }
 
 typedef struct cal_ctx {
@@ -79,10 +115,47 @@ static double next_normal(uint64_t *s)
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
+uint32_t quant_sample_count(const tosac_quant_opts *o) { return o->data ? o->n_samples : o->n_random; }
+
+void quant_samples_init(quant_samples *qs, const tosac_quant_opts *o)
+{
+    memset(qs, 0, sizeof *qs);
+    qs->o = o;
+    qs->seed = o->seed;
+}
+
+void quant_samples_free(quant_samples *qs)
+{
+    free(qs->rnd);
+    memset(qs, 0, sizeof *qs);
+}
+
+const float *quant_sample(quant_samples *qs, uint32_t sample, uint32_t input, uint32_t n_in, int64_t nelem,
+                          tosac_diag *d)
+{
+    if (qs->o->data) return qs->o->data[(size_t)sample * n_in + input];
+    if (nelem < 0 || (uint64_t)nelem > SIZE_MAX / sizeof(float)) {
+        tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "calibration input too large");
+        return NULL;
+    }
+    if (qs->rnd_n < (size_t)nelem) {
+        free(qs->rnd);
+        qs->rnd_n = (size_t)nelem;
+        qs->rnd = malloc(qs->rnd_n ? qs->rnd_n * sizeof *qs->rnd : 1);
+        if (!qs->rnd) {
+            qs->rnd_n = 0;
+            tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+    }
+    for (int64_t k = 0; k < nelem; k++) qs->rnd[k] = (float)next_normal(&qs->seed);
+    return qs->rnd;
+}
+
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
                              tosac_diag *d)
 {
-    uint32_t n_samples = o->data ? o->n_samples : o->n_random;
+    uint32_t n_samples = quant_sample_count(o);
     if (!n_samples)
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
                               "quantization needs calibration data (or explicitly random samples)");
@@ -91,6 +164,14 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     st->max = calloc(st->n ? st->n : 1, sizeof *st->max);
     st->seen = calloc(st->n ? st->n : 1, sizeof *st->seen);
     if (!st->min || !st->max || !st->seen) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    if (o->method != TOSAC_QUANT_CALIB_MINMAX) {
+        /* about 25 KB per value: a few MB for the zoo's largest CNNs */
+        size_t nh = (size_t)(st->n ? st->n : 1);
+        if (nh > SIZE_MAX / (TOSAC_QUANT_HIST_BINS * sizeof(uint64_t)) ||
+            !(st->hist = calloc(nh * TOSAC_QUANT_HIST_BINS, sizeof *st->hist)) ||
+            !(st->scratch = malloc(QUANT_RAW_BINS * sizeof *st->scratch)))
+            return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (calibration histograms)");
+    }
     tosac_program_opts po = tosac_program_opts_default();
     po.validate.profiles = TOSAC_PROFILE_FP | TOSAC_PROFILE_INT;
     po.borrow_constants = true; /* the FP graph outlives the program: no copy of the weights */
@@ -100,9 +181,8 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     cal_ctx c = {p, b, st};
     tosac_program_set_op_callback(p, on_op, &c);
     uint32_t n_in = tosac_program_input_count(p);
-    uint64_t seed = o->seed;
-    float *rnd = NULL;
-    size_t rnd_n = 0;
+    quant_samples qs;
+    quant_samples_init(&qs, o);
     for (uint32_t sidx = 0; sidx < n_samples && s == TOSAC_OK; sidx++) {
         for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
             tosac_tensor_info info;
@@ -112,21 +192,10 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
                                    info.name, tosac_dtype_name(info.dtype));
                 break;
             }
-            const float *x;
-            if (o->data) {
-                x = o->data[(size_t)sidx * n_in + i];
-            } else {
-                if (rnd_n < (size_t)info.nelem) {
-                    free(rnd);
-                    rnd_n = (size_t)info.nelem;
-                    rnd = malloc(rnd_n ? rnd_n * sizeof *rnd : 1);
-                    if (!rnd) {
-                        s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                }
-                for (int64_t k = 0; k < info.nelem; k++) rnd[k] = (float)next_normal(&seed);
-                x = rnd;
+            const float *x = quant_sample(&qs, sidx, i, n_in, info.nelem, d);
+            if (!x) {
+                s = TOSAC_ERR_NOMEM;
+                break;
             }
             memcpy(tosac_program_input_ptr(p, i), x, (size_t)info.nelem * sizeof(float));
             /* graph inputs are observed here: no operator produces them */
@@ -138,7 +207,7 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
         if (s == TOSAC_OK) s = tosac_program_invoke(p, d);
         if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, sidx + 1, n_samples);
     }
-    free(rnd);
+    quant_samples_free(&qs);
     tosac_program_destroy(p);
     return s;
 }

@@ -15,6 +15,7 @@
 #include "core/diag.h"
 #include "core/json.h"
 #include "core/strbuf.h"
+#include "quant/quant_internal.h"
 #include "tosac/quant.h"
 
 void tosac_quant_iomap_free(tosac_quant_iomap *m)
@@ -52,14 +53,19 @@ tosac_status tosac_quant_iomap_write(const tosac_quant_iomap *m, const char *pat
     tosac_strbuf_append(&sb, ",\n");
     write_list(&sb, "outputs", m->outputs, m->n_outputs);
     tosac_strbuf_append(&sb, "\n}\n");
-    char *text = tosac_strbuf_take(&sb);
+    return quant_write_text(&sb, path, "the quantization sidecar", d);
+}
+
+tosac_status quant_write_text(tosac_strbuf *sb, const char *path, const char *what, tosac_diag *d)
+{
+    char *text = tosac_strbuf_take(sb);
     if (!text) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     FILE *f = fopen(path, "wb");
     size_t len = strlen(text);
     bool ok = f && fwrite(text, 1, len, f) == len;
     if (f && fclose(f) != 0) ok = false;
     tosac_free(text, len + 1);
-    if (!ok) return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot write the quantization sidecar", path);
+    if (!ok) return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot write %s", path, what);
     return TOSAC_OK;
 }
 

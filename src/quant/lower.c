@@ -45,6 +45,7 @@ typedef struct lower {
     tosac_block *b; /* INT block */
     tosac_diag *d;
     const quant_stats *st;
+    const tosac_quant_opts *o;
     tosac_qparams *qp;
     bool *has_qp;
     form *f;
@@ -325,7 +326,8 @@ static void set_i8(lower *l, const tosac_value *y, tosac_value *t, tosac_qparams
 
 static int64_t last_dim(const tosac_value *v) { return v->rank ? v->shape[v->rank - 1] : 1; }
 
-/* Per-output-channel symmetric int8 weights: channel of element k is chan(k). */
+/* Per-output-channel symmetric int8 weights: channel of element k is chan(k); with --per-tensor
+   one absmax over the whole tensor (every channel gets the same scale). */
 static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw)
 {
     int64_t n = tosac_value_nelem(w), per = n / oc;
@@ -337,7 +339,9 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
         int64_t c = depthwise_layout ? k % oc : k / per;
         absmax[c] = fmax(absmax[c], fabs(quant_const_f32(w, k)));
     }
-    for (int64_t c = 0; c < oc; c++) sw[c] = tosac_quant_choose_weight(absmax[c]);
+    if (l->o->per_tensor)
+        for (int64_t c = 1; c < oc; c++) absmax[0] = fmax(absmax[0], absmax[c]);
+    for (int64_t c = 0; c < oc; c++) sw[c] = tosac_quant_choose_weight(absmax[l->o->per_tensor ? 0 : c]);
     for (int64_t k = 0; k < n; k++) {
         int64_t c = depthwise_layout ? k % oc : k / per;
         tosac_qparams wq = {sw[c], 0};
@@ -794,15 +798,109 @@ static tosac_status lower_node(lower *l, const tosac_node *n)
     }
 }
 
+/*
+ * Saturation trimming of TABLE inputs. A value read only by TABLEs (SiLU, sigmoid, tanh, ...)
+ * needs int8 codes only where the function still changes: below a point a where f stays within
+ * a quarter output step of f(a) (SiLU below about -6, a sigmoid gate beyond +-6), clipping x to a
+ * gives the same table entries. The range shrinks to [a, b], so the codes that remain are finer:
+ * a conv -> SiLU whose output reaches -18 loses nothing by stopping at -6 (3x finer input), and a
+ * squeeze-and-excitation gate whose logits reach +-800 (random-weight deep layers) gets a usable
+ * sigmoid input instead of a 0/1 switch. Found on a 4096-point grid of the FP subgraph.
+ */
+#define TRIM_GRID 4096
+
+static tosac_status trim_cluster(lower *l, const cluster *c, double lo, double hi, double *a, double *b)
+{
+    *a = lo;
+    *b = hi;
+    const quant_stats *st = l->st;
+    uint32_t yi = c->y->index;
+    if (!(hi > lo) || yi >= st->n || !st->seen[yi]) return TOSAC_OK;
+    double tol = 0.25 * tosac_quant_choose_act(st->min[yi], st->max[yi]).scale;
+    float *xs = malloc(TRIM_GRID * sizeof *xs), *ys = malloc(TRIM_GRID * sizeof *ys);
+    tosac_status s = xs && ys ? TOSAC_OK : oom(l);
+    for (uint32_t k = 0; k < TRIM_GRID && s == TOSAC_OK; k++) xs[k] = (float)(lo + (hi - lo) * k / (TRIM_GRID - 1));
+    if (s == TOSAC_OK) s = quant_cluster_eval(c->x, c->y, c->ops, c->n_ops, xs, ys, TRIM_GRID, l->d);
+    if (s == TOSAC_OK) {
+        /* largest left point whose prefix stays within tol of it, likewise from the right; a NaN
+           (log of a negative, ...) stops the scan */
+        double pmax = ys[0], pmin = ys[0];
+        uint32_t ka = 0, kb = TRIM_GRID - 1;
+        for (uint32_t k = 0; k < TRIM_GRID && ys[k] == ys[k]; k++) {
+            pmax = fmax(pmax, ys[k]);
+            pmin = fmin(pmin, ys[k]);
+            if (pmax - ys[k] <= tol && ys[k] - pmin <= tol) ka = k;
+            else break;
+        }
+        pmax = pmin = ys[TRIM_GRID - 1];
+        for (uint32_t k = TRIM_GRID; k-- > 0 && ys[k] == ys[k];) {
+            pmax = fmax(pmax, ys[k]);
+            pmin = fmin(pmin, ys[k]);
+            if (pmax - ys[k] <= tol && ys[k] - pmin <= tol) kb = k;
+            else break;
+        }
+        if (ka < kb) {
+            *a = xs[ka];
+            *b = xs[kb];
+        }
+    }
+    free(xs);
+    free(ys);
+    return s;
+}
+
+static tosac_status trim_table_inputs(lower *l, double *lo, double *hi)
+{
+    const tosac_block *fb = l->fb;
+    tosac_status s = TOSAC_OK;
+    for (uint32_t ci = 0; ci < l->n_cl && s == TOSAC_OK; ci++) {
+        const tosac_value *x = l->cl[ci].x;
+        bool first = true;
+        for (uint32_t cj = 0; cj < ci; cj++) first &= l->cl[cj].x != x;
+        if (!first || x->index >= l->st->n || !l->st->seen[x->index]) continue; /* done with the first */
+        /* every read of x must be by a TABLE subgraph whose input it is */
+        uint32_t by_tables = 0;
+        for (uint32_t i = 0; i < fb->n_nodes; i++)
+            for (uint32_t k = 0; k < fb->nodes[i]->n_inputs; k++)
+                by_tables += fb->nodes[i]->inputs[k] == x && l->cluster_of[i] >= 0 && l->cl[l->cluster_of[i]].x == x;
+        if (by_tables != l->uses[x->index]) continue;
+        double a = INFINITY, b = -INFINITY;
+        for (uint32_t cj = ci; cj < l->n_cl && s == TOSAC_OK; cj++) {
+            if (l->cl[cj].x != x) continue;
+            double ca, cb;
+            s = trim_cluster(l, &l->cl[cj], lo[x->index], hi[x->index], &ca, &cb);
+            a = fmin(a, ca);
+            b = fmax(b, cb);
+        }
+        if (s == TOSAC_OK && a <= b) {
+            lo[x->index] = a;
+            hi[x->index] = b;
+        }
+    }
+    return s;
+}
+
 static tosac_status build(lower *l, tosac_quant_iomap *io)
 {
     const tosac_block *fb = l->fb;
-    /* q-params: own range, or the input's for data movement and pooling (PT2E shared qspec) */
-    for (uint32_t k = 0; k < fb->n_tensors; k++)
+    /* q-params: own range (calibration method, then TABLE saturation), or the input's for data
+       movement and pooling (PT2E shared qspec) */
+    uint32_t nt = fb->n_tensors;
+    double *lo = malloc((nt ? nt : 1) * sizeof *lo), *hi = malloc((nt ? nt : 1) * sizeof *hi);
+    tosac_status s = lo && hi ? find_clusters(l) : oom(l);
+    for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
+        if (k < l->st->n && l->st->seen[k])
+            tosac_quant_hist_range(l->st->hist ? l->st->hist + (size_t)k * TOSAC_QUANT_HIST_BINS : NULL, l->o->method,
+                                   l->st->min[k], l->st->max[k], &lo[k], &hi[k]);
+    if (s == TOSAC_OK) s = trim_table_inputs(l, lo, hi);
+    for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
         if (k < l->st->n && l->st->seen[k]) {
-            l->qp[k] = tosac_quant_choose_act(l->st->min[k], l->st->max[k]);
+            l->qp[k] = tosac_quant_choose_act(lo[k], hi[k]);
             l->has_qp[k] = true;
         }
+    free(lo);
+    free(hi);
+    if (s != TOSAC_OK) return s;
     for (uint32_t i = 0; i < fb->n_nodes; i++) {
         const tosac_node *n = fb->nodes[i];
         tosac_qparams q;
@@ -821,7 +919,6 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
         set_i8(l, v, t, q);
         io->inputs[i].q = q;
     }
-    tosac_status s = find_clusters(l);
     for (uint32_t i = 0; i < fb->n_nodes && s == TOSAC_OK; i++) {
         const tosac_node *n = fb->nodes[i];
         if (n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE) continue;
@@ -866,8 +963,45 @@ static tosac_status fill_io(tosac_quant_io *io, const tosac_value *v)
     return TOSAC_OK;
 }
 
+/* The SQNR report's map: every FP value with an integer form, except those pure data movement
+   produces (the same codes as its input: no error of its own). */
+static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *n_out)
+{
+    const tosac_block *fb = l->fb;
+    quant_map_entry *m = calloc(fb->n_tensors ? fb->n_tensors : 1, sizeof *m);
+    if (!m) return tosac_diag_add(l->d, TOSAC_ERR_NOMEM, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < fb->n_tensors; k++) {
+        const tosac_value *v = fb->tensors[k];
+        const form *f = &l->f[k];
+        const tosac_node *p = v->producer;
+        if (ir_is_const(v) || (!f->i8 && !f->i32)) continue;
+        if (p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D) continue;
+        quant_map_entry *e = &m[n++];
+        e->fp = k;
+        if (f->i8) {
+            e->t = f->i8;
+            e->q = f->i8q;
+        } else {
+            e->t = f->i32;
+            e->i32 = true;
+            e->sc = f->sc;
+            e->nsc = f->nsc;
+        }
+    }
+    *out = m;
+    *n_out = n;
+    return TOSAC_OK;
+}
+
 tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
                             tosac_quant_iomap **iop, tosac_diag *d)
+{
+    return tosac_quantize_report(fp, o, out, iop, NULL, d);
+}
+
+tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
+                                   tosac_quant_iomap **iop, tosac_quant_report **report, tosac_diag *d)
 {
     const tosac_block *fb = quant_main_block(fp);
     if (!fb || !o || !out || !iop) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_quantize: NULL argument");
@@ -880,6 +1014,7 @@ tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, to
     l.fb = fb;
     l.d = d;
     l.st = &st;
+    l.o = o;
     tosac_quant_iomap *io = calloc(1, sizeof *io);
     tosac_status s = io ? TOSAC_OK : TOSAC_ERR_NOMEM;
     if (s == TOSAC_OK) {
@@ -945,6 +1080,13 @@ tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, to
             s = TOSAC_ERR_INTERNAL;
         }
         tosac_diag_destroy(vd);
+    }
+    if (s == TOSAC_OK && report) {
+        quant_map_entry *map = NULL;
+        uint32_t n_map = 0;
+        s = report_map(&l, &map, &n_map);
+        if (s == TOSAC_OK) s = quant_report(fp, l.g, o, io, map, n_map, report, d);
+        free(map);
     }
     for (uint32_t c = 0; c < l.n_cl; c++) free(l.cl[c].ops);
     free(l.cl);

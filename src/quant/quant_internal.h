@@ -3,15 +3,48 @@
 #define TOSAC_QUANT_INTERNAL_H
 
 #include "core/diag.h"
+#include "core/strbuf.h"
 #include "ir/graph.h"
 #include "tosac/quant.h"
 
-/* Observed range of every tensor of the FP main block, by tosac_value.index. */
+/* Observed range of every tensor of the FP main block, by tosac_value.index, and (percentile,
+   mse) its histogram: hist + index * TOSAC_QUANT_HIST_BINS, or NULL for minmax. */
 typedef struct quant_stats {
     uint32_t n;
     double *min, *max;
     bool *seen;
+    uint64_t *hist;
+    uint32_t *scratch; /* QUANT_RAW_BINS counts by the top 14 bits of the float */
 } quant_stats;
+#define QUANT_RAW_BINS (1u << 14)
+
+/* The calibration samples in order: the caller's arrays, or the seeded random stream (which must
+   be read in order: sample by sample, input by input). */
+typedef struct quant_samples {
+    const tosac_quant_opts *o;
+    uint64_t seed;
+    float *rnd;
+    size_t rnd_n;
+} quant_samples;
+uint32_t quant_sample_count(const tosac_quant_opts *o);
+void quant_samples_init(quant_samples *qs, const tosac_quant_opts *o);
+const float *quant_sample(quant_samples *qs, uint32_t sample, uint32_t input, uint32_t n_in, int64_t nelem,
+                          tosac_diag *d);
+void quant_samples_free(quant_samples *qs);
+
+/* An FP value's integer form in the final INT graph, for the SQNR report: int8 at q, or int32 at
+   real scales sc[c] over the last dimension (nsc of them, zero point 0). */
+typedef struct quant_map_entry {
+    uint32_t fp;    /* FP value index */
+    tosac_value *t; /* INT value (still valid after compaction when it survived) */
+    bool i32;
+    tosac_qparams q;
+    const double *sc;
+    uint32_t nsc;
+} quant_map_entry;
+tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tosac_quant_opts *o,
+                          const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
+                          tosac_diag *d);
 
 void quant_stats_free(quant_stats *st);
 /* Runs the FP program over the calibration samples (or seeded random ones) and records ranges. */
@@ -29,5 +62,11 @@ const char *quant_where(const tosac_node *n, char *buf, size_t size);
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
                                  tosac_qparams in, tosac_qparams out, int8_t table[256], tosac_diag *d);
+/* The same subgraph evaluated (FP, tosac's runtime) on n arbitrary inputs. */
+tosac_status quant_cluster_eval(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
+                                const float *xv, float *yv, uint32_t n, tosac_diag *d);
+
+/* Writes the buffer's text to path (taking the text); `what` names it in the error. */
+tosac_status quant_write_text(tosac_strbuf *sb, const char *path, const char *what, tosac_diag *d);
 
 #endif

@@ -90,3 +90,10 @@ tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tos
     cluster c = {x, y, ops, n_ops};
     return tosac_quant_table_int8(in, out, eval_cluster, &c, table, d);
 }
+
+tosac_status quant_cluster_eval(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
+                                const float *xv, float *yv, uint32_t n, tosac_diag *d)
+{
+    cluster c = {x, y, ops, n_ops};
+    return eval_cluster(&c, xv, yv, n, d);
+}

@@ -70,5 +70,56 @@ check "--calibrate random works when asked for" '[ $? -eq 0 ] && "$TOSAC" valida
 "$TOSAC" compile qcnn.onnx -o x.tosa --calibrate calib > /dev/null 2> err_fp.txt
 check "--calibrate without the INT target is a usage error" '[ $? -eq 1 ] && grep -q "TOSA-1.0+INT only" err_fp.txt'
 
+# the per-layer SQNR report: a table worst first, and the same layers as JSON
+"$TOSAC" compile qcnn.onnx -o qr.tosa --target TOSA-1.0+INT --calibrate calib --report --report-json rep.json > rep.txt
+check "--report and --report-json compile" '[ $? -eq 0 ] && [ -s rep.json ]'
+check "the SQNR report gives the same program" 'cmp -s q.tosa qr.tosa'
+$PY - > rep_check.txt <<'PYEOF'
+import json, math, re
+rows = []
+on = False
+for line in open("rep.txt"):
+    if re.match(r"^rank +SQNR dB", line):
+        on = True
+        continue
+    if on and re.match(r"^\d+ ", line):
+        f = line.split()
+        rows.append((float(f[1]), f[5]))
+j = json.load(open("rep.json"))
+L = j["layers"]
+sq = [float("inf") if l["sqnr_db"] is None else l["sqnr_db"] for l in L]
+print("rows", len(rows))
+print("sorted", all(rows[k][0] <= rows[k + 1][0] for k in range(len(rows) - 1)))
+print("json_sorted", all(sq[k] <= sq[k + 1] for k in range(len(sq) - 1)))
+print("same_layers", [r[1] for r in rows] == [l["name"] for l in L])
+# the SQNR is what the sums say, and the sums are over 16 samples of each value
+print("formula", all(l["sqnr_db"] is None or abs(10 * math.log10(l["signal"] / l["noise"]) - l["sqnr_db"]) < 1e-9 for l in L))
+print("format", j["format"] == "tosac-quant-report" and j["samples"] == 16)
+ops = {l["op"] for l in L}
+print("ops", "CONV2D" in ops and "DEPTHWISE_CONV2D" in ops and "ADD" in ops)
+print("output", j["output_sqnr_db"] is not None and j["output_sqnr_db"] > 15)
+PYEOF
+check "report table has layers" 'grep -qE "^rows ([5-9]|[1-9][0-9]+)$" rep_check.txt'
+check "report table is sorted worst first" 'grep -q "^sorted True$" rep_check.txt'
+check "report JSON is valid, sorted, and lists the table's layers" 'grep -q "^json_sorted True$" rep_check.txt && grep -q "^same_layers True$" rep_check.txt && grep -q "^format True$" rep_check.txt'
+check "report SQNR = 10 log10(signal/noise)" 'grep -q "^formula True$" rep_check.txt'
+check "report covers convolutions, depthwise and the residual add" 'grep -q "^ops True$" rep_check.txt'
+check "report output SQNR above 15 dB" 'grep -q "^output True$" rep_check.txt'
+
+# weight granularity and calibration methods: each compiles and validates for PRO-INT
+for flags in "--per-tensor" "--calib-method minmax" "--calib-method percentile" "--calib-method mse" "--per-tensor --calib-method mse"; do
+    rm -f m.tosa
+    "$TOSAC" compile qcnn.onnx -o m.tosa --target TOSA-1.0+INT --calibrate calib $flags > /dev/null
+    check "$flags compiles and validates --profile INT" '[ $? -eq 0 ] && "$TOSAC" validate --profile INT -q m.tosa'
+    cp m.tosa "m_$(echo $flags | tr -d ' -').tosa"
+done
+check "the default is percentile" 'cmp -s q.tosa m_calibmethodpercentile.tosa'
+check "the methods give different programs" '! cmp -s m_calibmethodminmax.tosa m_calibmethodmse.tosa && ! cmp -s m_calibmethodminmax.tosa q.tosa'
+check "--per-tensor changes the weights" '! cmp -s m_pertensor.tosa q.tosa'
+"$TOSAC" compile qcnn.onnx -o m.tosa --target TOSA-1.0+INT --calibrate calib --calib-method best > /dev/null 2> err_m.txt
+check "an unknown --calib-method is a usage error" '[ $? -ne 0 ] && grep -q "minmax, percentile or mse" err_m.txt'
+"$TOSAC" compile qcnn.onnx -o m.tosa --per-tensor > /dev/null 2> err_pt.txt
+check "--per-tensor without the INT target is a usage error" '[ $? -eq 1 ] && grep -q "TOSA-1.0+INT only" err_pt.txt'
+
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -291,6 +291,217 @@ out:
     tosac_diag_destroy(d);
 }
 
+/* ---- calibration histograms: percentile and mse -------------------------------------------- */
+
+/* splitmix-style uniform in [0, 1) and a Laplace sample: heavy tails, as activations have */
+static double unif(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bin layout, checked from its definition: 32 log-spaced bins per octave on each side. */
+static void test_hist_bins(void)
+{
+    EXPECT_EQ_I(tosac_quant_hist_bin(0.0f), TOSAC_QUANT_HIST_ZERO);
+    EXPECT_EQ_I(tosac_quant_hist_bin(-0.0f), TOSAC_QUANT_HIST_ZERO);
+    EXPECT_EQ_I(tosac_quant_hist_bin(1e-9f), TOSAC_QUANT_HIST_ZERO); /* below 2^-24 */
+    EXPECT_EQ_I(tosac_quant_hist_bin(NAN), TOSAC_QUANT_HIST_BINS);
+    /* 1.0 = 2^0: octave 24 (from 2^-24), first sub-bin: 24*32 + 1 above zero */
+    EXPECT_EQ_I(tosac_quant_hist_bin(1.0f), TOSAC_QUANT_HIST_ZERO + 24 * 32 + 1);
+    EXPECT_EQ_I(tosac_quant_hist_bin(-1.0f), TOSAC_QUANT_HIST_ZERO - (24 * 32 + 1));
+    EXPECT_EQ_I(tosac_quant_hist_bin(1.5f), TOSAC_QUANT_HIST_ZERO + 24 * 32 + 17); /* 1 + 16/32 */
+    EXPECT_EQ_I(tosac_quant_hist_bin(1e30f), TOSAC_QUANT_HIST_BINS - 1);
+    EXPECT_EQ_I(tosac_quant_hist_bin(-INFINITY), 0);
+    /* every value lies in the edges of its bin, and bins ascend with the value */
+    uint64_t st = 7;
+    for (int i = 0; i < 20000; i++) {
+        double v = (unif(&st) - 0.5) * exp2(40.0 * unif(&st) - 20.0);
+        uint32_t b = tosac_quant_hist_bin((float)v);
+        double lo, hi;
+        tosac_quant_hist_edges(b, &lo, &hi);
+        float f = (float)v;
+        if (fabsf(f) < ldexpf(1.0f, -24)) { /* below the first octave: counted as zero */
+            EXPECT_EQ_I(b, TOSAC_QUANT_HIST_ZERO);
+            continue;
+        }
+        EXPECT(b < TOSAC_QUANT_HIST_BINS && lo <= f && f < hi);
+        EXPECT(hi - lo <= fabs(f) / 32.0 + 1e-12); /* resolution: 1/32 of an octave */
+        float g = f * 1.1f;
+        EXPECT(f > 0 ? tosac_quant_hist_bin(g) >= b : tosac_quant_hist_bin(g) <= b);
+    }
+}
+
+static void fill_hist(uint64_t *h, const double *v, int n)
+{
+    memset(h, 0, TOSAC_QUANT_HIST_BINS * sizeof *h);
+    for (int k = 0; k < n; k++) h[tosac_quant_hist_bin((float)v[k])]++;
+}
+
+static void test_hist_percentile(void)
+{
+    enum { N = 200000 };
+    double *v = malloc(N * sizeof *v), *sorted = malloc(N * sizeof *sorted);
+    uint64_t *h = malloc(TOSAC_QUANT_HIST_BINS * sizeof *h);
+    if (!v || !sorted || !h) {
+        EXPECT(false);
+        goto out;
+    }
+    uint64_t st = 99;
+    double mn = INFINITY, mx = -INFINITY;
+    for (int k = 0; k < N; k++) {
+        double u = unif(&st);
+        /* asymmetric Laplace: a longer positive tail */
+        v[k] = u < 0.5 ? 0.5 * log(2 * u + 1e-300) : -2.0 * log(2 * (1 - u));
+        /* small magnitudes become exact zeros (as after a ReLU): fewer non-empty bins keep the
+           exhaustive mse search below fast, and zeros must cost nothing */
+        v[k] = fabs(v[k]) < 0.05 ? 0.0 : (double)(float)v[k];
+        mn = fmin(mn, v[k]);
+        mx = fmax(mx, v[k]);
+        sorted[k] = v[k];
+    }
+    qsort(sorted, N, sizeof *sorted, cmp_double);
+    fill_hist(h, v, N);
+    double lo, hi;
+    tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_PERCENTILE, mn, mx, &lo, &hi);
+    /* the exact 0.01th / 99.99th percentiles, from the sorted values; the histogram answer is
+       within the width of their bin (2^-5 of an octave, ~2.2%) */
+    double plo = sorted[(int)(1e-4 * N)], phi = sorted[(int)((1 - 1e-4) * N) - 1];
+    EXPECT(fabs(lo - plo) <= fabs(plo) * 0.023);
+    EXPECT(fabs(hi - phi) <= fabs(phi) * 0.023);
+    EXPECT(lo > mn && hi < mx); /* and it clips both tails */
+    /* minmax gives the observed range back */
+    tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_MINMAX, mn, mx, &lo, &hi);
+    EXPECT(lo == mn && hi == mx);
+
+    /* mse: compare with an exhaustive search over every pair of bin edges, with the error computed
+       here from the definition (not with tosac_quant_hist_mse) */
+    tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_MSE, mn, mx, &lo, &hi);
+    uint32_t bmn = tosac_quant_hist_bin((float)mn), bmx = tosac_quant_hist_bin((float)mx);
+    double best = INFINITY;
+    /* the non-empty bins (centers and counts), so that the search below stays around a second */
+    uint32_t nz = 0;
+    double *cc = malloc(TOSAC_QUANT_HIST_BINS * sizeof *cc), *cn = malloc(TOSAC_QUANT_HIST_BINS * sizeof *cn);
+    if (!cc || !cn) {
+        EXPECT(false);
+        free(cc);
+        free(cn);
+        goto out;
+    }
+    for (uint32_t k = 0; k < TOSAC_QUANT_HIST_BINS; k++) {
+        double el, eh;
+        if (!h[k] || k == TOSAC_QUANT_HIST_ZERO) continue; /* zero is exact: no error */
+        tosac_quant_hist_edges(k, &el, &eh);
+        cc[nz] = 0.5 * (el + eh);
+        cn[nz++] = (double)h[k];
+    }
+    for (uint32_t i = bmn; i <= TOSAC_QUANT_HIST_ZERO; i++)
+        for (uint32_t j = TOSAC_QUANT_HIST_ZERO; j <= bmx; j++) {
+            double a, b, el, eh;
+            tosac_quant_hist_edges(i, &el, &eh);
+            a = i == bmn ? mn : el;
+            tosac_quant_hist_edges(j, &el, &eh);
+            b = j == bmx ? mx : eh;
+            double e = 0, step = (b - a) / 255.0;
+            for (uint32_t k = 0; k < nz; k++) {
+                double c = cc[k];
+                e += cn[k] * (c > b ? (c - b) * (c - b) : c < a ? (c - a) * (c - a) : step * step / 12.0);
+            }
+            best = fmin(best, e);
+        }
+    free(cc);
+    free(cn);
+    double got = tosac_quant_hist_mse(h, lo, hi);
+    EXPECT(got <= best * (1 + 1e-9));
+    EXPECT(lo >= mn && hi <= mx && hi < mx); /* the long tail is clipped */
+    /* deterministic */
+    double lo2, hi2;
+    tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_MSE, mn, mx, &lo2, &hi2);
+    EXPECT(lo2 == lo && hi2 == hi);
+out:
+    free(v);
+    free(sorted);
+    free(h);
+}
+
+/* The report's SQNR: 10 log10(sum x^2 / sum (x - x')^2), checked on the quantized SiLU graph
+   against the same sums computed here from the INT program's own outputs. */
+static void test_sqnr(void)
+{
+    EXPECT(fabs(tosac_quant_sqnr_db(100.0, 1.0) - 20.0) < 1e-12);
+    EXPECT(fabs(tosac_quant_sqnr_db(2.0, 1.0) - 3.0102999566398120) < 1e-12);
+    EXPECT(isinf(tosac_quant_sqnr_db(1.0, 0.0)));
+    EXPECT(tosac_quant_sqnr_db(0.0, 0.0) == 0.0);
+
+    tosac_graph *g = silu_graph(), *q = NULL;
+    tosac_diag *d = tosac_diag_create();
+    tosac_quant_iomap *io = NULL;
+    tosac_quant_report *r = NULL;
+    tosac_quant_opts o;
+    memset(&o, 0, sizeof o);
+    enum { NS = 3, NE = 128 };
+    static float data[NS][NE];
+    const float *ptrs[NS];
+    for (int s2 = 0; s2 < NS; s2++) {
+        for (int k = 0; k < NE; k++) data[s2][k] = (float)(-4.0 + 8.0 * ((k * 37 + s2 * 11) % NE) / (NE - 1));
+        ptrs[s2] = data[s2];
+    }
+    o.n_samples = NS;
+    o.data = ptrs;
+    EXPECT(tosac_quantize_report(g, &o, &q, &io, &r, d) == TOSAC_OK);
+    if (!r || !q) goto out;
+    EXPECT_EQ_I(r->n_samples, NS);
+    /* worst first */
+    for (uint32_t k = 1; k < r->n_layers; k++) EXPECT(r->layers[k - 1].sqnr_db <= r->layers[k].sqnr_db);
+    /* the outputs y (SiLU) and z (ReLU6) are in the report: recompute their sums */
+    tosac_program *p = NULL;
+    tosac_program_opts po = tosac_program_opts_default();
+    EXPECT(tosac_program_create(q, &po, &p, d) == TOSAC_OK);
+    long double sig[2] = {0, 0}, noise[2] = {0, 0};
+    for (int s2 = 0; p && s2 < NS; s2++) {
+        int8_t *in = tosac_program_input_ptr(p, 0);
+        for (int k = 0; k < NE; k++) in[k] = (int8_t)tosac_quant_quantize(data[s2][k], io->inputs[0].q, -128, 127);
+        EXPECT(tosac_program_invoke(p, d) == TOSAC_OK);
+        for (int o2 = 0; o2 < 2; o2++) {
+            const int8_t *yq = tosac_program_output_ptr(p, (uint32_t)o2);
+            for (int k = 0; k < NE; k++) {
+                float x = data[s2][k];
+                /* the FP graph's own float results: SIGMOID then MUL, and CLAMP */
+                float ref = o2 == 0 ? x * (1.0f / (1.0f + expf(-x))) : (x < 0 ? 0.0f : x > 6 ? 6.0f : x);
+                long double dq = (long double)io->outputs[o2].q.scale * (yq[k] - io->outputs[o2].q.zero_point);
+                sig[o2] += (long double)ref * ref;
+                noise[o2] += ((long double)ref - dq) * ((long double)ref - dq);
+            }
+        }
+    }
+    tosac_program_destroy(p);
+    int found = 0;
+    for (uint32_t k = 0; k < r->n_layers; k++) {
+        int o2 = !strcmp(r->layers[k].name, "y") ? 0 : !strcmp(r->layers[k].name, "z") ? 1 : -1;
+        if (o2 < 0) continue;
+        found++;
+        EXPECT_EQ_I((int)r->layers[k].n, NS * NE);
+        /* float sigmoid vs the runtime's: allow a relative 1e-3 on the noise sum */
+        EXPECT(fabsl((long double)r->layers[k].signal - sig[o2]) <= sig[o2] * 1e-5L);
+        EXPECT(fabsl((long double)r->layers[k].noise - noise[o2]) <= noise[o2] * 1e-3L + 1e-9L);
+        double want = 10.0 * log10((double)(sig[o2] / noise[o2]));
+        EXPECT(fabs(r->layers[k].sqnr_db - want) < 0.01);
+    }
+    EXPECT_EQ_I(found, 2);
+out:
+    tosac_quant_report_free(r);
+    tosac_quant_iomap_free(io);
+    tosac_graph_destroy(q);
+    tosac_graph_destroy(g);
+    tosac_diag_destroy(d);
+}
+
 int main(void)
 {
     RUN(test_multiplier_known);
@@ -299,5 +510,8 @@ int main(void)
     RUN(test_choose);
     RUN(test_table);
     RUN(test_quantize_graph);
+    RUN(test_hist_bins);
+    RUN(test_hist_percentile);
+    RUN(test_sqnr);
     return test_summary();
 }

@@ -7,7 +7,12 @@ model is compiled twice (TOSA-1.0+FP, and TOSA-1.0+INT with --calibrate on the 1
 both programs run with `tosac run` on the held-out inputs (the INT program through its
 .quant.json sidecar: float in, dequantized float out); printed per model: cosine similarity
 and relative L2 of INT8 vs FP outputs (over all held-out outputs together, and the worst
-input), compile time of the INT8 program, and the op counts of the INT program.
+input), compile time of the INT8 program.
+
+Every model is measured with tosac's default quantization (per-channel weights, the default
+--calib-method); mobilenet_v2 and efficientnet_b0 (the issue's comparison) are measured a second
+time with plain per-tensor min/max (`--per-tensor --calib-method minmax`), printed on the line
+below, so both numbers are shown. --methods adds one line per calibration method for every model.
 
   tools/quant/eval_ptq.py --tosac build/q/tosac --models DIR [--only resnet18 mobilenet_v2]
 DIR holds NAME.onnx (tools/zoo/make_zoo.py DIR --only ...).
@@ -25,6 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "zoo"))
 
 DEFAULT = ["resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0"]
+# the comparison: plain per-tensor min/max next to the default for these
+PLAIN = ["mobilenet_v2", "efficientnet_b0"]
+PLAIN_FLAGS = ["--per-tensor", "--calib-method", "minmax"]
 
 
 def inputs_for(name, shape, n, offset):
@@ -99,20 +107,29 @@ def main(argv=None):
     ap.add_argument("--tosac", default=os.path.join(HERE, "..", "..", "build", "tosac"))
     ap.add_argument("--models", required=True, help="directory with NAME.onnx")
     ap.add_argument("--only", nargs="+", default=DEFAULT)
+    ap.add_argument("--methods", action="store_true", help="also one line per --calib-method")
+    ap.add_argument("--no-plain", action="store_true", help="skip the per-tensor min/max comparison")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="more tosac compile flags")
     a = ap.parse_args(argv)
-    print(f"{'model':<20} {'cosine':>8} {'rel L2':>8} {'worst cos':>10} {'worst rel':>10} {'INT8 compile':>13} valid")
+    print(f"{'model':<20} {'config':<22} {'cosine':>8} {'rel L2':>8} {'worst cos':>10} {'worst rel':>10} "
+          f"{'INT8 compile':>13} valid")
     bad = 0
     with tempfile.TemporaryDirectory() as work:
         for name in a.only:
-            r = evaluate(a.tosac, a.models, name, work, a.extra)
-            if "error" in r:
-                bad += 1
-                print(f"{name:<20} not quantized: {r['error']}")
-                continue
-            bad += not r["valid"]
-            print(f"{name:<20} {r['cos']:8.4f} {r['rel']:8.4f} {r['worst_cos']:10.4f} {r['worst_rel']:10.4f} "
-                  f"{r['compile_s']:12.2f}s {'yes' if r['valid'] else 'NO'}", flush=True)
+            configs = [("default", [])]
+            if a.methods:
+                configs += [(m, ["--calib-method", m]) for m in ("minmax", "percentile", "mse")]
+            if name in PLAIN and not a.no_plain:
+                configs.append(("per-tensor minmax", PLAIN_FLAGS))
+            for label, flags in configs:
+                r = evaluate(a.tosac, a.models, name, work, flags + a.extra)
+                if "error" in r:
+                    bad += 1
+                    print(f"{name:<20} {label:<22} not quantized: {r['error']}")
+                    continue
+                bad += not r["valid"]
+                print(f"{name:<20} {label:<22} {r['cos']:8.4f} {r['rel']:8.4f} {r['worst_cos']:10.4f} "
+                      f"{r['worst_rel']:10.4f} {r['compile_s']:12.2f}s {'yes' if r['valid'] else 'NO'}", flush=True)
     return 1 if bad else 0
 
 

@@ -1,0 +1,367 @@
+/*
+ * The per-layer SQNR report (docs/QUANT.md): how much signal each quantized value keeps.
+ *
+ * The FP program and the INT program run on the same calibration samples (the INT one on them
+ * quantized with the input q-params). Every FP value that has an integer form in the INT graph
+ * (lower.c's map: FP value -> its int8 tensor and q-params, or its int32 tensor and per-channel
+ * real scales) is compared with that form dequantized:
+ *   SQNR = 10 log10(sum fp^2 / sum (fp - dequantized)^2), sums over all elements and samples.
+ * Errors accumulate along the graph, so a layer's SQNR is that of the whole INT program up to it,
+ * not of its own step alone: the first layer where it drops is where the signal is lost.
+ *
+ * Memory: values are only live inside the op callbacks, so each sample runs the INT program first
+ * and copies the integer values it needs (1 byte per int8 element, the smallest form), then the
+ * FP program, whose callback compares every FP result with the stored copy while it is live.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/strbuf.h"
+#include "ir/rewrite.h"
+#include "quant/quant_internal.h"
+#include "tosac/runtime.h"
+
+double tosac_quant_sqnr_db(double signal, double noise)
+{
+    if (!(noise > 0)) return signal > 0 ? INFINITY : 0.0;
+    return 10.0 * log10(signal / noise);
+}
+
+void tosac_quant_report_free(tosac_quant_report *r)
+{
+    if (!r) return;
+    for (uint32_t k = 0; r->layers && k < r->n_layers; k++) {
+        free((char *)r->layers[k].name);
+        free((char *)r->layers[k].onnx_node);
+    }
+    free(r->layers);
+    free(r);
+}
+
+typedef struct slot {
+    const quant_map_entry *e;
+    void *buf;        /* captured integer value of the current sample */
+    int64_t nelem;
+    bool captured;    /* this sample */
+    double signal, noise;
+    uint64_t n;
+} slot;
+
+typedef struct rep_ctx {
+    const tosac_program *p;
+    const tosac_block *b;
+    slot *slots;
+    uint32_t n_slots;
+    slot **by_int;    /* sorted by INT value pointer (for the INT callback) */
+    int32_t *by_fp;   /* FP value index -> slot, -1 */
+    uint32_t n_fp;
+} rep_ctx;
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)(*(slot *const *)a)->e->t, y = (uintptr_t)(*(slot *const *)b)->e->t;
+    return x < y ? -1 : x > y;
+}
+
+/* The first of the slots compared in INT value v (several FP values can share one int32 tensor:
+   a MUL by a positive constant only changes the real scale), or n_slots. */
+static uint32_t find_int(const rep_ctx *c, const tosac_value *v)
+{
+    size_t lo = 0, hi = c->n_slots;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uintptr_t)c->by_int[mid]->e->t < (uintptr_t)v) lo = mid + 1;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+static const tosac_node *main_node(const tosac_program *p, const tosac_block *b, uint32_t op_index)
+{
+    tosac_op_desc od;
+    if (tosac_program_op_info(p, op_index, &od) != TOSAC_OK || od.depth != 0 || od.index >= b->n_nodes) return NULL;
+    return b->nodes[od.index];
+}
+
+static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
+{
+    (void)op, (void)ns;
+    rep_ctx *c = user;
+    const tosac_node *n = main_node(c->p, c->b, op_index);
+    for (uint32_t k = 0; n && k < n->n_outputs; k++) {
+        tosac_tensor_info info = {0};
+        const void *data = NULL;
+        for (uint32_t j = find_int(c, n->outputs[k]); j < c->n_slots && c->by_int[j]->e->t == n->outputs[k]; j++) {
+            slot *s = c->by_int[j];
+            if (!data && (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data)) break;
+            if (info.nelem != s->nelem || info.dtype != (s->e->i32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT8)) continue;
+            memcpy(s->buf, data, (size_t)s->nelem * (s->e->i32 ? 4 : 1));
+            s->captured = true;
+        }
+    }
+}
+
+static double dequant(const slot *s, int64_t k)
+{
+    const quant_map_entry *e = s->e;
+    if (e->i32) return (double)((const int32_t *)s->buf)[k] * e->sc[e->nsc > 1 ? k % e->nsc : 0];
+    return tosac_quant_dequantize(((const int8_t *)s->buf)[k], e->q);
+}
+
+static void compare(slot *s, const float *x, int64_t n)
+{
+    double sig = 0, noise = 0;
+    for (int64_t k = 0; k < n; k++) {
+        double r = x[k], dv = r - dequant(s, k);
+        sig += r * r;
+        noise += dv * dv;
+    }
+    s->signal += sig;
+    s->noise += noise;
+    s->n += (uint64_t)n;
+}
+
+static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
+{
+    (void)op, (void)ns;
+    rep_ctx *c = user;
+    const tosac_node *n = main_node(c->p, c->b, op_index);
+    for (uint32_t k = 0; n && k < n->n_outputs; k++) {
+        uint32_t fi = n->outputs[k]->index;
+        if (fi >= c->n_fp || c->by_fp[fi] < 0) continue;
+        slot *s = &c->slots[c->by_fp[fi]];
+        tosac_tensor_info info;
+        const void *data = NULL;
+        if (!s->captured || tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
+        if (info.dtype != TOSAC_DTYPE_FP32 || info.f64 || info.nelem != s->nelem) continue;
+        compare(s, data, info.nelem);
+    }
+}
+
+/* Worst (lowest SQNR) first; equal SQNRs in graph order (qsort is not stable, so the FP value
+   index is the tie key and the order does not depend on the C library). */
+typedef struct ordered {
+    tosac_quant_layer l;
+    uint32_t pos;
+} ordered;
+
+static int cmp_ordered(const void *a, const void *b)
+{
+    const ordered *x = a, *y = b;
+    if (x->l.sqnr_db < y->l.sqnr_db) return -1;
+    if (x->l.sqnr_db > y->l.sqnr_db) return 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The report outlives the FP graph (the CLI drops it once quantized): names are copied. */
+static char *dup_str(const char *s, bool *ok)
+{
+    if (!s) return NULL;
+    size_t len = strlen(s) + 1;
+    char *c = malloc(len);
+    if (c) memcpy(c, s, len);
+    else *ok = false;
+    return c;
+}
+
+static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, tosac_diag *d)
+{
+    tosac_program_opts po = tosac_program_opts_default();
+    po.validate.profiles = profiles;
+    po.borrow_constants = true; /* both graphs outlive the programs */
+    tosac_program *p = NULL;
+    return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
+}
+
+tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tosac_quant_opts *o,
+                          const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
+                          tosac_diag *d)
+{
+    const tosac_block *fb = quant_main_block(fp), *qb = quant_main_block(q);
+    uint32_t n_samples = quant_sample_count(o);
+    rep_ctx c;
+    memset(&c, 0, sizeof c);
+    c.n_fp = fb->n_tensors;
+    c.slots = calloc(n_map ? n_map : 1, sizeof *c.slots);
+    c.by_int = calloc(n_map ? n_map : 1, sizeof *c.by_int);
+    c.by_fp = malloc((c.n_fp ? c.n_fp : 1) * sizeof *c.by_fp);
+    tosac_program *pf = NULL, *pq = NULL;
+    tosac_quant_report *r = NULL;
+    ordered *ord = NULL;
+    double out_sig = 0, out_noise = 0;
+    tosac_status s = c.slots && c.by_int && c.by_fp ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    for (uint32_t k = 0; k < c.n_fp && s == TOSAC_OK; k++) c.by_fp[k] = -1;
+    size_t total = 0;
+    for (uint32_t k = 0; k < n_map && s == TOSAC_OK; k++) {
+        const quant_map_entry *e = &map[k];
+        slot *sl = &c.slots[c.n_slots];
+        sl->e = e;
+        sl->nelem = tosac_value_nelem(e->t);
+        size_t bytes;
+        if (sl->nelem < 0 || !tosac_mul_size((size_t)sl->nelem, e->i32 ? 4 : 1, &bytes) ||
+            !tosac_add_size(total, bytes, &total) || e->fp >= c.n_fp) {
+            s = TOSAC_ERR_NOMEM;
+            break;
+        }
+        if (!(sl->buf = malloc(bytes ? bytes : 1))) {
+            s = TOSAC_ERR_NOMEM;
+            break;
+        }
+        c.by_fp[e->fp] = (int32_t)c.n_slots;
+        c.by_int[c.n_slots] = sl;
+        c.n_slots++;
+    }
+    if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
+    if (s == TOSAC_OK) {
+        qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
+        pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, d);
+        pq = pf ? make_program(q, TOSAC_PROFILE_INT, d) : NULL;
+        if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    }
+    uint32_t n_in = pf ? tosac_program_input_count(pf) : 0, n_out = pf ? tosac_program_output_count(pf) : 0;
+    quant_samples qs;
+    quant_samples_init(&qs, o);
+    for (uint32_t sidx = 0; sidx < n_samples && s == TOSAC_OK; sidx++) {
+        for (uint32_t k = 0; k < c.n_slots; k++) c.slots[k].captured = false;
+        for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
+            tosac_tensor_info info;
+            tosac_program_input_info(pf, i, &info);
+            const float *x = quant_sample(&qs, sidx, i, n_in, info.nelem, d);
+            int32_t qi = tosac_program_input_index(pq, info.name);
+            const tosac_quant_io *qio = NULL;
+            for (uint32_t k = 0; k < io->n_inputs; k++)
+                if (!strcmp(io->inputs[k].name, info.name)) qio = &io->inputs[k];
+            if (!x || qi < 0 || !qio) {
+                s = x ? tosac_diag_add(d, TOSAC_ERR_INTERNAL, "SQNR report: input '%s' not found", info.name) : TOSAC_ERR_NOMEM;
+                break;
+            }
+            memcpy(tosac_program_input_ptr(pf, i), x, (size_t)info.nelem * sizeof(float));
+            int8_t *xq = tosac_program_input_ptr(pq, (uint32_t)qi);
+            for (int64_t k = 0; k < info.nelem; k++) xq[k] = (int8_t)tosac_quant_quantize(x[k], qio->q, -128, 127);
+            /* the graph input itself: its only error is the input quantization */
+            for (uint32_t k = 0; k < fb->n_inputs; k++) {
+                uint32_t fi = fb->inputs[k]->index;
+                if (strcmp(fb->inputs[k]->name, info.name) || c.by_fp[fi] < 0) continue;
+                slot *sl = &c.slots[c.by_fp[fi]];
+                if (sl->e->i32 || sl->nelem != info.nelem) continue;
+                memcpy(sl->buf, xq, (size_t)info.nelem);
+                compare(sl, x, info.nelem);
+            }
+        }
+        if (s != TOSAC_OK) break;
+        c.p = pq;
+        c.b = qb;
+        tosac_program_set_op_callback(pq, on_int_op, &c);
+        s = tosac_program_invoke(pq, d);
+        if (s != TOSAC_OK) break;
+        c.p = pf;
+        c.b = fb;
+        tosac_program_set_op_callback(pf, on_fp_op, &c);
+        s = tosac_program_invoke(pf, d);
+        /* the program outputs as users see them: int8 outputs dequantized with the sidecar */
+        for (uint32_t k = 0; k < n_out && s == TOSAC_OK; k++) {
+            tosac_tensor_info info;
+            tosac_program_output_info(pf, k, &info);
+            int32_t qk = tosac_program_output_index(pq, info.name);
+            const tosac_quant_io *qio = NULL;
+            for (uint32_t j = 0; j < io->n_outputs; j++)
+                if (!strcmp(io->outputs[j].name, info.name)) qio = &io->outputs[j];
+            if (qk < 0 || !qio || info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
+            const float *y = tosac_program_output_ptr(pf, k);
+            const int8_t *yq = tosac_program_output_ptr(pq, (uint32_t)qk);
+            for (int64_t e = 0; y && yq && e < info.nelem; e++) {
+                double dv = (double)y[e] - tosac_quant_dequantize(yq[e], qio->q);
+                out_sig += (double)y[e] * y[e];
+                out_noise += dv * dv;
+            }
+        }
+        if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, sidx + 1, n_samples);
+    }
+    quant_samples_free(&qs);
+    if (s == TOSAC_OK) {
+        r = calloc(1, sizeof *r);
+        ord = calloc(c.n_slots ? c.n_slots : 1, sizeof *ord);
+        if (r) r->layers = calloc(c.n_slots ? c.n_slots : 1, sizeof *r->layers);
+        if (!r || !ord || !r->layers) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    }
+    if (s == TOSAC_OK) {
+        uint32_t n = 0;
+        bool ok = true;
+        for (uint32_t k = 0; k < c.n_slots; k++) {
+            const slot *sl = &c.slots[k];
+            if (!sl->n) continue; /* not in the final graph (its int form was dropped) */
+            const tosac_value *v = fb->tensors[sl->e->fp];
+            tosac_quant_layer *L = &ord[n].l;
+            ord[n].pos = sl->e->fp;
+            L->name = dup_str(v->name, &ok);
+            L->op = v->producer ? tosac_op_name(v->producer->op) : "input";
+            L->onnx_node = v->producer ? dup_str(v->producer->location, &ok) : NULL;
+            L->index = sl->e->fp;
+            L->int32 = sl->e->i32;
+            L->q = sl->e->i32 ? (tosac_qparams){sl->e->sc[0], 0} : sl->e->q;
+            L->n = sl->n;
+            L->signal = sl->signal;
+            L->noise = sl->noise;
+            L->sqnr_db = tosac_quant_sqnr_db(sl->signal, sl->noise);
+            n++;
+        }
+        qsort(ord, n, sizeof *ord, cmp_ordered);
+        for (uint32_t k = 0; k < n; k++) r->layers[k] = ord[k].l;
+        r->n_layers = n; /* set before a failure below so that the copies are freed */
+        if (!ok) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        r->n_samples = n_samples;
+        r->output_sqnr_db = tosac_quant_sqnr_db(out_sig, out_noise);
+        if (s == TOSAC_OK) {
+            *out = r;
+            r = NULL;
+        }
+    }
+    tosac_quant_report_free(r);
+    free(ord);
+    tosac_program_destroy(pf);
+    tosac_program_destroy(pq);
+    for (uint32_t k = 0; k < c.n_slots; k++) free(c.slots[k].buf);
+    free(c.slots);
+    free(c.by_int);
+    free(c.by_fp);
+    return s;
+}
+
+static void json_num(tosac_strbuf *sb, double v)
+{
+    if (isfinite(v)) tosac_strbuf_appendf(sb, "%.17g", v);
+    else tosac_strbuf_append(sb, "null"); /* JSON has no infinity: a lossless layer */
+}
+
+tosac_status tosac_quant_report_write_json(const tosac_quant_report *r, const char *path, tosac_diag *d)
+{
+    tosac_strbuf sb;
+    tosac_strbuf_init(&sb);
+    tosac_strbuf_appendf(&sb, "{\n  \"format\": \"tosac-quant-report\",\n  \"version\": 1,\n  \"samples\": %u,\n",
+                         r->n_samples);
+    tosac_strbuf_append(&sb, "  \"output_sqnr_db\": ");
+    json_num(&sb, r->output_sqnr_db);
+    tosac_strbuf_append(&sb, ",\n  \"layers\": [");
+    for (uint32_t k = 0; k < r->n_layers; k++) {
+        const tosac_quant_layer *L = &r->layers[k];
+        tosac_strbuf_append(&sb, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        tosac_strbuf_append_json_str(&sb, L->name);
+        tosac_strbuf_append(&sb, ", \"op\": ");
+        tosac_strbuf_append_json_str(&sb, L->op);
+        tosac_strbuf_append(&sb, ", \"onnx_node\": ");
+        if (L->onnx_node) tosac_strbuf_append_json_str(&sb, L->onnx_node);
+        else tosac_strbuf_append(&sb, "null");
+        tosac_strbuf_appendf(&sb, ", \"index\": %u", L->index);
+        tosac_strbuf_appendf(&sb, ", \"form\": \"%s\", \"scale\": %.17g, \"zero_point\": %d, \"elements\": %llu",
+                             L->int32 ? "int32" : "int8", L->q.scale, (int)L->q.zero_point, (unsigned long long)L->n);
+        tosac_strbuf_append(&sb, ", \"sqnr_db\": ");
+        json_num(&sb, L->sqnr_db);
+        tosac_strbuf_appendf(&sb, ", \"signal\": %.17g, \"noise\": %.17g}", L->signal, L->noise);
+    }
+    tosac_strbuf_append(&sb, r->n_layers ? "\n  ]\n}\n" : "]\n}\n");
+    return quant_write_text(&sb, path, "the quantization report", d);
+}
