@@ -573,7 +573,7 @@ static bool is_data_movement(uint32_t op)
 {
     return op == TOSAC_OP_RESHAPE || op == TOSAC_OP_TRANSPOSE || op == TOSAC_OP_SLICE || op == TOSAC_OP_TILE ||
            op == TOSAC_OP_REVERSE || op == TOSAC_OP_PAD || op == TOSAC_OP_IDENTITY || op == TOSAC_OP_MAX_POOL2D ||
-           op == TOSAC_OP_AVG_POOL2D;
+           op == TOSAC_OP_AVG_POOL2D || op == TOSAC_OP_GATHER;
 }
 
 /* Data movement and pooling: same q-params as the input; constant operands are shapes, zero
@@ -596,6 +596,17 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
         if (v->is_shape) ins[k] = copy_shape_value(l, v);
         else if (n->op == TOSAC_OP_PAD) ins[k] = as_i8(l, v, q, n); /* pad value, quantized (0 -> zp) */
         else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = scalar1(l, TOSAC_DTYPE_INT8, q.zero_point);
+        else if (n->op == TOSAC_OP_GATHER && k == 1 && ir_is_const(v) && v->dtype == TOSAC_DTYPE_INT32) {
+            /* the indices are integers already: the same constant in the INT graph */
+            int64_t ne = tosac_value_nelem(v);
+            int32_t *iv = malloc((size_t)(ne ? ne : 1) * sizeof *iv);
+            if (!iv) return oom(l);
+            for (int64_t e = 0; e < ne; e++)
+                iv[e] = (int32_t)((uint32_t)v->data[4 * e] | (uint32_t)v->data[4 * e + 1] << 8 |
+                                  (uint32_t)v->data[4 * e + 2] << 16 | (uint32_t)v->data[4 * e + 3] << 24);
+            ins[k] = int_const(l, "indices", TOSAC_DTYPE_INT32, v->rank, v->shape, iv, ne);
+            free(iv);
+        }
         else return unsupported(l, n, "unexpected constant operand");
         if (!ins[k]) return oom(l);
     }
@@ -607,6 +618,14 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
     if (wide) return set_i32(l, y, out, f->sc, f->nsc, f->bits) ? TOSAC_OK : TOSAC_ERR_NOMEM;
     set_i8(l, y, out, q);
     return TOSAC_OK;
+}
+
+/* Comparison-only operators whose output is one of the input's values: int8 in and out at the
+   input's q-params (ExecuTorch's amax/amin share their input qspec), so the codes compare as the
+   reals do and no RESCALE is needed. */
+static bool shares_input_qp(uint32_t op)
+{
+    return is_data_movement(op) || op == TOSAC_OP_REDUCE_MAX || op == TOSAC_OP_REDUCE_MIN;
 }
 
 static tosac_status lower_concat(lower *l, const tosac_node *n)
@@ -793,7 +812,7 @@ static tosac_status lower_node(lower *l, const tosac_node *n)
     case TOSAC_OP_CLAMP: return lower_clamp(l, n);
     case TOSAC_OP_CONCAT: return lower_concat(l, n);
     default:
-        if (is_data_movement(n->op)) return lower_move(l, n);
+        if (shares_input_qp(n->op)) return lower_move(l, n);
         return unsupported(l, n, "no integer lowering for this operator yet");
     }
 }
@@ -904,7 +923,7 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     for (uint32_t i = 0; i < fb->n_nodes; i++) {
         const tosac_node *n = fb->nodes[i];
         tosac_qparams q;
-        if (is_data_movement(n->op) && n->n_outputs == 1 && !ir_is_const(n->inputs[0]) && qp_of(l, n->inputs[0], &q)) {
+        if (shares_input_qp(n->op) && n->n_outputs == 1 && !ir_is_const(n->inputs[0]) && qp_of(l, n->inputs[0], &q)) {
             l->qp[n->outputs[0]->index] = q;
             l->has_qp[n->outputs[0]->index] = true;
         }

@@ -6,6 +6,8 @@
 # .quant.json sidecar (float in, dequantized float out) and stays within cosine 0.99 of the FP
 # program on held-out inputs. The FP program's own correctness is the model zoo's job
 # (onnxruntime goldens); here it is the reference.
+# A small transformer block (tests/onnx/make_quant_transformer.py) must likewise compile, validate
+# for PRO-INT and reach cosine 0.99 (0.9989 measured), with REDUCE_MAX in int8 and no i32 -> i32 RESCALE.
 set -u
 TOSAC=$1
 WORK=$2
@@ -120,6 +122,54 @@ check "--per-tensor changes the weights" '! cmp -s m_pertensor.tosa q.tosa'
 check "an unknown --calib-method is a usage error" '[ $? -ne 0 ] && grep -q "minmax, percentile or mse" err_m.txt'
 "$TOSAC" compile qcnn.onnx -o m.tosa --per-tensor > /dev/null 2> err_pt.txt
 check "--per-tensor without the INT target is a usage error" '[ $? -eq 1 ] && grep -q "TOSA-1.0+INT only" err_pt.txt'
+
+# a transformer block (LayerNormalization, Q K^T and P V MatMuls of two activations, Softmax,
+# GELU): REDUCE_MAX on int8 at its input's q-params, activation x activation MATMULs, no float
+$PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_transformer.py" . || exit 1
+"$TOSAC" compile qtf.onnx -o tf_fp.tosa || exit 1
+"$TOSAC" compile qtf.onnx -o tf_q.tosa --target TOSA-1.0+INT --calibrate calib_tf --report > tf_rep.txt
+check "transformer block compiles to INT8" '[ $? -eq 0 ] && [ -s tf_q.tosa ]'
+"$TOSAC" validate --profile INT -q tf_q.tosa
+check "transformer block validates for PRO-INT alone" '[ $? -eq 0 ]'
+"$TOSAC" inspect --json tf_q.tosa > tf_q.json
+check "transformer block: no floating-point tensor left" '! grep -q "\"FP32\"" tf_q.json'
+check "softmax max stays REDUCE_MAX, all 8 MatMuls are MATMUL" 'grep -qE "^  REDUCE_MAX +1$" tf_rep.txt && grep -qE "^  MATMUL +8$" tf_rep.txt'
+"$TOSAC" print tf_q.tosa > tf_q.txt
+$PY - > tf_check.txt <<'PYEOF'
+import re
+dt, ok_max, n_mm_act, i32_i32 = {}, True, 0, 0
+for line in open("tf_q.txt"):
+    m = re.match(r"\s*%(\S+) = (\w+)\((.*?)\).*: (\w+)\[", line)
+    if not m:
+        continue
+    name, op, args, t = m.groups()
+    dt[name] = t
+    ins = [a.strip().lstrip("%") for a in args.split(",")]
+    if op == "REDUCE_MAX":
+        ok_max &= t == "INT8" and dt.get(ins[0]) == "INT8"
+    if op == "MATMUL" and not ins[1].startswith("qweight"):
+        n_mm_act += 1
+    if op == "RESCALE" and t == "INT32" and dt.get(ins[0]) == "INT32":
+        i32_i32 += 1
+print("max_i8", ok_max)
+print("act_matmuls", n_mm_act)
+print("i32_i32", i32_i32)
+PYEOF
+check "REDUCE_MAX is int8 -> int8" 'grep -q "^max_i8 True$" tf_check.txt'
+check "two activation x activation MATMULs (Q K^T, P V)" 'grep -q "^act_matmuls 2$" tf_check.txt'
+check "no int32 -> int32 RESCALE" 'grep -q "^i32_i32 0$" tf_check.txt'
+for k in 00 01 02 03; do
+    "$TOSAC" run tf_fp.tosa -i x=tf_held_$k.npy -o tf_fp_$k > /dev/null || fails=$((fails + 1))
+    "$TOSAC" run tf_q.tosa -i x=tf_held_$k.npy -o tf_q_$k > /dev/null || fails=$((fails + 1))
+done
+$PY - > tf_cos.txt <<'PYEOF'
+import numpy as np
+a = np.concatenate([np.load(f"tf_q_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
+b = np.concatenate([np.load(f"tf_fp_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
+print(f"{np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b):.6f} {np.linalg.norm(a - b) / np.linalg.norm(b):.6f}")
+PYEOF
+read tcos trel < tf_cos.txt
+check "transformer held-out cosine vs FP >= 0.99 (cosine $tcos, rel L2 $trel)" '$PY -c "import sys; sys.exit(0 if float(\"$tcos\") >= 0.99 else 1)"'
 
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -291,6 +291,81 @@ out:
     tosac_diag_destroy(d);
 }
 
+/* REDUCE_MAX (softmax's max) and GATHER (a ViT's class token) keep the int8 codes of their input:
+   x[1,4,8] -> REDUCE_MAX(axis 2) -> m[1,4,1], and GATHER(x, [3, 0]) -> t[1,2,8]. Both outputs
+   must carry x's q-params and the exact codes (the max of the codes, the gathered rows), with no
+   RESCALE in the program. */
+static void test_quantize_max_gather(void)
+{
+    tosac_graph *g = tosac_graph_create();
+    tosac_block *b = tosac_region_add_block(tosac_graph_add_region(g, "main"), "main");
+    int64_t sx[3] = {1, 4, 8}, sm[3] = {1, 4, 1}, st[3] = {1, 2, 8}, si[2] = {1, 2};
+    int32_t idx[2] = {3, 0};
+    tosac_value *x = tosac_block_add_tensor(b, "x", TOSAC_DTYPE_FP32, 3, sx);
+    tosac_value *m = tosac_block_add_tensor(b, "m", TOSAC_DTYPE_FP32, 3, sm);
+    tosac_value *t = tosac_block_add_tensor(b, "t", TOSAC_DTYPE_FP32, 3, st);
+    tosac_value *iv = tosac_block_add_const(b, "idx", TOSAC_DTYPE_INT32, 2, si, idx, sizeof idx);
+    tosac_block_add_input(b, x);
+    tosac_node *rm = tosac_block_add_node(b, TOSAC_OP_REDUCE_MAX, 1, &x, 1, &m);
+    tosac_node_set_int(rm, TOSAC_ATTR_REDUCE_MAX_axis, 2);
+    tosac_node_set_int(rm, TOSAC_ATTR_REDUCE_MAX_nan_mode, TOSAC_NAN_PROPAGATE);
+    tosac_value *gi[2] = {x, iv};
+    tosac_block_add_node(b, TOSAC_OP_GATHER, 2, gi, 1, &t);
+    tosac_block_add_output(b, m);
+    tosac_block_add_output(b, t);
+    tosac_graph_link(g);
+
+    tosac_graph *q = NULL;
+    tosac_diag *d = tosac_diag_create();
+    tosac_quant_iomap *io = NULL;
+    tosac_quant_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_random = 8;
+    o.seed = 3;
+    EXPECT(tosac_quantize(g, &o, &q, &io, d) == TOSAC_OK);
+    for (size_t k = 0; k < tosac_diag_count(d); k++) printf("  %s\n", tosac_diag_message(d, k, NULL));
+    if (!q) goto out;
+    tosac_validate_opts vo = tosac_validate_opts_default();
+    vo.profiles = TOSAC_PROFILE_INT;
+    EXPECT(tosac_validate(q, &vo, d) == TOSAC_OK);
+    const tosac_block *qb = q->regions[0]->blocks[0];
+    int rescales = 0, maxes = 0, gathers = 0;
+    for (uint32_t k = 0; k < qb->n_nodes; k++) {
+        rescales += qb->nodes[k]->op == TOSAC_OP_RESCALE;
+        maxes += qb->nodes[k]->op == TOSAC_OP_REDUCE_MAX && qb->nodes[k]->outputs[0]->dtype == TOSAC_DTYPE_INT8;
+        gathers += qb->nodes[k]->op == TOSAC_OP_GATHER && qb->nodes[k]->outputs[0]->dtype == TOSAC_DTYPE_INT8;
+    }
+    EXPECT_EQ_I(rescales, 0);
+    EXPECT_EQ_I(maxes, 1);
+    EXPECT_EQ_I(gathers, 1);
+    EXPECT(io->outputs[0].q.scale == io->inputs[0].q.scale && io->outputs[0].q.zero_point == io->inputs[0].q.zero_point);
+    EXPECT(io->outputs[1].q.scale == io->inputs[0].q.scale && io->outputs[1].q.zero_point == io->inputs[0].q.zero_point);
+    tosac_program *p = NULL;
+    tosac_program_opts po = tosac_program_opts_default();
+    EXPECT(tosac_program_create(q, &po, &p, d) == TOSAC_OK);
+    if (p) {
+        int8_t *in = tosac_program_input_ptr(p, 0);
+        for (int k = 0; k < 32; k++) in[k] = (int8_t)((k * 37 + 11) % 256 - 128);
+        EXPECT(tosac_program_invoke(p, d) == TOSAC_OK);
+        const int8_t *mo = tosac_program_output_ptr(p, 0), *to = tosac_program_output_ptr(p, 1);
+        for (int r = 0; r < 4; r++) {
+            int8_t want = in[8 * r];
+            for (int c = 1; c < 8; c++) want = in[8 * r + c] > want ? in[8 * r + c] : want;
+            EXPECT_EQ_I(mo[r], want);
+        }
+        for (int c = 0; c < 8; c++) {
+            EXPECT_EQ_I(to[c], in[8 * 3 + c]);
+            EXPECT_EQ_I(to[8 + c], in[c]);
+        }
+        tosac_program_destroy(p);
+    }
+out:
+    tosac_quant_iomap_free(io);
+    tosac_graph_destroy(q);
+    tosac_graph_destroy(g);
+    tosac_diag_destroy(d);
+}
+
 /* ---- calibration histograms: percentile and mse -------------------------------------------- */
 
 /* splitmix-style uniform in [0, 1) and a Laplace sample: heavy tails, as activations have */
@@ -510,6 +585,7 @@ int main(void)
     RUN(test_choose);
     RUN(test_table);
     RUN(test_quantize_graph);
+    RUN(test_quantize_max_gather);
     RUN(test_hist_bins);
     RUN(test_hist_percentile);
     RUN(test_sqnr);

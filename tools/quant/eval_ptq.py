@@ -29,7 +29,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "zoo"))
 
-DEFAULT = ["resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0"]
+DEFAULT = ["resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0", "vit_small"]
 # the comparison: plain per-tensor min/max next to the default for these
 PLAIN = ["mobilenet_v2", "efficientnet_b0"]
 PLAIN_FLAGS = ["--per-tensor", "--calib-method", "minmax"]
