@@ -14,6 +14,21 @@ WORK=$2
 PY=/usr/bin/python3
 fails=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+# Runs PREFIXfp.tosa and PREFIXq.tosa on PREFIXheld_00..03.npy and prints "cosine relL2" of the
+# INT8 outputs against the FP ones.
+held_out_cosine() {
+    local p=$1 k
+    for k in 00 01 02 03; do
+        "$TOSAC" run ${p}fp.tosa -i x=${p}held_$k.npy -o ${p}fp_$k > /dev/null || echo "run failed" >&2
+        "$TOSAC" run ${p}q.tosa -i x=${p}held_$k.npy -o ${p}q_$k > /dev/null || echo "run failed" >&2
+    done
+    P=$p $PY -c '
+import os, numpy as np
+p = os.environ["P"]
+a = np.concatenate([np.load(f"{p}q_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
+b = np.concatenate([np.load(f"{p}fp_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
+print(f"{np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b):.6f} {np.linalg.norm(a - b) / np.linalg.norm(b):.6f}")'
+}
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_cnn.py" . || exit 1
 
@@ -41,17 +56,8 @@ check "deterministic" 'cmp -s q.tosa q2.tosa'
 "$TOSAC" compile qcnn.onnx -o qs.tosa --target TOSA-1.0+INT --calibrate calib/00.npy calib/01.npy calib/02.npy > /dev/null
 check "several .npy files after one --calibrate" '[ $? -eq 0 ] && "$TOSAC" validate --profile INT -q qs.tosa'
 
-for k in 00 01 02 03; do
-    "$TOSAC" run fp.tosa -i x=held_$k.npy -o fp_$k > /dev/null || fails=$((fails + 1))
-    "$TOSAC" run q.tosa -i x=held_$k.npy -o q_$k > /dev/null || fails=$((fails + 1))
-done
+held_out_cosine "" > cos.txt
 check "INT8 output is dequantized float32" '$PY -c "import numpy as np, sys; y = np.load(\"q_00/y.npy\"); sys.exit(0 if y.dtype == np.float32 and y.shape == (1, 10) else 1)"'
-$PY - > cos.txt <<'PYEOF'
-import numpy as np
-a = np.concatenate([np.load(f"q_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
-b = np.concatenate([np.load(f"fp_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
-print(f"{np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b):.6f} {np.linalg.norm(a - b) / np.linalg.norm(b):.6f}")
-PYEOF
 read cosv rel < cos.txt
 check "held-out cosine vs FP >= 0.99 (cosine $cosv, rel L2 $rel)" '$PY -c "import sys; sys.exit(0 if float(\"$cosv\") >= 0.99 else 1)"'
 
@@ -158,16 +164,7 @@ PYEOF
 check "REDUCE_MAX is int8 -> int8" 'grep -q "^max_i8 True$" tf_check.txt'
 check "two activation x activation MATMULs (Q K^T, P V)" 'grep -q "^act_matmuls 2$" tf_check.txt'
 check "no int32 -> int32 RESCALE" 'grep -q "^i32_i32 0$" tf_check.txt'
-for k in 00 01 02 03; do
-    "$TOSAC" run tf_fp.tosa -i x=tf_held_$k.npy -o tf_fp_$k > /dev/null || fails=$((fails + 1))
-    "$TOSAC" run tf_q.tosa -i x=tf_held_$k.npy -o tf_q_$k > /dev/null || fails=$((fails + 1))
-done
-$PY - > tf_cos.txt <<'PYEOF'
-import numpy as np
-a = np.concatenate([np.load(f"tf_q_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
-b = np.concatenate([np.load(f"tf_fp_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
-print(f"{np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b):.6f} {np.linalg.norm(a - b) / np.linalg.norm(b):.6f}")
-PYEOF
+held_out_cosine tf_ > tf_cos.txt
 read tcos trel < tf_cos.txt
 check "transformer held-out cosine vs FP >= 0.99 (cosine $tcos, rel L2 $trel)" '$PY -c "import sys; sys.exit(0 if float(\"$tcos\") >= 0.99 else 1)"'
 

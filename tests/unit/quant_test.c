@@ -232,21 +232,31 @@ static tosac_graph *silu_graph(void)
     return g;
 }
 
-static void test_quantize_graph(void)
+/* g quantized with 8 seeded random calibration samples; the result must be valid for PRO-INT
+   alone (checked here). NULL when quantization fails. */
+static tosac_graph *quantize_checked(const tosac_graph *g, uint64_t seed, tosac_quant_iomap **io, tosac_diag *d)
 {
-    tosac_graph *g = silu_graph(), *q = NULL;
-    tosac_diag *d = tosac_diag_create();
-    tosac_quant_iomap *io = NULL;
+    tosac_graph *q = NULL;
     tosac_quant_opts o;
     memset(&o, 0, sizeof o);
     o.n_random = 8;
-    o.seed = 1;
-    EXPECT(tosac_quantize(g, &o, &q, &io, d) == TOSAC_OK);
+    o.seed = seed;
+    EXPECT(tosac_quantize(g, &o, &q, io, d) == TOSAC_OK);
     for (size_t k = 0; k < tosac_diag_count(d); k++) printf("  %s\n", tosac_diag_message(d, k, NULL));
-    if (!q) goto out;
+    if (!q) return NULL;
     tosac_validate_opts vo = tosac_validate_opts_default();
     vo.profiles = TOSAC_PROFILE_INT;
     EXPECT(tosac_validate(q, &vo, d) == TOSAC_OK);
+    return q;
+}
+
+static void test_quantize_graph(void)
+{
+    tosac_graph *g = silu_graph();
+    tosac_diag *d = tosac_diag_create();
+    tosac_quant_iomap *io = NULL;
+    tosac_graph *q = quantize_checked(g, 1, &io, d);
+    if (!q) goto out;
     const tosac_block *b = q->regions[0]->blocks[0];
     int tables = 0, floats = 0;
     for (uint32_t k = 0; k < b->n_nodes; k++) tables += b->nodes[k]->op == TOSAC_OP_TABLE;
@@ -281,8 +291,9 @@ static void test_quantize_graph(void)
     /* no calibration data: refused */
     tosac_graph *q2 = NULL;
     tosac_quant_iomap *io2 = NULL;
-    memset(&o, 0, sizeof o);
-    EXPECT(tosac_quantize(g, &o, &q2, &io2, d) == TOSAC_ERR_INVALID_ARG);
+    tosac_quant_opts none;
+    memset(&none, 0, sizeof none);
+    EXPECT(tosac_quantize(g, &none, &q2, &io2, d) == TOSAC_ERR_INVALID_ARG);
     EXPECT(!q2 && !io2);
 out:
     tosac_quant_iomap_free(io);
@@ -315,19 +326,10 @@ static void test_quantize_max_gather(void)
     tosac_block_add_output(b, t);
     tosac_graph_link(g);
 
-    tosac_graph *q = NULL;
     tosac_diag *d = tosac_diag_create();
     tosac_quant_iomap *io = NULL;
-    tosac_quant_opts o;
-    memset(&o, 0, sizeof o);
-    o.n_random = 8;
-    o.seed = 3;
-    EXPECT(tosac_quantize(g, &o, &q, &io, d) == TOSAC_OK);
-    for (size_t k = 0; k < tosac_diag_count(d); k++) printf("  %s\n", tosac_diag_message(d, k, NULL));
+    tosac_graph *q = quantize_checked(g, 3, &io, d);
     if (!q) goto out;
-    tosac_validate_opts vo = tosac_validate_opts_default();
-    vo.profiles = TOSAC_PROFILE_INT;
-    EXPECT(tosac_validate(q, &vo, d) == TOSAC_OK);
     const tosac_block *qb = q->regions[0]->blocks[0];
     int rescales = 0, maxes = 0, gathers = 0;
     for (uint32_t k = 0; k < qb->n_nodes; k++) {
