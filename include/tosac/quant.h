@@ -57,10 +57,22 @@ int32_t tosac_quant_quantize(double x, tosac_qparams q, int32_t lo, int32_t hi);
 /** scale * (q - zp). */
 double tosac_quant_dequantize(int32_t q, tosac_qparams q_params);
 
-/** One graph input or output of a quantized program: its float <-> int8 mapping. */
+/** What a quantized program's graph inputs and outputs hold (`--io`, docs/QUANT.md). */
+typedef enum tosac_quant_io_type {
+    TOSAC_QUANT_IO_INT8 = 0, /**< INT8 codes at q */
+    TOSAC_QUANT_IO_UINT8,    /**< uint8 codes at q (zero point 0..255) in an INT8 tensor; the graph's first
+                                  and last RESCALEs carry input_unsigned / output_unsigned */
+    TOSAC_QUANT_IO_FLOAT32,  /**< FP32; the program quantizes / dequantizes at q with FP operators */
+} tosac_quant_io_type;
+
+/** "int8", "uint8" or "float32" (the sidecar's dtype). */
+const char *tosac_quant_io_type_name(tosac_quant_io_type t);
+
+/** One graph input or output of a quantized program: its float <-> integer mapping. */
 typedef struct tosac_quant_io {
     const char *name;
-    tosac_qparams q;
+    tosac_quant_io_type type;
+    tosac_qparams q; /**< real = scale * (code - zero_point), codes of `type` (FP32: the int8 codes inside) */
     int32_t rank;
     int64_t shape[8];
 } tosac_quant_io;
@@ -135,6 +147,10 @@ typedef struct tosac_quant_opts {
     tosac_quant_calib_method method;
     /** One weight scale per tensor (absmax over the whole tensor) instead of per output channel. */
     bool per_tensor;
+    /** Graph input/output tensors: INT8 (default, the float mapping in the sidecar), UINT8 (INT8
+        tensors holding uint8 codes, converted by RESCALEs with the unsigned flags) or FLOAT32 (the
+        quantize and dequantize inside the program as FP operators: needs an INT+FP target). */
+    tosac_quant_io_type io;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */
@@ -166,7 +182,8 @@ tosac_status tosac_quant_report_write_json(const tosac_quant_report *r, const ch
 
 /**
  * Quantizes the FP graph `fp` (block "main" of its first region, FP32 values) into a new INT8
- * graph `*out` valid for TOSA-1.0+INT, and the mapping of its (INT8) inputs and outputs `*io`.
+ * graph `*out` valid for TOSA-1.0+INT (+FP with o->io FLOAT32), and the mapping of its inputs and
+ * outputs `*io`.
  * @return TOSAC_OK; TOSAC_ERR_UNSUPPORTED naming the operator and its ONNX node for what cannot
  *         be lowered; TOSAC_ERR_INVALID_ARG for missing calibration data; TOSAC_ERR_NOMEM;
  *         TOSAC_ERR_INTERNAL when the produced graph does not validate.

@@ -52,6 +52,7 @@ void cli_compile_help(FILE *out)
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
             "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE]\n"
+            "                     [--io float|int8|uint8] [--preserve-io-quantization]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
             "and validates it. The output file is written only when compilation succeeds.\n"
@@ -61,7 +62,8 @@ void cli_compile_help(FILE *out)
             "  --target T                TOSA-1.0+FP (default), optionally with +INT (integer operators\n"
             "                            for the model's integer computations; nothing is quantized);\n"
             "                            TOSA-1.0+INT quantizes to int8 (needs --calibrate; writes\n"
-            "                            MODEL.tosa.quant.json with the I/O scales, docs/QUANT.md)\n"
+            "                            MODEL.tosa.quant.json with the I/O scales, docs/QUANT.md), as\n"
+            "                            does TOSA-1.0+INT+FP with --calibrate (float I/O inside)\n"
             "                            and extensions: +bf16, +int16, +controlflow, ...; the program\n"
             "                            must be valid for exactly this target\n"
             "  --input-shape NAME=DIMS   static shape for graph input NAME, e.g. data=1x3x224x224\n"
@@ -88,14 +90,21 @@ void cli_compile_help(FILE *out)
             "                            +INT also the SQNR (dB) of every quantized value, INT vs FP\n"
             "                            on the calibration data, worst first\n"
             "  --report-json FILE        write that SQNR report as JSON (+INT)\n"
+            "  --io T                    quantized program I/O: float (default: INT8 tensors whose float\n"
+            "                            scale/zero point are in the sidecar; with +INT+FP the\n"
+            "                            quantize/dequantize are FP operators in the program and its I/O\n"
+            "                            is FP32), int8, or uint8 (INT8 tensors holding uint8 codes,\n"
+            "                            converted by RESCALEs with the unsigned flags)\n"
+            "  --preserve-io-quantization  with +INT+FP and --io float: keep the I/O quantization out of\n"
+            "                            the program (INT8 I/O + sidecar), as on an INT-only target\n"
             "\n"
             "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n",
             pass_list());
 }
 
 typedef struct compile_args {
-    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method;
-    bool report, verify_each, per_tensor;
+    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io;
+    bool report, verify_each, per_tensor, preserve_io;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
     long calib_samples;
@@ -113,6 +122,18 @@ static const struct {
     {"--dump-after", offsetof(compile_args, dump_after)},
     {"--report-json", offsetof(compile_args, report_json)},
     {"--calib-method", offsetof(compile_args, calib_method)},
+    {"--io", offsetof(compile_args, io)},
+};
+
+/* Options without a value. */
+static const struct {
+    const char *name;
+    size_t field;
+} k_bool_opts[] = {
+    {"--report", offsetof(compile_args, report)},
+    {"--verify-each", offsetof(compile_args, verify_each)},
+    {"--per-tensor", offsetof(compile_args, per_tensor)},
+    {"--preserve-io-quantization", offsetof(compile_args, preserve_io)},
 };
 
 static int compile_opt(void *ctx, int argc, char **argv, int *i)
@@ -125,18 +146,11 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
             if (m > 0) memcpy((char *)a + k_string_opts[k].field, &v, sizeof v);
             return m;
         }
-    if (cli_is(argv[*i], "--report", NULL)) {
-        a->report = true;
-        return 1;
-    }
-    if (cli_is(argv[*i], "--verify-each", NULL)) {
-        a->verify_each = true;
-        return 1;
-    }
-    if (cli_is(argv[*i], "--per-tensor", NULL)) {
-        a->per_tensor = true;
-        return 1;
-    }
+    for (size_t k = 0; k < sizeof k_bool_opts / sizeof k_bool_opts[0]; k++)
+        if (cli_is(argv[*i], k_bool_opts[k].name, NULL)) {
+            *(bool *)((char *)a + k_bool_opts[k].field) = true;
+            return 1;
+        }
     if ((m = cli_opt_value(CMD, argc, argv, i, "--input-shape", &v)) != 0) {
         if (m < 0) return m;
         if (a->n_shapes >= MAX_ITEMS) return cli_usage_error(CMD, "too many --input-shape options"), -1;
@@ -375,8 +389,9 @@ static void print_sqnr(const tosac_quant_report *r, tosac_quant_calib_method met
 }
 
 /* Quantizes the FP graph *g in place of it (the FP graph is destroyed) and writes the sidecar
-   (and, asked for, prints / writes the SQNR report). */
-static bool quantize(const compile_args *a, const char *path, tosac_graph **g, tosac_diag *d,
+   (and, asked for, prints / writes the SQNR report). fp_allowed: the target has FP, so float I/O
+   can be quantized inside the program. */
+static bool quantize(const compile_args *a, const char *path, bool fp_allowed, tosac_graph **g, tosac_diag *d,
                      tosac_quant_report **rep)
 {
     const tosac_block *b = (*g)->regions[0]->blocks[0];
@@ -409,6 +424,8 @@ static bool quantize(const compile_args *a, const char *path, tosac_graph **g, t
     qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */
     if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
     qo.per_tensor = a->per_tensor;
+    if (a->io && !strcmp(a->io, "uint8")) qo.io = TOSAC_QUANT_IO_UINT8;
+    else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io) qo.io = TOSAC_QUANT_IO_FLOAT32;
     qo.method = TOSAC_QUANT_CALIB_PERCENTILE; /* the best on the zoo (docs/QUANT.md) */
     if (a->calib_method) tosac_quant_calib_method_parse(a->calib_method, &qo.method); /* checked in cli_compile */
     tosac_graph *q = NULL;
@@ -454,7 +471,14 @@ int cli_compile(int argc, char **argv)
         tosac_diag_destroy(td);
         if (bad) return bad;
     }
-    bool quant = (profiles & TOSAC_PROFILE_INT) && !(profiles & TOSAC_PROFILE_FP);
+    /* INT alone always quantizes; INT+FP when given calibration data (else it is the FP program
+       with integer operators for the model's own integer computations) */
+    bool quant = (profiles & TOSAC_PROFILE_INT) && (!(profiles & TOSAC_PROFILE_FP) || a.n_calib);
+    if (a.io && strcmp(a.io, "float") && strcmp(a.io, "int8") && strcmp(a.io, "uint8"))
+        return cli_usage_error(CMD, "unknown --io '%s' (float, int8 or uint8)", a.io);
+    if (!quant && (a.io || a.preserve_io))
+        return cli_usage_error(CMD, "--io and --preserve-io-quantization apply to quantized programs (--target "
+                                    "TOSA-1.0+INT, or +INT+FP with --calibrate)");
     if (quant && !a.n_calib)
         return cli_usage_error(CMD, "--target %s quantizes the model to int8 and needs calibration data: give "
                                     "--calibrate DIR|FILE.npy... (representative inputs), or --calibrate random to "
@@ -547,7 +571,7 @@ int cli_compile(int argc, char **argv)
     }
     tosac_diag_clear(d);
     double t_quant = now_ms();
-    if (quant && !quantize(&a, path, &g, d, &qrep)) goto out;
+    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep)) goto out;
     t_quant = now_ms() - t_quant;
     double t_write = now_ms();
     if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {

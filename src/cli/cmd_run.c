@@ -345,7 +345,8 @@ static void print_graph_result(int rc)
 }
 
 /* Quantized programs (docs/QUANT.md): float32/float64 data for an INT8 input with an entry in
-   MODEL.tosa.quant.json is quantized with its scale and zero point (int8 data is taken as is). */
+   MODEL.tosa.quant.json is quantized with its scale and zero point (int8 data, or uint8 data for
+   a uint8 entry, is taken as is). */
 static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n)
 {
     *n = (size_t)npy->count;
@@ -361,7 +362,8 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
             memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
             x = f;
         }
-        (*bytes)[k] = (uint8_t)(int8_t)tosac_quant_quantize(x, q->q, -128, 127);
+        (*bytes)[k] = q->type == TOSAC_QUANT_IO_UINT8 ? (uint8_t)tosac_quant_quantize(x, q->q, 0, 255)
+                                                      : (uint8_t)(int8_t)tosac_quant_quantize(x, q->q, -128, 127);
     }
     return true;
 }
@@ -396,6 +398,17 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
     } else if (q && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
         ok = quantize_npy(&npy, q, bytes, n);
         if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    } else if (q && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy.descr, "|i1") || !strcmp(npy.descr, "|u1"))) {
+        /* codes are taken as they are, but their signedness must be the sidecar's: uint8 data in
+           an int8 input (or the reverse) would be read 128 off */
+        ok = (q->type == TOSAC_QUANT_IO_UINT8) == !strcmp(npy.descr, "|u1");
+        if (!ok)
+            tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: %s '%s' takes %s codes (see the model's .quant.json) or float data, but the file holds %s",
+                           path, what, info->name, tosac_quant_io_type_name(q->type), npy.descr);
+        else if ((*bytes = tosac_malloc(npy.count ? (size_t)npy.count : 1)) != NULL)
+            memcpy(*bytes, npy.data, *n = (size_t)npy.count);
+        else
+            ok = !tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     } else
         ok = tosac_npy_to_tosa(&npy, info->dtype, path, bytes, n, d) == TOSAC_OK;
     tosac_npy_free(&npy);
@@ -408,7 +421,8 @@ static bool write_npy(const char *path, const tosac_tensor_info *info, const uin
     if (q && info->dtype == TOSAC_DTYPE_INT8) { /* a quantized program's output: dequantized float32 */
         float *f = tosac_malloc(n ? n * sizeof *f : 1);
         if (!f) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory"), false;
-        for (size_t k = 0; k < n; k++) f[k] = (float)tosac_quant_dequantize((int8_t)bytes[k], q->q);
+        for (size_t k = 0; k < n; k++)
+            f[k] = (float)tosac_quant_dequantize(q->type == TOSAC_QUANT_IO_UINT8 ? bytes[k] : (int8_t)bytes[k], q->q);
         bool ok = tosac_npy_write_file(path, "<f4", info->rank, info->shape, f, n * sizeof *f, d) == TOSAC_OK;
         tosac_free(f, n ? n * sizeof *f : 1);
         return ok;

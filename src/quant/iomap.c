@@ -1,8 +1,10 @@
 /*
- * The float <-> int8 mapping of a quantized program's inputs and outputs, kept next to the model
+ * The float <-> integer mapping of a quantized program's inputs and outputs, kept next to the model
  * as MODEL.tosa.quant.json (format in docs/QUANT.md) so users and `tosac run` find it:
  *   {"format": "tosac-quant-io", "version": 1,
  *    "inputs":  [{"name": "x", "dtype": "int8", "scale": 0.0123, "zero_point": -3, "shape": [1,3,8,8]}],
+ *    (dtype "uint8": the tensor holds uint8 codes; "float32": the program quantizes itself, the
+ *    entry records the int8 codes it uses inside)
  *    "outputs": [...]}
  * Scales are written with 17 significant digits so that they read back to the same double.
  */
@@ -36,8 +38,8 @@ static void write_list(tosac_strbuf *sb, const char *key, const tosac_quant_io *
     for (uint32_t k = 0; k < n; k++) {
         tosac_strbuf_append(sb, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
         tosac_strbuf_append_json_str(sb, io[k].name);
-        tosac_strbuf_appendf(sb, ", \"dtype\": \"int8\", \"scale\": %.17g, \"zero_point\": %d, \"shape\": [",
-                             io[k].q.scale, (int)io[k].q.zero_point);
+        tosac_strbuf_appendf(sb, ", \"dtype\": \"%s\", \"scale\": %.17g, \"zero_point\": %d, \"shape\": [",
+                             tosac_quant_io_type_name(io[k].type), io[k].q.scale, (int)io[k].q.zero_point);
         for (int32_t r = 0; r < io[k].rank; r++) tosac_strbuf_appendf(sb, "%s%lld", r ? ", " : "", (long long)io[k].shape[r]);
         tosac_strbuf_append(sb, "]}");
     }
@@ -81,11 +83,22 @@ static tosac_status read_list(const tosac_json *root, const char *key, tosac_qua
         const tosac_json *e = a->items[k], *name = tosac_json_get(e, "name"), *dt = tosac_json_get(e, "dtype"),
                          *sc = tosac_json_get(e, "scale"), *zp = tosac_json_get(e, "zero_point"),
                          *sh = tosac_json_get(e, "shape");
-        if (!name || name->kind != TOSAC_JSON_STRING || !dt || dt->kind != TOSAC_JSON_STRING ||
-            strcmp(dt->str, "int8") || !sc || sc->kind != TOSAC_JSON_NUMBER || !(sc->num > 0) || !zp ||
-            zp->kind != TOSAC_JSON_NUMBER || zp->num < -128 || zp->num > 127 || zp->num != (double)(int32_t)zp->num)
+        tosac_quant_io_type type = TOSAC_QUANT_IO_INT8;
+        bool known = dt && dt->kind == TOSAC_JSON_STRING;
+        if (known) {
+            while (strcmp(dt->str, tosac_quant_io_type_name(type)) && type < TOSAC_QUANT_IO_FLOAT32) type++;
+            known = !strcmp(dt->str, tosac_quant_io_type_name(type));
+        }
+        /* the zero point is a code of the boundary type (FP32 boundaries: of the int8 codes inside) */
+        double zlo = type == TOSAC_QUANT_IO_UINT8 ? 0 : -128, zhi = type == TOSAC_QUANT_IO_UINT8 ? 255 : 127;
+        if (!name || name->kind != TOSAC_JSON_STRING || !known || !sc || sc->kind != TOSAC_JSON_NUMBER ||
+            !(sc->num > 0) || !zp || zp->kind != TOSAC_JSON_NUMBER || zp->num < zlo || zp->num > zhi ||
+            zp->num != (double)(int32_t)zp->num)
             return tosac_diag_add(d, TOSAC_ERR_FORMAT,
-                                  "%s: %s[%u] needs name, dtype \"int8\", scale > 0 and an int8 zero_point", path, key, k);
+                                  "%s: %s[%u] needs name, dtype \"int8\", \"uint8\" or \"float32\", scale > 0 and a "
+                                  "zero_point in that type's range",
+                                  path, key, k);
+        (*out)[k].type = type;
         size_t len = strlen(name->str) + 1;
         char *copy = malloc(len);
         if (!copy) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");

@@ -1013,6 +1013,26 @@ static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *
     return TOSAC_OK;
 }
 
+tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, tosac_diag *d)
+{
+    tosac_validate_opts vo = tosac_validate_opts_default();
+    vo.profiles = profiles;
+    vo.extensions = 0;
+    tosac_diag *vd = tosac_diag_create();
+    if (!vd) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    tosac_status s = TOSAC_OK;
+    if (tosac_validate(g, &vo, vd) != TOSAC_OK) {
+        for (size_t k = 0; k < tosac_diag_count(vd); k++) {
+            tosac_status code = TOSAC_OK;
+            const char *msg = tosac_diag_message(vd, k, &code);
+            if (code != TOSAC_OK) tosac_diag_add(d, TOSAC_ERR_INTERNAL, "internal error: integer graph: %s", msg);
+        }
+        s = TOSAC_ERR_INTERNAL;
+    }
+    tosac_diag_destroy(vd);
+    return s;
+}
+
 tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
                             tosac_quant_iomap **iop, tosac_diag *d)
 {
@@ -1084,22 +1104,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         }
         if (s != TOSAC_OK && !tosac_diag_count(d)) tosac_diag_add(d, s, "compacting the integer graph failed");
     }
-    if (s == TOSAC_OK) {
-        tosac_validate_opts vo = tosac_validate_opts_default();
-        vo.profiles = TOSAC_PROFILE_INT;
-        vo.extensions = 0;
-        tosac_diag *vd = tosac_diag_create();
-        if (!vd) s = oom(&l);
-        else if (tosac_validate(l.g, &vo, vd) != TOSAC_OK) {
-            for (size_t k = 0; k < tosac_diag_count(vd); k++) {
-                tosac_status code = TOSAC_OK;
-                const char *msg = tosac_diag_message(vd, k, &code);
-                if (code != TOSAC_OK) tosac_diag_add(d, TOSAC_ERR_INTERNAL, "internal error: integer graph: %s", msg);
-            }
-            s = TOSAC_ERR_INTERNAL;
-        }
-        tosac_diag_destroy(vd);
-    }
+    if (s == TOSAC_OK) s = quant_validate(l.g, TOSAC_PROFILE_INT, d);
     if (s == TOSAC_OK && report) {
         quant_map_entry *map = NULL;
         uint32_t n_map = 0;
@@ -1107,6 +1112,10 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         if (s == TOSAC_OK) s = quant_report(fp, l.g, o, io, map, n_map, report, d);
         free(map);
     }
+    /* last: the report runs the program with int8 I/O */
+    if (s == TOSAC_OK) s = quant_boundary(l.b, io, o->io, d);
+    if (s == TOSAC_OK && o->io != TOSAC_QUANT_IO_INT8)
+        s = quant_validate(l.g, TOSAC_PROFILE_INT | (o->io == TOSAC_QUANT_IO_FLOAT32 ? TOSAC_PROFILE_FP : 0), d);
     for (uint32_t c = 0; c < l.n_cl; c++) free(l.cl[c].ops);
     free(l.cl);
     free(l.qp);

@@ -66,6 +66,11 @@ tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tos
 tosac_status quant_cluster_eval(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
                                 const float *xv, float *yv, uint32_t n, tosac_diag *d);
 
+/* Validates the quantized graph for `profiles` (a failure is an internal error). */
+tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, tosac_diag *d);
+/* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
+tosac_status quant_boundary(tosac_block *b, tosac_quant_iomap *io, tosac_quant_io_type type, tosac_diag *d);
+
 /* Writes the buffer's text to path (taking the text); `what` names it in the error. */
 tosac_status quant_write_text(tosac_strbuf *sb, const char *path, const char *what, tosac_diag *d);
 
