@@ -625,7 +625,44 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
    reals do and no RESCALE is needed. */
 static bool shares_input_qp(uint32_t op)
 {
-    return is_data_movement(op) || op == TOSAC_OP_REDUCE_MAX || op == TOSAC_OP_REDUCE_MIN;
+    return is_data_movement(op) || op == TOSAC_OP_REDUCE_MAX || op == TOSAC_OP_REDUCE_MIN || op == TOSAC_OP_RESIZE;
+}
+
+/* RESIZE shares its input's q-params (ExecuTorch: upsample shares the input qspec). NEAREST moves
+   codes (int8 -> int8). BILINEAR int8 gives int32 = sum of w_i * q_i with weights summing to
+   Sy*Sx = scale_y_n*scale_x_n, so subtracting zp*Sy*Sx leaves an int32 form at real scale
+   s/(Sy*Sx) and zero point 0, which its consumer rescales (TOSA forbids a zero point on an i32
+   RESCALE input, hence the ADD). */
+static tosac_status lower_resize(lower *l, const tosac_node *n)
+{
+    if (n->attr[TOSAC_ATTR_RESIZE_mode].i != TOSAC_RESIZE_BILINEAR) return lower_move(l, n);
+    const tosac_value *x = n->inputs[0], *y = n->outputs[0], *sv = n->inputs[1];
+    tosac_qparams q;
+    if (!qp_of(l, x, &q)) return unsupported(l, n, "input without calibration range");
+    if (!sv->is_shape || sv->data_len < 32) return unsupported(l, n, "the scale must be a constant shape");
+    int64_t sc[4];
+    for (int k = 0; k < 4; k++) {
+        uint64_t u = 0;
+        for (unsigned j = 0; j < 8; j++) u |= (uint64_t)sv->data[8 * k + j] << (8 * j);
+        sc[k] = (int64_t)u;
+    }
+    double units = (double)sc[0] * (double)sc[2];
+    if (units * 255.0 > 1073741823.0) return unsupported(l, n, "the bilinear scale numerators are too large for int32");
+    tosac_value *ins[4] = {as_i8(l, x, q, n), copy_shape_value(l, n->inputs[1]), copy_shape_value(l, n->inputs[2]),
+                           copy_shape_value(l, n->inputs[3])};
+    if (!ins[0]) return TOSAC_ERR_UNSUPPORTED;
+    if (!ins[1] || !ins[2] || !ins[3]) return oom(l);
+    tosac_value *r = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    tosac_node *op = r ? ir_add_op(l->b, TOSAC_OP_RESIZE, 4, ins, r, n) : NULL;
+    if (!op || quant_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    int64_t ones[TOSAC_MAX_RANK];
+    for (int k = 0; k < y->rank; k++) ones[k] = 1;
+    int32_t off = (int32_t)(-(double)q.zero_point * units);
+    tosac_value *add_in[2] = {r, int_const(l, "resize_zp", TOSAC_DTYPE_INT32, y->rank, ones, &off, 1)};
+    tosac_value *out = add_in[1] ? new_tensor(l, y, TOSAC_DTYPE_INT32) : NULL;
+    if (!out || !ir_add_op(l->b, TOSAC_OP_ADD, 2, add_in, out, n)) return oom(l);
+    double scale = q.scale / units;
+    return set_i32(l, y, out, &scale, 1, bits_for(255.0 * units)) ? TOSAC_OK : TOSAC_ERR_NOMEM;
 }
 
 static tosac_status lower_concat(lower *l, const tosac_node *n)
@@ -811,6 +848,7 @@ static tosac_status lower_node(lower *l, const tosac_node *n)
     case TOSAC_OP_REDUCE_SUM: return lower_reduce_sum(l, n);
     case TOSAC_OP_CLAMP: return lower_clamp(l, n);
     case TOSAC_OP_CONCAT: return lower_concat(l, n);
+    case TOSAC_OP_RESIZE: return lower_resize(l, n);
     default:
         if (shares_input_qp(n->op)) return lower_move(l, n);
         return unsupported(l, n, "no integer lowering for this operator yet");
