@@ -79,7 +79,8 @@ void cli_compile_help(FILE *out)
             "  --verify-each             validate the graph after every pass (always on in debug builds)\n"
             "  --calibrate SRC...        calibration data for +INT: .npy files (one sample each, or a\n"
             "                            batch with a leading sample dimension), directories of .npy\n"
-            "                            files (sorted by name), or 'random' (seeded normal inputs)\n"
+            "                            files (sorted by name), or 'random' (seeded normal inputs);\n"
+            "                            several inputs: NAME=DIR|FILE.npy for each\n"
             "  --calib-samples N         use at most N samples (random: exactly N, default 16)\n"
             "  --calib-method M          how activation ranges are chosen: percentile (default: the\n"
             "                            0.01th..99.99th percentiles), mse (the clipping range with\n"
@@ -275,8 +276,8 @@ static void print_report(const char *path, const char *out_path, const tosac_onn
 }
 
 
-/* Calibration samples for a one-input model: every source gives one sample (an array of the
-   input's size) or several (a leading sample dimension); directories give their .npy files in
+/* Calibration samples of one input: every source gives one sample (an array of the input's size)
+   or several (a leading sample dimension); directories give their .npy files in
    name order, so the sample order, and the result, do not depend on the file system. */
 typedef struct calib_set {
     float **samples;
@@ -395,30 +396,60 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
                      tosac_quant_report **rep)
 {
     const tosac_block *b = (*g)->regions[0]->blocks[0];
+    uint32_t n_in = b->n_inputs;
+    calib_set *sets = calloc(n_in ? n_in : 1, sizeof *sets);
     calib_set c = {0};
-    bool random = false, ok = true;
+    bool random = false, ok = sets != NULL;
     long limit = a->calib_samples > 0 ? a->calib_samples : 1000000;
-    int64_t nelem = b->n_inputs == 1 ? tosac_value_nelem(b->inputs[0]) : 0;
+    if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     for (int k = 0; k < a->n_calib && ok; k++) {
-        const char *src = a->calib_arg[k];
+        const char *src = a->calib_arg[k], *eq = strchr(src, '=');
         struct stat stt;
         if (!strcmp(src, "random")) {
             random = true;
             continue;
         }
-        if (b->n_inputs != 1) {
-            ok = !tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED,
-                                 "calibration files are supported for one-input models only (this one has %u); "
-                                 "use --calibrate random",
-                                 b->n_inputs);
+        /* NAME=SRC for one input of a multi-input model (a one-input model also takes plain paths,
+           which may contain '=') */
+        uint32_t in = 0;
+        bool match = false;
+        for (uint32_t i = 0; eq && i < n_in && !match; i++)
+            if (strlen(b->inputs[i]->name) == (size_t)(eq - src) && !strncmp(src, b->inputs[i]->name, (size_t)(eq - src)))
+                in = i, match = true;
+        if (match) src = eq + 1;
+        else if (n_in != 1) {
+            ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                                 "--calibrate '%s': this model has %u inputs; give NAME=DIR|FILE.npy for each of them "
+                                 "(or --calibrate random)",
+                                 a->calib_arg[k], n_in);
             break;
         }
-        if (stat(src, &stt) == 0 && S_ISDIR(stt.st_mode)) ok = calib_dir(&c, src, nelem, limit, d);
-        else ok = calib_file(&c, src, nelem, limit, d);
+        int64_t nelem = tosac_value_nelem(b->inputs[in]);
+        if (stat(src, &stt) == 0 && S_ISDIR(stt.st_mode)) ok = calib_dir(&sets[in], src, nelem, limit, d);
+        else ok = calib_file(&sets[in], src, nelem, limit, d);
     }
+    /* samples pair up by position: sample s is the s-th of every input */
+    for (uint32_t i = 0; ok && !random && a->n_calib && i < n_in; i++)
+        if (sets[i].n != sets[0].n || !sets[i].n)
+            ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                                 "--calibrate: input '%s' has %u sample(s) but '%s' has %u; every input needs the same "
+                                 "number",
+                                 b->inputs[i]->name, sets[i].n, b->inputs[0]->name, sets[0].n);
+    for (uint32_t s = 0; ok && n_in && s < sets[0].n; s++)
+        for (uint32_t i = 0; ok && i < n_in; i++) {
+            ok = calib_push(&c, sets[i].samples[s]);
+            if (ok) sets[i].samples[s] = NULL;
+            else tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        }
+    for (uint32_t i = 0; sets && i < n_in; i++) {
+        for (uint32_t s = 0; s < sets[i].n; s++) free(sets[i].samples[s]);
+        free(sets[i].samples);
+    }
+    free(sets);
     if (ok && random && c.n) ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "--calibrate random cannot be mixed with files");
+    uint32_t n_samples = n_in ? c.n / n_in : 0;
     tosac_quant_opts qo = {0};
-    qo.n_samples = c.n;
+    qo.n_samples = n_samples;
     qo.data = c.n ? (const float *const *)c.samples : NULL;
     qo.n_random = random ? (uint32_t)(a->calib_samples > 0 ? a->calib_samples : 16) : 0;
     qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */

@@ -105,5 +105,48 @@ check "--io on an FP program: usage error, no file" '[ $? -ne 0 ] && grep -q "ap
 "$TOSAC" compile qcnn.onnx -o bad.tosa --target TOSA-1.0+INT $C --io uint16 2> err3.txt
 check "unknown --io: usage error, no file" '[ $? -ne 0 ] && grep -q "unknown --io" err3.txt && [ ! -e bad.tosa ]'
 
+# a two-input model calibrated from files: --calibrate NAME=DIR|FILE.npy for each input
+$PY - <<'PYEOF'
+import os
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+rng = np.random.default_rng(3)
+w = rng.normal(0, 0.4, (8, 4)).astype(np.float32)
+nodes = [helper.make_node("MatMul", ["a", "w"], ["m"], name="mm"), helper.make_node("Add", ["m", "b"], ["s"], name="add"),
+         helper.make_node("Relu", ["s"], ["y"], name="relu")]
+g = helper.make_graph(nodes, "two_in", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 8]),
+                                        helper.make_tensor_value_info("b", TensorProto.FLOAT, [1, 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], [numpy_helper.from_array(w, "w")])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+onnx.save(m, "two_in.onnx")
+os.makedirs("ca", exist_ok=True)
+for k in range(16):
+    np.save(f"ca/{k:02d}.npy", rng.normal(0, 1, (1, 8)).astype(np.float32))
+np.save("cb.npy", rng.normal(0, 1, (16, 1, 4)).astype(np.float32))
+np.save("cb8.npy", rng.normal(0, 1, (8, 1, 4)).astype(np.float32))
+for k in range(4):
+    np.save(f"ha_{k}.npy", rng.normal(0, 1, (1, 8)).astype(np.float32))
+    np.save(f"hb_{k}.npy", rng.normal(0, 1, (1, 4)).astype(np.float32))
+PYEOF
+"$TOSAC" compile two_in.onnx -o two.tosa --target TOSA-1.0+INT --calibrate a=ca b=cb.npy > /dev/null 2> err4.txt
+check "two inputs calibrated from files (NAME=DIR, NAME=FILE)" '[ $? -eq 0 ] && "$TOSAC" validate --profile INT -q two.tosa'
+for k in 0 1 2 3; do
+    "$TOSAC" run two.tosa -i a=ha_$k.npy -i b=hb_$k.npy -o two_$k > /dev/null
+    node "$TOSAC_SOURCE_DIR/tools/zoo/ort_run.js" two_in.onnx ha_$k.npy hb_$k.npy ort_two_$k > /dev/null
+done
+check "two-input INT8 program within cosine 0.99 of onnxruntime" '$PY -c "
+import numpy as np, sys
+a = np.concatenate([np.load(f\"two_{k}/y.npy\").ravel() for k in range(4)]).astype(np.float64)
+r = np.concatenate([np.load(f\"ort_two_{k}/y.npy\").ravel() for k in range(4)]).astype(np.float64)
+c = a @ r / np.linalg.norm(a) / np.linalg.norm(r)
+print(f\"  cosine {c:.5f}\")
+sys.exit(0 if c >= 0.99 else 1)"'
+"$TOSAC" compile two_in.onnx -o bad.tosa --target TOSA-1.0+INT --calibrate ca 2> err5.txt
+check "a plain path for a two-input model: clear error, no file" '[ $? -ne 0 ] && grep -q "give NAME=DIR|FILE.npy" err5.txt && [ ! -e bad.tosa ]'
+"$TOSAC" compile two_in.onnx -o bad.tosa --target TOSA-1.0+INT --calibrate a=ca b=cb8.npy 2> err6.txt
+check "different sample counts per input: clear error, no file" '[ $? -ne 0 ] && grep -q "every input needs the same" err6.txt && [ ! -e bad.tosa ]'
+
 echo "$fails failed"
 [ $fails -eq 0 ]
