@@ -1,0 +1,32 @@
+#!/bin/bash
+# zoo.int8_spec: the zoo's CNNs and ViT quantized to INT8 (4 seeded random calibration inputs:
+# this checks the integer execution, not accuracy: tools/quant/eval_ptq.py measures that) must
+# validate for PRO-INT alone and run bit-exactly: `tosac run` gives the integer outputs of
+# tools/quant/spec_run.py, the numpy interpreter on tools/conformance/refimpl.py (the TOSA 1.0 spec
+# pseudocode), on the zoo's input quantized with the sidecar's numbers.
+# usage: int8_spec.sh TOSAC PYTHON MODELS_DIR WORK_DIR
+set -u
+TOSAC=$1 PY=$2 MODELS=$3 WORK=$4
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+fails=0
+rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
+for m in resnet18 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 vit_small; do
+    q=$WORK/$m.tosa
+    if ! "$TOSAC" compile "$MODELS/$m.onnx" -o "$q" --target TOSA-1.0+INT --calibrate random --calib-samples 4 > /dev/null ||
+       ! "$TOSAC" validate --profile INT -q "$q"; then
+        echo "FAIL $m: compile/validate"; fails=$((fails + 1)); continue
+    fi
+    name=$("$PY" - "$q.quant.json" "$MODELS/$m.input.npy" "$WORK/$m.in.npy" <<'PYEOF'
+import json, sys
+import numpy as np
+e = json.load(open(sys.argv[1]))["inputs"][0]
+x = np.load(sys.argv[2]).astype(np.float64)
+np.save(sys.argv[3], np.clip(np.rint(x / e["scale"]) + e["zero_point"], -128, 127).astype(np.int8))
+print(e["name"])
+PYEOF
+)
+    if "$PY" "$SRC/tools/quant/spec_run.py" --tosac "$TOSAC" "$q" "$name=$WORK/$m.in.npy"; then echo "ok   $m"
+    else echo "FAIL $m: not bit-exact with the spec"; fails=$((fails + 1)); fi
+done
+echo "$fails failed"
+[ $fails -eq 0 ]
