@@ -3,13 +3,7 @@
 # --io-layout nhwc, IDENTITY fan-out, errors leave no output file). Numbers against onnxruntime
 # are the model zoo's job (tests/zoo); here the NHWC program must compute exactly what the NCHW
 # one does, element for element after the transposition.
-set -u
-TOSAC=$1
-WORK=$2
-PY=/usr/bin/python3
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+. "$TOSAC_SOURCE_DIR/tests/harness/script_lib.sh" "$@"
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_small_cnn.py" . || exit 1
 
 "$TOSAC" compile cnn.onnx -o cnn.tosa --report --verify-each > report.txt 2> err.txt
@@ -57,5 +51,4 @@ for m in edge_shape edge_empty edge_reshape; do
   check "$m: exit 0 or 1, no crash ($rc)" '[ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -q "error:" err_$m.txt; }'
 done
 
-echo "$fails failed"
-[ $fails -eq 0 ]
+finish

@@ -10,13 +10,7 @@
 #   rounding of x * (1/s); --preserve-io-quantization keeps INT8 I/O there;
 # - every form stays within cosine 0.99 of onnxruntime running the FP model on held-out inputs;
 # - wrong data or options: clear errors.
-set -u
-TOSAC=$1
-WORK=$2
-PY=/usr/bin/python3
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+. "$TOSAC_SOURCE_DIR/tests/harness/script_lib.sh" "$@"
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_cnn.py" . || exit 1
 C="--calibrate calib"
 
@@ -56,15 +50,8 @@ ok = all(y[\"dtype\"] == \"uint8\" and x[\"dtype\"] == \"int8\" and y[\"scale\"]
 sys.exit(0 if ok else 1)"'
 
 # uint8 images: quantized here with the sidecar's numbers, run as raw uint8 codes
-$PY -c "
-import json, numpy as np
-s = json.load(open('u8.tosa.quant.json'))['inputs'][0]
-for k in range(4):
-    x = np.load(f'held_{k:02d}.npy')
-    u = np.clip(np.rint(x / s['scale']) + s['zero_point'], 0, 255).astype(np.uint8)
-    np.save(f'img_{k:02d}.npy', u)
-    np.save(f'img_i8_{k:02d}.npy', u.view(np.int8))
-"
+for k in 00 01 02 03; do $PY "$TOSAC_SOURCE_DIR/tools/quant/quantize_npy.py" u8.tosa.quant.json held_$k.npy img_$k.npy > /dev/null; done
+$PY -c "import numpy as np; np.save('img_i8_00.npy', np.load('img_00.npy').view(np.int8))"
 "$TOSAC" compile qcnn.onnx -o f.tosa --target TOSA-1.0+INT+FP $C > /dev/null
 check "+INT+FP with --calibrate: float I/O in the program" '[ $? -eq 0 ] && "$TOSAC" validate --profile INT+FP -q f.tosa && ! "$TOSAC" validate --profile INT -q f.tosa > /dev/null 2>&1'
 "$TOSAC" compile qcnn.onnx -o p.tosa --target TOSA-1.0+INT+FP $C --preserve-io-quantization > /dev/null
@@ -148,5 +135,4 @@ check "a plain path for a two-input model: clear error, no file" '[ $? -ne 0 ] &
 "$TOSAC" compile two_in.onnx -o bad.tosa --target TOSA-1.0+INT --calibrate a=ca b=cb8.npy 2> err6.txt
 check "different sample counts per input: clear error, no file" '[ $? -ne 0 ] && grep -q "every input needs the same" err6.txt && [ ! -e bad.tosa ]'
 
-echo "$fails failed"
-[ $fails -eq 0 ]
+finish

@@ -4,13 +4,7 @@
 # taken out by an int32 ADD before its consumer's RESCALE. A conv/Resize nearest/conv/Resize
 # linear/conv model (tests/onnx/make_quant_resize.py) must validate for PRO-INT alone and stay
 # within cosine 0.99 of onnxruntime running the FP model on held-out inputs.
-set -u
-TOSAC=$1
-WORK=$2
-PY=/usr/bin/python3
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+. "$TOSAC_SOURCE_DIR/tests/harness/script_lib.sh" "$@"
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_resize.py" . || exit 1
 
 "$TOSAC" compile qresize.onnx -o q.tosa --target TOSA-1.0+INT --calibrate calib > /dev/null 2> err.txt
@@ -38,5 +32,4 @@ c = a @ r / np.linalg.norm(a) / np.linalg.norm(r)
 print(f\"  cosine {c:.5f}, rel L2 {np.linalg.norm(a - r) / np.linalg.norm(r):.4f}\")
 sys.exit(0 if a.shape == r.shape and c >= 0.99 else 1)"'
 
-echo "$fails failed"
-[ $fails -eq 0 ]
+finish

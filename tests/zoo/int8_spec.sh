@@ -16,15 +16,7 @@ for m in resnet18 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 
        ! "$TOSAC" validate --profile INT -q "$q"; then
         echo "FAIL $m: compile/validate"; fails=$((fails + 1)); continue
     fi
-    name=$("$PY" - "$q.quant.json" "$MODELS/$m.input.npy" "$WORK/$m.in.npy" <<'PYEOF'
-import json, sys
-import numpy as np
-e = json.load(open(sys.argv[1]))["inputs"][0]
-x = np.load(sys.argv[2]).astype(np.float64)
-np.save(sys.argv[3], np.clip(np.rint(x / e["scale"]) + e["zero_point"], -128, 127).astype(np.int8))
-print(e["name"])
-PYEOF
-)
+    name=$("$PY" "$SRC/tools/quant/quantize_npy.py" "$q.quant.json" "$MODELS/$m.input.npy" "$WORK/$m.in.npy")
     if "$PY" "$SRC/tools/quant/spec_run.py" --tosac "$TOSAC" "$q" "$name=$WORK/$m.in.npy"; then echo "ok   $m"
     else echo "FAIL $m: not bit-exact with the spec"; fails=$((fails + 1)); fi
 done
