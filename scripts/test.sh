@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: a GCC build with -Werror and all tests, then a Clang build
-# with ASan+UBSan running the same tests plus the reader fuzzer for TOSAC_FUZZ_SECONDS (default 180).
+# The whole test suite, as CI runs it: the quickstart's Release (-O3) build, which must compile
+# without warnings too (-O3 finds other maybe-uninitialized paths than -O2), a GCC build with
+# -Werror and all tests, then a Clang build with ASan+UBSan running the same tests plus the
+# fuzzers for TOSAC_FUZZ_SECONDS (default 180).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
 jobs=$(nproc)
 fuzz_seconds=${TOSAC_FUZZ_SECONDS:-180}
+
+echo "== GCC, -Werror, Release (scripts/quickstart.sh's build) =="
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+cmake --build build/release -j "$jobs"
 
 echo "== GCC, -Werror, RelWithDebInfo =="
 cmake -S . -B build/gcc -G Ninja -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

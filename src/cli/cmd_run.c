@@ -432,9 +432,21 @@ static bool write_npy(const char *path, const tosac_tensor_info *info, const uin
     return tosac_npy_write_tosa(path, info->dtype, info->rank, info->shape, bytes, n, d) == TOSAC_OK;
 }
 
-/* A short "INT8[1,4] = [1, 2, ...]" line for outputs not written to files. */
-static void print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n)
+/* A short "INT8[1,4] = [1, 2, ...]" line for outputs not written to files; a quantized program's
+   output (`q`, its sidecar entry) is shown dequantized, as the .npy files are written. */
+static void print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n, const tosac_quant_io *q)
 {
+    if (q && info->dtype == TOSAC_DTYPE_INT8) {
+        printf("%s: FP32[", info->name);
+        for (int32_t k = 0; k < info->rank; k++) printf("%s%" PRId64, k ? "," : "", info->shape[k]);
+        printf("] (%s codes dequantized) = [", tosac_quant_io_type_name(q->type));
+        int64_t show = info->nelem < 8 ? info->nelem : 8;
+        for (int64_t i = 0; i < show && (size_t)i < n; i++)
+            printf("%s%.6g", i ? ", " : "",
+                   tosac_quant_dequantize(q->type == TOSAC_QUANT_IO_UINT8 ? bytes[i] : (int8_t)bytes[i], q->q));
+        printf("%s]\n", info->nelem > show ? ", ..." : "");
+        return;
+    }
     printf("%s: %s[", info->name, info->f64 ? "FP64" : tosac_dtype_name(info->dtype));
     for (int32_t k = 0; k < info->rank; k++) printf("%s%" PRId64, k ? "," : "", info->shape[k]);
     printf("] = [");
@@ -683,7 +695,7 @@ static int run_program(run_args *a, bool refmode)
             ok = write_npy(path, &info, buf, n, qio ? find_io(qio->outputs, qio->n_outputs, info.name) : NULL, d);
             if (!ok) print_diag(path, d, "error");
         } else {
-            print_summary(&info, buf, n);
+            print_summary(&info, buf, n, qio ? find_io(qio->outputs, qio->n_outputs, info.name) : NULL);
         }
         free(buf);
         if (!ok) goto done;

@@ -226,8 +226,8 @@ static tosac_status const_scalar(cvt_ctx *c, size_t i, double *out, tosac_dtype 
 
 tosac_status cvt_range(cvt_ctx *c)
 {
-    double st, lim, de;
-    tosac_dtype dt;
+    double st = 0, lim = 0, de = 0;
+    tosac_dtype dt = TOSAC_DTYPE_UNKNOWN;
     tosac_status s;
     if ((s = const_scalar(c, 0, &st, &dt)) || (s = const_scalar(c, 1, &lim, NULL)) || (s = const_scalar(c, 2, &de, NULL)))
         return s;
