@@ -191,6 +191,13 @@ tosac_status tosac_quant_report_write_json(const tosac_quant_report *r, const ch
 tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
                             tosac_quant_iomap **io, tosac_diag *d);
 /**
+ * True when the FP graph holds QuantizeLinear/DequantizeLinear pairs of a pre-quantized (QDQ)
+ * model: tosac_quantize then takes their scales and zero points and needs no calibration data
+ * (values they leave open are calibrated when data is given, else refused by name).
+ */
+bool tosac_quant_has_qdq(const tosac_graph *fp);
+
+/**
  * tosac_quantize, then (report != NULL) the SQNR report: the FP and the INT program run on the
  * same calibration samples (the INT one on them quantized with the input q-params) and every FP
  * value with an integer form in the INT graph (except pure data movement, which adds no error) is

@@ -61,7 +61,8 @@ void cli_compile_help(FILE *out)
             "  -o, --output FILE         the .tosa file to write (required)\n"
             "  --target T                TOSA-1.0+FP (default), optionally with +INT (integer operators\n"
             "                            for the model's integer computations; nothing is quantized);\n"
-            "                            TOSA-1.0+INT quantizes to int8 (needs --calibrate; writes\n"
+            "                            TOSA-1.0+INT quantizes to int8 (needs --calibrate unless the\n"
+            "                            model is QDQ: then its own scales are used; writes\n"
             "                            MODEL.tosa.quant.json with the I/O scales, docs/QUANT.md), as\n"
             "                            does TOSA-1.0+INT+FP with --calibrate (float I/O inside)\n"
             "                            and extensions: +bf16, +int16, +controlflow, ...; the program\n"
@@ -510,10 +511,6 @@ int cli_compile(int argc, char **argv)
     if (!quant && (a.io || a.preserve_io))
         return cli_usage_error(CMD, "--io and --preserve-io-quantization apply to quantized programs (--target "
                                     "TOSA-1.0+INT, or +INT+FP with --calibrate)");
-    if (quant && !a.n_calib)
-        return cli_usage_error(CMD, "--target %s quantizes the model to int8 and needs calibration data: give "
-                                    "--calibrate DIR|FILE.npy... (representative inputs), or --calibrate random to "
-                                    "calibrate on seeded random inputs", a.target);
     if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json))
         return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor and --report-json "
                                     "apply to --target TOSA-1.0+INT only");
@@ -601,6 +598,12 @@ int cli_compile(int argc, char **argv)
         goto out;
     }
     tosac_diag_clear(d);
+    if (quant && !a.n_calib && !tosac_quant_has_qdq(g)) { /* a QDQ model brings its own scales */
+        rc = cli_usage_error(CMD, "--target %s quantizes the model to int8 and needs calibration data: give "
+                                  "--calibrate DIR|FILE.npy... (representative inputs), or --calibrate random to "
+                                  "calibrate on seeded random inputs", a.target);
+        goto out;
+    }
     double t_quant = now_ms();
     if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep)) goto out;
     t_quant = now_ms() - t_quant;

@@ -99,6 +99,10 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
         if (m->op == TOSAC_OP_MUL && is_zero_shift(m) && (v = channel_operand(m, y, oc, false, chan))) kind = 1;
         else if (m->op == TOSAC_OP_ADD && (v = channel_operand(m, y, oc, false, chan))) kind = 2;
         else if (m->op == TOSAC_OP_SUB && (v = channel_operand(m, y, oc, true, chan))) kind = 3;
+        /* a MUL whose product is rounded to an integer is a QuantizeLinear's x * (1/s): the
+           quantizer reads the model's scale from it (src/quant/qdq.c), so it stays */
+        tosac_node *after = kind == 1 ? sole_consumer(b, m->outputs[0]) : NULL;
+        if (after && after->op == TOSAC_OP_CAST && after->outputs[0]->dtype == TOSAC_DTYPE_INT32) break;
         if (!kind) break;
         if (!f.w) {
             /* written once, straight into the graph's arena, and adopted as the new constants;

@@ -53,6 +53,7 @@ typedef struct lower {
     cluster *cl;
     uint32_t n_cl;
     uint32_t *uses; /* FP value index -> operator input slots + output slots */
+    const quant_fixed *fx; /* the model's own Q/DQ (qdq.c) */
 } lower;
 
 /* ---- helpers shared with the other steps --------------------------------------------------- */
@@ -143,6 +144,18 @@ static tosac_status unsupported(lower *l, const tosac_node *n, const char *why)
     char w[300];
     return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED, "cannot quantize op %u (%s)%s: %s", n ? n->index : 0,
                           n ? tosac_op_name(n->op) : "?", quant_where(n, w, sizeof w), why);
+}
+
+/* A value the lowering needs in int8 has no q-params: neither calibration nor a Q/DQ of the model
+   gave it a range. */
+static tosac_status no_range(lower *l, const tosac_node *n, const char *what)
+{
+    char buf[300];
+    snprintf(buf, sizeof buf, "%s has no quantization range (%s)", what,
+             quant_sample_count(l->o) ? "calibration never produced it"
+                                      : "no QuantizeLinear/DequantizeLinear of the model covers it and no calibration "
+                                        "data was given: add --calibrate");
+    return unsupported(l, n, buf);
 }
 
 /* RESCALE in -> out (int8 or int32) by scales[c] (n == 1 or the last dimension). */
@@ -273,7 +286,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
         return f->i32;
     }
     tosac_qparams q;
-    if (!qp_of(l, v, &q)) return unsupported(l, like, "an input without calibration range"), NULL;
+    if (!qp_of(l, v, &q)) return no_range(l, like, "an input"), NULL;
     tosac_value *t8 = as_i8(l, v, q, like);
     if (!t8) return NULL;
     double sc = q.scale / scale;
@@ -298,7 +311,7 @@ static tosac_value *unit_i32(lower *l, const tosac_value *v, double *scale, int 
         return to_i32(l, v, *scale, bits, like);
     }
     tosac_qparams q;
-    if (!qp_of(l, v, &q)) return unsupported(l, like, "an input without calibration range"), NULL;
+    if (!qp_of(l, v, &q)) return no_range(l, like, "an input"), NULL;
     *scale = q.scale;
     return to_i32(l, v, q.scale, bits, like);
 }
@@ -328,6 +341,25 @@ static int64_t last_dim(const tosac_value *v) { return v->rank ? v->shape[v->ran
 
 /* Per-output-channel symmetric int8 weights: channel of element k is chan(k); with --per-tensor
    one absmax over the whole tensor (every channel gets the same scale). */
+/* A QDQ model's weights are the model's int8 codes times its scale. The coarsest step s for which
+   every weight of the channel (elements first, first + step, ... of w) is an integer multiple, with
+   the largest at most 127 steps, gives those weights back exactly when requantized (the model's own
+   scale, or a multiple of it when every code shares a factor: the same reals). 0 when there is
+   none (weights that were never quantized). */
+static double weight_grid(const tosac_value *w, int64_t first, int64_t count, int64_t step, double absmax)
+{
+    for (int q = 1; q <= 127 && absmax > 0; q++) {
+        double g = absmax / q;
+        bool ok = true;
+        for (int64_t k = 0; k < count && ok; k++) {
+            double r = quant_const_f32(w, first + k * step) / g;
+            ok = fabs(r - nearbyint(r)) < 1e-3;
+        }
+        if (ok) return g;
+    }
+    return 0;
+}
+
 static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw)
 {
     int64_t n = tosac_value_nelem(w), per = n / oc;
@@ -341,7 +373,13 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
     }
     if (l->o->per_tensor)
         for (int64_t c = 1; c < oc; c++) absmax[0] = fmax(absmax[0], absmax[c]);
-    for (int64_t c = 0; c < oc; c++) sw[c] = tosac_quant_choose_weight(absmax[l->o->per_tensor ? 0 : c]);
+    for (int64_t c = 0; c < oc; c++) {
+        double grid = 0;
+        if (l->fx->n_chains) /* a QDQ model: its own weight scales */
+            grid = l->o->per_tensor ? weight_grid(w, 0, n, 1, absmax[0])
+                                    : weight_grid(w, depthwise_layout ? c : c * per, per, depthwise_layout ? oc : 1, absmax[c]);
+        sw[c] = grid > 0 ? grid : tosac_quant_choose_weight(absmax[l->o->per_tensor ? 0 : c]);
+    }
     for (int64_t k = 0; k < n; k++) {
         int64_t c = depthwise_layout ? k % oc : k / per;
         tosac_qparams wq = {sw[c], 0};
@@ -364,7 +402,7 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
     bool dw = n->op == TOSAC_OP_DEPTHWISE_CONV2D;
     if (oc <= 0 || tosac_value_nelem(w) % oc || (nb != oc && nb != 1)) return unsupported(l, n, "unexpected weight layout");
     tosac_qparams qx;
-    if (!qp_of(l, x, &qx)) return unsupported(l, n, "input without calibration range");
+    if (!qp_of(l, x, &qx)) return no_range(l, n, "input");
     double *sw = malloc((size_t)oc * sizeof *sw), *sc = malloc((size_t)oc * sizeof *sc);
     int32_t *bq = malloc((size_t)oc * sizeof *bq);
     tosac_status s = TOSAC_OK;
@@ -401,7 +439,7 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
 {
     const tosac_value *a = n->inputs[0], *bm = n->inputs[1], *y = n->outputs[0];
     tosac_qparams qa, qb;
-    if (!qp_of(l, a, &qa) || !qp_of(l, bm, &qb)) return unsupported(l, n, "input without calibration range");
+    if (!qp_of(l, a, &qa) || !qp_of(l, bm, &qb)) return no_range(l, n, "input");
     tosac_value *ai = as_i8(l, a, qa, n), *bi;
     if (!ai) return TOSAC_ERR_UNSUPPORTED;
     int64_t w = last_dim(y);
@@ -456,7 +494,7 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
     }
     /* ExecuTorch's InsertRescaleInt32Pass: both to int32 at 2*max(s1,s2)/2^20, add, keep in int32 */
     tosac_qparams qa, qb;
-    if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return unsupported(l, n, "input without calibration range");
+    if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return no_range(l, n, "input");
     double common = 2.0 * fmax(qa.scale, qb.scale) / 1048576.0;
     int ba, bb;
     tosac_value *ia = to_i32(l, a, common, &ba, n), *ib = ia ? to_i32(l, bv, common, &bb, n) : NULL;
@@ -549,7 +587,7 @@ static tosac_status lower_clamp(lower *l, const tosac_node *n)
 {
     const tosac_value *x = n->inputs[0], *y = n->outputs[0];
     tosac_qparams q;
-    if (!qp_of(l, y, &q)) return unsupported(l, n, "output without calibration range");
+    if (!qp_of(l, y, &q)) return no_range(l, n, "output");
     /* the clamp's own output range becomes the q-params: its bounds mostly come for free */
     tosac_value *t = as_i8(l, x, q, n);
     if (!t) return TOSAC_ERR_UNSUPPORTED;
@@ -581,12 +619,12 @@ static bool is_data_movement(uint32_t op)
 static tosac_status lower_move(lower *l, const tosac_node *n)
 {
     const tosac_value *x = n->inputs[0], *y = n->outputs[0];
-    tosac_qparams q;
-    if (!qp_of(l, y, &q)) return unsupported(l, n, "output without calibration range");
+    tosac_qparams q = {1.0, 0};
     const form *f = &l->f[x->index];
     /* RESHAPE keeps an int32 form (MATMUL -> RESHAPE -> bias ADD) when its channels survive */
     bool wide = n->op == TOSAC_OP_RESHAPE && !ir_is_const(x) && f->i32 && !f->i8 &&
                 (f->nsc == 1 || last_dim(x) == last_dim(y));
+    if (!wide && !qp_of(l, y, &q)) return no_range(l, n, "output");
     tosac_value *ins[8];
     if (n->n_inputs > 8) return unsupported(l, n, "too many operands");
     ins[0] = wide ? f->i32 : as_i8(l, x, q, n);
@@ -638,7 +676,7 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
     if (n->attr[TOSAC_ATTR_RESIZE_mode].i != TOSAC_RESIZE_BILINEAR) return lower_move(l, n);
     const tosac_value *x = n->inputs[0], *y = n->outputs[0], *sv = n->inputs[1];
     tosac_qparams q;
-    if (!qp_of(l, x, &q)) return unsupported(l, n, "input without calibration range");
+    if (!qp_of(l, x, &q)) return no_range(l, n, "input");
     if (!sv->is_shape || sv->data_len < 32) return unsupported(l, n, "the scale must be a constant shape");
     int64_t sc[4];
     for (int k = 0; k < 4; k++) {
@@ -669,7 +707,7 @@ static tosac_status lower_concat(lower *l, const tosac_node *n)
 {
     const tosac_value *y = n->outputs[0];
     tosac_qparams q;
-    if (!qp_of(l, y, &q)) return unsupported(l, n, "output without calibration range");
+    if (!qp_of(l, y, &q)) return no_range(l, n, "output");
     tosac_value **ins = malloc((n->n_inputs ? n->n_inputs : 1) * sizeof *ins);
     if (!ins) return oom(l);
     tosac_status s = TOSAC_OK;
@@ -686,7 +724,7 @@ static tosac_status lower_concat(lower *l, const tosac_node *n)
 static tosac_status lower_table(lower *l, const cluster *c, const tosac_node *n)
 {
     tosac_qparams qx, qy;
-    if (!qp_of(l, c->x, &qx) || !qp_of(l, c->y, &qy)) return unsupported(l, n, "value without calibration range");
+    if (!qp_of(l, c->x, &qx) || !qp_of(l, c->y, &qy)) return no_range(l, n, "value");
     tosac_value *xi = as_i8(l, c->x, qx, n);
     if (!xi) return TOSAC_ERR_UNSUPPORTED;
     int8_t table[256];
@@ -728,6 +766,21 @@ static bool same_shape(const tosac_value *a, const tosac_value *b)
 
 /* Tries to make a TABLE cluster of the elementwise operators fed (only) by node i's single
    non-constant input x. Returns true when a cluster was recorded. */
+/* FP node i belongs to a Q/DQ chain of the model (lowered as one step, never part of a TABLE). */
+static bool in_qdq(const lower *l, uint32_t i) { return l->fx->in_chain[i] || l->fx->chain_in[i] >= 0; }
+
+/* The last node of a Q/DQ chain: its output is the chain input's int8 form at the model's q-params
+   (a conv accumulator is rescaled straight to them; an int8 value at them is reused). */
+static tosac_status lower_qdq(lower *l, const tosac_node *n)
+{
+    const tosac_value *x = l->fb->tensors[l->fx->chain_in[n->index]], *y = n->outputs[0];
+    tosac_qparams q = l->fx->q[y->index];
+    tosac_value *t = as_i8(l, x, q, n);
+    if (!t) return TOSAC_ERR_UNSUPPORTED;
+    set_i8(l, y, t, q);
+    return TOSAC_OK;
+}
+
 static bool try_cluster(lower *l, uint32_t i, bool *in_s, bool *in_a, tosac_node **stack)
 {
     const tosac_block *fb = l->fb;
@@ -749,7 +802,7 @@ static bool try_cluster(lower *l, uint32_t i, bool *in_s, bool *in_a, tosac_node
     uint32_t last = i;
     for (uint32_t j = i; j < fb->n_nodes; j++) {
         const tosac_node *n = fb->nodes[j];
-        if (l->cluster_of[j] >= 0 || !is_ewise(n->op) || n->n_outputs != 1 || !same_shape(n->outputs[0], x) ||
+        if (l->cluster_of[j] >= 0 || in_qdq(l, j) || !is_ewise(n->op) || n->n_outputs != 1 || !same_shape(n->outputs[0], x) ||
             n->outputs[0]->dtype != TOSAC_DTYPE_FP32)
             continue;
         bool ok = true, fed = false;
@@ -823,7 +876,7 @@ static tosac_status find_clusters(lower *l)
     l->cl = calloc(n ? n : 1, sizeof *l->cl);
     tosac_status s = in_s && in_a && stack && l->cl ? TOSAC_OK : oom(l);
     for (uint32_t i = 0; i < n && s == TOSAC_OK; i++)
-        while (l->cluster_of[i] < 0 && is_ewise(fb->nodes[i]->op) && try_cluster(l, i, in_s, in_a, stack)) {
+        while (l->cluster_of[i] < 0 && !in_qdq(l, i) && is_ewise(fb->nodes[i]->op) && try_cluster(l, i, in_s, in_a, stack)) {
         }
     free(in_s);
     free(in_a);
@@ -958,19 +1011,30 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     free(lo);
     free(hi);
     if (s != TOSAC_OK) return s;
-    for (uint32_t i = 0; i < fb->n_nodes; i++) {
-        const tosac_node *n = fb->nodes[i];
-        tosac_qparams q;
-        if (shares_input_qp(n->op) && n->n_outputs == 1 && !ir_is_const(n->inputs[0]) && qp_of(l, n->inputs[0], &q)) {
-            l->qp[n->outputs[0]->index] = q;
-            l->has_qp[n->outputs[0]->index] = true;
+    /* the model's own Q/DQ q-params win over calibration and over sharing */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t k = 0; k < nt; k++)
+            if (l->fx->has[k]) {
+                l->qp[k] = l->fx->q[k];
+                l->has_qp[k] = true;
+            }
+        for (uint32_t i = 0; i < fb->n_nodes && !pass; i++) {
+            const tosac_node *n = fb->nodes[i];
+            tosac_qparams q;
+            if (shares_input_qp(n->op) && n->n_outputs == 1 && !ir_is_const(n->inputs[0]) && qp_of(l, n->inputs[0], &q)) {
+                l->qp[n->outputs[0]->index] = q;
+                l->has_qp[n->outputs[0]->index] = true;
+            }
         }
     }
     for (uint32_t i = 0; i < fb->n_inputs; i++) {
         const tosac_value *v = fb->inputs[i];
         tosac_qparams q;
-        if (v->dtype != TOSAC_DTYPE_FP32 || !qp_of(l, v, &q))
-            return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED, "input '%s': only FP32 inputs can be quantized", v->name);
+        /* FP32, or int8 codes a DequantizeLinear of the model reads */
+        if ((v->dtype != TOSAC_DTYPE_FP32 && !(v->dtype == TOSAC_DTYPE_INT8 && l->fx->has[v->index])) || !qp_of(l, v, &q))
+            return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED,
+                                  "input '%s': only FP32 inputs (or int8 ones read by DequantizeLinear) can be quantized",
+                                  v->name);
         tosac_value *t = tosac_block_add_tensor(l->b, v->name, TOSAC_DTYPE_INT8, v->rank, v->shape);
         if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
         set_i8(l, v, t, q);
@@ -979,6 +1043,11 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     for (uint32_t i = 0; i < fb->n_nodes && s == TOSAC_OK; i++) {
         const tosac_node *n = fb->nodes[i];
         if (n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE) continue;
+        if (l->fx->in_chain[i]) continue;
+        if (l->fx->chain_in[i] >= 0) {
+            s = lower_qdq(l, n);
+            continue;
+        }
         int32_t c = l->cluster_of[i];
         if (c >= 0) {
             if (l->cl[c].y == n->outputs[0]) s = lower_table(l, &l->cl[c], n);
@@ -989,7 +1058,7 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     for (uint32_t i = 0; i < fb->n_outputs && s == TOSAC_OK; i++) {
         const tosac_value *v = fb->outputs[i];
         tosac_qparams q;
-        if (!qp_of(l, v, &q)) return unsupported(l, v->producer, "graph output without calibration range");
+        if (!qp_of(l, v, &q)) return no_range(l, v->producer, "graph output");
         tosac_value *t = as_i8(l, v, q, v->producer);
         if (!t) return TOSAC_ERR_UNSUPPORTED;
         bool taken = false; /* an input or an earlier output keeps its name: copy */
@@ -1104,7 +1173,12 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         for (uint32_t k = 0; k < fb->n_outputs && s == TOSAC_OK; k++) s = fill_io(&io->outputs[k], fb->outputs[k]);
         if (s != TOSAC_OK) s = oom(&l);
     }
-    if (s == TOSAC_OK) s = quant_calibrate(fb, fp, o, &st, d);
+    quant_fixed fx;
+    memset(&fx, 0, sizeof fx);
+    if (s == TOSAC_OK) s = quant_qdq_find(fb, &fx, d);
+    l.fx = &fx;
+    /* a QDQ model needs no calibration; with data, what its Q/DQ leave open is calibrated */
+    if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains)) s = quant_calibrate(fb, fp, o, &st, d);
     uint32_t nt = fb->n_tensors, nn = fb->n_nodes;
     if (s == TOSAC_OK) {
         l.qp = calloc(nt ? nt : 1, sizeof *l.qp);
@@ -1143,7 +1217,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         if (s != TOSAC_OK && !tosac_diag_count(d)) tosac_diag_add(d, s, "compacting the integer graph failed");
     }
     if (s == TOSAC_OK) s = quant_validate(l.g, TOSAC_PROFILE_INT, d);
-    if (s == TOSAC_OK && report) {
+    if (s == TOSAC_OK && report && quant_sample_count(o)) {
         quant_map_entry *map = NULL;
         uint32_t n_map = 0;
         s = report_map(&l, &map, &n_map);
@@ -1161,6 +1235,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     free(l.f);
     free(l.uses);
     free(l.cluster_of);
+    quant_fixed_free(&fx);
     quant_stats_free(&st);
     if (s == TOSAC_OK) {
         *out = l.g;

@@ -66,6 +66,19 @@ tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tos
 tosac_status quant_cluster_eval(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
                                 const float *xv, float *yv, uint32_t n, tosac_diag *d);
 
+/* Q/DQ chains of a pre-quantized model in the FP block (qdq.c): by FP value index, q-params fixed
+   by the model; by FP node index, whether the node is inside a chain (no operator of its own) and,
+   for a chain's last node, the value index of the chain's input (else -1). */
+typedef struct quant_fixed {
+    bool *has;
+    tosac_qparams *q;
+    bool *in_chain;
+    int32_t *chain_in;
+    uint32_t n_chains;
+} quant_fixed;
+tosac_status quant_qdq_find(const tosac_block *b, quant_fixed *f, tosac_diag *d);
+void quant_fixed_free(quant_fixed *f);
+
 /* Validates the quantized graph for `profiles` (a failure is an internal error). */
 tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, tosac_diag *d);
 /* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
