@@ -151,6 +151,9 @@ typedef struct tosac_quant_opts {
         tensors holding uint8 codes, converted by RESCALEs with the unsigned flags) or FLOAT32 (the
         quantize and dequantize inside the program as FP operators: needs an INT+FP target). */
     tosac_quant_io_type io;
+    /** When set: also write the FP program with the chosen q-params as QuantizeLinear/
+        DequantizeLinear nodes to this ONNX file (docs/QUANT.md, --emit-qdq). */
+    const char *emit_qdq;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */

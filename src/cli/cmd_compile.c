@@ -52,7 +52,7 @@ void cli_compile_help(FILE *out)
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
             "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE]\n"
-            "                     [--io float|int8|uint8] [--preserve-io-quantization]\n"
+            "                     [--io float|int8|uint8] [--preserve-io-quantization] [--emit-qdq FILE.onnx]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
             "and validates it. The output file is written only when compilation succeeds.\n"
@@ -99,13 +99,15 @@ void cli_compile_help(FILE *out)
             "                            converted by RESCALEs with the unsigned flags)\n"
             "  --preserve-io-quantization  with +INT+FP and --io float: keep the I/O quantization out of\n"
             "                            the program (INT8 I/O + sidecar), as on an INT-only target\n"
+            "  --emit-qdq FILE.onnx      also write the quantized program's FP graph as ONNX with the\n"
+            "                            chosen scales/zero points as QuantizeLinear/DequantizeLinear\n"
             "\n"
             "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n",
             pass_list());
 }
 
 typedef struct compile_args {
-    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io;
+    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq;
     bool report, verify_each, per_tensor, preserve_io;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
@@ -125,6 +127,7 @@ static const struct {
     {"--report-json", offsetof(compile_args, report_json)},
     {"--calib-method", offsetof(compile_args, calib_method)},
     {"--io", offsetof(compile_args, io)},
+    {"--emit-qdq", offsetof(compile_args, emit_qdq)},
 };
 
 /* Options without a value. */
@@ -456,6 +459,7 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */
     if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
     qo.per_tensor = a->per_tensor;
+    qo.emit_qdq = a->emit_qdq;
     if (a->io && !strcmp(a->io, "uint8")) qo.io = TOSAC_QUANT_IO_UINT8;
     else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io) qo.io = TOSAC_QUANT_IO_FLOAT32;
     qo.method = TOSAC_QUANT_CALIB_PERCENTILE; /* the best on the zoo (docs/QUANT.md) */
@@ -508,8 +512,8 @@ int cli_compile(int argc, char **argv)
     bool quant = (profiles & TOSAC_PROFILE_INT) && (!(profiles & TOSAC_PROFILE_FP) || a.n_calib);
     if (a.io && strcmp(a.io, "float") && strcmp(a.io, "int8") && strcmp(a.io, "uint8"))
         return cli_usage_error(CMD, "unknown --io '%s' (float, int8 or uint8)", a.io);
-    if (!quant && (a.io || a.preserve_io))
-        return cli_usage_error(CMD, "--io and --preserve-io-quantization apply to quantized programs (--target "
+    if (!quant && (a.io || a.preserve_io || a.emit_qdq))
+        return cli_usage_error(CMD, "--io, --preserve-io-quantization and --emit-qdq apply to quantized programs (--target "
                                     "TOSA-1.0+INT, or +INT+FP with --calibrate)");
     if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json))
         return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor and --report-json "

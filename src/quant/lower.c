@@ -54,6 +54,8 @@ typedef struct lower {
     uint32_t n_cl;
     uint32_t *uses; /* FP value index -> operator input slots + output slots */
     const quant_fixed *fx; /* the model's own Q/DQ (qdq.c) */
+    double **wsc;          /* FP value index -> the per-channel scales chosen for those weights */
+    float **cq;            /* FP value index -> a constant operand's values as the INT program has them */
 } lower;
 
 /* ---- helpers shared with the other steps --------------------------------------------------- */
@@ -221,6 +223,15 @@ static bool qp_of(lower *l, const tosac_value *v, tosac_qparams *q)
     return l->has_qp[i];
 }
 
+/* Records what the INT program makes of constant v (its codes dequantized) for --emit-qdq. */
+static void keep_const(lower *l, const tosac_value *v, const int32_t *codes, int64_t n, double scale, int32_t zp)
+{
+    float *f = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * sizeof *f);
+    if (!f) return;
+    for (int64_t k = 0; k < n; k++) f[k] = (float)((double)(codes[k] - zp) * scale);
+    l->cq[v->index] = f;
+}
+
 /* The INT8 tensor of FP value v at q-params q (a constant is quantized, a form rescaled). */
 static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const tosac_node *like)
 {
@@ -236,6 +247,7 @@ static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const
         if (!vals) return oom(l), NULL;
         for (int64_t k = 0; k < n; k++) vals[k] = tosac_quant_quantize(quant_const_f32(v, k), q, -128, 127);
         t = int_const(l, "qconst", TOSAC_DTYPE_INT8, v->rank, v->shape, vals, n);
+        keep_const(l, v, vals, n, q.scale, q.zero_point);
         free(vals);
         if (!t) oom(l);
     } else if (f->i32) {
@@ -267,7 +279,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
     form *f = &l->f[v->index];
     if (ir_is_const(v)) {
         int64_t n = tosac_value_nelem(v);
-        int32_t *vals = malloc((size_t)(n ? n : 1) * sizeof *vals);
+        int32_t *vals = calloc((size_t)(n ? n : 1), sizeof *vals);
         if (!vals) return oom(l), NULL;
         double mag = 0;
         for (int64_t k = 0; k < n; k++) {
@@ -277,6 +289,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
             mag = fabs(r) > mag ? fabs(r) : mag;
         }
         tosac_value *t = int_const(l, "qconst32_", TOSAC_DTYPE_INT32, v->rank, v->shape, vals, n);
+        keep_const(l, v, vals, n, scale, 0);
         free(vals);
         *bits = bits_for(mag);
         return t ? t : (oom(l), NULL);
@@ -386,6 +399,9 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
         q[k] = tosac_quant_quantize(quant_const_f32(w, k), wq, -127, 127);
     }
     t = int_const(l, "qweight", TOSAC_DTYPE_INT8, w->rank, w->shape, q, n);
+    double *keep = t ? tosac_arena_alloc_uninit(&l->g->arena, (size_t)oc * sizeof *keep) : NULL;
+    if (keep) memcpy(keep, sw, (size_t)oc * sizeof *keep);
+    l->wsc[w->index] = keep; /* for --emit-qdq */
 out:
     free(absmax);
     free(q);
@@ -1089,9 +1105,9 @@ static tosac_status fill_io(tosac_quant_io *io, const tosac_value *v)
     return TOSAC_OK;
 }
 
-/* The SQNR report's map: every FP value with an integer form, except those pure data movement
-   produces (the same codes as its input: no error of its own). */
-static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *n_out)
+/* The map FP value -> its integer form, for the SQNR report (without what pure data movement
+   produces: the same codes as its input, no error of its own) and --emit-qdq (`moves`: with it). */
+static tosac_status report_map(const lower *l, bool moves, quant_map_entry **out, uint32_t *n_out)
 {
     const tosac_block *fb = l->fb;
     quant_map_entry *m = calloc(fb->n_tensors ? fb->n_tensors : 1, sizeof *m);
@@ -1102,7 +1118,8 @@ static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *
         const form *f = &l->f[k];
         const tosac_node *p = v->producer;
         if (ir_is_const(v) || (!f->i8 && !f->i32)) continue;
-        if (p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D) continue;
+        if (!moves && p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D)
+            continue;
         quant_map_entry *e = &m[n++];
         e->fp = k;
         if (f->i8) {
@@ -1185,11 +1202,13 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         l.has_qp = calloc(nt ? nt : 1, sizeof *l.has_qp);
         l.f = calloc(nt ? nt : 1, sizeof *l.f);
         l.uses = calloc(nt ? nt : 1, sizeof *l.uses);
+        l.wsc = calloc(nt ? nt : 1, sizeof *l.wsc);
+        l.cq = calloc(nt ? nt : 1, sizeof *l.cq);
         l.cluster_of = malloc((nn ? nn : 1) * sizeof *l.cluster_of);
         l.g = tosac_graph_create();
         tosac_region *r = l.g ? tosac_graph_add_region(l.g, "main") : NULL;
         l.b = r ? tosac_region_add_block(r, "main") : NULL;
-        if (!l.qp || !l.has_qp || !l.f || !l.uses || !l.cluster_of || !l.b) s = oom(&l);
+        if (!l.qp || !l.has_qp || !l.f || !l.uses || !l.wsc || !l.cq || !l.cluster_of || !l.b) s = oom(&l);
     }
     if (s == TOSAC_OK) {
         for (uint32_t i = 0; i < nn; i++) {
@@ -1220,8 +1239,15 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     if (s == TOSAC_OK && report && quant_sample_count(o)) {
         quant_map_entry *map = NULL;
         uint32_t n_map = 0;
-        s = report_map(&l, &map, &n_map);
+        s = report_map(&l, false, &map, &n_map);
         if (s == TOSAC_OK) s = quant_report(fp, l.g, o, io, map, n_map, report, d);
+        free(map);
+    }
+    if (s == TOSAC_OK && o->emit_qdq) {
+        quant_map_entry *map = NULL;
+        uint32_t n_map = 0;
+        s = report_map(&l, true, &map, &n_map);
+        if (s == TOSAC_OK) s = quant_emit_qdq(fp, map, n_map, l.wsc, l.cq, o->emit_qdq, d);
         free(map);
     }
     /* last: the report runs the program with int8 I/O */
@@ -1234,6 +1260,8 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     free(l.has_qp);
     free(l.f);
     free(l.uses);
+    free(l.wsc);
+    free(l.cq);
     free(l.cluster_of);
     quant_fixed_free(&fx);
     quant_stats_free(&st);

@@ -79,6 +79,12 @@ typedef struct quant_fixed {
 tosac_status quant_qdq_find(const tosac_block *b, quant_fixed *f, tosac_diag *d);
 void quant_fixed_free(quant_fixed *f);
 
+/* --emit-qdq: the FP graph as ONNX with Q/DQ at the int8 forms of `map`, the lowering's weight
+   scales (FP value index -> per-channel scales, or NULL) and its quantized constant operands
+   (FP value index -> the values the INT program uses, or NULL) (emit_qdq.c). */
+tosac_status quant_emit_qdq(const tosac_graph *fp, const quant_map_entry *map, uint32_t n_map, double *const *wsc,
+                            float *const *cq, const char *path, tosac_diag *d);
+
 /* Validates the quantized graph for `profiles` (a failure is an internal error). */
 tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, tosac_diag *d);
 /* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
