@@ -22,7 +22,7 @@ bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift)
     }
     int64_t s = 31 - (int64_t)exp;
     if (s > 62) { /* tiny scales: fewer multiplier bits instead of an out-of-range shift */
-        m >>= (s - 62);
+        m = s - 62 < 63 ? m >> (s - 62) : 0;
         s = 62;
     }
     if (s < 2) return false;

@@ -71,6 +71,11 @@ static void test_multiplier_known(void)
     EXPECT(tosac_quant_multiplier(ldexp(1.0, -40), &m, &s));
     EXPECT_EQ_I(s, 62);
     EXPECT_EQ_I(m, 1 << 22);
+    /* so small that every multiplier bit is shifted out (a fuzzer found the shift of 64 or more
+       this used to make): multiplier 0, the result is the zero point */
+    EXPECT(tosac_quant_multiplier(ldexp(1.0, -110), &m, &s));
+    EXPECT_EQ_I(s, 62);
+    EXPECT_EQ_I(m, 0);
     /* too large (shift < 2), not positive, not finite */
     EXPECT(!tosac_quant_multiplier(ldexp(1.0, 29), &m, &s));
     EXPECT(tosac_quant_multiplier(ldexp(1.0, 29) - 1, &m, &s));
