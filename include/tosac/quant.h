@@ -50,6 +50,19 @@ bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift);
 
 /** Asymmetric int8 activation q-params from an observed range ([-128,127], PT2E minmax). */
 tosac_qparams tosac_quant_choose_act(double min, double max);
+/** Smallest int16 activation scale (--a16w8). ExecuTorch's a16w8 config uses 2^-12, which would
+    make an int16 step coarser than an int8 one for ranges below ~8; this keeps int16 finer. */
+#define TOSAC_QUANT_EPS16 (1.0 / 16777216.0)
+/** Symmetric int16 activation q-params (--a16w8): zp 0, scale = max(|min|, |max|)/32767, codes
+    [-32767, 32767] (ExecuTorch's get_symmetric_a16w8_quantization_config). */
+tosac_qparams tosac_quant_choose_act16(double min, double max);
+/**
+ * RESCALE multiplier/shift for scale32 = false (a 16-bit multiplier, required for INT48 inputs):
+ * frexp(scale) = mant*2^exp, m = round_half_even(mant*2^15); m == 2^15 is halved with exp+1;
+ * shift = 15 - exp; a shift above 62 shifts m right and is capped at 62.
+ * @return false when scale is not a positive finite number or the shift is below 2.
+ */
+bool tosac_quant_multiplier16(double scale, int32_t *multiplier, int32_t *shift);
 /** Symmetric int8 weight scale from a channel's absolute maximum ([-127,127], zp 0). */
 double tosac_quant_choose_weight(double absmax);
 /** clamp(round_half_even(x / scale) + zp, lo, hi); NaN gives zp. */
@@ -61,6 +74,7 @@ double tosac_quant_dequantize(int32_t q, tosac_qparams q_params);
 typedef struct tosac_quant_io {
     const char *name;
     tosac_qparams q;
+    bool int16; /**< INT16 (--a16w8) rather than INT8 */
     int32_t rank;
     int64_t shape[8];
 } tosac_quant_io;
@@ -135,6 +149,9 @@ typedef struct tosac_quant_opts {
     tosac_quant_calib_method method;
     /** One weight scale per tensor (absmax over the whole tensor) instead of per output channel. */
     bool per_tensor;
+    /** int16 symmetric activations, int8 weights, INT48 accumulators: the result needs EXT-INT16
+        (TOSA-1.0+INT+int16) and is validated with it. */
+    bool a16w8;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */
@@ -143,7 +160,8 @@ typedef struct tosac_quant_layer {
     const char *op;        /**< the FP operator that produces it (TOSA name) */
     const char *onnx_node; /**< its ONNX node, or NULL */
     uint32_t index;        /**< its position among the FP graph's tensors (graph order) */
-    bool int32;            /**< compared in its int32 form (it has no int8 form: consumed wider) */
+    bool int32;            /**< compared in its int32 (or INT48) form (it has no int8 form: consumed wider) */
+    bool int16;            /**< its activation form is INT16 (--a16w8) */
     tosac_qparams q;       /**< int8 q-params (int32 form: the real scale of channel 0, zp 0) */
     uint64_t n;            /**< elements compared over all samples */
     double signal, noise;  /**< sum of fp^2 and of (fp - dequantized int)^2 over all samples */
@@ -191,6 +209,19 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
 typedef tosac_status (*tosac_quant_eval_fn)(void *user, const float *x, float *y, uint32_t n, tosac_diag *d);
 tosac_status tosac_quant_table_int8(tosac_qparams in, tosac_qparams out, tosac_quant_eval_fn eval, void *user,
                                     int8_t table[256], tosac_diag *d);
+/**
+ * The int16 TABLE (513 entries, EXT-INT16) of y = f(x): entry[i + 256] = clamp(round_half_even(
+ * f(clamp(dequantize(128 * i, in), lo, hi)) / out.scale), -32768, 32767) for i in -256..256 (the
+ * last entry samples the input code 32768, one past the int16 range: TOSA interpolates towards
+ * it). [lo, hi] is the calibrated input range: the symmetric int16 codes also cover values never
+ * seen (a reciprocal's negative inputs), and holding f constant there keeps it free of the jumps
+ * TOSA's slope limit forbids. TABLE then gives an int32 at out.scale / 128. *ok is false when two
+ * neighbours differ by more than 32767 (the slope REQUIRE): the caller retries with a coarser
+ * out.scale.
+ */
+tosac_status tosac_quant_table_int16(tosac_qparams in, tosac_qparams out, double lo, double hi,
+                                     tosac_quant_eval_fn eval, void *user, int16_t table[513], bool *ok,
+                                     tosac_diag *d);
 
 #ifdef __cplusplus
 }

@@ -344,11 +344,12 @@ static void print_graph_result(int rc)
     if (rc >= RUN_VALID && rc <= RUN_ERROR) fprintf(stderr, "Graph result: %s.\n", names[rc]);
 }
 
-/* Quantized programs (docs/QUANT.md): float32/float64 data for an INT8 input with an entry in
-   MODEL.tosa.quant.json is quantized with its scale and zero point (int8 data is taken as is). */
+/* Quantized programs (docs/QUANT.md): float32/float64 data for an INT8 (INT16 with --a16w8) input
+   with an entry in MODEL.tosa.quant.json is quantized with its scale and zero point (integer data
+   is taken as is). */
 static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n)
 {
-    *n = (size_t)npy->count;
+    *n = (size_t)npy->count * (q->int16 ? 2 : 1);
     *bytes = tosac_malloc(*n ? *n : 1);
     if (!*bytes) return false;
     bool f8 = !strcmp(npy->descr, "<f8");
@@ -361,7 +362,12 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
             memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
             x = f;
         }
-        (*bytes)[k] = (uint8_t)(int8_t)tosac_quant_quantize(x, q->q, -128, 127);
+        if (q->int16) { /* TOSA encoding: little-endian */
+            uint16_t v = (uint16_t)(int16_t)tosac_quant_quantize(x, q->q, -32767, 32767);
+            (*bytes)[2 * k] = (uint8_t)v;
+            (*bytes)[2 * k + 1] = (uint8_t)(v >> 8);
+        } else
+            (*bytes)[k] = (uint8_t)(int8_t)tosac_quant_quantize(x, q->q, -128, 127);
     }
     return true;
 }
@@ -393,7 +399,8 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
             lg += (size_t)snprintf(got + lg, sizeof got - lg, "%s%" PRId64, k ? "," : "", npy.shape[k]);
         tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but %s '%s' has shape [%s]", path, got, what,
                        info->name, want);
-    } else if (q && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
+    } else if (q && info->dtype == (q->int16 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8) &&
+               (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
         ok = quantize_npy(&npy, q, bytes, n);
         if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     } else
@@ -405,10 +412,14 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
 static bool write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
                       const tosac_quant_io *q, tosac_diag *d)
 {
-    if (q && info->dtype == TOSAC_DTYPE_INT8) { /* a quantized program's output: dequantized float32 */
+    if (q && info->dtype == (q->int16 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8)) { /* dequantized float32 */
+        if (q->int16) n /= 2;
         float *f = tosac_malloc(n ? n * sizeof *f : 1);
         if (!f) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory"), false;
-        for (size_t k = 0; k < n; k++) f[k] = (float)tosac_quant_dequantize((int8_t)bytes[k], q->q);
+        for (size_t k = 0; k < n; k++)
+            f[k] = (float)tosac_quant_dequantize(q->int16 ? (int16_t)(uint16_t)(bytes[2 * k] | bytes[2 * k + 1] << 8)
+                                                          : (int8_t)bytes[k],
+                                                 q->q);
         bool ok = tosac_npy_write_file(path, "<f4", info->rank, info->shape, f, n * sizeof *f, d) == TOSAC_OK;
         tosac_free(f, n ? n * sizeof *f : 1);
         return ok;

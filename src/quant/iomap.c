@@ -36,8 +36,8 @@ static void write_list(tosac_strbuf *sb, const char *key, const tosac_quant_io *
     for (uint32_t k = 0; k < n; k++) {
         tosac_strbuf_append(sb, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
         tosac_strbuf_append_json_str(sb, io[k].name);
-        tosac_strbuf_appendf(sb, ", \"dtype\": \"int8\", \"scale\": %.17g, \"zero_point\": %d, \"shape\": [",
-                             io[k].q.scale, (int)io[k].q.zero_point);
+        tosac_strbuf_appendf(sb, ", \"dtype\": \"%s\", \"scale\": %.17g, \"zero_point\": %d, \"shape\": [",
+                             io[k].int16 ? "int16" : "int8", io[k].q.scale, (int)io[k].q.zero_point);
         for (int32_t r = 0; r < io[k].rank; r++) tosac_strbuf_appendf(sb, "%s%lld", r ? ", " : "", (long long)io[k].shape[r]);
         tosac_strbuf_append(sb, "]}");
     }
@@ -81,11 +81,14 @@ static tosac_status read_list(const tosac_json *root, const char *key, tosac_qua
         const tosac_json *e = a->items[k], *name = tosac_json_get(e, "name"), *dt = tosac_json_get(e, "dtype"),
                          *sc = tosac_json_get(e, "scale"), *zp = tosac_json_get(e, "zero_point"),
                          *sh = tosac_json_get(e, "shape");
+        bool i16 = dt && dt->kind == TOSAC_JSON_STRING && !strcmp(dt->str, "int16");
         if (!name || name->kind != TOSAC_JSON_STRING || !dt || dt->kind != TOSAC_JSON_STRING ||
-            strcmp(dt->str, "int8") || !sc || sc->kind != TOSAC_JSON_NUMBER || !(sc->num > 0) || !zp ||
-            zp->kind != TOSAC_JSON_NUMBER || zp->num < -128 || zp->num > 127 || zp->num != (double)(int32_t)zp->num)
+            (strcmp(dt->str, "int8") && !i16) || !sc || sc->kind != TOSAC_JSON_NUMBER || !(sc->num > 0) || !zp ||
+            zp->kind != TOSAC_JSON_NUMBER || zp->num < (i16 ? 0 : -128) || zp->num > (i16 ? 0 : 127) ||
+            zp->num != (double)(int32_t)zp->num)
             return tosac_diag_add(d, TOSAC_ERR_FORMAT,
-                                  "%s: %s[%u] needs name, dtype \"int8\", scale > 0 and an int8 zero_point", path, key, k);
+                                  "%s: %s[%u] needs name, dtype \"int8\" or \"int16\", scale > 0 and an int8 zero_point "
+                                  "(int16: 0)", path, key, k);
         size_t len = strlen(name->str) + 1;
         char *copy = malloc(len);
         if (!copy) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
@@ -93,6 +96,7 @@ static tosac_status read_list(const tosac_json *root, const char *key, tosac_qua
         (*out)[k].name = copy;
         (*out)[k].q.scale = sc->num;
         (*out)[k].q.zero_point = (int32_t)zp->num;
+        (*out)[k].int16 = i16;
         if (sh && sh->kind == TOSAC_JSON_ARRAY && sh->n <= 8) {
             (*out)[k].rank = (int32_t)sh->n;
             for (uint32_t r = 0; r < sh->n; r++) (*out)[k].shape[r] = sh->items[r]->kind == TOSAC_JSON_NUMBER ? (int64_t)sh->items[r]->num : 0;

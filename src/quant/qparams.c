@@ -46,6 +46,37 @@ tosac_qparams tosac_quant_choose_act(double min, double max)
     return q;
 }
 
+bool tosac_quant_multiplier16(double scale, int32_t *multiplier, int32_t *shift)
+{
+    if (!(scale > 0) || !isfinite(scale)) return false;
+    int exp = 0;
+    double mant = frexp(scale, &exp);
+    int64_t m = (int64_t)nearbyint(ldexp(mant, 15));
+    if (m == ((int64_t)1 << 15)) { /* the multiplier is an int16 */
+        m >>= 1;
+        exp += 1;
+    }
+    int64_t s = 15 - (int64_t)exp;
+    if (s > 62) {
+        m >>= (s - 62);
+        s = 62;
+    }
+    if (s < 2) return false;
+    *multiplier = (int32_t)m;
+    *shift = (int32_t)s;
+    return true;
+}
+
+tosac_qparams tosac_quant_choose_act16(double min, double max)
+{
+    double a = fmax(fabs(min), fabs(max));
+    if (!isfinite(a)) a = 1e30;
+    double scale = a / 32767.0;
+    if (!(scale >= TOSAC_QUANT_EPS16)) scale = TOSAC_QUANT_EPS16;
+    tosac_qparams q = {scale, 0};
+    return q;
+}
+
 double tosac_quant_choose_weight(double absmax)
 {
     double scale = absmax / 127.0;
