@@ -129,6 +129,10 @@ void tosac_quant_hist_edges(uint32_t bin, double *lo, double *hi);
  */
 void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, double min, double max, double *lo,
                             double *hi);
+/** tosac_quant_hist_range for int16 (--a16w8) when int16 is set: mse's in-range error uses the
+    symmetric int16 step max(-lo, hi)/32767 instead of (hi-lo)/255 (other methods: the same). */
+void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, bool int16, double min, double max,
+                              double *lo, double *hi);
 /** The error E above of the range [lo, hi] (exposed for the tests). */
 double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
 

@@ -990,8 +990,8 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     tosac_status s = lo && hi ? find_clusters(l) : oom(l);
     for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
         if (k < l->st->n && l->st->seen[k])
-            tosac_quant_hist_range(l->st->hist ? l->st->hist + (size_t)k * TOSAC_QUANT_HIST_BINS : NULL, l->o->method,
-                                   l->st->min[k], l->st->max[k], &lo[k], &hi[k]);
+            tosac_quant_hist_range16(l->st->hist ? l->st->hist + (size_t)k * TOSAC_QUANT_HIST_BINS : NULL, l->o->method,
+                                     l->act == TOSAC_DTYPE_INT16, l->st->min[k], l->st->max[k], &lo[k], &hi[k]);
     if (s == TOSAC_OK) s = trim_table_inputs(l, lo, hi);
     for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
         if (k < l->st->n && l->st->seen[k]) {

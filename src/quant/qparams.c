@@ -167,7 +167,7 @@ typedef struct hist_sums {
 /* sums over bins [a, b) */
 static double range_sum(const double *p, uint32_t a, uint32_t b) { return b > a ? p[b] - p[a] : 0; }
 
-static double sums_mse(const hist_sums *h, double lo, double hi, uint32_t below_end, uint32_t above_start)
+static double sums_mse(const hist_sums *h, double lo, double hi, uint32_t below_end, uint32_t above_start, bool i16)
 {
     /* bins [0, below_end) lie below lo, [above_start, BINS) above hi, the rest inside */
     const uint32_t B = TOSAC_QUANT_HIST_BINS, Z = TOSAC_QUANT_HIST_ZERO;
@@ -177,7 +177,8 @@ static double sums_mse(const hist_sums *h, double lo, double hi, uint32_t below_
          hi * hi * range_sum(h->c, above_start, B);
     double inside = range_sum(h->c, below_end, above_start);
     if (below_end <= Z && Z < above_start) inside -= range_sum(h->c, Z, Z + 1); /* zero is exact */
-    double step = (hi - lo) / 255.0;
+    /* int8: (hi - lo)/255; symmetric int16: the larger side over 32767 */
+    double step = i16 ? fmax(-lo, hi) / 32767.0 : (hi - lo) / 255.0;
     return e + inside * step * step / 12.0;
 }
 
@@ -197,6 +198,12 @@ static uint32_t end_below(double v, uint32_t from)
 
 void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, double min, double max, double *lo,
                             double *hi)
+{
+    tosac_quant_hist_range16(hist, m, false, min, max, lo, hi);
+}
+
+void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, bool int16, double min, double max,
+                              double *lo, double *hi)
 {
     *lo = min;
     *hi = max;
@@ -241,7 +248,7 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
     uint32_t bmin = tosac_quant_hist_bin((float)L0), bmax = tosac_quant_hist_bin((float)H0);
     if (bmin > Z) bmin = Z;
     if (bmax < Z || bmax >= B) bmax = Z;
-    double best = sums_mse(&h, L, H, end_below(L, Z), first_above(H, Z));
+    double best = sums_mse(&h, L, H, end_below(L, Z), first_above(H, Z), int16);
     for (int iter = 0; iter < 16; iter++) {
         bool moved = false;
         uint32_t be = end_below(L, Z);
@@ -250,7 +257,7 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
             double el, eh;
             tosac_quant_hist_edges(j, &el, &eh);
             double cand = j == bmax || eh > H0 ? H0 : eh;
-            double e = sums_mse(&h, L, cand, be, first_above(cand, j));
+            double e = sums_mse(&h, L, cand, be, first_above(cand, j), int16);
             if (e < best) best = e, H = cand, moved = true;
         }
         uint32_t fa = first_above(H, Z);
@@ -258,7 +265,7 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
             double el, eh;
             tosac_quant_hist_edges(i, &el, &eh);
             double cand = i == bmin || el < L0 ? L0 : el;
-            double e = sums_mse(&h, cand, H, end_below(cand, i + 1), fa);
+            double e = sums_mse(&h, cand, H, end_below(cand, i + 1), fa, int16);
             if (e < best) best = e, L = cand, moved = true;
         }
         if (!moved) break;

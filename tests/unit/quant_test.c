@@ -501,6 +501,14 @@ static void test_hist_percentile(void)
     double lo2, hi2;
     tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_MSE, mn, mx, &lo2, &hi2);
     EXPECT(lo2 == lo && hi2 == hi);
+    /* int16 (--a16w8): a 128x finer step inside the range makes clipping dearer, so mse keeps a
+       range at least as wide, strictly wider here; percentile does not depend on the width */
+    tosac_quant_hist_range16(h, TOSAC_QUANT_CALIB_MSE, true, mn, mx, &lo2, &hi2);
+    EXPECT(lo2 <= lo && hi2 >= hi && (lo2 < lo || hi2 > hi) && lo2 >= mn && hi2 <= mx);
+    double p8lo, p8hi;
+    tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_PERCENTILE, mn, mx, &p8lo, &p8hi);
+    tosac_quant_hist_range16(h, TOSAC_QUANT_CALIB_PERCENTILE, true, mn, mx, &lo2, &hi2);
+    EXPECT(lo2 == p8lo && hi2 == p8hi);
 out:
     free(v);
     free(sorted);
