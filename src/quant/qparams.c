@@ -213,7 +213,8 @@ void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, 
     for (uint32_t b = 0; b < B; b++) total += (double)hist[b];
     if (!(total > 0)) return;
     if (m == TOSAC_QUANT_CALIB_PERCENTILE) {
-        double want[2] = {1e-4 * total, (1.0 - 1e-4) * total}, got[2] = {min, max}, cum = 0;
+        double tail = int16 ? TOSAC_QUANT_PERCENTILE_TAIL16 : 1e-4;
+        double want[2] = {tail * total, (1.0 - tail) * total}, got[2] = {min, max}, cum = 0;
         int k = 0;
         for (uint32_t b = 0; b < B && k < 2; b++) {
             double c = (double)hist[b];

@@ -21,6 +21,7 @@ DIR holds NAME.onnx (tools/zoo/make_zoo.py DIR --only ...).
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,7 @@ def run(tosac, model, iname, x, work):
     xp = os.path.join(work, "x.npy")
     np.save(xp, x)
     od = os.path.join(work, "out")
+    shutil.rmtree(od, ignore_errors=True)  # outputs of another model must not be read back
     subprocess.run([tosac, "run", model, "-i", f"{iname}={xp}", "-o", od], check=True, capture_output=True)
     return [np.load(os.path.join(od, f)).astype(np.float64).ravel() for f in sorted(os.listdir(od))]
 
