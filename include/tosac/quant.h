@@ -50,6 +50,19 @@ bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift);
 
 /** Asymmetric int8 activation q-params from an observed range ([-128,127], PT2E minmax). */
 tosac_qparams tosac_quant_choose_act(double min, double max);
+/** Smallest int16 activation scale (--a16w8). ExecuTorch's a16w8 config uses 2^-12, which would
+    make an int16 step coarser than an int8 one for ranges below ~8; this keeps int16 finer. */
+#define TOSAC_QUANT_EPS16 (1.0 / 16777216.0)
+/** Symmetric int16 activation q-params (--a16w8): zp 0, scale = max(|min|, |max|)/32767, codes
+    [-32767, 32767] (ExecuTorch's get_symmetric_a16w8_quantization_config). */
+tosac_qparams tosac_quant_choose_act16(double min, double max);
+/**
+ * RESCALE multiplier/shift for scale32 = false (a 16-bit multiplier, required for INT48 inputs):
+ * frexp(scale) = mant*2^exp, m = round_half_even(mant*2^15); m == 2^15 is halved with exp+1;
+ * shift = 15 - exp; a shift above 62 shifts m right and is capped at 62.
+ * @return false when scale is not a positive finite number or the shift is below 2.
+ */
+bool tosac_quant_multiplier16(double scale, int32_t *multiplier, int32_t *shift);
 /** Symmetric int8 weight scale from a channel's absolute maximum ([-127,127], zp 0). */
 double tosac_quant_choose_weight(double absmax);
 /** clamp(round_half_even(x / scale) + zp, lo, hi); NaN gives zp. */
@@ -63,9 +76,10 @@ typedef enum tosac_quant_io_type {
     TOSAC_QUANT_IO_UINT8,    /**< uint8 codes at q (zero point 0..255) in an INT8 tensor; the graph's first
                                   and last RESCALEs carry input_unsigned / output_unsigned */
     TOSAC_QUANT_IO_FLOAT32,  /**< FP32; the program quantizes / dequantizes at q with FP operators */
+    TOSAC_QUANT_IO_INT16,    /**< INT16 codes at q, zero point 0 (--a16w8) */
 } tosac_quant_io_type;
 
-/** "int8", "uint8" or "float32" (the sidecar's dtype). */
+/** "int8", "uint8", "float32" or "int16" (the sidecar's dtype). */
 const char *tosac_quant_io_type_name(tosac_quant_io_type t);
 
 /** One graph input or output of a quantized program: its float <-> integer mapping. */
@@ -127,6 +141,14 @@ void tosac_quant_hist_edges(uint32_t bin, double *lo, double *hi);
  */
 void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, double min, double max, double *lo,
                             double *hi);
+/** tosac_quant_hist_range for int16 (--a16w8) when int16 is set: percentile cuts the
+    TOSAC_QUANT_PERCENTILE_TAIL16 tails instead of 0.0001 (a 256x finer step makes clipping the
+    dearer side of the trade; the value was picked from the zoo measurements in docs/QUANT.md),
+    and mse's in-range error uses the symmetric int16 step max(-lo, hi)/32767 instead of
+    (hi-lo)/255. */
+#define TOSAC_QUANT_PERCENTILE_TAIL16 3e-5
+void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, bool int16, double min, double max,
+                              double *lo, double *hi);
 /** The error E above of the range [lo, hi] (exposed for the tests). */
 double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
 
@@ -154,6 +176,9 @@ typedef struct tosac_quant_opts {
     /** When set: also write the FP program with the chosen q-params as QuantizeLinear/
         DequantizeLinear nodes to this ONNX file (docs/QUANT.md, --emit-qdq). */
     const char *emit_qdq;
+    /** int16 symmetric activations, int8 weights, INT48 accumulators: the result needs EXT-INT16
+        (TOSA-1.0+INT+int16) and is validated with it. */
+    bool a16w8;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */
@@ -162,7 +187,8 @@ typedef struct tosac_quant_layer {
     const char *op;        /**< the FP operator that produces it (TOSA name) */
     const char *onnx_node; /**< its ONNX node, or NULL */
     uint32_t index;        /**< its position among the FP graph's tensors (graph order) */
-    bool int32;            /**< compared in its int32 form (it has no int8 form: consumed wider) */
+    bool int32;            /**< compared in its int32 (or INT48) form (it has no int8 form: consumed wider) */
+    bool int16;            /**< its activation form is INT16 (--a16w8) */
     tosac_qparams q;       /**< int8 q-params (int32 form: the real scale of channel 0, zp 0) */
     uint64_t n;            /**< elements compared over all samples */
     double signal, noise;  /**< sum of fp^2 and of (fp - dequantized int)^2 over all samples */
@@ -218,6 +244,19 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
 typedef tosac_status (*tosac_quant_eval_fn)(void *user, const float *x, float *y, uint32_t n, tosac_diag *d);
 tosac_status tosac_quant_table_int8(tosac_qparams in, tosac_qparams out, tosac_quant_eval_fn eval, void *user,
                                     int8_t table[256], tosac_diag *d);
+/**
+ * The int16 TABLE (513 entries, EXT-INT16) of y = f(x): entry[i + 256] = clamp(round_half_even(
+ * f(clamp(dequantize(128 * i, in), lo, hi)) / out.scale), -32768, 32767) for i in -256..256 (the
+ * last entry samples the input code 32768, one past the int16 range: TOSA interpolates towards
+ * it). [lo, hi] is the calibrated input range: the symmetric int16 codes also cover values never
+ * seen (a reciprocal's negative inputs), and holding f constant there keeps it free of the jumps
+ * TOSA's slope limit forbids. TABLE then gives an int32 at out.scale / 128. *ok is false when two
+ * neighbours differ by more than 32767 (the slope REQUIRE): the caller retries with a coarser
+ * out.scale.
+ */
+tosac_status tosac_quant_table_int16(tosac_qparams in, tosac_qparams out, double lo, double hi,
+                                     tosac_quant_eval_fn eval, void *user, int16_t table[513], bool *ok,
+                                     tosac_diag *d);
 
 #ifdef __cplusplus
 }

@@ -51,7 +51,7 @@ void cli_compile_help(FILE *out)
             "                     [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all]\n"
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
-            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE]\n"
+            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--report-json FILE]\n"
             "                     [--io float|int8|uint8] [--preserve-io-quantization] [--emit-qdq FILE.onnx]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
@@ -87,6 +87,8 @@ void cli_compile_help(FILE *out)
             "                            0.01th..99.99th percentiles), mse (the clipping range with\n"
             "                            the least quantization error) or minmax (observed range)\n"
             "  --per-tensor              one weight scale per tensor instead of per output channel\n"
+            "  --a16w8                   int16 activations, int8 weights, INT48 accumulators (needs a\n"
+            "                            target with +int16, e.g. TOSA-1.0+INT+int16)\n"
             "  --report                  print a compile summary: op counts in and out, transposes,\n"
             "                            constants merged, IDENTITYs added and time per pass; with\n"
             "                            +INT also the SQNR (dB) of every quantized value, INT vs FP\n"
@@ -108,7 +110,7 @@ void cli_compile_help(FILE *out)
 
 typedef struct compile_args {
     const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq;
-    bool report, verify_each, per_tensor, preserve_io;
+    bool report, verify_each, per_tensor, preserve_io, a16w8;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
     long calib_samples;
@@ -139,6 +141,7 @@ static const struct {
     {"--verify-each", offsetof(compile_args, verify_each)},
     {"--per-tensor", offsetof(compile_args, per_tensor)},
     {"--preserve-io-quantization", offsetof(compile_args, preserve_io)},
+    {"--a16w8", offsetof(compile_args, a16w8)},
 };
 
 static int compile_opt(void *ctx, int argc, char **argv, int *i)
@@ -387,7 +390,7 @@ static void print_sqnr(const tosac_quant_report *r, tosac_quant_calib_method met
     printf("%-4s %9s  %-5s %-14s %-12s %s\n", "rank", "SQNR dB", "form", "op", "scale", "value (ONNX node)");
     for (uint32_t k = 0; k < r->n_layers; k++) {
         const tosac_quant_layer *L = &r->layers[k];
-        printf("%-4u %9.2f  %-5s %-14s %-12.5g %s", k + 1, L->sqnr_db, L->int32 ? "i32" : "i8", L->op, L->q.scale, L->name);
+        printf("%-4u %9.2f  %-5s %-14s %-12.5g %s", k + 1, L->sqnr_db, L->int32 ? "i32" : L->int16 ? "i16" : "i8", L->op, L->q.scale, L->name);
         if (L->onnx_node) printf(" (%s)", L->onnx_node);
         putchar('\n');
     }
@@ -460,8 +463,10 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
     qo.per_tensor = a->per_tensor;
     qo.emit_qdq = a->emit_qdq;
+    qo.a16w8 = a->a16w8;
     if (a->io && !strcmp(a->io, "uint8")) qo.io = TOSAC_QUANT_IO_UINT8;
-    else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io) qo.io = TOSAC_QUANT_IO_FLOAT32;
+    else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io && !a->a16w8)
+        qo.io = TOSAC_QUANT_IO_FLOAT32;
     qo.method = TOSAC_QUANT_CALIB_PERCENTILE; /* the best on the zoo (docs/QUANT.md) */
     if (a->calib_method) tosac_quant_calib_method_parse(a->calib_method, &qo.method); /* checked in cli_compile */
     tosac_graph *q = NULL;
@@ -515,6 +520,9 @@ int cli_compile(int argc, char **argv)
     if (!quant && (a.io || a.preserve_io || a.emit_qdq))
         return cli_usage_error(CMD, "--io, --preserve-io-quantization and --emit-qdq apply to quantized programs (--target "
                                     "TOSA-1.0+INT, or +INT+FP with --calibrate)");
+    if (a.a16w8 && (!quant || !(extensions & TOSAC_EXT_INT16)))
+        return cli_usage_error(CMD, "--a16w8 makes int16 activations and INT48 accumulators, which need the int16 "
+                                    "extension: use --target TOSA-1.0+INT+int16 (got %s)", a.target ? a.target : "the FP default");
     if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json))
         return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor and --report-json "
                                     "apply to --target TOSA-1.0+INT only");

@@ -344,12 +344,32 @@ static void print_graph_result(int rc)
     if (rc >= RUN_VALID && rc <= RUN_ERROR) fprintf(stderr, "Graph result: %s.\n", names[rc]);
 }
 
-/* Quantized programs (docs/QUANT.md): float32/float64 data for an INT8 input with an entry in
-   MODEL.tosa.quant.json is quantized with its scale and zero point (int8 data, or uint8 data for
-   a uint8 entry, is taken as is). */
+/* The codes of a quantized program's boundary tensor (TOSA encoding, little-endian): entry type
+   `q->type` (uint8 codes live in INT8 tensors, docs/QUANT.md). */
+static int32_t get_code(const tosac_quant_io *q, const uint8_t *bytes, size_t k)
+{
+    switch (q->type) {
+    case TOSAC_QUANT_IO_UINT8: return bytes[k];
+    case TOSAC_QUANT_IO_INT16: return (int16_t)(uint16_t)(bytes[2 * k] | bytes[2 * k + 1] << 8);
+    default: return (int8_t)bytes[k];
+    }
+}
+
+static size_t code_bytes(const tosac_quant_io *q) { return q->type == TOSAC_QUANT_IO_INT16 ? 2 : 1; }
+
+/* The tensor holds the codes of its sidecar entry q (float32 entries: the program quantizes). */
+static bool holds_codes(const tosac_quant_io *q, const tosac_tensor_info *info)
+{
+    return q && q->type != TOSAC_QUANT_IO_FLOAT32 &&
+           info->dtype == (q->type == TOSAC_QUANT_IO_INT16 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8);
+}
+
+/* Quantized programs (docs/QUANT.md): float32/float64 data for an integer input with an entry in
+   MODEL.tosa.quant.json is quantized with its scale and zero point (integer data of the entry's
+   type is taken as is). */
 static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n)
 {
-    *n = (size_t)npy->count;
+    *n = (size_t)npy->count * code_bytes(q);
     *bytes = tosac_malloc(*n ? *n : 1);
     if (!*bytes) return false;
     bool f8 = !strcmp(npy->descr, "<f8");
@@ -362,8 +382,10 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
             memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
             x = f;
         }
-        (*bytes)[k] = q->type == TOSAC_QUANT_IO_UINT8 ? (uint8_t)tosac_quant_quantize(x, q->q, 0, 255)
-                                                      : (uint8_t)(int8_t)tosac_quant_quantize(x, q->q, -128, 127);
+        int32_t lo = q->type == TOSAC_QUANT_IO_UINT8 ? 0 : q->type == TOSAC_QUANT_IO_INT16 ? -32767 : -128,
+                hi = q->type == TOSAC_QUANT_IO_UINT8 ? 255 : q->type == TOSAC_QUANT_IO_INT16 ? 32767 : 127;
+        uint32_t v = (uint32_t)tosac_quant_quantize(x, q->q, lo, hi);
+        for (size_t j = 0; j < code_bytes(q); j++) (*bytes)[code_bytes(q) * (size_t)k + j] = (uint8_t)(v >> (8 * j));
     }
     return true;
 }
@@ -395,10 +417,11 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
             lg += (size_t)snprintf(got + lg, sizeof got - lg, "%s%" PRId64, k ? "," : "", npy.shape[k]);
         tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but %s '%s' has shape [%s]", path, got, what,
                        info->name, want);
-    } else if (q && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
+    } else if (holds_codes(q, info) && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
         ok = quantize_npy(&npy, q, bytes, n);
         if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    } else if (q && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy.descr, "|i1") || !strcmp(npy.descr, "|u1"))) {
+    } else if (holds_codes(q, info) && info->dtype == TOSAC_DTYPE_INT8 &&
+               (!strcmp(npy.descr, "|i1") || !strcmp(npy.descr, "|u1"))) {
         /* codes are taken as they are, but their signedness must be the sidecar's: uint8 data in
            an int8 input (or the reverse) would be read 128 off */
         ok = (q->type == TOSAC_QUANT_IO_UINT8) == !strcmp(npy.descr, "|u1");
@@ -418,11 +441,12 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
 static bool write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
                       const tosac_quant_io *q, tosac_diag *d)
 {
-    if (q && info->dtype == TOSAC_DTYPE_INT8) { /* a quantized program's output: dequantized float32 */
+    if (holds_codes(q, info)) { /* dequantized float32 */
+        n /= code_bytes(q);
         float *f = tosac_malloc(n ? n * sizeof *f : 1);
         if (!f) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory"), false;
         for (size_t k = 0; k < n; k++)
-            f[k] = (float)tosac_quant_dequantize(q->type == TOSAC_QUANT_IO_UINT8 ? bytes[k] : (int8_t)bytes[k], q->q);
+            f[k] = (float)tosac_quant_dequantize(get_code(q, bytes, k), q->q);
         bool ok = tosac_npy_write_file(path, "<f4", info->rank, info->shape, f, n * sizeof *f, d) == TOSAC_OK;
         tosac_free(f, n ? n * sizeof *f : 1);
         return ok;
@@ -436,14 +460,13 @@ static bool write_npy(const char *path, const tosac_tensor_info *info, const uin
    output (`q`, its sidecar entry) is shown dequantized, as the .npy files are written. */
 static void print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n, const tosac_quant_io *q)
 {
-    if (q && info->dtype == TOSAC_DTYPE_INT8) {
+    if (holds_codes(q, info)) {
         printf("%s: FP32[", info->name);
         for (int32_t k = 0; k < info->rank; k++) printf("%s%" PRId64, k ? "," : "", info->shape[k]);
         printf("] (%s codes dequantized) = [", tosac_quant_io_type_name(q->type));
         int64_t show = info->nelem < 8 ? info->nelem : 8;
-        for (int64_t i = 0; i < show && (size_t)i < n; i++)
-            printf("%s%.6g", i ? ", " : "",
-                   tosac_quant_dequantize(q->type == TOSAC_QUANT_IO_UINT8 ? bytes[i] : (int8_t)bytes[i], q->q));
+        for (int64_t i = 0; i < show && (size_t)i < n / code_bytes(q); i++)
+            printf("%s%.6g", i ? ", " : "", tosac_quant_dequantize(get_code(q, bytes, (size_t)i), q->q));
         printf("%s]\n", info->nelem > show ? ", ..." : "");
         return;
     }

@@ -27,6 +27,7 @@ const char *tosac_quant_io_type_name(tosac_quant_io_type t)
     switch (t) {
     case TOSAC_QUANT_IO_UINT8: return "uint8";
     case TOSAC_QUANT_IO_FLOAT32: return "float32";
+    case TOSAC_QUANT_IO_INT16: return "int16";
     default: return "int8";
     }
 }
@@ -136,9 +137,9 @@ static tosac_status output(tosac_block *b, uint32_t i, tosac_quant_io *io, tosac
 tosac_status quant_boundary(tosac_block *b, tosac_quant_iomap *io, tosac_quant_io_type type, tosac_diag *d)
 {
     tosac_status s = TOSAC_OK;
+    if (type == TOSAC_QUANT_IO_INT8) return TOSAC_OK; /* as lowered (int16 with --a16w8) */
     for (uint32_t i = 0; i < io->n_inputs; i++) io->inputs[i].type = type;
     for (uint32_t i = 0; i < io->n_outputs; i++) io->outputs[i].type = type;
-    if (type == TOSAC_QUANT_IO_INT8) return TOSAC_OK;
     for (uint32_t i = 0; i < b->n_inputs && s == TOSAC_OK; i++) s = input(b, i, &io->inputs[i], type);
     for (uint32_t i = 0; i < b->n_outputs && s == TOSAC_OK; i++) s = output(b, i, &io->outputs[i], type);
     if (s == TOSAC_OK) s = ir_compact(b);

@@ -25,9 +25,9 @@
 #include "tosac/validate.h"
 
 typedef struct form {
-    tosac_value *i8;
+    tosac_value *i8; /* the activation form: INT8, or INT16 under --a16w8 (l->act) */
     tosac_qparams i8q;
-    tosac_value *i32;
+    tosac_value *i32; /* INT32, or the INT48 of an int16 CONV2D/MATMUL (a RESCALE is its only reader) */
     const double *sc; /* nsc real scales over the last dimension (nsc == 1: uniform) */
     uint32_t nsc;
     int bits; /* |i32 value| < 2^bits */
@@ -56,6 +56,9 @@ typedef struct lower {
     const quant_fixed *fx; /* the model's own Q/DQ (qdq.c) */
     double **wsc;          /* FP value index -> the per-channel scales chosen for those weights */
     float **cq;            /* FP value index -> a constant operand's values as the INT program has them */
+    tosac_dtype act;       /* INT8, or INT16 with --a16w8 */
+    double *lo, *hi;       /* FP value index -> the range its q-params come from (int16 TABLEs) */
+    int32_t qmin, qmax;
 } lower;
 
 /* ---- helpers shared with the other steps --------------------------------------------------- */
@@ -108,18 +111,36 @@ static void put_le(uint8_t *p, int64_t v, unsigned bytes)
 static tosac_value *int_const(lower *l, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
                               const int32_t *v, int64_t n)
 {
-    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : 4;
+    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : 4;
     uint8_t *data = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * w);
     if (!data) return NULL;
     for (int64_t k = 0; k < n; k++) put_le(data + k * w, v[k], w);
     return ir_new_const_adopt(l->b, prefix, t, rank, shape, data, (size_t)n * w);
 }
 
+/* A rank-1 INT48 constant (6 bytes each, TOSA's encoding): an int16 convolution's bias. */
+static tosac_value *int48_const(lower *l, const char *prefix, int64_t n, const int64_t *v)
+{
+    uint8_t *data = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * 6);
+    if (!data) return NULL;
+    for (int64_t k = 0; k < n; k++) put_le(data + k * 6, v[k], 6);
+    return ir_new_const_adopt(l->b, prefix, TOSAC_DTYPE_INT48, 1, &n, data, (size_t)n * 6);
+}
+
 static tosac_value *scalar1(lower *l, tosac_dtype t, int32_t v)
 {
-    int64_t one = 1;
-    return int_const(l, t == TOSAC_DTYPE_INT8 ? "zp8_" : "zp32_", t, 1, &one, &v, 1);
+    int64_t one = 1, v48 = v;
+    if (t == TOSAC_DTYPE_INT48) return int48_const(l, "zp48_", 1, &v48); /* a RESCALE's input_zp */
+    return int_const(l, t == TOSAC_DTYPE_INT8 ? "zp8_" : t == TOSAC_DTYPE_INT16 ? "zp16_" : "zp32_", t, 1, &one, &v, 1);
 }
+
+/* The activation q-params of a range: asymmetric int8, or symmetric int16 under --a16w8. */
+static tosac_qparams choose_act(const lower *l, double lo, double hi)
+{
+    return l->act == TOSAC_DTYPE_INT16 ? tosac_quant_choose_act16(lo, hi) : tosac_quant_choose_act(lo, hi);
+}
+
+static bool is_i32(const tosac_value *t) { return t && t->dtype == TOSAC_DTYPE_INT32; }
 
 static tosac_value *copy_shape_value(lower *l, const tosac_value *v)
 {
@@ -137,7 +158,7 @@ static tosac_value *copy_shape_value(lower *l, const tosac_value *v)
 static tosac_value *new_tensor(lower *l, const tosac_value *like, tosac_dtype t)
 {
     char prefix[80];
-    snprintf(prefix, sizeof prefix, "%.60s_%s", like->name, t == TOSAC_DTYPE_INT8 ? "q" : "acc");
+    snprintf(prefix, sizeof prefix, "%.60s_%s", like->name, t == TOSAC_DTYPE_INT8 || t == TOSAC_DTYPE_INT16 ? "q" : "acc");
     return ir_new_tensor(l->b, prefix, t, like->rank, like->shape);
 }
 
@@ -173,20 +194,22 @@ static tosac_value *rescale(lower *l, tosac_value *in, tosac_dtype out_t, const 
         oom(l);
         goto done;
     }
+    /* TOSA forbids scale32 with an INT48 input: a 16-bit multiplier there */
+    bool scale32 = in->dtype != TOSAC_DTYPE_INT48;
     for (uint32_t c = 0; c < n; c++)
-        if (!tosac_quant_multiplier(scales[c], &m[c], &s[c])) {
+        if (!(scale32 ? tosac_quant_multiplier(scales[c], &m[c], &s[c]) : tosac_quant_multiplier16(scales[c], &m[c], &s[c]))) {
             char buf[160];
             snprintf(buf, sizeof buf, "a requantization scale %g cannot be a RESCALE multiplier/shift", scales[c]);
             unsupported(l, like, buf);
             goto done;
         }
     int64_t nn = n;
-    tosac_value *ins[5] = {in, int_const(l, "multiplier", TOSAC_DTYPE_INT32, 1, &nn, m, n),
+    tosac_value *ins[5] = {in, int_const(l, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, 1, &nn, m, n),
                            int_const(l, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, n), scalar1(l, in->dtype, in_zp),
                            scalar1(l, out_t, out_zp)};
-    out = ir_new_tensor(l->b, out_t == TOSAC_DTYPE_INT8 ? "rescaled" : "widened", out_t, in->rank, in->shape);
+    out = ir_new_tensor(l->b, out_t == TOSAC_DTYPE_INT32 ? "widened" : "rescaled", out_t, in->rank, in->shape);
     tosac_node *op = ir_add_op(l->b, TOSAC_OP_RESCALE, 5, ins, out, like);
-    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, 1) != TOSAC_OK ||
+    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, scale32) != TOSAC_OK ||
         tosac_node_set_int(op, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE) != TOSAC_OK ||
         tosac_node_set_int(op, TOSAC_ATTR_RESCALE_per_channel, n > 1) != TOSAC_OK ||
         tosac_node_set_int(op, TOSAC_ATTR_RESCALE_input_unsigned, 0) != TOSAC_OK ||
@@ -216,7 +239,7 @@ static bool qp_of(lower *l, const tosac_value *v, tosac_qparams *q)
             if (x < lo) lo = x;
             if (x > hi) hi = x;
         }
-        l->qp[i] = tosac_quant_choose_act(lo, hi);
+        l->qp[i] = choose_act(l, lo, hi);
         l->has_qp[i] = true;
     }
     *q = l->qp[i];
@@ -245,8 +268,8 @@ static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const
         int64_t n = tosac_value_nelem(v);
         int32_t *vals = malloc((size_t)(n ? n : 1) * sizeof *vals);
         if (!vals) return oom(l), NULL;
-        for (int64_t k = 0; k < n; k++) vals[k] = tosac_quant_quantize(quant_const_f32(v, k), q, -128, 127);
-        t = int_const(l, "qconst", TOSAC_DTYPE_INT8, v->rank, v->shape, vals, n);
+        for (int64_t k = 0; k < n; k++) vals[k] = tosac_quant_quantize(quant_const_f32(v, k), q, l->qmin, l->qmax);
+        t = int_const(l, "qconst", l->act, v->rank, v->shape, vals, n);
         keep_const(l, v, vals, n, q.scale, q.zero_point);
         free(vals);
         if (!t) oom(l);
@@ -254,11 +277,11 @@ static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const
         double *sc = malloc(f->nsc * sizeof *sc);
         if (!sc) return oom(l), NULL;
         for (uint32_t c = 0; c < f->nsc; c++) sc[c] = f->sc[c] / q.scale;
-        t = rescale(l, f->i32, TOSAC_DTYPE_INT8, sc, f->nsc, 0, q.zero_point, like);
+        t = rescale(l, f->i32, l->act, sc, f->nsc, 0, q.zero_point, like);
         free(sc);
     } else if (f->i8) {
         double sc = f->i8q.scale / q.scale;
-        t = rescale(l, f->i8, TOSAC_DTYPE_INT8, &sc, 1, f->i8q.zero_point, q.zero_point, like);
+        t = rescale(l, f->i8, l->act, &sc, 1, f->i8q.zero_point, q.zero_point, like);
     } else {
         char buf[200];
         snprintf(buf, sizeof buf, "value '%s' has no integer form (an operator before it was not lowered)", v->name);
@@ -294,7 +317,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
         *bits = bits_for(mag);
         return t ? t : (oom(l), NULL);
     }
-    if (f->i32 && f->nsc == 1 && f->sc[0] == scale) {
+    if (is_i32(f->i32) && f->nsc == 1 && f->sc[0] == scale) {
         *bits = f->bits;
         return f->i32;
     }
@@ -303,7 +326,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
     tosac_value *t8 = as_i8(l, v, q, like);
     if (!t8) return NULL;
     double sc = q.scale / scale;
-    *bits = bits_for(255.0 * sc);
+    *bits = bits_for((double)(l->qmax - l->qmin) * sc);
     return rescale(l, t8, TOSAC_DTYPE_INT32, &sc, 1, q.zero_point, 0, like);
 }
 
@@ -311,7 +334,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
 static tosac_value *unit_i32(lower *l, const tosac_value *v, double *scale, int *bits, const tosac_node *like)
 {
     form *f = &l->f[v->index];
-    if (!ir_is_const(v) && f->i32 && f->nsc == 1 && f->bits <= 15) {
+    if (!ir_is_const(v) && is_i32(f->i32) && f->nsc == 1 && f->bits <= 15) {
         *scale = f->sc[0];
         *bits = f->bits;
         return f->i32;
@@ -373,7 +396,8 @@ static double weight_grid(const tosac_value *w, int64_t first, int64_t count, in
     return 0;
 }
 
-static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw)
+static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw,
+                                  tosac_dtype t8)
 {
     int64_t n = tosac_value_nelem(w), per = n / oc;
     double *absmax = calloc((size_t)oc, sizeof *absmax);
@@ -398,7 +422,7 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
         tosac_qparams wq = {sw[c], 0};
         q[k] = tosac_quant_quantize(quant_const_f32(w, k), wq, -127, 127);
     }
-    t = int_const(l, "qweight", TOSAC_DTYPE_INT8, w->rank, w->shape, q, n);
+    t = int_const(l, "qweight", t8, w->rank, w->shape, q, n);
     double *keep = t ? tosac_arena_alloc_uninit(&l->g->arena, (size_t)oc * sizeof *keep) : NULL;
     if (keep) memcpy(keep, sw, (size_t)oc * sizeof *keep);
     l->wsc[w->index] = keep; /* for --emit-qdq */
@@ -426,23 +450,35 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
         s = oom(l);
         goto out;
     }
-    tosac_value *xi = as_i8(l, x, qx, n), *wq = xi ? quant_weights(l, w, oc, dw, sw) : NULL;
+    tosac_value *xi = as_i8(l, x, qx, n), *wq = xi ? quant_weights(l, w, oc, dw, sw, TOSAC_DTYPE_INT8) : NULL;
     if (!wq) {
         s = TOSAC_ERR_UNSUPPORTED;
+        goto out;
+    }
+    /* int16 x int8 (EXT-INT16): bias and accumulator INT48 */
+    bool wide = l->act == TOSAC_DTYPE_INT16;
+    tosac_dtype acc_t = wide ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32;
+    double bmax = wide ? 140737488355327.0 : 2147483647.0;
+    int64_t *b64 = wide ? malloc((size_t)oc * sizeof *b64) : NULL;
+    if (wide && !b64) {
+        s = oom(l);
         goto out;
     }
     for (int64_t c = 0; c < oc; c++) {
         sc[c] = qx.scale * sw[c];
         double r = nearbyint(quant_const_f32(bias, nb == 1 ? 0 : c) / sc[c]);
-        bq[c] = (int32_t)(r > 2147483647.0 ? 2147483647.0 : r < -2147483647.0 ? -2147483647.0 : r);
+        r = r > bmax ? bmax : r < -bmax ? -bmax : r;
+        if (wide) b64[c] = (int64_t)r;
+        else bq[c] = (int32_t)r;
     }
-    tosac_value *ins[5] = {xi, wq, int_const(l, "qbias", TOSAC_DTYPE_INT32, 1, &oc, bq, oc),
-                           scalar1(l, TOSAC_DTYPE_INT8, qx.zero_point), scalar1(l, TOSAC_DTYPE_INT8, 0)};
-    tosac_value *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
-    tosac_node *op = ir_add_op(l->b, (tosac_op)n->op, 5, ins, out, n);
+    tosac_value *bt = wide ? int48_const(l, "qbias", oc, b64) : int_const(l, "qbias", TOSAC_DTYPE_INT32, 1, &oc, bq, oc);
+    free(b64);
+    tosac_value *ins[5] = {xi, wq, bt, scalar1(l, l->act, qx.zero_point), scalar1(l, TOSAC_DTYPE_INT8, 0)};
+    tosac_value *out = new_tensor(l, y, acc_t);
+    tosac_node *op = bt ? ir_add_op(l->b, (tosac_op)n->op, 5, ins, out, n) : NULL;
     unsigned acc = n->op == TOSAC_OP_TRANSPOSE_CONV2D ? TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type : TOSAC_ATTR_CONV2D_acc_type;
-    if (!op || quant_copy_attrs(op, n) != TOSAC_OK || tosac_node_set_int(op, acc, TOSAC_DTYPE_INT32) != TOSAC_OK ||
-        !set_i32(l, y, out, sc, (uint32_t)oc, 31))
+    if (!op || quant_copy_attrs(op, n) != TOSAC_OK || tosac_node_set_int(op, acc, acc_t) != TOSAC_OK ||
+        !set_i32(l, y, out, sc, (uint32_t)oc, wide ? 47 : 31))
         s = oom(l);
 out:
     free(sw);
@@ -464,7 +500,8 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     uint32_t nsc = 1;
     int32_t bzp = 0;
     if (ir_is_const(bm) && bm->dtype == TOSAC_DTYPE_FP32) { /* weights: per output column */
-        bi = quant_weights(l, bm, w, true, sc);
+        /* TOSA's MATMUL has no i16 x i8 row: under --a16w8 the int8 codes are stored as INT16 */
+        bi = quant_weights(l, bm, w, true, sc, l->act);
         for (int64_t c = 0; c < w; c++) sc[c] *= qa.scale;
         nsc = (uint32_t)w;
     } else {
@@ -473,10 +510,11 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
         bzp = qb.zero_point;
     }
     tosac_status s = TOSAC_OK;
-    tosac_value *ins[4] = {ai, bi, scalar1(l, TOSAC_DTYPE_INT8, qa.zero_point), scalar1(l, TOSAC_DTYPE_INT8, bzp)};
-    tosac_value *out = bi ? new_tensor(l, y, TOSAC_DTYPE_INT32) : NULL;
+    bool wide = l->act == TOSAC_DTYPE_INT16; /* i16 x i16 -> INT48 */
+    tosac_value *ins[4] = {ai, bi, scalar1(l, l->act, qa.zero_point), scalar1(l, l->act, bzp)};
+    tosac_value *out = bi ? new_tensor(l, y, wide ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32) : NULL;
     if (!bi) s = TOSAC_ERR_UNSUPPORTED;
-    else if (!ir_add_op(l->b, TOSAC_OP_MATMUL, 4, ins, out, n) || !set_i32(l, y, out, sc, nsc, 31)) s = oom(l);
+    else if (!ir_add_op(l->b, TOSAC_OP_MATMUL, 4, ins, out, n) || !set_i32(l, y, out, sc, nsc, wide ? 47 : 31)) s = oom(l);
     free(sc);
     return s;
 }
@@ -487,7 +525,7 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
     bool ca = ir_is_const(a), cb = ir_is_const(bv);
     /* a bias after MATMUL (or any int32 result): the constant joins in int32 at that scale */
     const tosac_value *x = !ca && cb ? a : (ca && !cb && n->op == TOSAC_OP_ADD ? bv : NULL), *k = x == a ? bv : a;
-    if (x && l->f[x->index].i32 && x->rank == y->rank && last_dim(x) == last_dim(y) &&
+    if (x && is_i32(l->f[x->index].i32) && x->rank == y->rank && last_dim(x) == last_dim(y) &&
         tosac_value_nelem(x) == tosac_value_nelem(y) && k->dtype == TOSAC_DTYPE_FP32) {
         const form *f = &l->f[x->index];
         int64_t kshape[TOSAC_MAX_RANK], kn = tosac_value_nelem(k), klast = last_dim(k);
@@ -508,10 +546,11 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
         if (!kc || !ir_add_op(l->b, TOSAC_OP_ADD, 2, ins, out, n) || !set_i32(l, y, out, f->sc, f->nsc, 31)) return oom(l);
         return TOSAC_OK;
     }
-    /* ExecuTorch's InsertRescaleInt32Pass: both to int32 at 2*max(s1,s2)/2^20, add, keep in int32 */
+    /* ExecuTorch's InsertRescaleInt32Pass: both to int32 at 2*max(s1,s2)/2^20 (int16: /2^12), add,
+       keep in int32 */
     tosac_qparams qa, qb;
     if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return no_range(l, n, "input");
-    double common = 2.0 * fmax(qa.scale, qb.scale) / 1048576.0;
+    double common = 2.0 * fmax(qa.scale, qb.scale) / (l->act == TOSAC_DTYPE_INT16 ? 4096.0 : 1048576.0);
     int ba, bb;
     tosac_value *ia = to_i32(l, a, common, &ba, n), *ib = ia ? to_i32(l, bv, common, &bb, n) : NULL;
     if (!ib) return TOSAC_ERR_UNSUPPORTED;
@@ -554,6 +593,17 @@ static tosac_status lower_mul(lower *l, const tosac_node *n)
     }
     double sa, sb;
     int ba, bb;
+    if (l->act == TOSAC_DTYPE_INT16) {
+        /* int16 x int16 -> int32 is exact (zero points are 0): no widening RESCALE */
+        tosac_qparams qa, qb;
+        if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return unsupported(l, n, "input without calibration range");
+        tosac_value *ha = as_i8(l, a, qa, n), *hb = ha ? as_i8(l, bv, qb, n) : NULL;
+        if (!hb) return TOSAC_ERR_UNSUPPORTED;
+        double sab = qa.scale * qb.scale;
+        tosac_value *hins[3] = {ha, hb, scalar1(l, TOSAC_DTYPE_INT8, 0)}, *hout = new_tensor(l, y, TOSAC_DTYPE_INT32);
+        if (!ir_add_op(l->b, TOSAC_OP_MUL, 3, hins, hout, n) || !set_i32(l, y, hout, &sab, 1, 31)) return oom(l);
+        return TOSAC_OK;
+    }
     tosac_value *ia = unit_i32(l, a, &sa, &ba, n), *ib = ia ? unit_i32(l, bv, &sb, &bb, n) : NULL;
     if (!ib) return TOSAC_ERR_UNSUPPORTED;
     if (ba + bb > 31) return unsupported(l, n, "int32 product may overflow");
@@ -575,7 +625,7 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     double sc1;
     uint32_t nsc;
     int bits;
-    if (f->i32 && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
+    if (is_i32(f->i32) && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
         t = f->i32, sc = f->sc, nsc = f->nsc, bits = f->bits;
     } else {
         if (!(t = unit_i32(l, x, &sc1, &bits, n))) return TOSAC_ERR_UNSUPPORTED;
@@ -608,13 +658,16 @@ static tosac_status lower_clamp(lower *l, const tosac_node *n)
     tosac_value *t = as_i8(l, x, q, n);
     if (!t) return TOSAC_ERR_UNSUPPORTED;
     float lo = attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY), hi = attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY);
-    int32_t qlo = tosac_quant_quantize(lo, q, -128, 127), qhi = tosac_quant_quantize(hi, q, -128, 127);
-    if (qlo > -128 || qhi < 127) {
-        tosac_value *out = new_tensor(l, y, TOSAC_DTYPE_INT8);
+    int32_t qlo = tosac_quant_quantize(lo, q, l->qmin, l->qmax), qhi = tosac_quant_quantize(hi, q, l->qmin, l->qmax);
+    if (qlo > l->qmin || qhi < l->qmax) {
+        tosac_value *out = new_tensor(l, y, l->act);
         tosac_node *op = ir_add_op(l->b, TOSAC_OP_CLAMP, 1, &t, out, n);
-        uint8_t blo = (uint8_t)(int8_t)qlo, bhi = (uint8_t)(int8_t)qhi;
-        if (!op || tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_min_val, &blo, 1) != TOSAC_OK ||
-            tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_max_val, &bhi, 1) != TOSAC_OK ||
+        uint8_t blo[2], bhi[2]; /* one value of the operator's type, little-endian */
+        unsigned w = l->act == TOSAC_DTYPE_INT16 ? 2 : 1;
+        put_le(blo, qlo, w);
+        put_le(bhi, qhi, w);
+        if (!op || tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_min_val, blo, w) != TOSAC_OK ||
+            tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_max_val, bhi, w) != TOSAC_OK ||
             tosac_node_set_int(op, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) != TOSAC_OK)
             return oom(l);
         t = out;
@@ -638,7 +691,7 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
     tosac_qparams q = {1.0, 0};
     const form *f = &l->f[x->index];
     /* RESHAPE keeps an int32 form (MATMUL -> RESHAPE -> bias ADD) when its channels survive */
-    bool wide = n->op == TOSAC_OP_RESHAPE && !ir_is_const(x) && f->i32 && !f->i8 &&
+    bool wide = n->op == TOSAC_OP_RESHAPE && !ir_is_const(x) && is_i32(f->i32) && !f->i8 &&
                 (f->nsc == 1 || last_dim(x) == last_dim(y));
     if (!wide && !qp_of(l, y, &q)) return no_range(l, n, "output");
     tosac_value *ins[8];
@@ -649,7 +702,7 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
         const tosac_value *v = n->inputs[k];
         if (v->is_shape) ins[k] = copy_shape_value(l, v);
         else if (n->op == TOSAC_OP_PAD) ins[k] = as_i8(l, v, q, n); /* pad value, quantized (0 -> zp) */
-        else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = scalar1(l, TOSAC_DTYPE_INT8, q.zero_point);
+        else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = scalar1(l, l->act, q.zero_point);
         else if (n->op == TOSAC_OP_GATHER && k == 1 && ir_is_const(v) && v->dtype == TOSAC_DTYPE_INT32) {
             /* the indices are integers already: the same constant in the INT graph */
             int64_t ne = tosac_value_nelem(v);
@@ -664,7 +717,7 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
         else return unsupported(l, n, "unexpected constant operand");
         if (!ins[k]) return oom(l);
     }
-    tosac_value *out = new_tensor(l, y, wide ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT8);
+    tosac_value *out = new_tensor(l, y, wide ? TOSAC_DTYPE_INT32 : l->act);
     tosac_node *op = ir_add_op(l->b, (tosac_op)n->op, n->n_inputs, ins, out, n);
     if (!op || quant_copy_attrs(op, n) != TOSAC_OK) return oom(l);
     if (n->op == TOSAC_OP_AVG_POOL2D && tosac_node_set_int(op, TOSAC_ATTR_AVG_POOL2D_acc_type, TOSAC_DTYPE_INT32) != TOSAC_OK)
@@ -729,12 +782,39 @@ static tosac_status lower_concat(lower *l, const tosac_node *n)
     tosac_status s = TOSAC_OK;
     for (uint32_t k = 0; k < n->n_inputs && s == TOSAC_OK; k++)
         if (!(ins[k] = as_i8(l, n->inputs[k], q, n))) s = TOSAC_ERR_UNSUPPORTED;
-    tosac_value *out = s == TOSAC_OK ? new_tensor(l, y, TOSAC_DTYPE_INT8) : NULL;
+    tosac_value *out = s == TOSAC_OK ? new_tensor(l, y, l->act) : NULL;
     tosac_node *op = out ? ir_add_op(l->b, TOSAC_OP_CONCAT, n->n_inputs, ins, out, n) : NULL;
     if (s == TOSAC_OK && (!op || quant_copy_attrs(op, n) != TOSAC_OK)) s = oom(l);
     if (s == TOSAC_OK) set_i8(l, y, out, q);
     free(ins);
     return s;
+}
+
+/* int16 TABLE (EXT-INT16): 513 entries at the output's scale (coarser while a slope would break
+   TOSA's REQUIRE), an int32 result at that scale / 128, rescaled by its consumer. */
+static tosac_status lower_table16(lower *l, const cluster *c, const tosac_node *n, tosac_value *xi, tosac_qparams qx,
+                                  tosac_qparams qy)
+{
+    int16_t table[513];
+    bool ok = false;
+    tosac_qparams qt = qy;
+    for (int tries = 0; !ok && tries < 16; tries++) {
+        if (tries) qt.scale *= 2;
+        uint32_t xi0 = c->x->index;
+        bool seen = xi0 < l->st->n && l->st->seen[xi0];
+        tosac_status s = quant_cluster_table16(c->x, c->y, c->ops, c->n_ops, qx, qt, seen ? l->lo[xi0] : -INFINITY,
+                                               seen ? l->hi[xi0] : INFINITY, table, &ok, l->d);
+        if (s != TOSAC_OK) return s;
+    }
+    if (!ok) return unsupported(l, n, "the int16 TABLE's slopes exceed int16");
+    int32_t vals[513];
+    for (int k = 0; k < 513; k++) vals[k] = table[k];
+    int64_t n513 = 513;
+    tosac_value *ins[2] = {xi, int_const(l, "table", TOSAC_DTYPE_INT16, 1, &n513, vals, 513)};
+    tosac_value *out = new_tensor(l, c->y, TOSAC_DTYPE_INT32);
+    double sc = qt.scale / 128.0;
+    if (!ins[1] || !ir_add_op(l->b, TOSAC_OP_TABLE, 2, ins, out, n) || !set_i32(l, c->y, out, &sc, 1, 24)) return oom(l);
+    return TOSAC_OK;
 }
 
 static tosac_status lower_table(lower *l, const cluster *c, const tosac_node *n)
@@ -743,6 +823,7 @@ static tosac_status lower_table(lower *l, const cluster *c, const tosac_node *n)
     if (!qp_of(l, c->x, &qx) || !qp_of(l, c->y, &qy)) return no_range(l, n, "value");
     tosac_value *xi = as_i8(l, c->x, qx, n);
     if (!xi) return TOSAC_ERR_UNSUPPORTED;
+    if (l->act == TOSAC_DTYPE_INT16) return lower_table16(l, c, n, xi, qx, qy);
     int8_t table[256];
     tosac_status s = quant_cluster_table(c->x, c->y, c->ops, c->n_ops, qx, qy, table, l->d);
     if (s != TOSAC_OK) return s;
@@ -942,7 +1023,7 @@ static tosac_status trim_cluster(lower *l, const cluster *c, double lo, double h
     const quant_stats *st = l->st;
     uint32_t yi = c->y->index;
     if (!(hi > lo) || yi >= st->n || !st->seen[yi]) return TOSAC_OK;
-    double tol = 0.25 * tosac_quant_choose_act(st->min[yi], st->max[yi]).scale;
+    double tol = 0.25 * choose_act(l, st->min[yi], st->max[yi]).scale;
     float *xs = malloc(TRIM_GRID * sizeof *xs), *ys = malloc(TRIM_GRID * sizeof *ys);
     tosac_status s = xs && ys ? TOSAC_OK : oom(l);
     for (uint32_t k = 0; k < TRIM_GRID && s == TOSAC_OK; k++) xs[k] = (float)(lo + (hi - lo) * k / (TRIM_GRID - 1));
@@ -1012,20 +1093,18 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     /* q-params: own range (calibration method, then TABLE saturation), or the input's for data
        movement and pooling (PT2E shared qspec) */
     uint32_t nt = fb->n_tensors;
-    double *lo = malloc((nt ? nt : 1) * sizeof *lo), *hi = malloc((nt ? nt : 1) * sizeof *hi);
+    double *lo = l->lo = malloc((nt ? nt : 1) * sizeof *lo), *hi = l->hi = malloc((nt ? nt : 1) * sizeof *hi);
     tosac_status s = lo && hi ? find_clusters(l) : oom(l);
     for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
         if (k < l->st->n && l->st->seen[k])
-            tosac_quant_hist_range(l->st->hist ? l->st->hist + (size_t)k * TOSAC_QUANT_HIST_BINS : NULL, l->o->method,
-                                   l->st->min[k], l->st->max[k], &lo[k], &hi[k]);
+            tosac_quant_hist_range16(l->st->hist ? l->st->hist + (size_t)k * TOSAC_QUANT_HIST_BINS : NULL, l->o->method,
+                                     l->act == TOSAC_DTYPE_INT16, l->st->min[k], l->st->max[k], &lo[k], &hi[k]);
     if (s == TOSAC_OK) s = trim_table_inputs(l, lo, hi);
     for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
         if (k < l->st->n && l->st->seen[k]) {
-            l->qp[k] = tosac_quant_choose_act(lo[k], hi[k]);
+            l->qp[k] = choose_act(l, lo[k], hi[k]);
             l->has_qp[k] = true;
         }
-    free(lo);
-    free(hi);
     if (s != TOSAC_OK) return s;
     /* the model's own Q/DQ q-params win over calibration and over sharing */
     for (int pass = 0; pass < 2; pass++) {
@@ -1051,10 +1130,11 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
             return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED,
                                   "input '%s': only FP32 inputs (or int8 ones read by DequantizeLinear) can be quantized",
                                   v->name);
-        tosac_value *t = tosac_block_add_tensor(l->b, v->name, TOSAC_DTYPE_INT8, v->rank, v->shape);
+        tosac_value *t = tosac_block_add_tensor(l->b, v->name, l->act, v->rank, v->shape);
         if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
         set_i8(l, v, t, q);
         io->inputs[i].q = q;
+        io->inputs[i].type = l->act == TOSAC_DTYPE_INT16 ? TOSAC_QUANT_IO_INT16 : TOSAC_QUANT_IO_INT8;
     }
     for (uint32_t i = 0; i < fb->n_nodes && s == TOSAC_OK; i++) {
         const tosac_node *n = fb->nodes[i];
@@ -1081,7 +1161,7 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
         for (uint32_t k = 0; k < l->b->n_inputs; k++) taken |= l->b->inputs[k] == t;
         for (uint32_t k = 0; k < l->b->n_outputs; k++) taken |= l->b->outputs[k] == t;
         if (taken) {
-            tosac_value *cp = new_tensor(l, v, TOSAC_DTYPE_INT8);
+            tosac_value *cp = new_tensor(l, v, l->act);
             if (!ir_add_op(l->b, TOSAC_OP_IDENTITY, 1, &t, cp, v->producer)) return oom(l);
             t = cp;
         }
@@ -1089,6 +1169,7 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
             return tosac_diag_add(l->d, TOSAC_ERR_INTERNAL, "output '%s': the name is taken in the integer graph", v->name);
         if (tosac_block_add_output(l->b, t) != TOSAC_OK) return oom(l);
         io->outputs[i].q = q;
+        io->outputs[i].type = l->act == TOSAC_DTYPE_INT16 ? TOSAC_QUANT_IO_INT16 : TOSAC_QUANT_IO_INT8;
     }
     return s;
 }
@@ -1137,11 +1218,11 @@ static tosac_status report_map(const lower *l, bool moves, quant_map_entry **out
     return TOSAC_OK;
 }
 
-tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, tosac_diag *d)
+tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d)
 {
     tosac_validate_opts vo = tosac_validate_opts_default();
     vo.profiles = profiles;
-    vo.extensions = 0;
+    vo.extensions = extensions;
     tosac_diag *vd = tosac_diag_create();
     if (!vd) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     tosac_status s = TOSAC_OK;
@@ -1178,6 +1259,9 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     l.d = d;
     l.st = &st;
     l.o = o;
+    l.act = o->a16w8 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8;
+    l.qmin = o->a16w8 ? -32767 : -128; /* int16: symmetric, as ExecuTorch's a16w8 */
+    l.qmax = o->a16w8 ? 32767 : 127;
     tosac_quant_iomap *io = calloc(1, sizeof *io);
     tosac_status s = io ? TOSAC_OK : TOSAC_ERR_NOMEM;
     if (s == TOSAC_OK) {
@@ -1194,6 +1278,16 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     memset(&fx, 0, sizeof fx);
     if (s == TOSAC_OK) s = quant_qdq_find(fb, &fx, d);
     l.fx = &fx;
+    if (s == TOSAC_OK && o->a16w8 && fx.n_chains)
+        s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED,
+                           "--a16w8: this model is already quantized (QuantizeLinear/DequantizeLinear pairs with its own "
+                           "int8/uint8 scales); compile it without --a16w8");
+    if (s == TOSAC_OK && o->a16w8 && o->emit_qdq)
+        s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "--emit-qdq writes int8 QuantizeLinear/DequantizeLinear (opset 13); "
+                                                     "it is not available with --a16w8");
+    if (s == TOSAC_OK && o->a16w8 && o->io != TOSAC_QUANT_IO_INT8)
+        s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "--a16w8 programs have int16 inputs and outputs (the sidecar maps "
+                                                     "them to float); uint8 or in-program float I/O is not supported");
     /* a QDQ model needs no calibration; with data, what its Q/DQ leave open is calibrated */
     if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains)) s = quant_calibrate(fb, fp, o, &st, d);
     uint32_t nt = fb->n_tensors, nn = fb->n_nodes;
@@ -1235,7 +1329,8 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         }
         if (s != TOSAC_OK && !tosac_diag_count(d)) tosac_diag_add(d, s, "compacting the integer graph failed");
     }
-    if (s == TOSAC_OK) s = quant_validate(l.g, TOSAC_PROFILE_INT, d);
+    uint32_t ext = o->a16w8 ? TOSAC_EXT_INT16 : 0;
+    if (s == TOSAC_OK) s = quant_validate(l.g, TOSAC_PROFILE_INT, ext, d);
     if (s == TOSAC_OK && report && quant_sample_count(o)) {
         quant_map_entry *map = NULL;
         uint32_t n_map = 0;
@@ -1253,9 +1348,11 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     /* last: the report runs the program with int8 I/O */
     if (s == TOSAC_OK) s = quant_boundary(l.b, io, o->io, d);
     if (s == TOSAC_OK && o->io != TOSAC_QUANT_IO_INT8)
-        s = quant_validate(l.g, TOSAC_PROFILE_INT | (o->io == TOSAC_QUANT_IO_FLOAT32 ? TOSAC_PROFILE_FP : 0), d);
+        s = quant_validate(l.g, TOSAC_PROFILE_INT | (o->io == TOSAC_QUANT_IO_FLOAT32 ? TOSAC_PROFILE_FP : 0), ext, d);
     for (uint32_t c = 0; c < l.n_cl; c++) free(l.cl[c].ops);
     free(l.cl);
+    free(l.lo);
+    free(l.hi);
     free(l.qp);
     free(l.has_qp);
     free(l.f);

@@ -46,6 +46,37 @@ tosac_qparams tosac_quant_choose_act(double min, double max)
     return q;
 }
 
+bool tosac_quant_multiplier16(double scale, int32_t *multiplier, int32_t *shift)
+{
+    if (!(scale > 0) || !isfinite(scale)) return false;
+    int exp = 0;
+    double mant = frexp(scale, &exp);
+    int64_t m = (int64_t)nearbyint(ldexp(mant, 15));
+    if (m == ((int64_t)1 << 15)) { /* the multiplier is an int16 */
+        m >>= 1;
+        exp += 1;
+    }
+    int64_t s = 15 - (int64_t)exp;
+    if (s > 62) {
+        m >>= (s - 62);
+        s = 62;
+    }
+    if (s < 2) return false;
+    *multiplier = (int32_t)m;
+    *shift = (int32_t)s;
+    return true;
+}
+
+tosac_qparams tosac_quant_choose_act16(double min, double max)
+{
+    double a = fmax(fabs(min), fabs(max));
+    if (!isfinite(a)) a = 1e30;
+    double scale = a / 32767.0;
+    if (!(scale >= TOSAC_QUANT_EPS16)) scale = TOSAC_QUANT_EPS16;
+    tosac_qparams q = {scale, 0};
+    return q;
+}
+
 double tosac_quant_choose_weight(double absmax)
 {
     double scale = absmax / 127.0;
@@ -136,7 +167,7 @@ typedef struct hist_sums {
 /* sums over bins [a, b) */
 static double range_sum(const double *p, uint32_t a, uint32_t b) { return b > a ? p[b] - p[a] : 0; }
 
-static double sums_mse(const hist_sums *h, double lo, double hi, uint32_t below_end, uint32_t above_start)
+static double sums_mse(const hist_sums *h, double lo, double hi, uint32_t below_end, uint32_t above_start, bool i16)
 {
     /* bins [0, below_end) lie below lo, [above_start, BINS) above hi, the rest inside */
     const uint32_t B = TOSAC_QUANT_HIST_BINS, Z = TOSAC_QUANT_HIST_ZERO;
@@ -146,7 +177,8 @@ static double sums_mse(const hist_sums *h, double lo, double hi, uint32_t below_
          hi * hi * range_sum(h->c, above_start, B);
     double inside = range_sum(h->c, below_end, above_start);
     if (below_end <= Z && Z < above_start) inside -= range_sum(h->c, Z, Z + 1); /* zero is exact */
-    double step = (hi - lo) / 255.0;
+    /* int8: (hi - lo)/255; symmetric int16: the larger side over 32767 */
+    double step = i16 ? fmax(-lo, hi) / 32767.0 : (hi - lo) / 255.0;
     return e + inside * step * step / 12.0;
 }
 
@@ -167,6 +199,12 @@ static uint32_t end_below(double v, uint32_t from)
 void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, double min, double max, double *lo,
                             double *hi)
 {
+    tosac_quant_hist_range16(hist, m, false, min, max, lo, hi);
+}
+
+void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, bool int16, double min, double max,
+                              double *lo, double *hi)
+{
     *lo = min;
     *hi = max;
     if (m == TOSAC_QUANT_CALIB_MINMAX || !hist || !(min <= max)) return;
@@ -175,7 +213,8 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
     for (uint32_t b = 0; b < B; b++) total += (double)hist[b];
     if (!(total > 0)) return;
     if (m == TOSAC_QUANT_CALIB_PERCENTILE) {
-        double want[2] = {1e-4 * total, (1.0 - 1e-4) * total}, got[2] = {min, max}, cum = 0;
+        double tail = int16 ? TOSAC_QUANT_PERCENTILE_TAIL16 : 1e-4;
+        double want[2] = {tail * total, (1.0 - tail) * total}, got[2] = {min, max}, cum = 0;
         int k = 0;
         for (uint32_t b = 0; b < B && k < 2; b++) {
             double c = (double)hist[b];
@@ -210,7 +249,7 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
     uint32_t bmin = tosac_quant_hist_bin((float)L0), bmax = tosac_quant_hist_bin((float)H0);
     if (bmin > Z) bmin = Z;
     if (bmax < Z || bmax >= B) bmax = Z;
-    double best = sums_mse(&h, L, H, end_below(L, Z), first_above(H, Z));
+    double best = sums_mse(&h, L, H, end_below(L, Z), first_above(H, Z), int16);
     for (int iter = 0; iter < 16; iter++) {
         bool moved = false;
         uint32_t be = end_below(L, Z);
@@ -219,7 +258,7 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
             double el, eh;
             tosac_quant_hist_edges(j, &el, &eh);
             double cand = j == bmax || eh > H0 ? H0 : eh;
-            double e = sums_mse(&h, L, cand, be, first_above(cand, j));
+            double e = sums_mse(&h, L, cand, be, first_above(cand, j), int16);
             if (e < best) best = e, H = cand, moved = true;
         }
         uint32_t fa = first_above(H, Z);
@@ -227,7 +266,7 @@ void tosac_quant_hist_range(const uint64_t *hist, tosac_quant_calib_method m, do
             double el, eh;
             tosac_quant_hist_edges(i, &el, &eh);
             double cand = i == bmin || el < L0 ? L0 : el;
-            double e = sums_mse(&h, cand, H, end_below(cand, i + 1), fa);
+            double e = sums_mse(&h, cand, H, end_below(cand, i + 1), fa, int16);
             if (e < best) best = e, L = cand, moved = true;
         }
         if (!moved) break;

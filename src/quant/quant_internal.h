@@ -62,6 +62,10 @@ const char *quant_where(const tosac_node *n, char *buf, size_t size);
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
                                  tosac_qparams in, tosac_qparams out, int8_t table[256], tosac_diag *d);
+/* Its 513-entry int16 TABLE (--a16w8; *ok: TOSA's slope limit holds). */
+tosac_status quant_cluster_table16(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
+                                   tosac_qparams in, tosac_qparams out, double lo, double hi, int16_t table[513],
+                                   bool *ok, tosac_diag *d);
 /* The same subgraph evaluated (FP, tosac's runtime) on n arbitrary inputs. */
 tosac_status quant_cluster_eval(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
                                 const float *xv, float *yv, uint32_t n, tosac_diag *d);
@@ -85,8 +89,8 @@ void quant_fixed_free(quant_fixed *f);
 tosac_status quant_emit_qdq(const tosac_graph *fp, const quant_map_entry *map, uint32_t n_map, double *const *wsc,
                             float *const *cq, const char *path, tosac_diag *d);
 
-/* Validates the quantized graph for `profiles` (a failure is an internal error). */
-tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, tosac_diag *d);
+/* Validates the quantized graph for `profiles` and `extensions` (a failure is an internal error). */
+tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d);
 /* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
 tosac_status quant_boundary(tosac_block *b, tosac_quant_iomap *io, tosac_quant_io_type type, tosac_diag *d);
 

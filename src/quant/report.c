@@ -87,6 +87,21 @@ static const tosac_node *main_node(const tosac_program *p, const tosac_block *b,
     return b->nodes[od.index];
 }
 
+/* Bytes per element of an INT value in the runtime's storage (INT48 lives in an int64). */
+static size_t int_width(tosac_dtype t)
+{
+    return t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT32 ? 4 : 8;
+}
+
+/* The int16 (--a16w8) or int8 program input x quantized with q. */
+static void quantize_input(void *dst, const float *x, int64_t n, const tosac_quant_io *q)
+{
+    for (int64_t k = 0; k < n; k++) {
+        if (q->type == TOSAC_QUANT_IO_INT16) ((int16_t *)dst)[k] = (int16_t)tosac_quant_quantize(x[k], q->q, -32767, 32767);
+        else ((int8_t *)dst)[k] = (int8_t)tosac_quant_quantize(x[k], q->q, -128, 127);
+    }
+}
+
 static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 {
     (void)op, (void)ns;
@@ -98,8 +113,8 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
         for (uint32_t j = find_int(c, n->outputs[k]); j < c->n_slots && c->by_int[j]->e->t == n->outputs[k]; j++) {
             slot *s = c->by_int[j];
             if (!data && (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data)) break;
-            if (info.nelem != s->nelem || info.dtype != (s->e->i32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT8)) continue;
-            memcpy(s->buf, data, (size_t)s->nelem * (s->e->i32 ? 4 : 1));
+            if (info.nelem != s->nelem || info.dtype != s->e->t->dtype) continue;
+            memcpy(s->buf, data, (size_t)s->nelem * int_width(info.dtype));
             s->captured = true;
         }
     }
@@ -108,8 +123,13 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 static double dequant(const slot *s, int64_t k)
 {
     const quant_map_entry *e = s->e;
-    if (e->i32) return (double)((const int32_t *)s->buf)[k] * e->sc[e->nsc > 1 ? k % e->nsc : 0];
-    return tosac_quant_dequantize(((const int8_t *)s->buf)[k], e->q);
+    double sc = e->i32 ? e->sc[e->nsc > 1 ? k % e->nsc : 0] : 1;
+    switch (e->t->dtype) {
+    case TOSAC_DTYPE_INT32: return (double)((const int32_t *)s->buf)[k] * sc;
+    case TOSAC_DTYPE_INT48: return (double)((const int64_t *)s->buf)[k] * sc;
+    case TOSAC_DTYPE_INT16: return tosac_quant_dequantize(((const int16_t *)s->buf)[k], e->q);
+    default: return tosac_quant_dequantize(((const int8_t *)s->buf)[k], e->q);
+    }
 }
 
 static void compare(slot *s, const float *x, int64_t n)
@@ -168,10 +188,11 @@ static char *dup_str(const char *s, bool *ok)
     return c;
 }
 
-static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, tosac_diag *d)
+static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d)
 {
     tosac_program_opts po = tosac_program_opts_default();
     po.validate.profiles = profiles;
+    po.validate.extensions = extensions;
     po.borrow_constants = true; /* both graphs outlive the programs */
     tosac_program *p = NULL;
     return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
@@ -202,7 +223,7 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
         sl->e = e;
         sl->nelem = tosac_value_nelem(e->t);
         size_t bytes;
-        if (sl->nelem < 0 || !tosac_mul_size((size_t)sl->nelem, e->i32 ? 4 : 1, &bytes) ||
+        if (sl->nelem < 0 || !tosac_mul_size((size_t)sl->nelem, int_width(e->t->dtype), &bytes) ||
             !tosac_add_size(total, bytes, &total) || e->fp >= c.n_fp) {
             s = TOSAC_ERR_NOMEM;
             break;
@@ -218,8 +239,8 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
     if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
-        pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, d);
-        pq = pf ? make_program(q, TOSAC_PROFILE_INT, d) : NULL;
+        pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, d);
+        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, d) : NULL;
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     }
     uint32_t n_in = pf ? tosac_program_input_count(pf) : 0, n_out = pf ? tosac_program_output_count(pf) : 0;
@@ -240,15 +261,15 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
                 break;
             }
             memcpy(tosac_program_input_ptr(pf, i), x, (size_t)info.nelem * sizeof(float));
-            int8_t *xq = tosac_program_input_ptr(pq, (uint32_t)qi);
-            for (int64_t k = 0; k < info.nelem; k++) xq[k] = (int8_t)tosac_quant_quantize(x[k], qio->q, -128, 127);
+            void *xq = tosac_program_input_ptr(pq, (uint32_t)qi);
+            quantize_input(xq, x, info.nelem, qio);
             /* the graph input itself: its only error is the input quantization */
             for (uint32_t k = 0; k < fb->n_inputs; k++) {
                 uint32_t fi = fb->inputs[k]->index;
                 if (strcmp(fb->inputs[k]->name, info.name) || c.by_fp[fi] < 0) continue;
                 slot *sl = &c.slots[c.by_fp[fi]];
                 if (sl->e->i32 || sl->nelem != info.nelem) continue;
-                memcpy(sl->buf, xq, (size_t)info.nelem);
+                memcpy(sl->buf, xq, (size_t)info.nelem * int_width(sl->e->t->dtype));
                 compare(sl, x, info.nelem);
             }
         }
@@ -272,9 +293,10 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
                 if (!strcmp(io->outputs[j].name, info.name)) qio = &io->outputs[j];
             if (qk < 0 || !qio || info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
             const float *y = tosac_program_output_ptr(pf, k);
-            const int8_t *yq = tosac_program_output_ptr(pq, (uint32_t)qk);
+            const void *yq = tosac_program_output_ptr(pq, (uint32_t)qk);
             for (int64_t e = 0; y && yq && e < info.nelem; e++) {
-                double dv = (double)y[e] - tosac_quant_dequantize(yq[e], qio->q);
+                int32_t v = qio->type == TOSAC_QUANT_IO_INT16 ? ((const int16_t *)yq)[e] : ((const int8_t *)yq)[e];
+                double dv = (double)y[e] - tosac_quant_dequantize(v, qio->q);
                 out_sig += (double)y[e] * y[e];
                 out_noise += dv * dv;
             }
@@ -302,6 +324,7 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
             L->onnx_node = v->producer ? dup_str(v->producer->location, &ok) : NULL;
             L->index = sl->e->fp;
             L->int32 = sl->e->i32;
+            L->int16 = sl->e->t->dtype == TOSAC_DTYPE_INT16;
             L->q = sl->e->i32 ? (tosac_qparams){sl->e->sc[0], 0} : sl->e->q;
             L->n = sl->n;
             L->signal = sl->signal;
@@ -357,7 +380,7 @@ tosac_status tosac_quant_report_write_json(const tosac_quant_report *r, const ch
         else tosac_strbuf_append(&sb, "null");
         tosac_strbuf_appendf(&sb, ", \"index\": %u", L->index);
         tosac_strbuf_appendf(&sb, ", \"form\": \"%s\", \"scale\": %.17g, \"zero_point\": %d, \"elements\": %llu",
-                             L->int32 ? "int32" : "int8", L->q.scale, (int)L->q.zero_point, (unsigned long long)L->n);
+                             L->int32 ? "int32" : L->int16 ? "int16" : "int8", L->q.scale, (int)L->q.zero_point, (unsigned long long)L->n);
         tosac_strbuf_append(&sb, ", \"sqnr_db\": ");
         json_num(&sb, L->sqnr_db);
         tosac_strbuf_appendf(&sb, ", \"signal\": %.17g, \"noise\": %.17g}", L->signal, L->noise);

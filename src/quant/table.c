@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "quant/quant_internal.h"
@@ -20,6 +21,25 @@ tosac_status tosac_quant_table_int8(tosac_qparams in, tosac_qparams out, tosac_q
     tosac_status s = eval(user, x, y, 256, d);
     if (s != TOSAC_OK) return s;
     for (int k = 0; k < 256; k++) table[k] = (int8_t)tosac_quant_quantize(y[k], out, -128, 127);
+    return TOSAC_OK;
+}
+
+tosac_status tosac_quant_table_int16(tosac_qparams in, tosac_qparams out, double lo, double hi,
+                                     tosac_quant_eval_fn eval, void *user, int16_t table[513], bool *ok,
+                                     tosac_diag *d)
+{
+    float x[513], y[513];
+    for (int i = -256; i <= 256; i++) {
+        double v = tosac_quant_dequantize(128 * i, in);
+        x[i + 256] = (float)(v < lo ? lo : v > hi ? hi : v);
+    }
+    tosac_status s = eval(user, x, y, 513, d);
+    if (s != TOSAC_OK) return s;
+    *ok = true;
+    for (int k = 0; k < 513; k++) {
+        table[k] = (int16_t)tosac_quant_quantize(y[k], out, -32768, 32767);
+        if (k && abs((int32_t)table[k] - table[k - 1]) > 32767) *ok = false;
+    }
     return TOSAC_OK;
 }
 
@@ -89,6 +109,14 @@ tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tos
 {
     cluster c = {x, y, ops, n_ops};
     return tosac_quant_table_int8(in, out, eval_cluster, &c, table, d);
+}
+
+tosac_status quant_cluster_table16(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
+                                   tosac_qparams in, tosac_qparams out, double lo, double hi, int16_t table[513],
+                                   bool *ok, tosac_diag *d)
+{
+    cluster c = {x, y, ops, n_ops};
+    return tosac_quant_table_int16(in, out, lo, hi, eval_cluster, &c, table, ok, d);
 }
 
 tosac_status quant_cluster_eval(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,

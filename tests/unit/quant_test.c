@@ -506,6 +506,19 @@ static void test_hist_percentile(void)
     double lo2, hi2;
     tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_MSE, mn, mx, &lo2, &hi2);
     EXPECT(lo2 == lo && hi2 == hi);
+    /* int16 (--a16w8): a 128x finer step inside the range makes clipping dearer, so mse keeps a
+       range at least as wide, strictly wider here; percentile does not depend on the width */
+    tosac_quant_hist_range16(h, TOSAC_QUANT_CALIB_MSE, true, mn, mx, &lo2, &hi2);
+    EXPECT(lo2 <= lo && hi2 >= hi && (lo2 < lo || hi2 > hi) && lo2 >= mn && hi2 <= mx);
+    /* and percentile cuts the thinner int16 tails (6 of the 200000 values each side: between
+       the neighbouring sorted values up to a bin width; the lower tail is negative here) */
+    tosac_quant_hist_range16(h, TOSAC_QUANT_CALIB_PERCENTILE, true, mn, mx, &lo2, &hi2);
+    int r16 = (int)(TOSAC_QUANT_PERCENTILE_TAIL16 * N);
+    EXPECT(lo2 >= sorted[r16 - 1] * 1.023 && lo2 <= sorted[r16] * 0.977);
+    EXPECT(hi2 >= sorted[N - r16 - 1] * 0.977 && hi2 <= sorted[N - r16] * 1.023);
+    double p8lo, p8hi;
+    tosac_quant_hist_range(h, TOSAC_QUANT_CALIB_PERCENTILE, mn, mx, &p8lo, &p8hi);
+    EXPECT(lo2 < p8lo && hi2 > p8hi && lo2 >= mn && hi2 <= mx);
 out:
     free(v);
     free(sorted);
@@ -584,6 +597,189 @@ out:
     tosac_diag_destroy(d);
 }
 
+/* ---- --a16w8: 16-bit multipliers, symmetric int16 q-params, the 513-entry int16 TABLE ------- */
+
+/* scale32 = false: frexp mantissa * 2^15, found here by doubling/halving in long double */
+static bool ref_multiplier16(double scale, int32_t *m_out, int32_t *s_out)
+{
+    long double mant = scale;
+    int e = 0;
+    while (mant >= 1.0L) mant /= 2, e++;
+    while (mant < 0.5L) mant *= 2, e--;
+    int64_t m = rhe(mant * 32768.0L);
+    if (m == 32768) m /= 2, e++;
+    int64_t s = 15 - e;
+    if (s > 62) m >>= (s - 62), s = 62;
+    if (s < 2) return false;
+    *m_out = (int32_t)m;
+    *s_out = (int32_t)s;
+    return true;
+}
+
+static void test_multiplier16(void)
+{
+    int32_t m = 0, s = 0;
+    EXPECT(tosac_quant_multiplier16(1.0, &m, &s));
+    EXPECT_EQ_I(m, 1 << 14); /* TOSA's apply_scale_16 identity */
+    EXPECT_EQ_I(s, 14);
+    EXPECT(tosac_quant_multiplier16(1.0 - ldexp(1.0, -20), &m, &s)); /* rounds up to 2^15: halved */
+    EXPECT_EQ_I(m, 1 << 14);
+    EXPECT_EQ_I(s, 14);
+    EXPECT(!tosac_quant_multiplier16(ldexp(1.0, 13), &m, &s)); /* shift 1 */
+    EXPECT(!tosac_quant_multiplier16(0.0, &m, &s));
+    EXPECT(!tosac_quant_multiplier16(NAN, &m, &s));
+    uint64_t st = 777;
+    for (int i = 0; i < 100000; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        double scale = exp2(-50.0 + (double)(st >> 40) / (double)(1ull << 24) * 62.0); /* 2^-50 .. 2^12 */
+        int32_t rm, rs;
+        bool ok = tosac_quant_multiplier16(scale, &m, &s), rok = ref_multiplier16(scale, &rm, &rs);
+        EXPECT(ok == rok);
+        if (!ok || !rok) continue;
+        EXPECT_EQ_I(m, rm);
+        EXPECT_EQ_I(s, rs);
+        EXPECT(m >= 0 && m <= 32767 && s >= 2 && s <= 62); /* an int16 multiplier */
+        if (s < 62) EXPECT(m >= (1 << 14) && fabsl(ldexpl((long double)m, -s) - scale) <= ldexpl(0.5L, -s));
+    }
+}
+
+static void test_choose16(void)
+{
+    tosac_qparams q = tosac_quant_choose_act16(-2.0, 0.5);
+    EXPECT_EQ_I(q.zero_point, 0);
+    EXPECT(q.scale == 2.0 / 32767.0);
+    q = tosac_quant_choose_act16(0.0, 3.0);
+    EXPECT_EQ_I(q.zero_point, 0);
+    EXPECT(q.scale == 3.0 / 32767.0);
+    q = tosac_quant_choose_act16(0.0, 0.0);
+    EXPECT(q.scale == TOSAC_QUANT_EPS16);
+    /* finer than int8 for any range int8 resolves (its eps is 2^-16 per 255 codes) */
+    EXPECT(tosac_quant_choose_act16(-1e-3, 1e-3).scale < tosac_quant_choose_act(-1e-3, 1e-3).scale);
+}
+
+static tosac_status eval_tanh(void *u, const float *x, float *y, uint32_t n, tosac_diag *d)
+{
+    (void)u, (void)d;
+    for (uint32_t k = 0; k < n; k++) y[k] = tanhf(x[k]);
+    return TOSAC_OK;
+}
+static tosac_status eval_step(void *u, const float *x, float *y, uint32_t n, tosac_diag *d)
+{
+    (void)u, (void)d;
+    for (uint32_t k = 0; k < n; k++) y[k] = x[k] < 0 ? -1.0f : 1.0f;
+    return TOSAC_OK;
+}
+
+/* TOSA's int16 TABLE (TOSA.md): idx = (v + 32768) >> 7, frac = v & 127, (base << 7) + slope * frac */
+static int32_t ref_table16(const int16_t *t, int32_t v)
+{
+    int32_t idx = (v + 32768) >> 7, frac = (v + 32768) & 127;
+    return t[idx] * 128 + (t[idx + 1] - t[idx]) * frac;
+}
+
+static void test_table16(void)
+{
+    int16_t t[513];
+    bool ok = false;
+    tosac_diag *d = tosac_diag_create();
+    tosac_qparams in = {4.0 / 32767.0, 0}, out = {1.0 / 32767.0, 0};
+    EXPECT(tosac_quant_table_int16(in, out, -INFINITY, INFINITY, eval_tanh, NULL, t, &ok, d) == TOSAC_OK);
+    EXPECT(ok);
+    for (int i = -256; i <= 256; i++) { /* entry i + 256 samples the input code 128 i (the last: 32768) */
+        long double x = (long double)(float)(in.scale * 128.0 * i), v = tanhl(x) * 32767.0L;
+        int64_t r = v < 0 ? -rhe(-v) : rhe(v);
+        r = r < -32768 ? -32768 : r > 32767 ? 32767 : r;
+        long double fr = fabsl(v) - floorl(fabsl(v));
+        EXPECT(llabs((long long)(t[i + 256] - r)) <= (fabsl(fr - 0.5L) < 1e-3L ? 1 : 0) + (fabsl(v) > 32000 ? 1 : 0));
+    }
+    /* interpolated by TOSA's rule, the int32 result at out.scale / 128 follows tanh closely over
+       every int16 input code */
+    double worst = 0;
+    for (int32_t v = -32768; v <= 32767; v++) {
+        double y = ref_table16(t, v) * out.scale / 128.0, e = fabs(y - tanh(v * in.scale));
+        worst = e > worst ? e : worst;
+    }
+    EXPECT(worst < 3.0 * out.scale);
+    /* the calibrated range holds f constant outside it */
+    EXPECT(tosac_quant_table_int16(in, out, -1.0, 2.0, eval_tanh, NULL, t, &ok, d) == TOSAC_OK);
+    int16_t lo = (int16_t)rhe(-tanhl(-1.0L) * 32767.0L) * -1, hi = (int16_t)rhe(tanhl(2.0L) * 32767.0L);
+    EXPECT_EQ_I(t[0], lo);
+    EXPECT_EQ_I(t[100], lo); /* x = -2.44 */
+    EXPECT_EQ_I(t[512], hi);
+    EXPECT_EQ_I(t[256 + 200], hi); /* x = 3.1 */
+    EXPECT(t[256 + 120] < hi);     /* x = 1.83 is inside: not clamped */
+    /* a jump of more than 32767 between neighbours breaks TOSA's slope REQUIRE: reported */
+    EXPECT(tosac_quant_table_int16(in, out, -INFINITY, INFINITY, eval_step, NULL, t, &ok, d) == TOSAC_OK);
+    EXPECT(!ok);
+    tosac_qparams coarse = {2.5 / 32767.0, 0};
+    EXPECT(tosac_quant_table_int16(in, coarse, -INFINITY, INFINITY, eval_step, NULL, t, &ok, d) == TOSAC_OK);
+    EXPECT(ok);
+    tosac_diag_destroy(d);
+}
+
+/* silu_graph with --a16w8: valid for PRO-INT + EXT-INT16 (and only with it), INT16 I/O, one
+   int16 TABLE, results within a few int16 steps of SiLU and ReLU6 (inside the calibrated range:
+   8 x 128 standard normal values reach about +-3). */
+static void test_quantize_a16w8(void)
+{
+    tosac_graph *g = silu_graph(), *q = NULL;
+    tosac_diag *d = tosac_diag_create();
+    tosac_quant_iomap *io = NULL;
+    tosac_quant_opts o;
+    memset(&o, 0, sizeof o);
+    o.n_random = 8;
+    o.seed = 3;
+    o.a16w8 = true;
+    EXPECT(tosac_quantize(g, &o, &q, &io, d) == TOSAC_OK);
+    for (size_t k = 0; k < tosac_diag_count(d); k++) printf("  %s\n", tosac_diag_message(d, k, NULL));
+    if (!q) goto out;
+    tosac_validate_opts vo = tosac_validate_opts_default();
+    vo.profiles = TOSAC_PROFILE_INT;
+    vo.extensions = TOSAC_EXT_INT16;
+    EXPECT(tosac_validate(q, &vo, d) == TOSAC_OK);
+    tosac_diag *d2 = tosac_diag_create();
+    vo.extensions = 0;
+    EXPECT(tosac_validate(q, &vo, d2) != TOSAC_OK);
+    tosac_diag_destroy(d2);
+    const tosac_block *b = q->regions[0]->blocks[0];
+    int tables = 0;
+    for (uint32_t k = 0; k < b->n_nodes; k++)
+        if (b->nodes[k]->op == TOSAC_OP_TABLE) {
+            tables++;
+            EXPECT(b->nodes[k]->inputs[0]->dtype == TOSAC_DTYPE_INT16 && b->nodes[k]->inputs[1]->shape[0] == 513 &&
+                   b->nodes[k]->outputs[0]->dtype == TOSAC_DTYPE_INT32);
+        }
+    EXPECT_EQ_I(tables, 1);
+    EXPECT(b->inputs[0]->dtype == TOSAC_DTYPE_INT16 && b->outputs[0]->dtype == TOSAC_DTYPE_INT16);
+    EXPECT(io->inputs[0].type == TOSAC_QUANT_IO_INT16 && io->outputs[0].type == TOSAC_QUANT_IO_INT16 &&
+           io->outputs[1].type == TOSAC_QUANT_IO_INT16);
+    EXPECT_EQ_I(io->inputs[0].q.zero_point, 0);
+    tosac_program *p = NULL;
+    tosac_program_opts po = tosac_program_opts_default();
+    po.validate.profiles = TOSAC_PROFILE_INT;
+    po.validate.extensions = TOSAC_EXT_INT16;
+    EXPECT(tosac_program_create(q, &po, &p, d) == TOSAC_OK);
+    if (p) {
+        int16_t *in = tosac_program_input_ptr(p, 0), codes[128];
+        for (int k = 0; k < 128; k++)
+            in[k] = codes[k] = (int16_t)tosac_quant_quantize(-2.5 + 5.0 * k / 127.0, io->inputs[0].q, -32767, 32767);
+        EXPECT(tosac_program_invoke(p, d) == TOSAC_OK);
+        const int16_t *y = tosac_program_output_ptr(p, 0), *z = tosac_program_output_ptr(p, 1);
+        for (int k = 0; k < 128; k++) {
+            double xq = tosac_quant_dequantize(codes[k], io->inputs[0].q);
+            double silu = xq / (1 + exp(-xq)), relu6 = xq < 0 ? 0 : xq > 6 ? 6 : xq;
+            EXPECT(fabs(tosac_quant_dequantize(y[k], io->outputs[0].q) - silu) <= 3.0 * io->outputs[0].q.scale);
+            EXPECT(fabs(tosac_quant_dequantize(z[k], io->outputs[1].q) - relu6) <= 1.01 * io->outputs[1].q.scale);
+        }
+        tosac_program_destroy(p);
+    }
+out:
+    tosac_quant_iomap_free(io);
+    tosac_graph_destroy(q);
+    tosac_graph_destroy(g);
+    tosac_diag_destroy(d);
+}
+
 int main(void)
 {
     RUN(test_multiplier_known);
@@ -596,5 +792,9 @@ int main(void)
     RUN(test_hist_bins);
     RUN(test_hist_percentile);
     RUN(test_sqnr);
+    RUN(test_multiplier16);
+    RUN(test_choose16);
+    RUN(test_table16);
+    RUN(test_quantize_a16w8);
     return test_summary();
 }

@@ -13,12 +13,15 @@ Every model is measured with tosac's default quantization (per-channel weights, 
 --calib-method); mobilenet_v2 and efficientnet_b0 (the issue's comparison) are measured a second
 time with plain per-tensor min/max (`--per-tensor --calib-method minmax`), printed on the line
 below, so both numbers are shown. --methods adds one line per calibration method for every model.
+--a16w8 measures every model twice, int8 and `--a16w8` (int16 activations, int8 weights, INT48
+accumulators; target TOSA-1.0+INT+int16, validated with the int16 extension), on the same inputs.
 
   tools/quant/eval_ptq.py --tosac build/q/tosac --models DIR [--only resnet18 mobilenet_v2]
 DIR holds NAME.onnx (tools/zoo/make_zoo.py DIR --only ...).
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,6 +63,7 @@ def run(tosac, model, iname, x, work):
     xp = os.path.join(work, "x.npy")
     np.save(xp, x)
     od = os.path.join(work, "out")
+    shutil.rmtree(od, ignore_errors=True)  # outputs of another model must not be read back
     subprocess.run([tosac, "run", model, "-i", f"{iname}={xp}", "-o", od], check=True, capture_output=True)
     return [np.load(os.path.join(od, f)).astype(np.float64).ravel() for f in sorted(os.listdir(od))]
 
@@ -72,7 +76,7 @@ def rel_l2(a, ref):
     return float(np.linalg.norm(a - ref) / (np.linalg.norm(ref) + 1e-30))
 
 
-def evaluate(tosac, models, name, work, extra):
+def evaluate(tosac, models, name, work, extra, a16w8=False):
     onnx_path = os.path.join(models, name + ".onnx")
     iname, shape = input_shape(onnx_path)
     calib = np.stack(inputs_for(name, shape, 16, 0))
@@ -83,12 +87,14 @@ def evaluate(tosac, models, name, work, extra):
     q = os.path.join(work, name + ".int8.tosa")
     subprocess.run([tosac, "compile", onnx_path, "-o", fp], check=True, capture_output=True)
     t0 = time.perf_counter()
-    r = subprocess.run([tosac, "compile", onnx_path, "-o", q, "--target", "TOSA-1.0+INT", "--calibrate", cp] + extra,
+    target = ["--target", "TOSA-1.0+INT+int16", "--a16w8"] if a16w8 else ["--target", "TOSA-1.0+INT"]
+    r = subprocess.run([tosac, "compile", onnx_path, "-o", q] + target + ["--calibrate", cp] + extra,
                        capture_output=True, text=True)
     t_int = time.perf_counter() - t0
     if r.returncode != 0:
         return {"name": name, "error": (r.stderr.strip().splitlines() or ["?"])[-1]}
-    v = subprocess.run([tosac, "validate", "--profile", "INT", "-q", q], capture_output=True, text=True)
+    v = subprocess.run([tosac, "validate", "--profile", "INT", "--ext", "int16" if a16w8 else "none", "-q", q],
+                       capture_output=True, text=True)
     a_all, b_all, worst_cos, worst_rel = [], [], 1.0, 0.0
     for x in held:
         ref = np.concatenate(run(tosac, fp, iname, x, work))
@@ -109,6 +115,7 @@ def main(argv=None):
     ap.add_argument("--only", nargs="+", default=DEFAULT)
     ap.add_argument("--methods", action="store_true", help="also one line per --calib-method")
     ap.add_argument("--no-plain", action="store_true", help="skip the per-tensor min/max comparison")
+    ap.add_argument("--a16w8", action="store_true", help="also --a16w8 (int16 activations) for every model")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="more tosac compile flags")
     a = ap.parse_args(argv)
     print(f"{'model':<20} {'config':<22} {'cosine':>8} {'rel L2':>8} {'worst cos':>10} {'worst rel':>10} "
@@ -116,13 +123,15 @@ def main(argv=None):
     bad = 0
     with tempfile.TemporaryDirectory() as work:
         for name in a.only:
-            configs = [("default", [])]
+            configs = [("default", [], False)]
             if a.methods:
-                configs += [(m, ["--calib-method", m]) for m in ("minmax", "percentile", "mse")]
+                configs += [(m, ["--calib-method", m], False) for m in ("minmax", "percentile", "mse")]
             if name in PLAIN and not a.no_plain:
-                configs.append(("per-tensor minmax", PLAIN_FLAGS))
-            for label, flags in configs:
-                r = evaluate(a.tosac, a.models, name, work, flags + a.extra)
+                configs.append(("per-tensor minmax", PLAIN_FLAGS, False))
+            if a.a16w8:
+                configs.append(("a16w8", [], True))
+            for label, flags, wide in configs:
+                r = evaluate(a.tosac, a.models, name, work, flags + a.extra, wide)
                 if "error" in r:
                     bad += 1
                     print(f"{name:<20} {label:<22} not quantized: {r['error']}")
