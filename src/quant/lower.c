@@ -54,8 +54,7 @@ typedef struct lower {
     uint32_t n_cl;
     uint32_t *uses; /* FP value index -> operator input slots + output slots */
     const quant_fixed *fx; /* the model's own Q/DQ (qdq.c) */
-    double **wsc;          /* FP value index -> the per-channel scales chosen for those weights */
-    float **cq;            /* FP value index -> a constant operand's values as the INT program has them */
+    quant_qdq_node *qn;    /* FP node index -> what --emit-qdq needs to know of its lowering */
     tosac_dtype act;       /* INT8, or INT16 with --a16w8 */
     double *lo, *hi;       /* FP value index -> the range its q-params come from (int16 TABLEs) */
     int32_t qmin, qmax;
@@ -101,6 +100,28 @@ const char *quant_where(const tosac_node *n, char *buf, size_t size)
 /* ---- small builders ----------------------------------------------------------------------- */
 
 static tosac_status oom(lower *l) { return tosac_diag_add(l->d, TOSAC_ERR_NOMEM, "out of memory"); }
+
+/* Node `n` reads v's int32 form, not its int8 one: the emitted QDQ model (emit_qdq.c) must then
+   feed that operand unrounded. */
+static void note_wide(lower *l, const tosac_node *n, const tosac_value *v)
+{
+    if (!n || n->block != l->fb) return;
+    for (uint32_t k = 0; k < n->n_inputs && k < 32; k++)
+        if (n->inputs[k] == v) l->qn[n->index].wide |= 1u << k;
+}
+
+/* Node `n` reads its constant operand as integers at scales sc[0..n) (recorded per node: one
+   constant may be shared by operators that quantize it differently). */
+static bool keep_ksc(lower *l, const tosac_node *node, const double *sc, uint32_t n)
+{
+    if (!node || node->block != l->fb) return true;
+    double *copy = tosac_arena_alloc_uninit(&l->g->arena, n * sizeof *copy);
+    if (!copy) return false;
+    memcpy(copy, sc, n * sizeof *copy);
+    l->qn[node->index].ksc = copy;
+    l->qn[node->index].nksc = n;
+    return true;
+}
 
 static void put_le(uint8_t *p, int64_t v, unsigned bytes)
 {
@@ -246,15 +267,6 @@ static bool qp_of(lower *l, const tosac_value *v, tosac_qparams *q)
     return l->has_qp[i];
 }
 
-/* Records what the INT program makes of constant v (its codes dequantized) for --emit-qdq. */
-static void keep_const(lower *l, const tosac_value *v, const int32_t *codes, int64_t n, double scale, int32_t zp)
-{
-    float *f = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * sizeof *f);
-    if (!f) return;
-    for (int64_t k = 0; k < n; k++) f[k] = (float)((double)(codes[k] - zp) * scale);
-    l->cq[v->index] = f;
-}
-
 /* The INT8 tensor of FP value v at q-params q (a constant is quantized, a form rescaled). */
 static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const tosac_node *like)
 {
@@ -270,10 +282,10 @@ static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const
         if (!vals) return oom(l), NULL;
         for (int64_t k = 0; k < n; k++) vals[k] = tosac_quant_quantize(quant_const_f32(v, k), q, l->qmin, l->qmax);
         t = int_const(l, "qconst", l->act, v->rank, v->shape, vals, n);
-        keep_const(l, v, vals, n, q.scale, q.zero_point);
         free(vals);
         if (!t) oom(l);
     } else if (f->i32) {
+        if (!is_own) note_wide(l, like, v);
         double *sc = malloc(f->nsc * sizeof *sc);
         if (!sc) return oom(l), NULL;
         for (uint32_t c = 0; c < f->nsc; c++) sc[c] = f->sc[c] / q.scale;
@@ -312,12 +324,12 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
             mag = fabs(r) > mag ? fabs(r) : mag;
         }
         tosac_value *t = int_const(l, "qconst32_", TOSAC_DTYPE_INT32, v->rank, v->shape, vals, n);
-        keep_const(l, v, vals, n, scale, 0);
         free(vals);
         *bits = bits_for(mag);
         return t ? t : (oom(l), NULL);
     }
     if (is_i32(f->i32) && f->nsc == 1 && f->sc[0] == scale) {
+        note_wide(l, like, v);
         *bits = f->bits;
         return f->i32;
     }
@@ -335,6 +347,7 @@ static tosac_value *unit_i32(lower *l, const tosac_value *v, double *scale, int 
 {
     form *f = &l->f[v->index];
     if (!ir_is_const(v) && is_i32(f->i32) && f->nsc == 1 && f->bits <= 15) {
+        note_wide(l, like, v);
         *scale = f->sc[0];
         *bits = f->bits;
         return f->i32;
@@ -344,6 +357,7 @@ static tosac_value *unit_i32(lower *l, const tosac_value *v, double *scale, int 
         double absmax = 0;
         for (int64_t k = 0; k < n; k++) absmax = fmax(absmax, fabs(quant_const_f32(v, k)));
         *scale = tosac_quant_choose_weight(absmax);
+        if (!keep_ksc(l, like, scale, 1)) return oom(l), NULL;
         return to_i32(l, v, *scale, bits, like);
     }
     tosac_qparams q;
@@ -423,9 +437,6 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
         q[k] = tosac_quant_quantize(quant_const_f32(w, k), wq, -127, 127);
     }
     t = int_const(l, "qweight", t8, w->rank, w->shape, q, n);
-    double *keep = t ? tosac_arena_alloc_uninit(&l->g->arena, (size_t)oc * sizeof *keep) : NULL;
-    if (keep) memcpy(keep, sw, (size_t)oc * sizeof *keep);
-    l->wsc[w->index] = keep; /* for --emit-qdq */
 out:
     free(absmax);
     free(q);
@@ -453,6 +464,10 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
     tosac_value *xi = as_i8(l, x, qx, n), *wq = xi ? quant_weights(l, w, oc, dw, sw, TOSAC_DTYPE_INT8) : NULL;
     if (!wq) {
         s = TOSAC_ERR_UNSUPPORTED;
+        goto out;
+    }
+    if (!keep_ksc(l, n, sw, (uint32_t)oc)) {
+        s = oom(l);
         goto out;
     }
     /* int16 x int8 (EXT-INT16): bias and accumulator INT48 */
@@ -502,6 +517,7 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     if (ir_is_const(bm) && bm->dtype == TOSAC_DTYPE_FP32) { /* weights: per output column */
         /* TOSA's MATMUL has no i16 x i8 row: under --a16w8 the int8 codes are stored as INT16 */
         bi = quant_weights(l, bm, w, true, sc, l->act);
+        if (bi && !keep_ksc(l, n, sc, (uint32_t)w)) bi = NULL;
         for (int64_t c = 0; c < w; c++) sc[c] *= qa.scale;
         nsc = (uint32_t)w;
     } else {
@@ -528,6 +544,8 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
     if (x && is_i32(l->f[x->index].i32) && x->rank == y->rank && last_dim(x) == last_dim(y) &&
         tosac_value_nelem(x) == tosac_value_nelem(y) && k->dtype == TOSAC_DTYPE_FP32) {
         const form *f = &l->f[x->index];
+        note_wide(l, n, x);
+        if (!keep_ksc(l, n, f->sc, f->nsc)) return oom(l);
         int64_t kshape[TOSAC_MAX_RANK], kn = tosac_value_nelem(k), klast = last_dim(k);
         memcpy(kshape, k->shape, (size_t)k->rank * sizeof *kshape);
         if (f->nsc > 1 && klast == 1) kshape[k->rank - 1] = (int64_t)f->nsc;
@@ -577,6 +595,7 @@ static tosac_status lower_mul(lower *l, const tosac_node *n)
         const double *sc = f->sc;
         uint32_t nsc = f->nsc;
         if (t) {
+            note_wide(l, n, x);
             bits = f->bits;
         } else {
             t = unit_i32(l, x, &sc1, &bits, n);
@@ -626,6 +645,7 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     uint32_t nsc;
     int bits;
     if (is_i32(f->i32) && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
+        note_wide(l, n, x);
         t = f->i32, sc = f->sc, nsc = f->nsc, bits = f->bits;
     } else {
         if (!(t = unit_i32(l, x, &sc1, &bits, n))) return TOSAC_ERR_UNSUPPORTED;
@@ -696,6 +716,7 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
     if (!wide && !qp_of(l, y, &q)) return no_range(l, n, "output");
     tosac_value *ins[8];
     if (n->n_inputs > 8) return unsupported(l, n, "too many operands");
+    if (wide) note_wide(l, n, x);
     ins[0] = wide ? f->i32 : as_i8(l, x, q, n);
     if (!ins[0]) return TOSAC_ERR_UNSUPPORTED;
     for (uint32_t k = 1; k < n->n_inputs; k++) {
@@ -1186,9 +1207,9 @@ static tosac_status fill_io(tosac_quant_io *io, const tosac_value *v)
     return TOSAC_OK;
 }
 
-/* The map FP value -> its integer form, for the SQNR report (without what pure data movement
-   produces: the same codes as its input, no error of its own) and --emit-qdq (`moves`: with it). */
-static tosac_status report_map(const lower *l, bool moves, quant_map_entry **out, uint32_t *n_out)
+/* The SQNR report's map: every FP value with an integer form, except those pure data movement
+   produces (the same codes as its input: no error of its own). */
+static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *n_out)
 {
     const tosac_block *fb = l->fb;
     quant_map_entry *m = calloc(fb->n_tensors ? fb->n_tensors : 1, sizeof *m);
@@ -1199,8 +1220,7 @@ static tosac_status report_map(const lower *l, bool moves, quant_map_entry **out
         const form *f = &l->f[k];
         const tosac_node *p = v->producer;
         if (ir_is_const(v) || (!f->i8 && !f->i32)) continue;
-        if (!moves && p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D)
-            continue;
+        if (p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D) continue;
         quant_map_entry *e = &m[n++];
         e->fp = k;
         if (f->i8) {
@@ -1235,6 +1255,22 @@ tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t ex
         s = TOSAC_ERR_INTERNAL;
     }
     tosac_diag_destroy(vd);
+    return s;
+}
+
+/* --emit-qdq: the FP program with Q/DQ where the INT program has int8 values (emit_qdq.c). */
+static tosac_status emit_qdq(const lower *l, const tosac_quant_iomap *io)
+{
+    const tosac_block *fb = l->fb;
+    quant_qdq_value *v = calloc(fb->n_tensors ? fb->n_tensors : 1, sizeof *v);
+    tosac_status s = v ? TOSAC_OK : tosac_diag_add(l->d, TOSAC_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < fb->n_tensors && s == TOSAC_OK; k++) {
+        v[k].i8 = l->f[k].i8 != NULL;
+        v[k].q = l->f[k].i8q;
+    }
+    for (uint32_t i = 0; i < fb->n_nodes && s == TOSAC_OK; i++) l->qn[i].in_table = l->cluster_of[i] >= 0;
+    if (s == TOSAC_OK) s = quant_emit_qdq(fb, io, v, l->qn, l->o->emit_qdq, l->d);
+    free(v);
     return s;
 }
 
@@ -1296,13 +1332,12 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         l.has_qp = calloc(nt ? nt : 1, sizeof *l.has_qp);
         l.f = calloc(nt ? nt : 1, sizeof *l.f);
         l.uses = calloc(nt ? nt : 1, sizeof *l.uses);
-        l.wsc = calloc(nt ? nt : 1, sizeof *l.wsc);
-        l.cq = calloc(nt ? nt : 1, sizeof *l.cq);
+        l.qn = calloc(nn ? nn : 1, sizeof *l.qn);
         l.cluster_of = malloc((nn ? nn : 1) * sizeof *l.cluster_of);
         l.g = tosac_graph_create();
         tosac_region *r = l.g ? tosac_graph_add_region(l.g, "main") : NULL;
         l.b = r ? tosac_region_add_block(r, "main") : NULL;
-        if (!l.qp || !l.has_qp || !l.f || !l.uses || !l.wsc || !l.cq || !l.cluster_of || !l.b) s = oom(&l);
+        if (!l.qp || !l.has_qp || !l.f || !l.uses || !l.qn || !l.cluster_of || !l.b) s = oom(&l);
     }
     if (s == TOSAC_OK) {
         for (uint32_t i = 0; i < nn; i++) {
@@ -1334,17 +1369,11 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     if (s == TOSAC_OK && report && quant_sample_count(o)) {
         quant_map_entry *map = NULL;
         uint32_t n_map = 0;
-        s = report_map(&l, false, &map, &n_map);
+        s = report_map(&l, &map, &n_map);
         if (s == TOSAC_OK) s = quant_report(fp, l.g, o, io, map, n_map, report, d);
         free(map);
     }
-    if (s == TOSAC_OK && o->emit_qdq) {
-        quant_map_entry *map = NULL;
-        uint32_t n_map = 0;
-        s = report_map(&l, true, &map, &n_map);
-        if (s == TOSAC_OK) s = quant_emit_qdq(fp, map, n_map, l.wsc, l.cq, o->emit_qdq, d);
-        free(map);
-    }
+    if (s == TOSAC_OK && o->emit_qdq) s = emit_qdq(&l, io);
     /* last: the report runs the program with int8 I/O */
     if (s == TOSAC_OK) s = quant_boundary(l.b, io, o->io, d);
     if (s == TOSAC_OK && o->io != TOSAC_QUANT_IO_INT8)
@@ -1357,8 +1386,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     free(l.has_qp);
     free(l.f);
     free(l.uses);
-    free(l.wsc);
-    free(l.cq);
+    free(l.qn);
     free(l.cluster_of);
     quant_fixed_free(&fx);
     quant_stats_free(&st);

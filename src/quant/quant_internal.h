@@ -83,11 +83,26 @@ typedef struct quant_fixed {
 tosac_status quant_qdq_find(const tosac_block *b, quant_fixed *f, tosac_diag *d);
 void quant_fixed_free(quant_fixed *f);
 
-/* --emit-qdq: the FP graph as ONNX with Q/DQ at the int8 forms of `map`, the lowering's weight
-   scales (FP value index -> per-channel scales, or NULL) and its quantized constant operands
-   (FP value index -> the values the INT program uses, or NULL) (emit_qdq.c). */
-tosac_status quant_emit_qdq(const tosac_graph *fp, const quant_map_entry *map, uint32_t n_map, double *const *wsc,
-                            float *const *cq, const char *path, tosac_diag *d);
+/* What --emit-qdq needs of the lowering. By FP value index: whether the INT program holds the
+   value in int8 at its own q-params q. */
+typedef struct quant_qdq_value {
+    bool i8;
+    tosac_qparams q;
+} quant_qdq_value;
+/* By FP node index: inside a TABLE subgraph; wide bit k: input k was read in its int32 form; ksc:
+   the scales its constant operand was made integer at (conv/MATMUL weights per output channel,
+   a MUL operand's symmetric int8 scale, a constant added to an int32 result at that result's
+   per-channel scales), nksc of them, or NULL. */
+typedef struct quant_qdq_node {
+    bool in_table;
+    uint32_t wide;
+    const double *ksc;
+    uint32_t nksc;
+} quant_qdq_node;
+/* Writes the FP block as an ONNX model with QuantizeLinear/DequantizeLinear where the INT program
+   has int8 values (emit_qdq.c). Atomic: no file on error. */
+tosac_status quant_emit_qdq(const tosac_block *fb, const tosac_quant_iomap *io, const quant_qdq_value *v,
+                            const quant_qdq_node *nodes, const char *path, tosac_diag *d);
 
 /* Validates the quantized graph for `profiles` and `extensions` (a failure is an internal error). */
 tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d);

@@ -200,7 +200,7 @@ def main(argv):
             if t not in NPY_OF:
                 raise Unsupported(f"input '{name}' of type {t}")
             a = np.load(path)
-            if a.dtype == np.uint8 and t == "i8":
+            if a.dtype == np.uint8 and t == "i8":  # uint8 codes of a --io uint8 input
                 a = a.view(np.int8)
             feeds[name] = a.astype(np.int64).reshape(blk.shapes[name])
             args += ["-i", f"{name}={path}"]
