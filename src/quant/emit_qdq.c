@@ -533,16 +533,6 @@ static const char *binary_name(uint32_t op)
     }
 }
 
-static float attr_f32(const tosac_node *n, unsigned id, float dflt)
-{
-    const tosac_attr_val *a = &n->attr[id];
-    if (!a->present || a->len < 4) return dflt;
-    const uint8_t *p = a->data;
-    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
 
 /* The values of a shape operand (CONST_SHAPE). */
 static bool shape_vals(const tosac_value *v, int64_t *out, uint32_t max, uint32_t *n)
@@ -567,8 +557,8 @@ static tosac_status emit_node(em *e, const tosac_node *n, const char *out)
     case TOSAC_OP_AVG_POOL2D:
     case TOSAC_OP_MAX_POOL2D: return emit_pool(e, n, out);
     case TOSAC_OP_CLAMP: {
-        const char *in[3] = {operand(e, n, 0), scalar_f(e, "min", attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY)),
-                             scalar_f(e, "max", attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY))};
+        const char *in[3] = {operand(e, n, 0), scalar_f(e, "min", quant_attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY)),
+                             scalar_f(e, "max", quant_attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY))};
         node(e, "Clip", 3, in, out);
         return TOSAC_OK;
     }

@@ -658,7 +658,7 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     return TOSAC_OK;
 }
 
-static float attr_f32(const tosac_node *n, unsigned id, float dflt)
+float quant_attr_f32(const tosac_node *n, unsigned id, float dflt)
 {
     const tosac_attr_val *a = &n->attr[id];
     if (!a->present || a->len < 4) return dflt;
@@ -677,7 +677,8 @@ static tosac_status lower_clamp(lower *l, const tosac_node *n)
     /* the clamp's own output range becomes the q-params: its bounds mostly come for free */
     tosac_value *t = as_i8(l, x, q, n);
     if (!t) return TOSAC_ERR_UNSUPPORTED;
-    float lo = attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY), hi = attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY);
+    float lo = quant_attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY),
+          hi = quant_attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY);
     int32_t qlo = tosac_quant_quantize(lo, q, l->qmin, l->qmax), qhi = tosac_quant_quantize(hi, q, l->qmin, l->qmax);
     if (qlo > l->qmin || qhi < l->qmax) {
         tosac_value *out = new_tensor(l, y, l->act);

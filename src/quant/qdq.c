@@ -145,10 +145,8 @@ tosac_status quant_qdq_find(const tosac_block *b, quant_fixed *f, tosac_diag *d)
                                quant_where(last, w, sizeof w));
             break;
         }
-        const tosac_attr_val *alo = &clamp->attr[TOSAC_ATTR_CLAMP_min_val], *ahi = &clamp->attr[TOSAC_ATTR_CLAMP_max_val];
-        float lo = 0, hi = 0;
-        if (alo->present && alo->len >= 4) memcpy(&lo, alo->data, 4);
-        if (ahi->present && ahi->len >= 4) memcpy(&hi, ahi->data, 4);
+        float lo = quant_attr_f32(clamp, TOSAC_ATTR_CLAMP_min_val, 0),
+              hi = quant_attr_f32(clamp, TOSAC_ATTR_CLAMP_max_val, 0);
         tosac_node *nodes[7] = {m0, c0, c1, add, clamp, sub, last};
         s = record(f, nodes, 7, x, sc, zp, lo, hi, d);
     }

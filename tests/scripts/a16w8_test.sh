@@ -6,12 +6,7 @@
 # INT48), TABLEs are the 513-entry int16 kind, I/O is int16 in the sidecar, `tosac run` quantizes
 # float inputs to int16, and on held-out inputs the a16w8 program is at least as close to the FP
 # program as the int8 one (and within cosine 0.999). Without +int16 in the target --a16w8 is refused.
-set -u
-TOSAC=$1
-WORK=$2
-PY=/usr/bin/python3
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+. "$TOSAC_SOURCE_DIR/tests/harness/script_lib.sh" "$@"
 # Runs PREFIX{fp,q8,q16}.tosa on PREFIXheld_00..03.npy (input x) and prints "cos8 rel8 cos16 rel16"
 # of the quantized outputs against the FP ones (all held-out outputs together).
 compare() {
@@ -70,7 +65,6 @@ print("table", tabs, tab16)
 print("floats", floats)
 PYEOF
 }
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_cnn.py" . || exit 1
 
 "$TOSAC" compile qcnn.onnx -o fp.tosa || exit 1
@@ -135,5 +129,4 @@ read tc8 tr8 tc16 tr16 < tf_cos.txt
 check "transformer held-out cosine vs FP >= 0.999 (a16w8 $tc16, rel L2 $tr16)" '$PY -c "import sys; sys.exit(0 if float(\"$tc16\") >= 0.999 else 1)"'
 check "transformer: a16w8 at least as close as int8 (rel L2 $tr16 vs $tr8)" '$PY -c "import sys; sys.exit(0 if float(\"$tr16\") <= float(\"$tr8\") else 1)"'
 
-echo "$fails failure(s)"
-[ "$fails" -eq 0 ]
+finish

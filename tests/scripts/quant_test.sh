@@ -8,12 +8,7 @@
 # (onnxruntime goldens); here it is the reference.
 # A small transformer block (tests/onnx/make_quant_transformer.py) must likewise compile, validate
 # for PRO-INT and reach cosine 0.99 (0.9989 measured), with REDUCE_MAX in int8 and no i32 -> i32 RESCALE.
-set -u
-TOSAC=$1
-WORK=$2
-PY=/usr/bin/python3
-fails=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
+. "$TOSAC_SOURCE_DIR/tests/harness/script_lib.sh" "$@"
 # Runs PREFIXfp.tosa and PREFIXq.tosa on PREFIXheld_00..03.npy and prints "cosine relL2" of the
 # INT8 outputs against the FP ones.
 held_out_cosine() {
@@ -29,7 +24,6 @@ a = np.concatenate([np.load(f"{p}q_{k:02d}/y.npy").ravel() for k in range(4)]).a
 b = np.concatenate([np.load(f"{p}fp_{k:02d}/y.npy").ravel() for k in range(4)]).astype(np.float64)
 print(f"{np.dot(a, b) / np.linalg.norm(a) / np.linalg.norm(b):.6f} {np.linalg.norm(a - b) / np.linalg.norm(b):.6f}")'
 }
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_cnn.py" . || exit 1
 
 "$TOSAC" compile qcnn.onnx -o fp.tosa || exit 1
@@ -168,5 +162,4 @@ held_out_cosine tf_ > tf_cos.txt
 read tcos trel < tf_cos.txt
 check "transformer held-out cosine vs FP >= 0.99 (cosine $tcos, rel L2 $trel)" '$PY -c "import sys; sys.exit(0 if float(\"$tcos\") >= 0.99 else 1)"'
 
-echo "$fails failure(s)"
-[ "$fails" -eq 0 ]
+finish
