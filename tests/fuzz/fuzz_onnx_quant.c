@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: arbitrary bytes through the ONNX front end and then the INT8 quantizer
- * (calibration on one seeded random sample, lowering, the I/O boundary chosen by the input
- * itself, validation), and the integer program through the TOSA writer. Programs above 2^18
+ * (calibration on one seeded random sample, lowering in int8 or --a16w8, the I/O boundary chosen
+ * by the input itself, validation), and the integer program through the TOSA writer. Programs above 2^18
  * tensor elements in total are skipped: calibration runs them, and a mutated shape must not turn
  * an input into a long inference (a timeout would be noise, not a finding).
  */
@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             qo.method = (tosac_quant_calib_method)(size % 3);
             qo.per_tensor = (size >> 2) & 1;
             qo.io = (tosac_quant_io_type)((size >> 3) % 3);
+            qo.a16w8 = qo.io == TOSAC_QUANT_IO_INT8 && ((size >> 5) & 1); /* int16 activations, INT48 */
             tosac_graph *q = NULL;
             tosac_quant_iomap *io = NULL;
             if (tosac_quantize(g, &qo, &q, &io, d) == TOSAC_OK) {
