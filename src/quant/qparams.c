@@ -10,17 +10,20 @@
 
 #include "tosac/quant.h"
 
-bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift)
+/* frexp(scale) = mant * 2^exp; m = round_half_even(mant * 2^bits), halved with exp + 1 when it
+   rounds up to 2^bits (it must fit the multiplier type); shift = bits - exp; a shift above 62
+   drops multiplier bits instead (all of them for scales below 2^-(62 + bits)). */
+static bool multiplier_bits(double scale, int bits, int32_t *multiplier, int32_t *shift)
 {
     if (!(scale > 0) || !isfinite(scale)) return false;
     int exp = 0;
     double mant = frexp(scale, &exp); /* scale = mant * 2^exp, 0.5 <= mant < 1 */
-    int64_t m = (int64_t)nearbyint(ldexp(mant, 31));
-    if (m == ((int64_t)1 << 31)) { /* mant rounded up to 1.0: keep the multiplier in int32 */
+    int64_t m = (int64_t)nearbyint(ldexp(mant, bits));
+    if (m == ((int64_t)1 << bits)) {
         m >>= 1;
         exp += 1;
     }
-    int64_t s = 31 - (int64_t)exp;
+    int64_t s = bits - (int64_t)exp;
     if (s > 62) { /* tiny scales: fewer multiplier bits instead of an out-of-range shift */
         m = s - 62 < 63 ? m >> (s - 62) : 0;
         s = 62;
@@ -29,6 +32,11 @@ bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift)
     *multiplier = (int32_t)m;
     *shift = (int32_t)s;
     return true;
+}
+
+bool tosac_quant_multiplier(double scale, int32_t *multiplier, int32_t *shift)
+{
+    return multiplier_bits(scale, 31, multiplier, shift);
 }
 
 tosac_qparams tosac_quant_choose_act(double min, double max)
@@ -48,23 +56,7 @@ tosac_qparams tosac_quant_choose_act(double min, double max)
 
 bool tosac_quant_multiplier16(double scale, int32_t *multiplier, int32_t *shift)
 {
-    if (!(scale > 0) || !isfinite(scale)) return false;
-    int exp = 0;
-    double mant = frexp(scale, &exp);
-    int64_t m = (int64_t)nearbyint(ldexp(mant, 15));
-    if (m == ((int64_t)1 << 15)) { /* the multiplier is an int16 */
-        m >>= 1;
-        exp += 1;
-    }
-    int64_t s = 15 - (int64_t)exp;
-    if (s > 62) {
-        m >>= (s - 62);
-        s = 62;
-    }
-    if (s < 2) return false;
-    *multiplier = (int32_t)m;
-    *shift = (int32_t)s;
-    return true;
+    return multiplier_bits(scale, 15, multiplier, shift); /* the multiplier is an int16 */
 }
 
 tosac_qparams tosac_quant_choose_act16(double min, double max)

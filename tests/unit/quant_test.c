@@ -30,20 +30,26 @@ static int64_t rhe(long double v)
 
 /* The reference: scale = mant * 2^e with mant in [0.5, 1) found by doubling/halving (exact in
    long double), then ExecuTorch's rules. */
-static bool ref_multiplier(double scale, int32_t *m_out, int32_t *s_out)
+static bool ref_multiplier_bits(double scale, int bits, int32_t *m_out, int32_t *s_out)
 {
     long double mant = scale;
     int e = 0;
     while (mant >= 1.0L) mant /= 2, e++;
     while (mant < 0.5L) mant *= 2, e--;
-    int64_t m = rhe(mant * 2147483648.0L);
-    if (m == 2147483648LL) m /= 2, e++;
-    int64_t s = 31 - e;
-    if (s > 62) m >>= (s - 62), s = 62;
+    int64_t one = (int64_t)1 << bits;
+    int64_t m = rhe(mant * (long double)one);
+    if (m == one) m /= 2, e++;
+    int64_t s = bits - e;
+    if (s > 62) m = s - 62 < 63 ? m >> (s - 62) : 0, s = 62;
     if (s < 2) return false;
     *m_out = (int32_t)m;
     *s_out = (int32_t)s;
     return true;
+}
+
+static bool ref_multiplier(double scale, int32_t *m_out, int32_t *s_out)
+{
+    return ref_multiplier_bits(scale, 31, m_out, s_out);
 }
 
 static void test_multiplier_known(void)
@@ -602,18 +608,7 @@ out:
 /* scale32 = false: frexp mantissa * 2^15, found here by doubling/halving in long double */
 static bool ref_multiplier16(double scale, int32_t *m_out, int32_t *s_out)
 {
-    long double mant = scale;
-    int e = 0;
-    while (mant >= 1.0L) mant /= 2, e++;
-    while (mant < 0.5L) mant *= 2, e--;
-    int64_t m = rhe(mant * 32768.0L);
-    if (m == 32768) m /= 2, e++;
-    int64_t s = 15 - e;
-    if (s > 62) m >>= (s - 62), s = 62;
-    if (s < 2) return false;
-    *m_out = (int32_t)m;
-    *s_out = (int32_t)s;
-    return true;
+    return ref_multiplier_bits(scale, 15, m_out, s_out);
 }
 
 static void test_multiplier16(void)
