@@ -32,8 +32,8 @@ const char *tosac_quant_io_type_name(tosac_quant_io_type t)
     }
 }
 
-/* A constant of one element: INT8 [1] (zero points, shifts), INT32 [1], or FP32 with `rank` dims of 1
-   (TOSA's elementwise operands must have the same rank). */
+/* A constant of one element: INT8 [1] (a MUL's shift) or FP32 with `rank` dims of 1 (TOSA's
+   elementwise operands must have the same rank). */
 static tosac_value *one(tosac_block *b, tosac_dtype t, int rank, double v)
 {
     int64_t shape[TOSAC_MAX_RANK];
@@ -47,7 +47,7 @@ static tosac_value *one(tosac_block *b, tosac_dtype t, int rank, double v)
         u = (uint32_t)(int32_t)v;
     }
     for (int k = 0; k < 4; k++) bytes[k] = (uint8_t)(u >> (8 * k));
-    return ir_new_const(b, t == TOSAC_DTYPE_FP32 ? "io_c" : "io_zp", t, t == TOSAC_DTYPE_FP32 ? rank : 1, shape, bytes,
+    return ir_new_const(b, t == TOSAC_DTYPE_FP32 ? "io_c" : "io_shift", t, t == TOSAC_DTYPE_FP32 ? rank : 1, shape, bytes,
                         t == TOSAC_DTYPE_INT8 ? 1 : 4);
 }
 
@@ -55,18 +55,8 @@ static tosac_value *one(tosac_block *b, tosac_dtype t, int rank, double v)
 static tosac_node *shift_zp(tosac_block *b, tosac_value *in, tosac_value *out, int32_t izp, int32_t ozp, bool in_u,
                             bool out_u)
 {
-    tosac_value *ins[5] = {in, one(b, TOSAC_DTYPE_INT32, 1, 1 << 30), one(b, TOSAC_DTYPE_INT8, 1, 30),
-                           one(b, TOSAC_DTYPE_INT8, 1, (int8_t)izp), one(b, TOSAC_DTYPE_INT8, 1, (int8_t)ozp)};
-    for (int k = 1; k < 5; k++)
-        if (!ins[k]) return NULL;
-    tosac_node *op = ir_add_op(b, TOSAC_OP_RESCALE, 5, ins, out, NULL);
-    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, 1) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_per_channel, 0) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_input_unsigned, in_u) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_output_unsigned, out_u) != TOSAC_OK)
-        return NULL;
-    return op;
+    const int32_t m = 1 << 30, sh = 30;
+    return quant_add_rescale(b, in, out, &m, &sh, 1, izp, ozp, in_u, out_u, NULL);
 }
 
 /* Elementwise FP op a (x) c -> new FP32 tensor (MUL gets its shift operand, 0). */

@@ -202,7 +202,46 @@ static tosac_status no_range(lower *l, const tosac_node *n, const char *what)
     return unsupported(l, n, buf);
 }
 
-/* RESCALE in -> out (int8 or int32) by scales[c] (n == 1 or the last dimension). */
+/* A rank-1 integer constant (INT8/16/32/48) of n values, copied into the graph. */
+static tosac_value *small_const(tosac_block *b, const char *prefix, tosac_dtype t, const int32_t *v, int64_t n)
+{
+    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT48 ? 6 : 4;
+    uint8_t *data = malloc((size_t)(n ? n : 1) * w);
+    if (!data) return NULL;
+    for (int64_t k = 0; k < n; k++) put_le(data + k * w, v[k], w);
+    tosac_value *c = ir_new_const(b, prefix, t, 1, &n, data, (size_t)n * w);
+    free(data);
+    return c;
+}
+
+static const char *zp_prefix(tosac_dtype t)
+{
+    return t == TOSAC_DTYPE_INT8 ? "zp8_" : t == TOSAC_DTYPE_INT16 ? "zp16_" : t == TOSAC_DTYPE_INT48 ? "zp48_" : "zp32_";
+}
+
+tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out, const int32_t *m, const int32_t *s,
+                              uint32_t n, int32_t in_zp, int32_t out_zp, bool in_unsigned, bool out_unsigned,
+                              const tosac_node *like)
+{
+    /* TOSA forbids scale32 with an INT48 input: a 16-bit multiplier there */
+    bool scale32 = in->dtype != TOSAC_DTYPE_INT48;
+    tosac_value *ins[5] = {in, small_const(b, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, m, n),
+                           small_const(b, "shift", TOSAC_DTYPE_INT8, s, n),
+                           small_const(b, zp_prefix(in->dtype), in->dtype, &in_zp, 1),
+                           small_const(b, zp_prefix(out->dtype), out->dtype, &out_zp, 1)};
+    for (int k = 1; k < 5; k++)
+        if (!ins[k]) return NULL;
+    tosac_node *op = ir_add_op(b, TOSAC_OP_RESCALE, 5, ins, out, like);
+    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, scale32) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_per_channel, n > 1) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_input_unsigned, in_unsigned) != TOSAC_OK ||
+        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_output_unsigned, out_unsigned) != TOSAC_OK)
+        return NULL;
+    return op;
+}
+
+/* RESCALE in -> out (int8/int16 or int32) by scales[c] (n == 1 or the last dimension). */
 static tosac_value *rescale(lower *l, tosac_value *in, tosac_dtype out_t, const double *scales, uint32_t n,
                             int32_t in_zp, int32_t out_zp, const tosac_node *like)
 {
@@ -215,7 +254,6 @@ static tosac_value *rescale(lower *l, tosac_value *in, tosac_dtype out_t, const 
         oom(l);
         goto done;
     }
-    /* TOSA forbids scale32 with an INT48 input: a 16-bit multiplier there */
     bool scale32 = in->dtype != TOSAC_DTYPE_INT48;
     for (uint32_t c = 0; c < n; c++)
         if (!(scale32 ? tosac_quant_multiplier(scales[c], &m[c], &s[c]) : tosac_quant_multiplier16(scales[c], &m[c], &s[c]))) {
@@ -224,17 +262,8 @@ static tosac_value *rescale(lower *l, tosac_value *in, tosac_dtype out_t, const 
             unsupported(l, like, buf);
             goto done;
         }
-    int64_t nn = n;
-    tosac_value *ins[5] = {in, int_const(l, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, 1, &nn, m, n),
-                           int_const(l, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, n), scalar1(l, in->dtype, in_zp),
-                           scalar1(l, out_t, out_zp)};
     out = ir_new_tensor(l->b, out_t == TOSAC_DTYPE_INT32 ? "widened" : "rescaled", out_t, in->rank, in->shape);
-    tosac_node *op = ir_add_op(l->b, TOSAC_OP_RESCALE, 5, ins, out, like);
-    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, scale32) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_per_channel, n > 1) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_input_unsigned, 0) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_output_unsigned, 0) != TOSAC_OK) {
+    if (!out || !quant_add_rescale(l->b, in, out, m, s, n, in_zp, out_zp, false, false, like)) {
         oom(l);
         out = NULL;
     }

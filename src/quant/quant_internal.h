@@ -106,6 +106,14 @@ typedef struct quant_qdq_node {
 tosac_status quant_emit_qdq(const tosac_block *fb, const tosac_quant_iomap *io, const quant_qdq_value *v,
                             const quant_qdq_node *nodes, const char *path, tosac_diag *d);
 
+/* Appends RESCALE in -> out to block b: multipliers m and shifts s (n: 1, or one per channel of
+   the last dimension; 16-bit multipliers for an INT48 input, where TOSA forbids scale32), the zero
+   points (unsigned ones as their bit patterns) and the unsigned flags; SINGLE_ROUND. The one place
+   a RESCALE is assembled (lower.c; boundary.c for uint8 I/O). NULL when out of memory. */
+tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out, const int32_t *m, const int32_t *s,
+                              uint32_t n, int32_t in_zp, int32_t out_zp, bool in_unsigned, bool out_unsigned,
+                              const tosac_node *like);
+
 /* Validates the quantized graph for `profiles` and `extensions` (a failure is an internal error). */
 tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d);
 /* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
