@@ -81,6 +81,9 @@ typedef enum tosac_quant_io_type {
 
 /** "int8", "uint8", "float32" or "int16" (the sidecar's dtype). */
 const char *tosac_quant_io_type_name(tosac_quant_io_type t);
+/** The codes of an I/O type: [-128, 127] (int8, and the int8 codes inside a float32 boundary),
+    [0, 255] (uint8), [-32767, 32767] (int16, symmetric). */
+void tosac_quant_io_range(tosac_quant_io_type t, int32_t *lo, int32_t *hi);
 
 /** One graph input or output of a quantized program: its float <-> integer mapping. */
 typedef struct tosac_quant_io {

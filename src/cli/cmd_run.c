@@ -382,8 +382,8 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
             memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
             x = f;
         }
-        int32_t lo = q->type == TOSAC_QUANT_IO_UINT8 ? 0 : q->type == TOSAC_QUANT_IO_INT16 ? -32767 : -128,
-                hi = q->type == TOSAC_QUANT_IO_UINT8 ? 255 : q->type == TOSAC_QUANT_IO_INT16 ? 32767 : 127;
+        int32_t lo, hi;
+        tosac_quant_io_range(q->type, &lo, &hi);
         uint32_t v = (uint32_t)tosac_quant_quantize(x, q->q, lo, hi);
         for (size_t j = 0; j < code_bytes(q); j++) (*bytes)[code_bytes(q) * (size_t)k + j] = (uint8_t)(v >> (8 * j));
     }

@@ -32,6 +32,12 @@ const char *tosac_quant_io_type_name(tosac_quant_io_type t)
     }
 }
 
+void tosac_quant_io_range(tosac_quant_io_type t, int32_t *lo, int32_t *hi)
+{
+    *lo = t == TOSAC_QUANT_IO_UINT8 ? 0 : t == TOSAC_QUANT_IO_INT16 ? -32767 : -128;
+    *hi = t == TOSAC_QUANT_IO_UINT8 ? 255 : t == TOSAC_QUANT_IO_INT16 ? 32767 : 127;
+}
+
 /* A constant of one element: INT8 [1] (a MUL's shift) or FP32 with `rank` dims of 1 (TOSA's
    elementwise operands must have the same rank). */
 static tosac_value *one(tosac_block *b, tosac_dtype t, int rank, double v)

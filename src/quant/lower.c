@@ -1326,8 +1326,8 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     l.st = &st;
     l.o = o;
     l.act = o->a16w8 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8;
-    l.qmin = o->a16w8 ? -32767 : -128; /* int16: symmetric, as ExecuTorch's a16w8 */
-    l.qmax = o->a16w8 ? 32767 : 127;
+    /* int16: symmetric, as ExecuTorch's a16w8 */
+    tosac_quant_io_range(o->a16w8 ? TOSAC_QUANT_IO_INT16 : TOSAC_QUANT_IO_INT8, &l.qmin, &l.qmax);
     tosac_quant_iomap *io = calloc(1, sizeof *io);
     tosac_status s = io ? TOSAC_OK : TOSAC_ERR_NOMEM;
     if (s == TOSAC_OK) {

@@ -96,9 +96,12 @@ static size_t int_width(tosac_dtype t)
 /* The int16 (--a16w8) or int8 program input x quantized with q. */
 static void quantize_input(void *dst, const float *x, int64_t n, const tosac_quant_io *q)
 {
+    int32_t lo, hi;
+    tosac_quant_io_range(q->type, &lo, &hi);
     for (int64_t k = 0; k < n; k++) {
-        if (q->type == TOSAC_QUANT_IO_INT16) ((int16_t *)dst)[k] = (int16_t)tosac_quant_quantize(x[k], q->q, -32767, 32767);
-        else ((int8_t *)dst)[k] = (int8_t)tosac_quant_quantize(x[k], q->q, -128, 127);
+        int32_t c = tosac_quant_quantize(x[k], q->q, lo, hi);
+        if (q->type == TOSAC_QUANT_IO_INT16) ((int16_t *)dst)[k] = (int16_t)c;
+        else ((int8_t *)dst)[k] = (int8_t)c;
     }
 }
 
