@@ -373,6 +373,9 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
     *bytes = tosac_malloc(*n ? *n : 1);
     if (!*bytes) return false;
     bool f8 = !strcmp(npy->descr, "<f8");
+    int32_t lo, hi;
+    tosac_quant_io_range(q->type, &lo, &hi);
+    size_t w = code_bytes(q);
     for (int64_t k = 0; k < npy->count; k++) {
         double x;
         if (f8) {
@@ -382,10 +385,8 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
             memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
             x = f;
         }
-        int32_t lo, hi;
-        tosac_quant_io_range(q->type, &lo, &hi);
         uint32_t v = (uint32_t)tosac_quant_quantize(x, q->q, lo, hi);
-        for (size_t j = 0; j < code_bytes(q); j++) (*bytes)[code_bytes(q) * (size_t)k + j] = (uint8_t)(v >> (8 * j));
+        for (size_t j = 0; j < w; j++) (*bytes)[w * (size_t)k + j] = (uint8_t)(v >> (8 * j));
     }
     return true;
 }
