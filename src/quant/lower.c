@@ -129,30 +129,40 @@ static void put_le(uint8_t *p, int64_t v, unsigned bytes)
 }
 
 /* A rank-1 constant of n integers (INT8 or INT32). */
+/* An integer constant (INT8/16/32/48, TOSA encoding) of n values from v32 or v64, written once
+   into the graph's arena. */
+static tosac_value *enc_const(tosac_block *b, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
+                              const int32_t *v32, const int64_t *v64, int64_t n)
+{
+    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT48 ? 6 : 4;
+    uint8_t *data = tosac_arena_alloc_uninit(&b->graph->arena, (size_t)(n ? n : 1) * w);
+    if (!data) return NULL;
+    for (int64_t k = 0; k < n; k++) put_le(data + k * w, v64 ? v64[k] : v32[k], w);
+    return ir_new_const_adopt(b, prefix, t, rank, shape, data, (size_t)n * w);
+}
+
+static const char *zp_prefix(tosac_dtype t)
+{
+    return t == TOSAC_DTYPE_INT8 ? "zp8_" : t == TOSAC_DTYPE_INT16 ? "zp16_" : t == TOSAC_DTYPE_INT48 ? "zp48_" : "zp32_";
+}
+
 static tosac_value *int_const(lower *l, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
                               const int32_t *v, int64_t n)
 {
-    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : 4;
-    uint8_t *data = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * w);
-    if (!data) return NULL;
-    for (int64_t k = 0; k < n; k++) put_le(data + k * w, v[k], w);
-    return ir_new_const_adopt(l->b, prefix, t, rank, shape, data, (size_t)n * w);
+    return enc_const(l->b, prefix, t, rank, shape, v, NULL, n);
 }
 
 /* A rank-1 INT48 constant (6 bytes each, TOSA's encoding): an int16 convolution's bias. */
 static tosac_value *int48_const(lower *l, const char *prefix, int64_t n, const int64_t *v)
 {
-    uint8_t *data = tosac_arena_alloc_uninit(&l->g->arena, (size_t)(n ? n : 1) * 6);
-    if (!data) return NULL;
-    for (int64_t k = 0; k < n; k++) put_le(data + k * 6, v[k], 6);
-    return ir_new_const_adopt(l->b, prefix, TOSAC_DTYPE_INT48, 1, &n, data, (size_t)n * 6);
+    return enc_const(l->b, prefix, TOSAC_DTYPE_INT48, 1, &n, NULL, v, n);
 }
 
+/* A zero point (or shift) operand: one value of type t. */
 static tosac_value *scalar1(lower *l, tosac_dtype t, int32_t v)
 {
-    int64_t one = 1, v48 = v;
-    if (t == TOSAC_DTYPE_INT48) return int48_const(l, "zp48_", 1, &v48); /* a RESCALE's input_zp */
-    return int_const(l, t == TOSAC_DTYPE_INT8 ? "zp8_" : t == TOSAC_DTYPE_INT16 ? "zp16_" : "zp32_", t, 1, &one, &v, 1);
+    int64_t one = 1;
+    return enc_const(l->b, zp_prefix(t), t, 1, &one, &v, NULL, 1);
 }
 
 /* The activation q-params of a range: asymmetric int8, or symmetric int16 under --a16w8. */
@@ -202,33 +212,17 @@ static tosac_status no_range(lower *l, const tosac_node *n, const char *what)
     return unsupported(l, n, buf);
 }
 
-/* A rank-1 integer constant (INT8/16/32/48) of n values, copied into the graph. */
-static tosac_value *small_const(tosac_block *b, const char *prefix, tosac_dtype t, const int32_t *v, int64_t n)
-{
-    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT48 ? 6 : 4;
-    uint8_t *data = malloc((size_t)(n ? n : 1) * w);
-    if (!data) return NULL;
-    for (int64_t k = 0; k < n; k++) put_le(data + k * w, v[k], w);
-    tosac_value *c = ir_new_const(b, prefix, t, 1, &n, data, (size_t)n * w);
-    free(data);
-    return c;
-}
-
-static const char *zp_prefix(tosac_dtype t)
-{
-    return t == TOSAC_DTYPE_INT8 ? "zp8_" : t == TOSAC_DTYPE_INT16 ? "zp16_" : t == TOSAC_DTYPE_INT48 ? "zp48_" : "zp32_";
-}
-
 tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out, const int32_t *m, const int32_t *s,
                               uint32_t n, int32_t in_zp, int32_t out_zp, bool in_unsigned, bool out_unsigned,
                               const tosac_node *like)
 {
     /* TOSA forbids scale32 with an INT48 input: a 16-bit multiplier there */
     bool scale32 = in->dtype != TOSAC_DTYPE_INT48;
-    tosac_value *ins[5] = {in, small_const(b, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, m, n),
-                           small_const(b, "shift", TOSAC_DTYPE_INT8, s, n),
-                           small_const(b, zp_prefix(in->dtype), in->dtype, &in_zp, 1),
-                           small_const(b, zp_prefix(out->dtype), out->dtype, &out_zp, 1)};
+    int64_t nn = n, one = 1;
+    tosac_value *ins[5] = {in, enc_const(b, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, 1, &nn, m, NULL, n),
+                           enc_const(b, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, NULL, n),
+                           enc_const(b, zp_prefix(in->dtype), in->dtype, 1, &one, &in_zp, NULL, 1),
+                           enc_const(b, zp_prefix(out->dtype), out->dtype, 1, &one, &out_zp, NULL, 1)};
     for (int k = 1; k < 5; k++)
         if (!ins[k]) return NULL;
     tosac_node *op = ir_add_op(b, TOSAC_OP_RESCALE, 5, ins, out, like);
