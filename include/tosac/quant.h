@@ -155,6 +155,20 @@ void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, 
 /** The error E above of the range [lo, hi] (exposed for the tests). */
 double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
 
+/** Lowering choices a target asks for (src/target/targets.def sets them per target; TOSA-1.0+INT
+    sets none). Each keeps the integer results of the default lowering unless its line says
+    otherwise (docs/QUANT.md, "Target lowering"). */
+typedef enum tosac_quant_lowering {
+    TOSAC_LOWER_FC_AS_CONV2D = 1u << 0,      /**< Gemm/MatMul with constant weights: CONV2D 1x1, not MATMUL */
+    TOSAC_LOWER_GAP_AS_POOL = 1u << 1,       /**< global average pool: one pooling-shaped op, not REDUCE_SUM over H then W */
+    TOSAC_LOWER_CONCAT_DIRECT = 1u << 2,     /**< CONCAT inputs quantized straight to the CONCAT's q-params; never two RESCALEs in a row */
+    TOSAC_LOWER_RESIZE_HALF_PIXEL = 1u << 3, /**< RESIZE nearest in the half-pixel encoding (offset -(n/2-1), border 1) */
+    TOSAC_LOWER_NO_INT16_MATMUL = 1u << 4,   /**< no int16 MATMUL (U55/U65) */
+    TOSAC_LOWER_GATHER_CONST_AS_SLICE = 1u << 5, /**< GATHER with constant indices as SLICE/CONCAT */
+    TOSAC_LOWER_DILATED_CENTER = 1u << 6,    /**< a dilated conv whose every tap but the centre is padding: the 1x1 it is */
+    TOSAC_LOWER_UPSAMPLE_1X1_BROADCAST = 1u << 7, /**< bilinear/nearest upsampling of a 1x1 map: a broadcast */
+} tosac_quant_lowering;
+
 /** Calibration progress: called after each sample. */
 typedef void (*tosac_quant_progress_fn)(void *user, uint32_t done, uint32_t total);
 
@@ -182,6 +196,8 @@ typedef struct tosac_quant_opts {
     /** int16 symmetric activations, int8 weights, INT48 accumulators: the result needs EXT-INT16
         (TOSA-1.0+INT+int16) and is validated with it. */
     bool a16w8;
+    /** TOSAC_LOWER_* bits: lowering choices of the target (0: the default lowering). */
+    uint32_t lowering;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */
