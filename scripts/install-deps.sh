@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  gcc make cmake ninja-build        # build
+  gcc g++ make cmake ninja-build pkg-config   # build; g++ and pkg-config for the installed-use test
   clang libclang-rt-14-dev          # second compiler, ASan/UBSan runtimes, libFuzzer
   flatbuffers-compiler              # flatc: independent check of our .tosa bytes
   python3 python3-numpy             # .npy cross-checks, JSON validation in tests

@@ -24,6 +24,10 @@ typedef struct tosac_allocator {
  */
 void tosac_set_allocator(const tosac_allocator *a);
 
+/** Frees `size` bytes at `p` that a tosac call handed to the caller (e.g. tosac_npy_to_tosa's
+    buffer), through the installed allocator. NULL is ignored. */
+void tosac_free(void *p, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #include "tosac/npy.h"
 #include "tosac/onnx.h"
 #include "tosac/status.h"
+#include "tosac/validate.h" /* TOSAC_PROFILE_* and TOSAC_EXT_* for tosac_compile_opts */
 
 #ifdef __cplusplus
 extern "C" {

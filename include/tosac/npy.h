@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tosac/alloc.h"
 #include "tosac/dtype.h"
 #include "tosac/status.h"
 

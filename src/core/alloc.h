@@ -9,7 +9,6 @@
 
 void *tosac_malloc(size_t size);
 void *tosac_calloc(size_t n, size_t size); /* NULL on n*size overflow */
-void tosac_free(void *p, size_t size);
 /* Grows an array to hold at least `need` elements; *cap is updated. NULL-safe on failure (old kept). */
 int tosac_grow(void **p, size_t *cap, size_t need, size_t elem);
 char *tosac_strdup(const char *s);
