@@ -13,6 +13,7 @@ fails=0
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 # MODEL[:a16w8]: the --a16w8 program (int16 activations, INT48 accumulators, int16 TABLEs)
 for spec in resnet18 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 vit_small \
+            ds_cnn mobilenet_v1_025 resnet8 autoencoder \
             resnet18:a16w8 mobilenet_v2:a16w8 vit_small:a16w8; do
     m=${spec%%:*}
     q=$WORK/${spec/:/_}.tosa

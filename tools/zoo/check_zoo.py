@@ -15,7 +15,7 @@ of tools/zoo/ort_run.js in NAME.ort/<output>.npy. For every model NAME.onnx in D
 
 Structural checks:
   - the CNNs (mobilenet_v2, mobilenet_v3_small, resnet18, resnet50, squeezenet1_1,
-    shufflenet_v2_x1_0, efficientnet_b0): TRANSPOSE operators inside the program are counted
+    shufflenet_v2_x1_0, efficientnet_b0 and MLPerf Tiny's ds_cnn, mobilenet_v1_025, resnet8): TRANSPOSE operators inside the program are counted
     (a TRANSPOSE that reads a graph input or writes a graph output is a layout boundary and
     not counted) in two groups: the model's own (located at one of its Transpose nodes, such as
     ShuffleNet's channel shuffles) and layout ones (every other: an NCHW/NHWC change left
@@ -44,7 +44,7 @@ import time
 import numpy as np
 
 CNNS = {"mobilenet_v2", "mobilenet_v3_small", "resnet18", "resnet50", "squeezenet1_1",
-        "shufflenet_v2_x1_0", "efficientnet_b0"}
+        "shufflenet_v2_x1_0", "efficientnet_b0", "ds_cnn", "mobilenet_v1_025", "resnet8"}
 REL_L2_TOL = 1e-4
 STEP_TIMEOUT = 600
 

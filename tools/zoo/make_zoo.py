@@ -22,7 +22,9 @@ Output is deterministic: the same torch/torchvision versions give the same bytes
 Models: the CNNs mobilenet_v2, mobilenet_v3_small, resnet18, resnet50, squeezenet1_1,
 shufflenet_v2_x1_0, efficientnet_b0 (224x224); vit_small (torchvision VisionTransformer, image
 32, patch 8, 2 layers, 2 heads, hidden 64, MLP 128); mlp; dup_output (returns the same tensor
-twice); equal_constants (two distinct buffers with identical values added in different places).
+twice); equal_constants (two distinct buffers with identical values added in different places);
+the MLPerf Tiny networks ds_cnn (keyword spotting, 1x1x49x10), mobilenet_v1_025 (visual wake
+words, 96x96), resnet8 (CIFAR-10) and autoencoder (anomaly detection, 640 features).
 
 Exit status: 0 success, 1 failure (an unknown model name, an export error), 2 bad usage.
 """
@@ -161,6 +163,98 @@ class EqualConstants(torch.nn.Module):
         return torch.tanh(self.fc2(y) * 0.5) + self.b
 
 
+# MLPerf Tiny (v1.x reference models, written here from their published layer lists; the
+# deployment targets of docs/MCU.md). Batch 1, NCHW; BatchNorm after every conv/dense but the
+# classifier, as in the Keras references.
+def conv_bn_relu(cin, cout, k, stride=1, padding=0, groups=1):
+    return [torch.nn.Conv2d(cin, cout, k, stride, padding, groups=groups, bias=False),
+            torch.nn.BatchNorm2d(cout), torch.nn.ReLU()]
+
+
+class DsCnn(torch.nn.Module):
+    """Keyword spotting DS-CNN (MLPerf Tiny KWS): 49x10 MFCC in; conv 10x4 stride 2 to 64
+    channels (padding 5x1 gives the reference's 25x5 'same' map), four depthwise 3x3 + pointwise
+    64 blocks, global average pool, FC 12, softmax. 2.66 M MACs."""
+
+    def __init__(self):
+        super().__init__()
+        layers = conv_bn_relu(1, 64, (10, 4), 2, (5, 1))
+        for _ in range(4):
+            layers += conv_bn_relu(64, 64, 3, 1, 1, groups=64) + conv_bn_relu(64, 64, 1)
+        self.body = torch.nn.Sequential(*layers)
+        self.fc = torch.nn.Linear(64, 12)
+
+    def forward(self, x):
+        y = torch.nn.functional.adaptive_avg_pool2d(self.body(x), 1).flatten(1)
+        return torch.softmax(self.fc(y), dim=1)
+
+
+class MobileNetV1(torch.nn.Module):
+    """Visual wake words MobileNetV1 alpha=0.25 (MLPerf Tiny VWW): 96x96x3 in, conv 3x3 s2 to 8,
+    13 depthwise-separable blocks (16, 32/2, 32, 64/2, 64, 128/2, 5x128, 256/2, 256), global
+    average pool, FC 2, softmax. 7.49 M MACs."""
+
+    def __init__(self):
+        super().__init__()
+        plan = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2)] + [(128, 1)] * 5 + [(256, 2), (256, 1)]
+        layers, c = conv_bn_relu(3, 8, 3, 2, 1), 8
+        for cout, stride in plan:
+            layers += conv_bn_relu(c, c, 3, stride, 1, groups=c) + conv_bn_relu(c, cout, 1)
+            c = cout
+        self.body = torch.nn.Sequential(*layers)
+        self.fc = torch.nn.Linear(c, 2)
+
+    def forward(self, x):
+        y = torch.nn.functional.adaptive_avg_pool2d(self.body(x), 1).flatten(1)
+        return torch.softmax(self.fc(y), dim=1)
+
+
+class ResNet8(torch.nn.Module):
+    """Image classification ResNet-8 (MLPerf Tiny IC, CIFAR-10): 32x32x3 in, conv 3x3 to 16, three
+    residual stacks of two 3x3 convs (16; 32 stride 2 with a 1x1 stride-2 shortcut; 64 likewise),
+    global average pool, FC 10, softmax. 12.5 M MACs."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(*conv_bn_relu(3, 16, 3, 1, 1))
+        self.stacks = torch.nn.ModuleList()
+        c = 16
+        for cout, stride in [(16, 1), (32, 2), (64, 2)]:
+            branch = torch.nn.Sequential(*conv_bn_relu(c, cout, 3, stride, 1),
+                                         torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False), torch.nn.BatchNorm2d(cout))
+            short = torch.nn.Identity() if stride == 1 and c == cout else torch.nn.Conv2d(c, cout, 1, stride)
+            self.stacks.append(torch.nn.ModuleList([branch, short]))
+            c = cout
+        self.fc = torch.nn.Linear(c, 10)
+
+    def forward(self, x):
+        y = self.stem(x)
+        for branch, short in self.stacks:
+            y = torch.relu(branch(y) + short(y))
+        y = torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+        return torch.softmax(self.fc(y), dim=1)
+
+
+class Autoencoder(torch.nn.Module):
+    """Anomaly detection deep autoencoder (MLPerf Tiny AD, ToyADMOS): 640 in, dense
+    128x4 - 8 - 128x4 each with BatchNorm and ReLU, dense 640 out. 0.264 M MACs."""
+
+    def __init__(self):
+        super().__init__()
+        dims = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128]
+        layers = []
+        for a, b in zip(dims, dims[1:]):
+            layers += [torch.nn.Linear(a, b), torch.nn.BatchNorm1d(b), torch.nn.ReLU()]
+        self.body = torch.nn.Sequential(*layers, torch.nn.Linear(128, 640))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+TINY = {"ds_cnn": (DsCnn, (1, 1, 49, 10)), "mobilenet_v1_025": (MobileNetV1, (1, 3, 96, 96)),
+        "resnet8": (ResNet8, (1, 3, 32, 32)), "autoencoder": (Autoencoder, (1, 640))}
+
+
 def build(name):
     """(model in eval mode, input shape, output names) for zoo model `name`."""
     # torch's default initialisers draw from the global generator
@@ -172,6 +266,9 @@ def build(name):
         m, shape = cnn(name)()
     elif name == "vit_small":
         m, shape = vit_small()
+    elif name in TINY:
+        cls, shape = TINY[name]
+        m = cls()
     elif name == "mlp":
         m, shape = Mlp(), (1, 16)
     elif name == "dup_output":
@@ -202,7 +299,7 @@ def export_mode(name):
     return torch.onnx.TrainingMode.PRESERVE, name == "equal_constants"
 
 
-MODELS = CNNS + ["vit_small", "mlp", "dup_output", "equal_constants"]
+MODELS = CNNS + ["vit_small", "mlp", "dup_output", "equal_constants"] + list(TINY)
 
 
 def export(name, outdir):
