@@ -1106,6 +1106,9 @@ static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
 
 tosac_status cvt_import(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out, tosac_diag *d)
 {
+    if (m->graph->n_outputs == 0)
+        return tosac_diag_add(d, TOSAC_ERR_FORMAT, "graph '%s' has no outputs: there is nothing to compute",
+                              m->graph->name ? m->graph->name : "");
     cvt_ctx *c = tosac_calloc(1, sizeof *c);
     if (!c) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     tosac_arena_init(&c->arena);
