@@ -25,8 +25,29 @@ static const cvt_entry k_converters[] = {
 };
 #define N_CONVERTERS (sizeof k_converters / sizeof k_converters[0])
 
+static const char *attr_type_name(tosac_onnx_attr_type t)
+{
+    static const char *const names[] = {"UNDEFINED", "FLOAT",  "INT",     "STRING",        "TENSOR",
+                                        "GRAPH",     "FLOATS", "INTS",    "STRINGS",       "TENSORS",
+                                        "GRAPHS",    "SPARSE_TENSOR",     "SPARSE_TENSORS",
+                                        "TYPE_PROTO", "TYPE_PROTOS"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "UNDEFINED";
+}
+
+/* Reports the attribute of the wrong type the current converter has read (cvt_attr_*), once. */
+static tosac_status report_bad_attr(cvt_ctx *c)
+{
+    const tosac_onnx_attr *a = c->bad_attr;
+    c->bad_attr = NULL;
+    return tosac_diag_add(c->d, TOSAC_ERR_FORMAT, "node '%s' (%s): attribute '%s' has type %s, expected %s",
+                          c->node->name, c->node->op_type, a->name, attr_type_name(a->type),
+                          attr_type_name(c->bad_attr_want));
+}
+
 tosac_status cvt_fail(cvt_ctx *c, tosac_status s, const char *fmt, ...)
 {
+    /* the attribute of the wrong type first: it is the cause of what the converter reports */
+    if (c->bad_attr) report_bad_attr(c);
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -975,15 +996,6 @@ static tosac_status fold_node(cvt_ctx *c, const cvt_entry *e, const tosac_onnx_n
     return TOSAC_OK;
 }
 
-static const char *attr_type_name(tosac_onnx_attr_type t)
-{
-    static const char *const names[] = {"UNDEFINED", "FLOAT",  "INT",     "STRING",        "TENSOR",
-                                        "GRAPH",     "FLOATS", "INTS",    "STRINGS",       "TENSORS",
-                                        "GRAPHS",    "SPARSE_TENSOR",     "SPARSE_TENSORS",
-                                        "TYPE_PROTO", "TYPE_PROTOS"};
-    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "UNDEFINED";
-}
-
 /* The node's input or output list (what: "input" / "output") against the row's counts: the
    required positions present and named, no more positions than the operator has. */
 static tosac_status check_arity(cvt_ctx *c, const char *what, const char *const *names, size_t n, size_t lo, size_t hi)
@@ -1030,12 +1042,7 @@ static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
     uint32_t first = c->b->n_tensors;
     s = foldable(c, n) ? fold_node(c, e, n, &done) : TOSAC_OK;
     if (!done && s == TOSAC_OK) s = e->fn(c);
-    if (c->bad_attr) {
-        const tosac_onnx_attr *a = c->bad_attr;
-        c->bad_attr = NULL;
-        return cvt_fail(c, TOSAC_ERR_FORMAT, "attribute '%s' has type %s, expected %s", a->name,
-                        attr_type_name(a->type), attr_type_name(c->bad_attr_want));
-    }
+    if (c->bad_attr) return report_bad_attr(c);
     if (s != TOSAC_OK) {
         if (tosac_diag_count(c->d) == 0 && c->d) cvt_fail(c, s, "conversion failed (%s)", tosac_status_str(s));
         return s;

@@ -47,13 +47,15 @@ tosac_status cvt_matmul(cvt_ctx *c)
     tosac_value *r;
     if (bb == 1 && rb <= 2) { /* b shared: fold a's batch into M */
         int64_t sa[3] = {1, ba * M, K}, sb[3] = {1, K, N};
-        r = matmul3(c, cvt_mk_reshape(c, a, 3, sa), cvt_mk_reshape(c, b, 3, sb));
+        tosac_value *a3 = cvt_mk_reshape(c, a, 3, sa), *b3 = cvt_mk_reshape(c, b, 3, sb);
+        r = matmul3(c, a3, b3);
         for (int k = 0; k < ra - 1; k++) oshape[orank++] = a->shape[k];
     } else if (ra == rb && ba == bb) {
         for (int k = 0; k < ra - 2; k++)
             if (a->shape[k] != b->shape[k]) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "batch broadcasting is not supported");
         int64_t sa[3] = {ba, M, K}, sb[3] = {ba, K, N};
-        r = matmul3(c, cvt_mk_reshape(c, a, 3, sa), cvt_mk_reshape(c, b, 3, sb));
+        tosac_value *a3 = cvt_mk_reshape(c, a, 3, sa), *b3 = cvt_mk_reshape(c, b, 3, sb);
+        r = matmul3(c, a3, b3);
         for (int k = 0; k < ra - 1; k++) oshape[orank++] = a->shape[k];
     } else {
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "batch broadcasting is not supported");
@@ -80,7 +82,8 @@ tosac_status cvt_gemm(cvt_ctx *c)
     if (a->shape[1] != b->shape[0]) return cvt_fail(c, TOSAC_ERR_FORMAT, "inner dimensions differ");
     int64_t sa[3] = {1, a->shape[0], a->shape[1]}, sb[3] = {1, b->shape[0], b->shape[1]};
     int64_t so[2] = {a->shape[0], b->shape[1]};
-    tosac_value *y = matmul3(c, cvt_mk_reshape(c, a, 3, sa), cvt_mk_reshape(c, b, 3, sb));
+    tosac_value *a3 = cvt_mk_reshape(c, a, 3, sa), *b3 = cvt_mk_reshape(c, b, 3, sb);
+    tosac_value *y = matmul3(c, a3, b3);
     y = y ? cvt_mk_reshape(c, y, 2, so) : NULL;
     float alpha = cvt_attr_f(c, "alpha", 1.0f), beta = cvt_attr_f(c, "beta", 1.0f);
     if (y && alpha != 1.0f)

@@ -1480,8 +1480,8 @@ tosac_status cvt_resize(cvt_ctx *c)
     if (cvt_attr_ints(c, "axes", &nax)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the axes attribute is not supported");
     if (strcmp(cvt_attr_s(c, "keep_aspect_ratio_policy", "stretch"), "stretch"))
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "keep_aspect_ratio_policy is not supported");
-    resize_cfg cf = resize_defaults(mode, cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel"),
-                                    cvt_attr_s(c, "nearest_mode", "round_prefer_floor"));
+    const char *ctm = cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel");
+    resize_cfg cf = resize_defaults(mode, ctm, cvt_attr_s(c, "nearest_mode", "round_prefer_floor"));
     cf.cubic_a = cvt_attr_f(c, "cubic_coeff_a", -0.75f);
     cf.exclude_outside = cvt_attr_i(c, "exclude_outside", 0) != 0;
     cf.extrapolation = cvt_attr_f(c, "extrapolation_value", 0.0f);
