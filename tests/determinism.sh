@@ -1,8 +1,8 @@
 #!/bin/bash
 # The same model and options give byte-identical output whatever compiler built tosac
-# (docs/ARCHITECTURE.md, "Deterministic output"): compiles every model of MODELS_DIR (the zoo,
+# (docs/ONNX.md, "Deterministic output"): compiles every model of MODELS_DIR (the zoo,
 # <build>/tests/zoo/models) to FP and to INT8, and the quantized test models of tests/onnx, with
-# both binaries, and requires identical .tosa files and sidecars (.quant.json).
+# both binaries, and requires identical .tosa files, sidecars (.quant.json) and --emit-qdq models.
 # C leaves the evaluation order of a call's arguments unspecified, so two graph-building calls as
 # arguments of one call name and order tensors differently under GCC and Clang: this is the check.
 # usage: tests/determinism.sh GCC_TOSAC CLANG_TOSAC WORK_DIR MODELS_DIR
@@ -17,15 +17,16 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$WORK" && mkdir -p "$WORK/a" "$WORK/b" || exit 1
 fails=0 jobs=0
 
-# compile OUT_NAME MODEL ARGS...: with both binaries, into $WORK/a and $WORK/b
+# compile OUT_NAME MODEL ARGS...: with both binaries, into $WORK/a and $WORK/b (@DIR@ in ARGS
+# stands for that folder)
 compile() {
     local out=$1 model=$2
     shift 2
     jobs=$((jobs + 1))
     local ra rb
-    "$A" compile "$model" -o "$WORK/a/$out.tosa" "$@" > /dev/null 2> "$WORK/a/$out.err"
+    "$A" compile "$model" -o "$WORK/a/$out.tosa" "${@//@DIR@/$WORK/a}" > /dev/null 2> "$WORK/a/$out.err"
     ra=$?
-    "$B" compile "$model" -o "$WORK/b/$out.tosa" "$@" > /dev/null 2> "$WORK/b/$out.err"
+    "$B" compile "$model" -o "$WORK/b/$out.tosa" "${@//@DIR@/$WORK/b}" > /dev/null 2> "$WORK/b/$out.err"
     rb=$?
     if [ $ra -ne 0 ] || [ $rb -ne 0 ]; then
         echo "FAIL $out: compile exit $ra / $rb"
@@ -57,13 +58,15 @@ M=$WORK/m
 compile qcnn "$M/make_quant_cnn/qcnn.onnx" --target TOSA-1.0+INT --calibrate "$M/make_quant_cnn/calib"
 compile qcnn_uint8 "$M/make_quant_cnn/qcnn.onnx" --target TOSA-1.0+INT --calibrate "$M/make_quant_cnn/calib" --io uint8
 compile qcnn_a16w8 "$M/make_quant_cnn/qcnn.onnx" --target TOSA-1.0+INT+int16 --a16w8 --calibrate "$M/make_quant_cnn/calib"
+compile qtf_qdq "$M/make_quant_transformer/qtf.onnx" --target TOSA-1.0+INT --calibrate "$M/make_quant_transformer/calib_tf" \
+    --emit-qdq @DIR@/qtf_qdq.onnx
 compile qtf "$M/make_quant_transformer/qtf.onnx" --target TOSA-1.0+INT --calibrate "$M/make_quant_transformer/calib_tf"
 compile qresize "$M/make_quant_resize/qresize.onnx" --target TOSA-1.0+INT --calibrate "$M/make_quant_resize/calib"
 compile qdq "$M/make_qdq_model/qdq.onnx" --target TOSA-1.0+INT
 compile qdq_cnn "$M/make_qdq_cnn/qdq_cnn.onnx" --target TOSA-1.0+INT
 
 files=0
-for fa in "$WORK"/a/*.tosa "$WORK"/a/*.json; do
+for fa in "$WORK"/a/*.tosa "$WORK"/a/*.json "$WORK"/a/*.onnx; do
     fb=$WORK/b/${fa#"$WORK"/a/}
     files=$((files + 1))
     if [ ! -f "$fb" ]; then
@@ -74,7 +77,7 @@ for fa in "$WORK"/a/*.tosa "$WORK"/a/*.json; do
         fails=$((fails + 1))
     fi
 done
-for fb in "$WORK"/b/*.tosa "$WORK"/b/*.json; do
+for fb in "$WORK"/b/*.tosa "$WORK"/b/*.json "$WORK"/b/*.onnx; do
     [ -f "$WORK/a/${fb#"$WORK"/b/}" ] || { echo "FAIL ${fb#"$WORK"/b/}: written by $B only"; fails=$((fails + 1)); }
 done
 echo "determinism: $jobs compiles, $files files compared, $fails failed"

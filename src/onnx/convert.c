@@ -437,7 +437,9 @@ tosac_value *cvt_unary(cvt_ctx *c, tosac_op op, tosac_value *x)
     if (!x) return NULL;
     tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
     if (op == TOSAC_OP_NEGATE) {
-        tosac_value *in[3] = {x, cvt_zp(c, x->dtype), cvt_zp(c, x->dtype)};
+        tosac_value *in[3] = {x, NULL, NULL};
+        in[1] = cvt_zp(c, x->dtype);
+        in[2] = cvt_zp(c, x->dtype);
         return cvt_op(c, op, 3, in, out) ? out : NULL;
     }
     return cvt_op(c, op, 1, &x, out) ? out : NULL;
