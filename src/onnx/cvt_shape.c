@@ -1380,7 +1380,10 @@ static tosac_status resize_matrix(cvt_ctx *c, tosac_value *x, const resize_cfg *
     bool *oobs[TOSAC_MAX_RANK] = {NULL};
     for (int a = 0; a < r && x; a++) {
         int64_t in = x->shape[a], out = cf->out[a];
-        if (in * out > (INT64_C(1) << 24)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis %d is too large to resize", a);
+        /* the weights are a dense in x out constant: at most 4M entries (16 MB), which covers 2048 -> 2048 */
+        if (out > (INT64_C(1) << 22) / in)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis %d (%lld -> %lld) is too large to resize as a matrix", a,
+                            (long long)in, (long long)out);
         double *w = tosac_arena_alloc(&c->arena, (size_t)(in * out) * sizeof *w + 1);
         bool *oob = tosac_arena_alloc(&c->arena, (size_t)out + 1);
         if (!w || !oob) return cvt_nomem(c);
