@@ -1112,6 +1112,15 @@ static void variable_rules(void)
     find_value(g, "x")->dtype = TOSAC_DTYPE_FP16;
     EXPECT_ERROR(g, "input1 'x' (FP16 [2,3]) must have the type and shape of variable 'state' (INT8 [2,3])");
     tosac_graph_destroy(g);
+    /* no outputs: an ERROR unless a variable is written (that is what the graph computes) */
+    g = test_op_graph_a(TOSAC_OP_VARIABLE_WRITE, 0);
+    g->regions[0]->blocks[0]->n_outputs = 0;
+    EXPECT_VALID(g);
+    tosac_graph_destroy(g);
+    g = test_op_graph_a(TOSAC_OP_ADD, 0);
+    g->regions[0]->blocks[0]->n_outputs = 0;
+    EXPECT_ERROR(g, "block 'main': the graph has no outputs and writes no variable: it computes nothing");
+    tosac_graph_destroy(g);
     g = test_op_graph_a(TOSAC_OP_VARIABLE, 1);
     find_value(g, "state")->variable = false;
     EXPECT_ERROR(g, "op 0 (VARIABLE) [-> state]: 'state' is not a variable tensor");
