@@ -1380,8 +1380,8 @@ static tosac_status resize_matrix(cvt_ctx *c, tosac_value *x, const resize_cfg *
     bool *oobs[TOSAC_MAX_RANK] = {NULL};
     for (int a = 0; a < r && x; a++) {
         int64_t in = x->shape[a], out = cf->out[a];
-        /* the weights are a dense in x out constant: at most 4M entries (16 MB), which covers 2048 -> 2048 */
-        if (out > (INT64_C(1) << 22) / in)
+        /* the weights are a dense in x out constant: at most 1M entries (4 MB), which covers 1024 -> 1024 */
+        if (out > (INT64_C(1) << 20) / in)
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis %d (%lld -> %lld) is too large to resize as a matrix", a,
                             (long long)in, (long long)out);
         double *w = tosac_arena_alloc(&c->arena, (size_t)(in * out) * sizeof *w + 1);
@@ -1459,6 +1459,10 @@ static tosac_status resize_common(cvt_ctx *c, tosac_value *x, resize_cfg *cf, co
         }
         if (cf->out[k] < 1 || cf->scale[k] <= 0)
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    }
+    if (cvt_numel(x->rank, cf->out) > CVT_MAX_ELEMS) {
+        c->oversize = true;
+        return cvt_nomem(c);
     }
     bool ok = false;
     tosac_status s = resize_tosa(c, x, cf, &ok);

@@ -67,11 +67,16 @@ save("resize_empty_roi_scales",
      [helper.make_node("Resize", ["x4", "", "", "sizes"], ["y4"], name="rs", mode="nearest")], [x4],
      [helper.make_tensor_value_info("y4", F, [1, 1, 4, 4])],
      [numpy_helper.from_array(np.array([1, 1, 4, 4], np.int64), "sizes")], opset=13)
-# found by fuzz_onnx_compile: an upsampling whose dense weight matrix would have 12.6M entries
+# found by fuzz_onnx_compile (slow under ASan): an upsampling whose dense weight matrix would have 12.6M entries
 save("resize_huge",
      [helper.make_node("Resize", ["x4", "", "", "sizes"], ["y4"], name="rs", mode="nearest")], [x4],
      [helper.make_tensor_value_info("y4", F, [1, 1, 4, 6291460])],
      [numpy_helper.from_array(np.array([1, 1, 4, 6291460], np.int64), "sizes")], opset=13)
+# and one whose result would have 2.2G elements: refused before any weight is computed
+save("resize_oversize",
+     [helper.make_node("Resize", ["x4", "", "", "sizes"], ["y4"], name="rs", mode="nearest")], [x4],
+     [helper.make_tensor_value_info("y4", F, [33, 4128813, 4, 4])],
+     [numpy_helper.from_array(np.array([33, 4128813, 4, 4], np.int64), "sizes")], opset=13)
 rng = np.random.default_rng(3)
 np.save(f"{out}/x.npy", rng.normal(0, 1, (2, 3)).astype(np.float32))
 np.save(f"{out}/x4.npy", rng.normal(0, 1, (1, 1, 2, 2)).astype(np.float32))

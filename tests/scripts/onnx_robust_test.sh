@@ -29,6 +29,7 @@ refused cast_to_string "node 'c' (Cast): attribute 'to' has type STRING, expecte
 refused transpose_perm_floats "node 't' (Transpose): attribute 'perm' has type FLOATS, expected INTS"
 refused leaky_alpha_int "node 'l' (LeakyRelu): attribute 'alpha' has type INT, expected FLOAT"
 refused no_outputs "graph 'no_outputs' has no outputs: there is nothing to compute"
+refused resize_oversize "node 'rs' (Resize): a tensor would have more than 2147483648 elements"
 refused resize_huge "node 'rs' (Resize): axis 3 (2 -> 6291460) is too large to resize as a matrix"
 
 "$TOSAC" compile clip_empty_min.onnx -o clip.tosa > /dev/null 2> clip.err &&
