@@ -472,8 +472,9 @@ tosac_value *cvt_binary(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b,
 }
 
 /* Attribute `name` of the current node when it has type `type`; NULL when absent. One of another
-   type is remembered (c->bad_attr) and reported by the dispatcher after the converter: ONNX's
-   checker refuses it, and a default silently used in its place would compute something else. */
+   type is remembered (c->bad_attr) and reported before the converter's first error, or by the
+   dispatcher after it: ONNX's checker refuses it, and a default silently used in its place would
+   compute something else. */
 static const tosac_onnx_attr *attr_typed(cvt_ctx *c, const char *name, tosac_onnx_attr_type type)
 {
     const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
@@ -1004,7 +1005,8 @@ static tosac_status check_arity(cvt_ctx *c, const char *what, const char *const 
 {
     if (n < lo || n > hi) {
         if (lo == hi) return cvt_fail(c, TOSAC_ERR_FORMAT, "needs %zu %s%s, has %zu", lo, what, lo == 1 ? "" : "s", n);
-        if (n < lo) return cvt_fail(c, TOSAC_ERR_FORMAT, "needs at least %zu %s%s, has %zu", lo, what, lo == 1 ? "" : "s", n);
+        if (n < lo)
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "needs at least %zu %s%s, has %zu", lo, what, lo == 1 ? "" : "s", n);
         return cvt_fail(c, TOSAC_ERR_FORMAT, "needs at most %zu %ss, has %zu", hi, what, n);
     }
     for (size_t k = 0; k < lo; k++)

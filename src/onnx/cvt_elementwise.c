@@ -331,7 +331,8 @@ tosac_status cvt_pow(cvt_ctx *c)
                                                                TOSAC_DTYPE_UNKNOWN));
     tosac_value *err = cvt_unary(c, TOSAC_OP_ABS, cvt_binary(c, TOSAC_OP_SUB, r, near, TOSAC_DTYPE_UNKNOWN));
     tosac_value *mag = cvt_unary(c, TOSAC_OP_ABS, r);
-    tosac_value *tol = cvt_binary(c, TOSAC_OP_MUL, mag, kconst(c, r, TOSAC_DTYPE_FP32, 1.0 / (1 << 18)), TOSAC_DTYPE_UNKNOWN);
+    tosac_value *tol =
+        cvt_binary(c, TOSAC_OP_MUL, mag, kconst(c, r, TOSAC_DTYPE_FP32, 1.0 / (1 << 18)), TOSAC_DTYPE_UNKNOWN);
     tosac_value *exact = cvt_binary(c, TOSAC_OP_GREATER_EQUAL, tol, err, TOSAC_DTYPE_BOOL);
     r = cvt_select(c, exact, near, trunc_fp(c, r, &s), &s);
     return cvt_finish(c, cast(c, r, TOSAC_DTYPE_INT32), s);
