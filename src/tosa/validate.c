@@ -567,7 +567,7 @@ static void check_value_levels(vstate *s, const bctx *bc)
         if (!v || (!bc->flags[i] && bc->prod[i] < 0) || v->is_unranked) continue;
         /* ERROR, not the UNPREDICTABLE of a LEVEL_CHECK: the official conformance suite's WrongRank
            tests (rank-7 operands at level 8K) expect it, the reference model failing graph load for
-           ranks its operators are not defined for (docs/CONFORMANCE.md, "Rank above MAX_RANK") */
+           ranks its operators are not defined for (docs/CONFORMANCE.md, "Readings of the spec") */
         if (v->rank > c->lim.max_rank)
             tosac_check_error(c, "tensor '%s' has rank %d > MAX_RANK %lld", tosac_nm(v->name), (int)v->rank,
                               (long long)c->lim.max_rank);
