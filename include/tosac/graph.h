@@ -44,7 +44,7 @@ tosac_value *tosac_block_add_const(tosac_block *b, const char *name, tosac_dtype
 /** A constant shape value (TosaShape) plus the CONST_SHAPE operator producing it. */
 tosac_value *tosac_block_add_const_shape(tosac_block *b, const char *name, const int64_t *values,
                                          uint32_t count);
-/** Appends an operator. Inputs/outputs are values of the same block. */
+/** Appends an operator. Inputs/outputs are values of the same block; NULL if one is NULL. */
 tosac_node *tosac_block_add_node(tosac_block *b, tosac_op op, uint32_t n_in, tosac_value *const *in,
                                  uint32_t n_out, tosac_value *const *out);
 tosac_status tosac_block_add_input(tosac_block *b, tosac_value *v);

@@ -201,6 +201,11 @@ tosac_node *tosac_block_add_node(tosac_block *b, tosac_op op, uint32_t n_in, tos
                                  tosac_value *const *out)
 {
     if (!b || (n_in && !in) || (n_out && !out)) return NULL;
+    /* every operand present: the validator, the writer and the passes index them without checks */
+    for (uint32_t k = 0; k < n_in; k++)
+        if (!in[k]) return NULL;
+    for (uint32_t k = 0; k < n_out; k++)
+        if (!out[k]) return NULL;
     tosac_arena *a = &b->graph->arena;
     if (!GROW(b->graph, b->nodes, b->n_nodes, b->cap_nodes)) return NULL;
     tosac_node *n = tosac_arena_alloc(a, sizeof(*n));

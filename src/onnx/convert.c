@@ -15,17 +15,39 @@ typedef struct cvt_entry {
     const char *op_type;
     tosac_status (*fn)(cvt_ctx *c);
     int64_t lo, hi;
+    size_t min_in, max_in, min_out, max_out;
 } cvt_entry;
 
 static const cvt_entry k_converters[] = {
-#define ONNX_OP(op, sfx, lo, hi) {op, cvt_##sfx, lo, hi},
+#define ONNX_OP(op, sfx, lo, hi, in_lo, in_hi, out_lo, out_hi) {op, cvt_##sfx, lo, hi, in_lo, in_hi, out_lo, out_hi},
 #include "onnx/onnx_ops.def"
 #undef ONNX_OP
 };
 #define N_CONVERTERS (sizeof k_converters / sizeof k_converters[0])
 
+static const char *attr_type_name(tosac_onnx_attr_type t)
+{
+    static const char *const names[] = {"UNDEFINED", "FLOAT",  "INT",     "STRING",        "TENSOR",
+                                        "GRAPH",     "FLOATS", "INTS",    "STRINGS",       "TENSORS",
+                                        "GRAPHS",    "SPARSE_TENSOR",     "SPARSE_TENSORS",
+                                        "TYPE_PROTO", "TYPE_PROTOS"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "UNDEFINED";
+}
+
+/* Reports the attribute of the wrong type the current converter has read (cvt_attr_*), once. */
+static tosac_status report_bad_attr(cvt_ctx *c)
+{
+    const tosac_onnx_attr *a = c->bad_attr;
+    c->bad_attr = NULL;
+    return tosac_diag_add(c->d, TOSAC_ERR_FORMAT, "node '%s' (%s): attribute '%s' has type %s, expected %s",
+                          c->node->name, c->node->op_type, a->name, attr_type_name(a->type),
+                          attr_type_name(c->bad_attr_want));
+}
+
 tosac_status cvt_fail(cvt_ctx *c, tosac_status s, const char *fmt, ...)
 {
+    /* the attribute of the wrong type first: it is the cause of what the converter reports */
+    if (c->bad_attr) report_bad_attr(c);
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -415,7 +437,9 @@ tosac_value *cvt_unary(cvt_ctx *c, tosac_op op, tosac_value *x)
     if (!x) return NULL;
     tosac_value *out = cvt_new(c, x->dtype, x->rank, x->shape);
     if (op == TOSAC_OP_NEGATE) {
-        tosac_value *in[3] = {x, cvt_zp(c, x->dtype), cvt_zp(c, x->dtype)};
+        tosac_value *in[3] = {x, NULL, NULL};
+        in[1] = cvt_zp(c, x->dtype);
+        in[2] = cvt_zp(c, x->dtype);
         return cvt_op(c, op, 3, in, out) ? out : NULL;
     }
     return cvt_op(c, op, 1, &x, out) ? out : NULL;
@@ -447,33 +471,44 @@ tosac_value *cvt_binary(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b,
     return cvt_op(c, op, 2, in, out) ? out : NULL;
 }
 
-int64_t cvt_attr_i(const cvt_ctx *c, const char *name, int64_t def)
+/* Attribute `name` of the current node when it has type `type`; NULL when absent. One of another
+   type is remembered (c->bad_attr) and reported before the converter's first error, or by the
+   dispatcher after it: ONNX's checker refuses it, and a default silently used in its place would
+   compute something else. */
+static const tosac_onnx_attr *attr_typed(cvt_ctx *c, const char *name, tosac_onnx_attr_type type)
 {
     const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
-    return a && a->type == TOSAC_ONNX_ATTR_INT ? a->i : def;
-}
-
-float cvt_attr_f(const cvt_ctx *c, const char *name, float def)
-{
-    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
-    return a && a->type == TOSAC_ONNX_ATTR_FLOAT ? a->f : def;
-}
-
-const char *cvt_attr_s(const cvt_ctx *c, const char *name, const char *def)
-{
-    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
-    return a && a->type == TOSAC_ONNX_ATTR_STRING ? a->s : def;
-}
-
-const int64_t *cvt_attr_ints(const cvt_ctx *c, const char *name, size_t *n)
-{
-    const tosac_onnx_attr *a = tosac_onnx_find_attr(c->node, name);
-    if (!a || a->type != TOSAC_ONNX_ATTR_INTS) {
-        *n = 0;
-        return NULL;
+    if (!a || a->type == type) return a;
+    if (!c->bad_attr) {
+        c->bad_attr = a;
+        c->bad_attr_want = type;
     }
-    *n = a->n;
-    return a->ints;
+    return NULL;
+}
+
+int64_t cvt_attr_i(cvt_ctx *c, const char *name, int64_t def)
+{
+    const tosac_onnx_attr *a = attr_typed(c, name, TOSAC_ONNX_ATTR_INT);
+    return a ? a->i : def;
+}
+
+float cvt_attr_f(cvt_ctx *c, const char *name, float def)
+{
+    const tosac_onnx_attr *a = attr_typed(c, name, TOSAC_ONNX_ATTR_FLOAT);
+    return a ? a->f : def;
+}
+
+const char *cvt_attr_s(cvt_ctx *c, const char *name, const char *def)
+{
+    const tosac_onnx_attr *a = attr_typed(c, name, TOSAC_ONNX_ATTR_STRING);
+    return a ? a->s : def;
+}
+
+const int64_t *cvt_attr_ints(cvt_ctx *c, const char *name, size_t *n)
+{
+    const tosac_onnx_attr *a = attr_typed(c, name, TOSAC_ONNX_ATTR_INTS);
+    *n = a ? a->n : 0;
+    return a ? a->ints : NULL;
 }
 
 static bool hint_has(const char *hint, const char *name)
@@ -964,6 +999,21 @@ static tosac_status fold_node(cvt_ctx *c, const cvt_entry *e, const tosac_onnx_n
     return TOSAC_OK;
 }
 
+/* The node's input or output list (what: "input" / "output") against the row's counts: the
+   required positions present and named, no more positions than the operator has. */
+static tosac_status check_arity(cvt_ctx *c, const char *what, const char *const *names, size_t n, size_t lo, size_t hi)
+{
+    if (n < lo || n > hi) {
+        if (lo == hi) return cvt_fail(c, TOSAC_ERR_FORMAT, "needs %zu %s%s, has %zu", lo, what, lo == 1 ? "" : "s", n);
+        if (n < lo)
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "needs at least %zu %s%s, has %zu", lo, what, lo == 1 ? "" : "s", n);
+        return cvt_fail(c, TOSAC_ERR_FORMAT, "needs at most %zu %ss, has %zu", hi, what, n);
+    }
+    for (size_t k = 0; k < lo; k++)
+        if (!names[k][0]) return cvt_fail(c, TOSAC_ERR_FORMAT, "%s %zu is required but its name is empty", what, k);
+    return TOSAC_OK;
+}
+
 static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
 {
     c->node = n;
@@ -981,6 +1031,9 @@ static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "no converter for opset %lld%s", (long long)c->opset,
                         known ? "" : " (op type not supported)");
     }
+    tosac_status s = check_arity(c, "input", n->inputs, n->n_inputs, e->min_in, e->max_in);
+    if (s == TOSAC_OK) s = check_arity(c, "output", n->outputs, n->n_outputs, e->min_out, e->max_out);
+    if (s != TOSAC_OK) return s;
     if (strcmp(n->op_type, "DequantizeLinear"))
         for (size_t k = 0; k < n->n_inputs; k++) {
             const cvt_val *v = n->inputs[k][0] ? cvt_lookup(c, n->inputs[k]) : NULL;
@@ -991,8 +1044,9 @@ static tosac_status convert_node(cvt_ctx *c, const tosac_onnx_node *n)
         }
     bool done = false;
     uint32_t first = c->b->n_tensors;
-    tosac_status s = foldable(c, n) ? fold_node(c, e, n, &done) : TOSAC_OK;
+    s = foldable(c, n) ? fold_node(c, e, n, &done) : TOSAC_OK;
     if (!done && s == TOSAC_OK) s = e->fn(c);
+    if (c->bad_attr) return report_bad_attr(c);
     if (s != TOSAC_OK) {
         if (tosac_diag_count(c->d) == 0 && c->d) cvt_fail(c, s, "conversion failed (%s)", tosac_status_str(s));
         return s;
@@ -1063,6 +1117,9 @@ static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
 
 tosac_status cvt_import(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out, tosac_diag *d)
 {
+    if (m->graph->n_outputs == 0)
+        return tosac_diag_add(d, TOSAC_ERR_FORMAT, "graph '%s' has no outputs: there is nothing to compute",
+                              m->graph->name ? m->graph->name : "");
     cvt_ctx *c = tosac_calloc(1, sizeof *c);
     if (!c) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     tosac_arena_init(&c->arena);

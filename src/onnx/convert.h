@@ -19,6 +19,9 @@
 #include "tosac/compile.h"
 #include "tosac/onnx.h"
 
+/* No upper bound on an operator's input or output count (a variadic list, onnx_ops.def). */
+#define ONNX_VARIADIC SIZE_MAX
+
 /* Largest tensor rank of the compiled graph (TOSA level 8K); host constants may have more. */
 #define CVT_MAX_RANK 6
 
@@ -47,6 +50,8 @@ typedef struct cvt_ctx {
     tosac_diag *d;
     uint32_t counter;
     bool oversize; /* a value was refused for its size (cvt_nomem then says so) */
+    const tosac_onnx_attr *bad_attr; /* first attribute read with the wrong type (cvt_attr_*) */
+    tosac_onnx_attr_type bad_attr_want;
     cvt_val *hash[1024];
 } cvt_ctx;
 
@@ -98,12 +103,12 @@ tosac_value *cvt_unary(cvt_ctx *c, tosac_op op, tosac_value *x);
    MUL gets its shift operand. Reports an error for incompatible shapes. */
 tosac_value *cvt_binary(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b, tosac_dtype out_dt);
 
-/* Attributes. */
-int64_t cvt_attr_i(const cvt_ctx *c, const char *name, int64_t def);
-float cvt_attr_f(const cvt_ctx *c, const char *name, float def);
-const char *cvt_attr_s(const cvt_ctx *c, const char *name, const char *def);
+/* Attributes (the default when absent; one of another type is an error, reported after the converter). */
+int64_t cvt_attr_i(cvt_ctx *c, const char *name, int64_t def);
+float cvt_attr_f(cvt_ctx *c, const char *name, float def);
+const char *cvt_attr_s(cvt_ctx *c, const char *name, const char *def);
 /* INTS attribute: count in *n (0 and NULL when absent). */
-const int64_t *cvt_attr_ints(const cvt_ctx *c, const char *name, size_t *n);
+const int64_t *cvt_attr_ints(cvt_ctx *c, const char *name, size_t *n);
 
 /* Error "input 'X' must be <what>" for a value not known at compile time, with the --bind options
    of the graph inputs it is computed from (the node-test runner binds them and retries). */
@@ -163,7 +168,7 @@ tosac_status cvt_subgraph(cvt_ctx *c, const tosac_onnx_graph *g);
    and the validator). */
 tosac_status cvt_import(const tosac_onnx_model *m, const tosac_compile_opts *o, tosac_graph **out, tosac_diag *d);
 
-#define ONNX_OP(op, sfx, lo, hi) tosac_status cvt_##sfx(cvt_ctx *c);
+#define ONNX_OP(op, sfx, lo, hi, in_lo, in_hi, out_lo, out_hi) tosac_status cvt_##sfx(cvt_ctx *c);
 #include "onnx/onnx_ops.def"
 #undef ONNX_OP
 /* Unit-step Slice (cvt_tensor.c), the common case of the Slice converter cvt_slice_steps. */

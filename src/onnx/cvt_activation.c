@@ -144,8 +144,8 @@ tosac_status cvt_celu(cvt_ctx *c)
     float alpha = cvt_attr_f(c, "alpha", 1.0f);
     if (alpha == 0.0f) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "alpha = 0 is not supported");
     tosac_value *e = mulk(c, addk(c, cvt_unary(c, TOSAC_OP_EXP, mulk(c, x, 1.0 / alpha)), -1.0), alpha);
-    tosac_value *y = bin(c, TOSAC_OP_ADD, cvt_clamp(c, x, 0.0f, INFINITY), cvt_clamp(c, e, -INFINITY, 0.0f));
-    return cvt_finish(c, y, s);
+    tosac_value *pos = cvt_clamp(c, x, 0.0f, INFINITY), *neg = cvt_clamp(c, e, -INFINITY, 0.0f);
+    return cvt_finish(c, bin(c, TOSAC_OP_ADD, pos, neg), s);
 }
 
 /* HardSigmoid(x) = clamp(alpha * x + beta, 0, 1) */
@@ -172,7 +172,8 @@ tosac_status cvt_hard_swish(cvt_ctx *c)
 static tosac_value *softplus(cvt_ctx *c, tosac_value *x)
 {
     tosac_value *e = cvt_unary(c, TOSAC_OP_EXP, cvt_unary(c, TOSAC_OP_NEGATE, cvt_unary(c, TOSAC_OP_ABS, x)));
-    return bin(c, TOSAC_OP_ADD, cvt_clamp(c, x, 0.0f, INFINITY), cvt_unary(c, TOSAC_OP_LOG, addk(c, e, 1.0)));
+    tosac_value *pos = cvt_clamp(c, x, 0.0f, INFINITY);
+    return bin(c, TOSAC_OP_ADD, pos, cvt_unary(c, TOSAC_OP_LOG, addk(c, e, 1.0)));
 }
 
 tosac_status cvt_softplus(cvt_ctx *c)
@@ -220,7 +221,8 @@ tosac_status cvt_gelu(cvt_ctx *c)
     } else {
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "approximate='%s' is not supported", ap);
     }
-    return cvt_finish(c, bin(c, TOSAC_OP_MUL, mulk(c, x, 0.5), addk(c, t, 1.0)), s);
+    tosac_value *hx = mulk(c, x, 0.5);
+    return cvt_finish(c, bin(c, TOSAC_OP_MUL, hx, addk(c, t, 1.0)), s);
 }
 
 /* PRelu(x) = x < 0 ? slope * x : x (slope broadcast to x) */
@@ -243,7 +245,8 @@ tosac_status cvt_thresholded_relu(cvt_ctx *c)
     tosac_value *x = fp_in0(c, &s);
     if (!x) return s;
     float alpha = cvt_attr_f(c, "alpha", 1.0f);
-    return cvt_finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, x, kf(c, x, alpha)), x, kf(c, x, 0.0)), s);
+    tosac_value *above = cmp(c, TOSAC_OP_GREATER, x, kf(c, x, alpha));
+    return cvt_finish(c, sel(c, above, x, kf(c, x, 0.0)), s);
 }
 
 /* Sign(x) = x > 0 ? 1 : x < 0 ? -1 : x * 0 (keeps NaN) */
@@ -255,8 +258,10 @@ tosac_status cvt_sign(cvt_ctx *c)
     if (x->dtype != TOSAC_DTYPE_FP32 && x->dtype != TOSAC_DTYPE_INT32)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "element type %s is not supported here", tosac_dtype_name(x->dtype));
     tosac_value *zero = x->dtype == TOSAC_DTYPE_FP32 ? mulk(c, x, 0.0) : kf(c, x, 0.0);
-    tosac_value *lt = sel(c, cmp(c, TOSAC_OP_GREATER, kf(c, x, 0.0), x), kf(c, x, -1.0), zero);
-    return cvt_finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, x, kf(c, x, 0.0)), kf(c, x, 1.0), lt), s);
+    tosac_value *is_neg = cmp(c, TOSAC_OP_GREATER, kf(c, x, 0.0), x);
+    tosac_value *lt = sel(c, is_neg, kf(c, x, -1.0), zero);
+    tosac_value *is_pos = cmp(c, TOSAC_OP_GREATER, x, kf(c, x, 0.0));
+    return cvt_finish(c, sel(c, is_pos, kf(c, x, 1.0), lt), s);
 }
 
 /* Round half to even: f = floor(x), d = x - f; d > .5 -> f + 1; d == .5 -> f if f even else f + 1 */
@@ -269,7 +274,8 @@ tosac_status cvt_round(cvt_ctx *c)
     tosac_value *d = bin(c, TOSAC_OP_SUB, x, f);
     tosac_value *up = addk(c, f, 1.0);
     tosac_value *even = cmp(c, TOSAC_OP_EQUAL, mulk(c, cvt_unary(c, TOSAC_OP_FLOOR, mulk(c, f, 0.5)), 2.0), f);
-    tosac_value *half = sel(c, cmp(c, TOSAC_OP_EQUAL, d, kf(c, d, 0.5)), sel(c, even, f, up), f);
+    tosac_value *tie = cmp(c, TOSAC_OP_EQUAL, d, kf(c, d, 0.5));
+    tosac_value *half = sel(c, tie, sel(c, even, f, up), f);
     return cvt_finish(c, sel(c, cmp(c, TOSAC_OP_GREATER, d, kf(c, d, 0.5)), up, half), s);
 }
 
@@ -300,8 +306,10 @@ tosac_status cvt_mod(cvt_ctx *c)
     tosac_value *q = cvt_unary(c, TOSAC_OP_FLOOR, bin(c, TOSAC_OP_MUL, aa, cvt_unary(c, TOSAC_OP_RECIPROCAL, ab)));
     tosac_value *r = bin(c, TOSAC_OP_SUB, aa, bin(c, TOSAC_OP_MUL, q, ab));
     if (!r) return cvt_finish(c, NULL, s);
-    r = sel(c, cmp(c, TOSAC_OP_GREATER, kf(c, r, 0.0), r), bin(c, TOSAC_OP_ADD, r, ab), r);
-    r = sel(c, cmp(c, TOSAC_OP_GREATER_EQUAL, r, ab), bin(c, TOSAC_OP_SUB, r, ab), r);
+    tosac_value *low = cmp(c, TOSAC_OP_GREATER, kf(c, r, 0.0), r);
+    r = sel(c, low, bin(c, TOSAC_OP_ADD, r, ab), r);
+    tosac_value *high = cmp(c, TOSAC_OP_GREATER_EQUAL, r, ab);
+    r = sel(c, high, bin(c, TOSAC_OP_SUB, r, ab), r);
     if (!r) return cvt_finish(c, NULL, s);
     tosac_value *an = cmp(c, TOSAC_OP_GREATER, kf(c, a, 0.0), a);
     return cvt_finish(c, sel(c, an, cvt_unary(c, TOSAC_OP_NEGATE, r), r), s);
@@ -354,7 +362,8 @@ static tosac_status batch_norm_training(cvt_ctx *c)
     tosac_value *stat[2] = {mean, var};
     for (size_t k = 0; k < 2; k++) {
         if (c->node->n_outputs <= k + 1 || !c->node->outputs[k + 1][0]) continue;
-        tosac_value *r = bin(c, TOSAC_OP_ADD, mulk(c, p[2 + k], mom), mulk(c, stat[k], 1.0 - (double)mom));
+        tosac_value *old = mulk(c, p[2 + k], mom);
+        tosac_value *r = bin(c, TOSAC_OP_ADD, old, mulk(c, stat[k], 1.0 - (double)mom));
         if ((s = cvt_set_out(c, k + 1, cvt_mk_reshape(c, r, 1, &ch))) != TOSAC_OK) return s;
     }
     return TOSAC_OK;
@@ -394,8 +403,8 @@ tosac_status cvt_batch_norm(cvt_ctx *c)
             fa[k] = (float)av;
             fb[k] = (float)((double)p[1]->f[k] - (double)p[2]->f[k] * av);
         }
-        tosac_value *y = bin(c, TOSAC_OP_ADD, bin(c, TOSAC_OP_MUL, x, cvt_const_f32(c, x->rank, shape, fa)),
-                             cvt_const_f32(c, x->rank, shape, fb));
+        tosac_value *xa = bin(c, TOSAC_OP_MUL, x, cvt_const_f32(c, x->rank, shape, fa));
+        tosac_value *y = bin(c, TOSAC_OP_ADD, xa, cvt_const_f32(c, x->rank, shape, fb));
         return cvt_finish(c, y, s);
     }
     tosac_value *t[4];

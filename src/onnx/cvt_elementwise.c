@@ -204,7 +204,8 @@ static tosac_value *kconst(cvt_ctx *c, const tosac_value *like, tosac_dtype dt, 
 static tosac_value *trunc_fp(cvt_ctx *c, tosac_value *x, tosac_status *s)
 {
     tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, kconst(c, x, TOSAC_DTYPE_FP32, 0.0), x, TOSAC_DTYPE_BOOL);
-    return cvt_select(c, neg, cvt_unary(c, TOSAC_OP_CEIL, x), cvt_unary(c, TOSAC_OP_FLOOR, x), s);
+    tosac_value *up = cvt_unary(c, TOSAC_OP_CEIL, x);
+    return cvt_select(c, neg, up, cvt_unary(c, TOSAC_OP_FLOOR, x), s);
 }
 
 static tosac_value *cast(cvt_ctx *c, tosac_value *x, tosac_dtype dt)
@@ -230,7 +231,8 @@ static tosac_value *round_float(cvt_ctx *c, tosac_value *x, int32_t to)
     tosac_status s = TOSAC_OK;
     tosac_value *t = cvt_select(c, cvt_binary(c, TOSAC_OP_GREATER, r, a, TOSAC_DTYPE_BOOL), p, r, &s);
     tosac_value *z = cvt_const_scalar(c, TOSAC_DTYPE_FP32, x ? x->rank : 0, 0.0);
-    return cvt_select(c, cvt_binary(c, TOSAC_OP_GREATER, z, x, TOSAC_DTYPE_BOOL), cvt_unary(c, TOSAC_OP_NEGATE, t), t, &s);
+    tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, z, x, TOSAC_DTYPE_BOOL);
+    return cvt_select(c, neg, cvt_unary(c, TOSAC_OP_NEGATE, t), t, &s);
 }
 
 /* Value v converted to ONNX type `to`: FP32 / INT32 / BOOL inside, with the value range of `to`
@@ -328,8 +330,9 @@ tosac_status cvt_pow(cvt_ctx *c)
     tosac_value *near = cvt_unary(c, TOSAC_OP_FLOOR, cvt_binary(c, TOSAC_OP_ADD, r, kconst(c, r, TOSAC_DTYPE_FP32, 0.5),
                                                                TOSAC_DTYPE_UNKNOWN));
     tosac_value *err = cvt_unary(c, TOSAC_OP_ABS, cvt_binary(c, TOSAC_OP_SUB, r, near, TOSAC_DTYPE_UNKNOWN));
-    tosac_value *tol = cvt_binary(c, TOSAC_OP_MUL, cvt_unary(c, TOSAC_OP_ABS, r), kconst(c, r, TOSAC_DTYPE_FP32, 1.0 / (1 << 18)),
-                                  TOSAC_DTYPE_UNKNOWN);
+    tosac_value *mag = cvt_unary(c, TOSAC_OP_ABS, r);
+    tosac_value *tol =
+        cvt_binary(c, TOSAC_OP_MUL, mag, kconst(c, r, TOSAC_DTYPE_FP32, 1.0 / (1 << 18)), TOSAC_DTYPE_UNKNOWN);
     tosac_value *exact = cvt_binary(c, TOSAC_OP_GREATER_EQUAL, tol, err, TOSAC_DTYPE_BOOL);
     r = cvt_select(c, exact, near, trunc_fp(c, r, &s), &s);
     return cvt_finish(c, cast(c, r, TOSAC_DTYPE_INT32), s);

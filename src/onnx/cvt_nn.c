@@ -14,7 +14,9 @@ static const int32_t k_to_nhwc[4] = {0, 2, 3, 1}, k_to_nchw[4] = {0, 3, 1, 2};
 static tosac_value *slice4(cvt_ctx *c, tosac_value *x, const int64_t *start, const int64_t *size)
 {
     tosac_value *out = cvt_new(c, x->dtype, 4, size);
-    tosac_value *in[3] = {x, cvt_shape_const(c, start, 4), cvt_shape_const(c, size, 4)};
+    tosac_value *in[3] = {x, NULL, NULL};
+    in[1] = cvt_shape_const(c, start, 4);
+    in[2] = cvt_shape_const(c, size, 4);
     return out && in[1] && in[2] && cvt_op(c, TOSAC_OP_SLICE, 3, in, out) ? out : NULL;
 }
 
@@ -24,7 +26,9 @@ static tosac_value *matmul3(cvt_ctx *c, tosac_value *a, tosac_value *b)
     if (!a || !b) return NULL;
     int64_t shape[3] = {a->shape[0], a->shape[1], b->shape[2]};
     tosac_value *out = cvt_new(c, TOSAC_DTYPE_FP32, 3, shape);
-    tosac_value *in[4] = {a, b, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    tosac_value *in[4] = {a, b, NULL, NULL};
+    in[2] = cvt_zp(c, TOSAC_DTYPE_FP32);
+    in[3] = cvt_zp(c, TOSAC_DTYPE_FP32);
     return cvt_op(c, TOSAC_OP_MATMUL, 4, in, out) ? out : NULL;
 }
 
@@ -47,13 +51,15 @@ tosac_status cvt_matmul(cvt_ctx *c)
     tosac_value *r;
     if (bb == 1 && rb <= 2) { /* b shared: fold a's batch into M */
         int64_t sa[3] = {1, ba * M, K}, sb[3] = {1, K, N};
-        r = matmul3(c, cvt_mk_reshape(c, a, 3, sa), cvt_mk_reshape(c, b, 3, sb));
+        tosac_value *a3 = cvt_mk_reshape(c, a, 3, sa), *b3 = cvt_mk_reshape(c, b, 3, sb);
+        r = matmul3(c, a3, b3);
         for (int k = 0; k < ra - 1; k++) oshape[orank++] = a->shape[k];
     } else if (ra == rb && ba == bb) {
         for (int k = 0; k < ra - 2; k++)
             if (a->shape[k] != b->shape[k]) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "batch broadcasting is not supported");
         int64_t sa[3] = {ba, M, K}, sb[3] = {ba, K, N};
-        r = matmul3(c, cvt_mk_reshape(c, a, 3, sa), cvt_mk_reshape(c, b, 3, sb));
+        tosac_value *a3 = cvt_mk_reshape(c, a, 3, sa), *b3 = cvt_mk_reshape(c, b, 3, sb);
+        r = matmul3(c, a3, b3);
         for (int k = 0; k < ra - 1; k++) oshape[orank++] = a->shape[k];
     } else {
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "batch broadcasting is not supported");
@@ -80,7 +86,8 @@ tosac_status cvt_gemm(cvt_ctx *c)
     if (a->shape[1] != b->shape[0]) return cvt_fail(c, TOSAC_ERR_FORMAT, "inner dimensions differ");
     int64_t sa[3] = {1, a->shape[0], a->shape[1]}, sb[3] = {1, b->shape[0], b->shape[1]};
     int64_t so[2] = {a->shape[0], b->shape[1]};
-    tosac_value *y = matmul3(c, cvt_mk_reshape(c, a, 3, sa), cvt_mk_reshape(c, b, 3, sb));
+    tosac_value *a3 = cvt_mk_reshape(c, a, 3, sa), *b3 = cvt_mk_reshape(c, b, 3, sb);
+    tosac_value *y = matmul3(c, a3, b3);
     y = y ? cvt_mk_reshape(c, y, 2, so) : NULL;
     float alpha = cvt_attr_f(c, "alpha", 1.0f), beta = cvt_attr_f(c, "beta", 1.0f);
     if (y && alpha != 1.0f)
@@ -218,7 +225,9 @@ static tosac_value *conv_op(cvt_ctx *c, bool depthwise, tosac_value *x, tosac_va
 {
     int64_t oshape[4] = {x->shape[0], ohw[0], ohw[1], m};
     tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, oshape);
-    tosac_value *in[5] = {x, w, bias, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    tosac_value *in[5] = {x, w, bias, NULL, NULL};
+    in[3] = cvt_zp(c, TOSAC_DTYPE_FP32);
+    in[4] = cvt_zp(c, TOSAC_DTYPE_FP32);
     if (!y || !in[3] || !in[4]) return NULL;
     tosac_node *n = cvt_op(c, depthwise ? TOSAC_OP_DEPTHWISE_CONV2D : TOSAC_OP_CONV2D, 5, in, y);
     /* CONV2D and DEPTHWISE_CONV2D share field ids */
@@ -337,7 +346,9 @@ tosac_status cvt_conv(cvt_ctx *c)
             int64_t xs[4] = {0, 0, 0, g * Cg}, xz[4] = {x->shape[0], x->shape[1], x->shape[2], Cg};
             int64_t bs = g * Mg, bz = Mg;
             tosac_value *bg = cvt_new(c, TOSAC_DTYPE_FP32, 1, &bz);
-            tosac_value *bin[3] = {bias, cvt_shape_const(c, &bs, 1), cvt_shape_const(c, &bz, 1)};
+            tosac_value *bin[3] = {bias, NULL, NULL};
+            bin[1] = cvt_shape_const(c, &bs, 1);
+            bin[2] = cvt_shape_const(c, &bz, 1);
             tosac_value *xg = slice4(c, x, xs, xz);
             if (!bg || !bin[1] || !bin[2] || !xg || !cvt_op(c, TOSAC_OP_SLICE, 3, bin, bg) ||
                 !(wcs[g] = conv_op(c, false, xg, wcs[g], bg, &w, ohw, Mg)))
@@ -371,7 +382,9 @@ static tosac_value *dilated_max_pool(cvt_ctx *c, tosac_value *x, const win2d *w,
         int64_t ps[4] = {x->shape[0], x->shape[1] + w->pad[0] + w->pad[1], x->shape[2] + w->pad[2] + w->pad[3],
                          x->shape[3]};
         tosac_value *px = cvt_new(c, x->dtype, 4, ps);
-        tosac_value *in[3] = {x, cvt_shape_const(c, pads, 8), cvt_const_scalar(c, TOSAC_DTYPE_FP32, 1, -INFINITY)};
+        tosac_value *in[3] = {x, NULL, NULL};
+        in[1] = cvt_shape_const(c, pads, 8);
+        in[2] = cvt_const_scalar(c, TOSAC_DTYPE_FP32, 1, -INFINITY);
         if (!px || !in[1] || !in[2] || !cvt_op(c, TOSAC_OP_PAD, 3, in, px)) return NULL;
         x = px;
     }
@@ -442,7 +455,9 @@ static tosac_status pool(cvt_ctx *c, bool is_max)
         int64_t pads[8] = {0, 0, w.pad[0], w.pad[1], w.pad[2], w.pad[3], 0, 0};
         int64_t ps[4] = {x->shape[0], x->shape[1] + w.pad[0] + w.pad[1], x->shape[2] + w.pad[2] + w.pad[3], x->shape[3]};
         tosac_value *px = cvt_new(c, x->dtype, 4, ps);
-        tosac_value *in[3] = {x, cvt_shape_const(c, pads, 8), cvt_const_scalar(c, TOSAC_DTYPE_FP32, 1, 0.0)};
+        tosac_value *in[3] = {x, NULL, NULL};
+        in[1] = cvt_shape_const(c, pads, 8);
+        in[2] = cvt_const_scalar(c, TOSAC_DTYPE_FP32, 1, 0.0);
         if (!px || !in[1] || !in[2] || !cvt_op(c, TOSAC_OP_PAD, 3, in, px)) return cvt_nomem(c);
         x = px;
         memcpy(w.pad, ext, sizeof w.pad);
@@ -461,7 +476,9 @@ static tosac_status pool(cvt_ctx *c, bool is_max)
             set_i32v(n, TOSAC_ATTR_MAX_POOL2D_pad, w.pad, 4))
             return cvt_nomem(c);
     } else {
-        tosac_value *in[3] = {x, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+        tosac_value *in[3] = {x, NULL, NULL};
+        in[1] = cvt_zp(c, TOSAC_DTYPE_FP32);
+        in[2] = cvt_zp(c, TOSAC_DTYPE_FP32);
         n = cvt_op(c, TOSAC_OP_AVG_POOL2D, 3, in, y);
         if (!n || set_i32v(n, TOSAC_ATTR_AVG_POOL2D_kernel, w.k, 2) || set_i32v(n, TOSAC_ATTR_AVG_POOL2D_stride, w.st, 2) ||
             set_i32v(n, TOSAC_ATTR_AVG_POOL2D_pad, w.pad, 4) ||

@@ -47,7 +47,9 @@ static tosac_status emit_map_val(cvt_ctx *c, size_t o, cvt_val *v, int rank, con
     if (!ib) return cvt_nomem(c);
     for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
     int64_t vs[3] = {1, v->numel, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
-    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vs), cvt_const_i32(c, 2, is, ib)};
+    tosac_value *in[2] = {NULL, NULL};
+    in[0] = cvt_mk_reshape(c, x, 3, vs);
+    in[1] = cvt_const_i32(c, 2, is, ib);
     tosac_value *g = cvt_new(c, x->dtype, 3, os);
     if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return cvt_nomem(c);
     return cvt_set_out(c, o, cvt_mk_reshape(c, g, rank, shape));
@@ -273,7 +275,9 @@ static tosac_status slice_out(cvt_ctx *c, size_t o, cvt_val *v, const int64_t *s
     tosac_value *x = cvt_tensor(c, v, &s);
     if (!x) return s;
     tosac_value *out = cvt_new(c, x->dtype, x->rank, size);
-    tosac_value *in[3] = {x, cvt_shape_const(c, start, (uint32_t)x->rank), cvt_shape_const(c, size, (uint32_t)x->rank)};
+    tosac_value *in[3] = {x, NULL, NULL};
+    in[1] = cvt_shape_const(c, start, (uint32_t)x->rank);
+    in[2] = cvt_shape_const(c, size, (uint32_t)x->rank);
     return cvt_set_out(c, o, cvt_op(c, TOSAC_OP_SLICE, 3, in, out) ? out : NULL);
 }
 
@@ -440,7 +444,9 @@ tosac_status cvt_pad(cvt_ctx *c)
     int64_t tp[2 * TOSAC_MAX_RANK];
     for (int k = 0; k < r; k++) tp[2 * k] = pads[k], tp[2 * k + 1] = pads[r + k];
     tosac_value *out = cvt_new(c, x->dtype, r, oshape);
-    tosac_value *in[3] = {x, cvt_shape_const(c, tp, (uint32_t)(2 * r)), cvt_const_scalar(c, x->dtype, 1, cval)};
+    tosac_value *in[3] = {x, NULL, NULL};
+    in[1] = cvt_shape_const(c, tp, (uint32_t)(2 * r));
+    in[2] = cvt_const_scalar(c, x->dtype, 1, cval);
     return cvt_set_out(c, 0, cvt_op(c, TOSAC_OP_PAD, 3, in, out) ? out : NULL);
 }
 
@@ -592,7 +598,9 @@ static tosac_status gather_elements_dynamic(cvt_ctx *c, cvt_val *v, cvt_val *iv,
     j = cvt_binary(c, TOSAC_OP_MUL, j, cvt_const_scalar(c, TOSAC_DTYPE_INT32, ix->rank, (double)ist[axis]), TOSAC_DTYPE_UNKNOWN);
     j = cvt_binary(c, TOSAC_OP_ADD, j, cvt_const_i32(c, iv->rank, iv->shape, base), TOSAC_DTYPE_UNKNOWN);
     int64_t vs[3] = {1, v->numel, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
-    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vs), cvt_mk_reshape(c, j, 2, is)};
+    tosac_value *in[2] = {NULL, NULL};
+    in[0] = cvt_mk_reshape(c, x, 3, vs);
+    in[1] = cvt_mk_reshape(c, j, 2, is);
     tosac_value *g = cvt_new(c, x->dtype, 3, os);
     if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return s != TOSAC_OK ? s : cvt_nomem(c);
     return cvt_set_out(c, 0, cvt_mk_reshape(c, g, iv->rank, iv->shape));
@@ -662,7 +670,9 @@ static tosac_status scatter_nd_reduce(cvt_ctx *c, cvt_val *v, cvt_val *uv, tosac
     tosac_value *x = cvt_tensor(c, v, &s), *u = x ? cvt_tensor(c, uv, &s) : NULL;
     if (!u) return s;
     int64_t us[3] = {1, U, 1}, es[3] = {1, U + 1, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
-    tosac_value *cat_in[2] = {cvt_mk_reshape(c, u, 3, us), cvt_const_scalar(c, x->dtype, 3, neutral)};
+    tosac_value *cat_in[2] = {NULL, NULL};
+    cat_in[0] = cvt_mk_reshape(c, u, 3, us);
+    cat_in[1] = cvt_const_scalar(c, x->dtype, 3, neutral);
     tosac_value *ext = cvt_new(c, x->dtype, 3, es);
     tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, ext);
     if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
@@ -736,7 +746,9 @@ tosac_status cvt_scatter_nd(cvt_ctx *c)
     tosac_value *x = cvt_tensor(c, v, &s), *u = x ? cvt_tensor(c, uv, &s) : NULL;
     if (!u) return s;
     int64_t xs[3] = {1, n, 1}, us[3] = {1, uv->numel, 1}, cs[3] = {1, n + uv->numel, 1}, is[2] = {1, n};
-    tosac_value *cat_in[2] = {cvt_mk_reshape(c, x, 3, xs), cvt_mk_reshape(c, u, 3, us)};
+    tosac_value *cat_in[2] = {NULL, NULL};
+    cat_in[0] = cvt_mk_reshape(c, x, 3, xs);
+    cat_in[1] = cvt_mk_reshape(c, u, 3, us);
     tosac_value *cat = cvt_new(c, x->dtype, 3, cs);
     tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, cat);
     if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
@@ -835,7 +847,9 @@ tosac_status cvt_cumsum(cvt_ctx *c)
         int64_t start[TOSAC_MAX_RANK] = {0};
         start[axis] = j;
         tosac_value *sl = cvt_new(c, x->dtype, r, sz);
-        tosac_value *in[3] = {x, cvt_shape_const(c, start, (uint32_t)r), cvt_shape_const(c, sz, (uint32_t)r)};
+        tosac_value *in[3] = {x, NULL, NULL};
+        in[1] = cvt_shape_const(c, start, (uint32_t)r);
+        in[2] = cvt_shape_const(c, sz, (uint32_t)r);
         if (!cvt_op(c, TOSAC_OP_SLICE, 3, in, sl)) return cvt_nomem(c);
         tosac_value *prev = acc;
         acc = acc ? cvt_binary(c, TOSAC_OP_ADD, acc, sl, TOSAC_DTYPE_UNKNOWN) : sl;
@@ -943,7 +957,9 @@ static tosac_value *gather_map(cvt_ctx *c, tosac_value *x, int rank, const int64
     if (!ib) return NULL;
     for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
     int64_t vs[3] = {1, xn, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
-    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vs), cvt_const_i32(c, 2, is, ib)};
+    tosac_value *in[2] = {NULL, NULL};
+    in[0] = cvt_mk_reshape(c, x, 3, vs);
+    in[1] = cvt_const_i32(c, 2, is, ib);
     tosac_value *g = cvt_new(c, x->dtype, 3, os);
     if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return NULL;
     return cvt_mk_reshape(c, g, rank, shape);
@@ -1138,7 +1154,9 @@ tosac_status cvt_einsum(cvt_ctx *c)
     a = cvt_mk_reshape(c, a, 3, sa);
     b = cvt_mk_reshape(c, b, 3, sb);
     tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 3, so);
-    tosac_value *in[4] = {a, b, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    tosac_value *in[4] = {a, b, NULL, NULL};
+    in[2] = cvt_zp(c, TOSAC_DTYPE_FP32);
+    in[3] = cvt_zp(c, TOSAC_DTYPE_FP32);
     if (!cvt_op(c, TOSAC_OP_MATMUL, 4, in, y)) return cvt_nomem(c);
     int ro = (int)strlen(po);
     int64_t ps[TOSAC_MAX_RANK];
@@ -1250,7 +1268,10 @@ static tosac_status resize_tosa(cvt_ctx *c, tosac_value *x, const resize_cfg *cf
     tosac_value *xt = cvt_mk_transpose(c, x, k_nhwc);
     int64_t os[4] = {cf->out[0], cf->out[2], cf->out[3], cf->out[1]};
     tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, os);
-    tosac_value *in[4] = {xt, cvt_shape_const(c, sc, 4), cvt_shape_const(c, off, 2), cvt_shape_const(c, border, 2)};
+    tosac_value *in[4] = {xt, NULL, NULL, NULL};
+    in[1] = cvt_shape_const(c, sc, 4);
+    in[2] = cvt_shape_const(c, off, 2);
+    in[3] = cvt_shape_const(c, border, 2);
     tosac_node *nd = cvt_op(c, TOSAC_OP_RESIZE, 4, in, y);
     if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_RESIZE_mode, nearest ? TOSAC_RESIZE_NEAREST : TOSAC_RESIZE_BILINEAR))
         return cvt_nomem(c);
@@ -1359,7 +1380,10 @@ static tosac_status resize_matrix(cvt_ctx *c, tosac_value *x, const resize_cfg *
     bool *oobs[TOSAC_MAX_RANK] = {NULL};
     for (int a = 0; a < r && x; a++) {
         int64_t in = x->shape[a], out = cf->out[a];
-        if (in * out > (INT64_C(1) << 24)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis %d is too large to resize", a);
+        /* the weights are a dense in x out constant: at most 1M entries (4 MB), which covers 1024 -> 1024 */
+        if (out > (INT64_C(1) << 20) / in)
+            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "axis %d (%lld -> %lld) is too large to resize as a matrix", a,
+                            (long long)in, (long long)out);
         double *w = tosac_arena_alloc(&c->arena, (size_t)(in * out) * sizeof *w + 1);
         bool *oob = tosac_arena_alloc(&c->arena, (size_t)out + 1);
         if (!w || !oob) return cvt_nomem(c);
@@ -1386,8 +1410,11 @@ static tosac_status resize_matrix(cvt_ctx *c, tosac_value *x, const resize_cfg *
         for (int64_t o = 0; o < out; o++)
             for (int64_t i = 0; i < in; i++) wt[i * out + o] = (float)w[o * in + i];
         tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 3, o3);
-        tosac_value *in4[4] = {cvt_mk_reshape(c, t, 3, s3), cvt_const_f32(c, 3, ws, wt), cvt_zp(c, TOSAC_DTYPE_FP32),
-                               cvt_zp(c, TOSAC_DTYPE_FP32)};
+        tosac_value *in4[4] = {NULL, NULL, NULL, NULL};
+        in4[0] = cvt_mk_reshape(c, t, 3, s3);
+        in4[1] = cvt_const_f32(c, 3, ws, wt);
+        in4[2] = cvt_zp(c, TOSAC_DTYPE_FP32);
+        in4[3] = cvt_zp(c, TOSAC_DTYPE_FP32);
         if (!cvt_op(c, TOSAC_OP_MATMUL, 4, in4, y)) return cvt_nomem(c);
         int64_t ts[TOSAC_MAX_RANK];
         for (int k = 0; k < r; k++) ts[k] = t->shape[k];
@@ -1432,6 +1459,10 @@ static tosac_status resize_common(cvt_ctx *c, tosac_value *x, resize_cfg *cf, co
         }
         if (cf->out[k] < 1 || cf->scale[k] <= 0)
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size results are not supported");
+    }
+    if (cvt_numel(x->rank, cf->out) > CVT_MAX_ELEMS) {
+        c->oversize = true;
+        return cvt_nomem(c);
     }
     bool ok = false;
     tosac_status s = resize_tosa(c, x, cf, &ok);
@@ -1480,8 +1511,8 @@ tosac_status cvt_resize(cvt_ctx *c)
     if (cvt_attr_ints(c, "axes", &nax)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the axes attribute is not supported");
     if (strcmp(cvt_attr_s(c, "keep_aspect_ratio_policy", "stretch"), "stretch"))
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "keep_aspect_ratio_policy is not supported");
-    resize_cfg cf = resize_defaults(mode, cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel"),
-                                    cvt_attr_s(c, "nearest_mode", "round_prefer_floor"));
+    const char *ctm = cvt_attr_s(c, "coordinate_transformation_mode", "half_pixel");
+    resize_cfg cf = resize_defaults(mode, ctm, cvt_attr_s(c, "nearest_mode", "round_prefer_floor"));
     cf.cubic_a = cvt_attr_f(c, "cubic_coeff_a", -0.75f);
     cf.exclude_outside = cvt_attr_i(c, "exclude_outside", 0) != 0;
     cf.extrapolation = cvt_attr_f(c, "extrapolation_value", 0.0f);
@@ -1629,7 +1660,10 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
     x = cvt_mk_transpose(c, x, k_nhwc);
     int64_t oshape[4] = {N, OH[0], OH[1], M};
     tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, oshape);
-    tosac_value *in[5] = {x, cvt_const_f32(c, 4, wshape, wt), bias, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    tosac_value *in[5] = {x, NULL, bias, NULL, NULL};
+    in[1] = cvt_const_f32(c, 4, wshape, wt);
+    in[3] = cvt_zp(c, TOSAC_DTYPE_FP32);
+    in[4] = cvt_zp(c, TOSAC_DTYPE_FP32);
     tosac_node *nd = cvt_op(c, TOSAC_OP_TRANSPOSE_CONV2D, 5, in, y);
     if (!nd) return cvt_nomem(c);
     int32_t opad[4] = {(int32_t)-pb[0], (int32_t)(op[0] - pe[0]), (int32_t)-pb[1], (int32_t)(op[1] - pe[1])};

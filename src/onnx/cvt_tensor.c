@@ -281,7 +281,9 @@ tosac_status cvt_gather(cvt_ctx *c)
     if (!ib) return cvt_nomem(c);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t w = 0; w < ni; w++) ib[o * ni + w] = (int32_t)norm[w];
-    tosac_value *in[2] = {cvt_mk_reshape(c, x, 3, vshape), cvt_const_i32(c, 2, ishape, ib)};
+    tosac_value *in[2] = {NULL, NULL};
+    in[0] = cvt_mk_reshape(c, x, 3, vshape);
+    in[1] = cvt_const_i32(c, 2, ishape, ib);
     tosac_value *g = cvt_new(c, x->dtype, 3, oshape);
     if (!cvt_op(c, TOSAC_OP_GATHER, 2, in, g)) return cvt_nomem(c);
     return cvt_set_out(c, 0, cvt_mk_reshape(c, g, r, shape));
@@ -322,6 +324,8 @@ tosac_status cvt_slice(cvt_ctx *c)
     tosac_value *x = cvt_tensor(c, v, &s);
     if (!x) return s;
     tosac_value *out = cvt_new(c, x->dtype, x->rank, size);
-    tosac_value *in[3] = {x, cvt_shape_const(c, start, (uint32_t)x->rank), cvt_shape_const(c, size, (uint32_t)x->rank)};
+    tosac_value *in[3] = {x, NULL, NULL};
+    in[1] = cvt_shape_const(c, start, (uint32_t)x->rank);
+    in[2] = cvt_shape_const(c, size, (uint32_t)x->rank);
     return cvt_set_out(c, 0, cvt_op(c, TOSAC_OP_SLICE, 3, in, out) ? out : NULL);
 }

@@ -5,6 +5,7 @@
 
 #include "ir/rewrite.h"
 #include "passes/pass.h"
+#include "tosa/op_table.h"
 #include "tosac/validate.h"
 
 static const char *const k_step_names[] = {
@@ -78,9 +79,38 @@ tosac_status pass_step_done(pass_ctx *pc, const char *name, double t0)
     return TOSAC_OK;
 }
 
+static bool count_fits(uint32_t n, uint8_t entries, bool list)
+{
+    return list ? n + 1 >= entries : n == entries;
+}
+
+/* Every operator has the operand and result counts of its op table row: the passes index them
+   (a CONV2D's bias is inputs[2]) without checking. The converters build them so; a bug there is
+   reported here rather than read out of bounds. */
+static tosac_status check_operand_counts(pass_ctx *pc)
+{
+    for (uint32_t r = 0; r < pc->g->n_regions; r++)
+        for (uint32_t bi = 0; bi < pc->g->regions[r]->n_blocks; bi++) {
+            const tosac_block *b = pc->g->regions[r]->blocks[bi];
+            for (uint32_t i = 0; i < b->n_nodes; i++) {
+                const tosac_node *n = b->nodes[i];
+                const tosac_op_info *info = tosac_op_info_get(n->op);
+                if (info && count_fits(n->n_inputs, info->n_inputs, info->input_list) &&
+                    count_fits(n->n_outputs, info->n_outputs, info->output_list))
+                    continue;
+                return tosac_diag_add(pc->d, TOSAC_ERR_INTERNAL,
+                                      "internal error: import made operator %u of block '%s' (%s, node '%s') with "
+                                      "%u inputs and %u outputs",
+                                      (unsigned)i, b->name, info ? info->name : "unknown op",
+                                      n->location ? n->location : "", (unsigned)n->n_inputs, (unsigned)n->n_outputs);
+            }
+        }
+    return TOSAC_OK;
+}
+
 tosac_status pass_run_all(pass_ctx *pc)
 {
-    tosac_status s = TOSAC_OK;
+    tosac_status s = check_operand_counts(pc);
 #define PASS(name, fn, doc)                                                                                          \
     if (s == TOSAC_OK) {                                                                                             \
         double t0 = pass_now();                                                                                      \

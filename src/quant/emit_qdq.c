@@ -557,8 +557,10 @@ static tosac_status emit_node(em *e, const tosac_node *n, const char *out)
     case TOSAC_OP_AVG_POOL2D:
     case TOSAC_OP_MAX_POOL2D: return emit_pool(e, n, out);
     case TOSAC_OP_CLAMP: {
-        const char *in[3] = {operand(e, n, 0), scalar_f(e, "min", quant_attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY)),
-                             scalar_f(e, "max", quant_attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY))};
+        const char *in[3] = {NULL, NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = scalar_f(e, "min", quant_attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY));
+        in[2] = scalar_f(e, "max", quant_attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY));
         node(e, "Clip", 3, in, out);
         return TOSAC_OK;
     }
@@ -586,7 +588,9 @@ static tosac_status emit_node(em *e, const tosac_node *n, const char *out)
     }
     case TOSAC_OP_RESHAPE: {
         if (!shape_vals(n->inputs[1], sv, 2 * TOSAC_MAX_RANK, &ns)) return fail(e, n, "shape is not a constant");
-        const char *in[2] = {operand(e, n, 0), ints64(e, "shape", sv, ns)};
+        const char *in[2] = {NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = ints64(e, "shape", sv, ns);
         node(e, "Reshape", 2, in, out);
         return TOSAC_OK;
     }
@@ -615,21 +619,30 @@ static tosac_status emit_node(em *e, const tosac_node *n, const char *out)
             sv2[k] += sv[k];
             axes[k] = k;
         }
-        const char *in[4] = {operand(e, n, 0), ints64(e, "starts", sv, ns), ints64(e, "ends", sv2, ns),
-                             ints64(e, "axes", axes, ns)};
+        const char *in[4] = {NULL, NULL, NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = ints64(e, "starts", sv, ns);
+        in[2] = ints64(e, "ends", sv2, ns);
+        in[3] = ints64(e, "axes", axes, ns);
         node(e, "Slice", 4, in, out);
         return TOSAC_OK;
     }
     case TOSAC_OP_REVERSE: { /* Slice backwards along the axis */
         int64_t st = -1, en = INT64_MIN, ax = n->attr[TOSAC_ATTR_REVERSE_axis].i, step = -1;
-        const char *in[5] = {operand(e, n, 0), ints64(e, "starts", &st, 1), ints64(e, "ends", &en, 1),
-                             ints64(e, "axes", &ax, 1), ints64(e, "steps", &step, 1)};
+        const char *in[5] = {NULL, NULL, NULL, NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = ints64(e, "starts", &st, 1);
+        in[2] = ints64(e, "ends", &en, 1);
+        in[3] = ints64(e, "axes", &ax, 1);
+        in[4] = ints64(e, "steps", &step, 1);
         node(e, "Slice", 5, in, out);
         return TOSAC_OK;
     }
     case TOSAC_OP_TILE: {
         if (!shape_vals(n->inputs[1], sv, TOSAC_MAX_RANK, &ns)) return fail(e, n, "multiples are not constants");
-        const char *in[2] = {operand(e, n, 0), ints64(e, "repeats", sv, ns)};
+        const char *in[2] = {NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = ints64(e, "repeats", sv, ns);
         node(e, "Tile", 2, in, out);
         return TOSAC_OK;
     }
@@ -642,7 +655,10 @@ static tosac_status emit_node(em *e, const tosac_node *n, const char *out)
             sv2[k] = sv[2 * k];
             sv2[x->rank + k] = sv[2 * k + 1];
         }
-        const char *in[3] = {operand(e, n, 0), ints64(e, "pads", sv2, ns), scalar_f(e, "pad", quant_const_f32(pc, 0))};
+        const char *in[3] = {NULL, NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = ints64(e, "pads", sv2, ns);
+        in[2] = scalar_f(e, "pad", quant_const_f32(pc, 0));
         node(e, "Pad", 3, in, out);
         return TOSAC_OK;
     }
@@ -654,7 +670,9 @@ static tosac_status emit_node(em *e, const tosac_node *n, const char *out)
         int64_t *iv = malloc((size_t)(tot ? tot : 1) * sizeof *iv);
         if (!iv) return tosac_diag_add(e->d, TOSAC_ERR_NOMEM, "out of memory");
         for (int64_t k = 0; k < tot; k++) iv[k] = const_i32(ix, k / cc);
-        const char *in[2] = {operand(e, n, 0), init_ints(e, "indices", OT_INT64, 3, y->shape, iv, (size_t)tot)};
+        const char *in[2] = {NULL, NULL};
+        in[0] = operand(e, n, 0);
+        in[1] = init_ints(e, "indices", OT_INT64, 3, y->shape, iv, (size_t)tot);
         free(iv);
         attr_int(e, node(e, "GatherElements", 2, in, out), "axis", 1);
         return TOSAC_OK;

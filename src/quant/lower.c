@@ -219,10 +219,11 @@ tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out,
     /* TOSA forbids scale32 with an INT48 input: a 16-bit multiplier there */
     bool scale32 = in->dtype != TOSAC_DTYPE_INT48;
     int64_t nn = n, one = 1;
-    tosac_value *ins[5] = {in, enc_const(b, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, 1, &nn, m, NULL, n),
-                           enc_const(b, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, NULL, n),
-                           enc_const(b, zp_prefix(in->dtype), in->dtype, 1, &one, &in_zp, NULL, 1),
-                           enc_const(b, zp_prefix(out->dtype), out->dtype, 1, &one, &out_zp, NULL, 1)};
+    tosac_value *ins[5] = {in, NULL, NULL, NULL, NULL};
+    ins[1] = enc_const(b, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, 1, &nn, m, NULL, n);
+    ins[2] = enc_const(b, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, NULL, n);
+    ins[3] = enc_const(b, zp_prefix(in->dtype), in->dtype, 1, &one, &in_zp, NULL, 1);
+    ins[4] = enc_const(b, zp_prefix(out->dtype), out->dtype, 1, &one, &out_zp, NULL, 1);
     for (int k = 1; k < 5; k++)
         if (!ins[k]) return NULL;
     tosac_node *op = ir_add_op(b, TOSAC_OP_RESCALE, 5, ins, out, like);
@@ -511,7 +512,9 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
     }
     tosac_value *bt = wide ? int48_const(l, "qbias", oc, b64) : int_const(l, "qbias", TOSAC_DTYPE_INT32, 1, &oc, bq, oc);
     free(b64);
-    tosac_value *ins[5] = {xi, wq, bt, scalar1(l, l->act, qx.zero_point), scalar1(l, TOSAC_DTYPE_INT8, 0)};
+    tosac_value *ins[5] = {xi, wq, bt, NULL, NULL};
+    ins[3] = scalar1(l, l->act, qx.zero_point);
+    ins[4] = scalar1(l, TOSAC_DTYPE_INT8, 0);
     tosac_value *out = new_tensor(l, y, acc_t);
     tosac_node *op = bt ? ir_add_op(l->b, (tosac_op)n->op, 5, ins, out, n) : NULL;
     unsigned acc = n->op == TOSAC_OP_TRANSPOSE_CONV2D ? TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type : TOSAC_ATTR_CONV2D_acc_type;
@@ -550,7 +553,9 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     }
     tosac_status s = TOSAC_OK;
     bool wide = l->act == TOSAC_DTYPE_INT16; /* i16 x i16 -> INT48 */
-    tosac_value *ins[4] = {ai, bi, scalar1(l, l->act, qa.zero_point), scalar1(l, l->act, bzp)};
+    tosac_value *ins[4] = {ai, bi, NULL, NULL};
+    ins[2] = scalar1(l, l->act, qa.zero_point);
+    ins[3] = scalar1(l, l->act, bzp);
     tosac_value *out = bi ? new_tensor(l, y, wide ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32) : NULL;
     if (!bi) s = TOSAC_ERR_UNSUPPORTED;
     else if (!ir_add_op(l->b, TOSAC_OP_MATMUL, 4, ins, out, n) || !set_i32(l, y, out, sc, nsc, wide ? 47 : 31)) s = oom(l);
@@ -800,8 +805,11 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
     }
     double units = (double)sc[0] * (double)sc[2];
     if (units * 255.0 > 1073741823.0) return unsupported(l, n, "the bilinear scale numerators are too large for int32");
-    tosac_value *ins[4] = {as_i8(l, x, q, n), copy_shape_value(l, n->inputs[1]), copy_shape_value(l, n->inputs[2]),
-                           copy_shape_value(l, n->inputs[3])};
+    tosac_value *ins[4] = {NULL, NULL, NULL, NULL};
+    ins[0] = as_i8(l, x, q, n);
+    ins[1] = copy_shape_value(l, n->inputs[1]);
+    ins[2] = copy_shape_value(l, n->inputs[2]);
+    ins[3] = copy_shape_value(l, n->inputs[3]);
     if (!ins[0]) return TOSAC_ERR_UNSUPPORTED;
     if (!ins[1] || !ins[2] || !ins[3]) return oom(l);
     tosac_value *r = new_tensor(l, y, TOSAC_DTYPE_INT32);

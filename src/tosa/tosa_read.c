@@ -183,6 +183,63 @@ static size_t unpadded_len(const tosac_value *v, const uint8_t *data, size_t len
     return want;
 }
 
+/* Adds shape value `name` of `count` elements to block b, with its constant data when present
+   (count x int64 LE). An empty value may carry one 8-byte word: the official conformance generator
+   writes the placeholder value 0 for RESHAPE to rank 0, and the reference model ignores it. */
+static tosac_status add_shape_value(reader *r, tosac_block *b, const char *name, uint64_t count, const fb_vec *data,
+                                    const objpath *where)
+{
+    bool has_data = data->pos != 0 && data->count > 0;
+    if (has_data && (uint64_t)data->count != count * 8 && !(count == 0 && data->count == 8))
+        return rd_err(r, TOSAC_ERR_FORMAT, where, "shape '%s' has %u data bytes, expected %llu (rank %llu x 8)",
+                      name, (unsigned)data->count, (unsigned long long)count * 8, (unsigned long long)count);
+    tosac_status st;
+    if ((st = charge(r, where, strlen(name) + 1)) != TOSAC_OK) return st;
+    tosac_value *v = tosac_block_add_shape(b, name, (uint32_t)count);
+    if (!v) return nomem(r, where);
+    if (has_data && count > 0 && (st = set_data(r, v, where, fb_vec_data(data), (size_t)count * 8)) != TOSAC_OK)
+        return st;
+    return TOSAC_OK;
+}
+
+static tosac_status read_shape(reader *r, void *block, const fb_table *t, const objpath *where)
+{
+    tosac_status st;
+    const char *name = NULL;
+    if ((st = get_cstr(r, t, SHAPE_NAME, where, "shape name", false, &name)) != TOSAC_OK) return st;
+    objpath p;
+    uint32_t rank = 0;
+    path_sub(&p, where, "rank", -1);
+    if ((st = fb_get_u32(t, SHAPE_RANK, 0, &rank, NULL, p.s)) != TOSAC_OK) return st;
+    fb_vec data;
+    path_sub(&p, where, "data", -1);
+    if ((st = fb_get_vector(t, SHAPE_DATA, 1, &data, p.s)) != TOSAC_OK) return st;
+    return add_shape_value(r, block, name, rank, &data, &p);
+}
+
+/* A TosaTensor of type SHAPE: the encoding of shape values before TosaShape (serializers of early
+   2025, e.g. the reference model's stateful LSTM example and conformance tests generated then). As
+   the reference model holds shape values, shape [n] is a value of n elements; a rank-0 tensor is
+   the empty value. It becomes a shape value like one read from TosaBasicBlock.shapes. */
+static tosac_status read_shape_tensor(reader *r, tosac_block *b, const fb_table *t, const char *name, uint32_t rank,
+                                      const int64_t *dims, const objpath *where)
+{
+    objpath p;
+    path_sub(&p, where, "shape", -1);
+    if (rank > 1 || (rank == 1 && dims[0] < 0))
+        return rd_err(r, TOSAC_ERR_FORMAT, &p,
+                      "tensor '%s' of type SHAPE must have shape [n] (a shape value of n elements) or []", name);
+    tosac_status st;
+    bool variable = false;
+    path_sub(&p, where, "variable", -1);
+    if ((st = fb_get_bool(t, TENSOR_VARIABLE, false, &variable, NULL, p.s)) != TOSAC_OK) return st;
+    if (variable) return rd_err(r, TOSAC_ERR_FORMAT, &p, "tensor '%s' of type SHAPE cannot be a variable", name);
+    fb_vec data;
+    path_sub(&p, where, "data", -1);
+    if ((st = fb_get_vector(t, TENSOR_DATA, 1, &data, p.s)) != TOSAC_OK) return st;
+    return add_shape_value(r, b, name, rank ? (uint64_t)dims[0] : 0, &data, &p);
+}
+
 static tosac_status read_tensor(reader *r, void *block, const fb_table *t, const objpath *where)
 {
     tosac_block *b = block;
@@ -203,6 +260,7 @@ static tosac_status read_tensor(reader *r, void *block, const fb_table *t, const
     if ((st = fb_get_u32(t, TENSOR_TYPE, 0, &type, NULL, p.s)) != TOSAC_OK) return st;
     if (type >= TOSAC_DTYPE_COUNT)
         return rd_err(r, TOSAC_ERR_FORMAT, &p, "tensor '%s' has unknown DType %u", name, (unsigned)type);
+    if (type == TOSAC_DTYPE_SHAPE) return read_shape_tensor(r, b, t, name, shp.count, dims, where);
     if ((st = charge(r, where, strlen(name) + 1 + 4 * (uint64_t)shp.count)) != TOSAC_OK) return st;
     tosac_value *v = tosac_block_add_tensor(b, name, (tosac_dtype)type, (int)shp.count, dims);
     if (!v) return nomem(r, where);
@@ -231,30 +289,6 @@ static tosac_status read_tensor(reader *r, void *block, const fb_table *t, const
         const uint8_t *src = fb_vec_data(&data);
         if ((st = set_data(r, v, &p, src, unpadded_len(v, src, data.count))) != TOSAC_OK) return st;
     }
-    return TOSAC_OK;
-}
-
-static tosac_status read_shape(reader *r, void *block, const fb_table *t, const objpath *where)
-{
-    tosac_block *b = block;
-    tosac_status st;
-    const char *name = NULL;
-    if ((st = get_cstr(r, t, SHAPE_NAME, where, "shape name", false, &name)) != TOSAC_OK) return st;
-    objpath p;
-    uint32_t rank = 0;
-    path_sub(&p, where, "rank", -1);
-    if ((st = fb_get_u32(t, SHAPE_RANK, 0, &rank, NULL, p.s)) != TOSAC_OK) return st;
-    fb_vec data;
-    path_sub(&p, where, "data", -1);
-    if ((st = fb_get_vector(t, SHAPE_DATA, 1, &data, p.s)) != TOSAC_OK) return st;
-    if (data.pos != 0 && (uint64_t)data.count != (uint64_t)rank * 8)
-        return rd_err(r, TOSAC_ERR_FORMAT, &p, "shape '%s' has %u data bytes, expected %llu (rank %u x 8)", name,
-                      (unsigned)data.count, (unsigned long long)rank * 8, (unsigned)rank);
-    if ((st = charge(r, where, strlen(name) + 1)) != TOSAC_OK) return st;
-    tosac_value *v = tosac_block_add_shape(b, name, rank);
-    if (!v) return nomem(r, where);
-    if (data.pos != 0 && data.count > 0 && (st = set_data(r, v, &p, fb_vec_data(&data), data.count)) != TOSAC_OK)
-        return st;
     return TOSAC_OK;
 }
 

@@ -9,7 +9,7 @@
  *                  examples/conv_int8.tosa is this file: `gen_example examples conv_int8`.
  *   fp32_relu6     ADD + CLAMP [0, 6] in fp32: valid under PRO-FP only.
  *   bad_shape      ADD of two INT32[2,3] declared to produce INT32[2,4]: an ERROR_IF failure.
- *   rank7          ADD of rank-7 tensors: valid at level none, fails the 8K level (MAX_RANK 6).
+ *   rank7          ADD of rank-7 tensors: valid at level none, an ERROR at level 8K (MAX_RANK 6).
  *   cond_if        COND_IF choosing ADD or SUB, sub-graphs in regions "then"/"else"
  *                  (EXT-CONTROLFLOW).
  *   odd_names      IDENTITY whose names and location hold quotes, backslashes, control

@@ -18,7 +18,9 @@
 #include "harness/test.h"
 #include "ir/graph.h"
 #include "tosa/op_table.h"
+#include "tosac/runtime.h"
 #include "tosac/tosa_file.h"
+#include "tosac/validate.h"
 
 #define CHECKF(cond, ...)                                                     \
     do {                                                                      \
@@ -923,13 +925,131 @@ static void json_custom_variable(void)
 }
 
 /* Every committed vector is covered by a test above. */
+/* ------------------------------------------------------------------------------------------ */
+/* Encodings of the official serializer (issue 11): vectors made with flatc, expected values   */
+/* from the operators' definitions                                                             */
+
+/* The shape value `name` of block b read as `count` int64 values. */
+static bool shape_value_is(const tosac_block *b, const char *name, uint32_t count, const int64_t *vals)
+{
+    for (uint32_t i = 0; i < b->n_shapes; i++) {
+        const tosac_value *v = b->shapes[i];
+        if (strcmp(v->name, name)) continue;
+        if (!v->is_shape || v->rank != 1 || v->shape[0] != count) return false;
+        if (count == 0) return v->data == NULL;
+        if (!v->data || v->data_len != (size_t)count * 8) return false;
+        for (uint32_t k = 0; k < count; k++) {
+            uint64_t u = 0;
+            for (int j = 7; j >= 0; j--) u = (u << 8) | v->data[k * 8 + (uint32_t)j];
+            if ((int64_t)u != vals[k]) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Creates and runs a program of g, whose int32 inputs are filled with 1, 2, 3, ... */
+static tosac_program *run_counting(const tosac_graph *g)
+{
+    tosac_diag *d = tosac_diag_create();
+    tosac_program *p = NULL;
+    tosac_status st = tosac_program_create(g, NULL, &p, d);
+    CHECKF(st == TOSAC_OK, "create: %s", tosac_diag_count(d) ? tosac_diag_message(d, 0, NULL) : "");
+    for (uint32_t i = 0; p && i < tosac_program_input_count(p); i++) {
+        tosac_tensor_info ti;
+        if (tosac_program_input_info(p, i, &ti) != TOSAC_OK) continue;
+        int32_t *in = tosac_program_input_ptr(p, i);
+        for (int64_t k = 0; in && k < ti.nelem; k++) in[k] = (int32_t)(k + 1);
+    }
+    if (p && tosac_program_invoke(p, d) != TOSAC_OK) {
+        CHECKF(false, "invoke: %s", tosac_diag_count(d) ? tosac_diag_message(d, 0, NULL) : "");
+        tosac_program_destroy(p);
+        p = NULL;
+    }
+    tosac_diag_destroy(d);
+    return p;
+}
+
+static bool output_is(tosac_program *p, const char *name, const int32_t *want, size_t n)
+{
+    int32_t i = tosac_program_output_index(p, name);
+    const int32_t *y = i >= 0 ? tosac_program_output_ptr(p, (uint32_t)i) : NULL;
+    return y && !memcmp(y, want, n * sizeof *want);
+}
+
+/* Shape operands stored as TosaTensors of type SHAPE (serializers before TosaShape, e.g. the
+   reference model's stateful LSTM example): read as shape values, valid, and run. */
+static void json_shape_tensors(void)
+{
+    char bin[512];
+    tosac_graph *g = flatc_encode_and_read("shape_tensors", bin, sizeof bin);
+    EXPECT(g != NULL);
+    if (!g) return;
+    const tosac_block *b = g->regions[0]->blocks[0];
+    EXPECT_EQ_I(b->n_tensors, 6); /* x, z and the four results */
+    EXPECT_EQ_I(b->n_shapes, 5);
+    EXPECT(shape_value_is(b, "new_shape", 3, (int64_t[]){3, 1, 2}));
+    EXPECT(shape_value_is(b, "start", 2, (int64_t[]){0, 1}));
+    EXPECT(shape_value_is(b, "size", 2, (int64_t[]){2, 2}));
+    EXPECT(shape_value_is(b, "multiples", 2, (int64_t[]){1, 2}));
+    EXPECT(shape_value_is(b, "empty", 0, NULL)); /* a rank-0 SHAPE tensor with its 8-byte word */
+    tosac_diag *d = tosac_diag_create();
+    EXPECT_EQ_I(tosac_validate(g, NULL, d), TOSAC_OK);
+    tosac_diag_destroy(d);
+    tosac_program *p = run_counting(g);
+    if (p) {
+        /* x = [[1,2,3],[4,5,6]], z = [1] */
+        EXPECT(output_is(p, "y_reshape", (int32_t[]){1, 2, 3, 4, 5, 6}, 6));
+        EXPECT(output_is(p, "y_slice", (int32_t[]){2, 3, 5, 6}, 4));
+        EXPECT(output_is(p, "y_tile", (int32_t[]){1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}, 12));
+        EXPECT(output_is(p, "y_scalar", (int32_t[]){1}, 1));
+        tosac_program_destroy(p);
+    }
+    tosac_graph_destroy(g);
+}
+
+/* A rank-0 TosaShape with 8 data bytes (the conformance generator's RESHAPE to rank 0). */
+static void json_shape_empty_padded(void)
+{
+    char bin[512];
+    tosac_graph *g = flatc_encode_and_read("shape_empty_padded", bin, sizeof bin);
+    EXPECT(g != NULL);
+    if (!g) return;
+    EXPECT(shape_value_is(g->regions[0]->blocks[0], "empty", 0, NULL));
+    tosac_diag *d = tosac_diag_create();
+    EXPECT_EQ_I(tosac_validate(g, NULL, d), TOSAC_OK);
+    tosac_diag_destroy(d);
+    tosac_graph_destroy(g);
+}
+
+/* A rank-7 operand at level 8K is an ERROR (the official WrongRank tests), fine at level none. */
+static void json_rank7(void)
+{
+    char bin[512];
+    tosac_graph *g = flatc_encode_and_read("rank7_reduce_sum", bin, sizeof bin);
+    EXPECT(g != NULL);
+    if (!g) return;
+    tosac_diag *d = tosac_diag_create();
+    EXPECT_EQ_I(tosac_validate(g, NULL, d), TOSAC_ERR_TOSA_ERROR);
+    bool named = false;
+    for (size_t i = 0; i < tosac_diag_count(d); i++)
+        named |= strstr(tosac_diag_message(d, i, NULL), "tensor 'x' has rank 7 > MAX_RANK 6") != NULL;
+    EXPECT(named);
+    tosac_validate_opts none = tosac_validate_opts_default();
+    none.level = TOSAC_LEVEL_NONE;
+    tosac_diag_clear(d);
+    EXPECT_EQ_I(tosac_validate(g, &none, d), TOSAC_OK);
+    tosac_diag_destroy(d);
+    tosac_graph_destroy(g);
+}
+
 static void json_vectors_listed(void)
 {
     char cmd[1200], qd[1100];
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/tests/data/json", g_src);
     shell_quote(qd, sizeof qd, dir);
-    snprintf(cmd, sizeof cmd, "test \"$(ls %s | grep -c '\\.json$')\" = 5", qd);
+    snprintf(cmd, sizeof cmd, "test \"$(ls %s | grep -c '\\.json$')\" = 8", qd);
     CHECKF(system(cmd) == 0, "tests/data/json holds a vector this test does not check");
 }
 
@@ -954,6 +1074,9 @@ int main(void)
     RUN(json_clamp_fp32);
     RUN(json_cond_if);
     RUN(json_custom_variable);
+    RUN(json_shape_tensors);
+    RUN(json_shape_empty_padded);
+    RUN(json_rank7);
     RUN(json_vectors_listed);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

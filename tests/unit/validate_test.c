@@ -266,7 +266,7 @@ static void graph_structure(void)
     tosac_region_add_block(r, "entry");
     EXPECT_ERROR(g, "has no block 'main'");
     tosac_region_add_block(r, "main");
-    EXPECT_VALID(g);
+    EXPECT_ERROR(g, "the graph has no outputs and writes no variable"); /* an empty entry block */
     tosac_region_add_block(r, "main");
     EXPECT_ERROR(g, "two blocks named 'main'");
     tosac_graph_destroy(g);
@@ -575,7 +575,7 @@ static void acc_type_rule(void)
 
 static void level_rules(void)
 {
-    /* rank > MAX_RANK */
+    /* rank > MAX_RANK: ERROR, not a LEVEL_CHECK (docs/CONFORMANCE.md) */
     bld x = new_graph();
     static const int64_t d7[7] = {1, 2, 1, 3, 1, 1, 2};
     tosac_value *a = in_t(&x, "a", TOSAC_DTYPE_INT32, 7, d7), *b = in_t(&x, "b", TOSAC_DTYPE_INT32, 7, d7);
@@ -583,7 +583,7 @@ static void level_rules(void)
     op2(&x, TOSAC_OP_ADD, a, b, y);
     tosac_block_add_output(x.b, y);
     tosac_validate_opts k8 = opts_level(TOSAC_LEVEL_8K), none = opts_level(TOSAC_LEVEL_NONE);
-    EXPECT_RESULT(x.g, &k8, TOSAC_ERR_UNPREDICTABLE, "tensor 'a' has rank 7 > MAX_RANK 6");
+    EXPECT_RESULT(x.g, &k8, TOSAC_ERR_TOSA_ERROR, "tensor 'a' has rank 7 > MAX_RANK 6");
     EXPECT_RESULT(x.g, &none, TOSAC_OK, "");
     tosac_graph_destroy(x.g);
 
@@ -1111,6 +1111,15 @@ static void variable_rules(void)
     g = test_op_graph_a(TOSAC_OP_VARIABLE_WRITE, 0); /* INT8 */
     find_value(g, "x")->dtype = TOSAC_DTYPE_FP16;
     EXPECT_ERROR(g, "input1 'x' (FP16 [2,3]) must have the type and shape of variable 'state' (INT8 [2,3])");
+    tosac_graph_destroy(g);
+    /* no outputs: an ERROR unless a variable is written (that is what the graph computes) */
+    g = test_op_graph_a(TOSAC_OP_VARIABLE_WRITE, 0);
+    g->regions[0]->blocks[0]->n_outputs = 0;
+    EXPECT_VALID(g);
+    tosac_graph_destroy(g);
+    g = test_op_graph_a(TOSAC_OP_ADD, 0);
+    g->regions[0]->blocks[0]->n_outputs = 0;
+    EXPECT_ERROR(g, "block 'main': the graph has no outputs and writes no variable: it computes nothing");
     tosac_graph_destroy(g);
     g = test_op_graph_a(TOSAC_OP_VARIABLE, 1);
     find_value(g, "state")->variable = false;
