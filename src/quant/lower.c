@@ -241,6 +241,14 @@ static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const
 
 static int bits_for(double mag) { return mag < 1 ? 1 : (int)ceil(log2(mag + 1)) + 1; }
 
+/* round_half_even(x) clamped to [-lim, lim], for a constant made integer; NaN gives 0, the real
+   zero, as tosac_quant_quantize gives the zero point (converting NaN to an integer is undefined). */
+static double round_clamp(double x, double lim)
+{
+    double r = nearbyint(x);
+    return r != r ? 0 : r > lim ? lim : r < -lim ? -lim : r;
+}
+
 /* An INT32 tensor of v at the uniform real scale `scale` (zero point 0); *bits bounds it. */
 static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bits, const tosac_node *like)
 {
@@ -251,8 +259,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
         if (!vals) return oom(l), NULL;
         double mag = 0;
         for (int64_t k = 0; k < n; k++) {
-            double r = nearbyint(quant_const_f32(v, k) / scale);
-            r = r > 1073741823.0 ? 1073741823.0 : r < -1073741823.0 ? -1073741823.0 : r;
+            double r = round_clamp(quant_const_f32(v, k) / scale, 1073741823.0);
             vals[k] = (int32_t)r;
             mag = fabs(r) > mag ? fabs(r) : mag;
         }
@@ -414,8 +421,7 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
     }
     for (int64_t c = 0; c < oc; c++) {
         sc[c] = qx.scale * sw[c];
-        double r = nearbyint(quant_const_f32(bias, nb == 1 ? 0 : c) / sc[c]);
-        r = r > bmax ? bmax : r < -bmax ? -bmax : r;
+        double r = round_clamp(quant_const_f32(bias, nb == 1 ? 0 : c) / sc[c], bmax);
         if (wide) b64[c] = (int64_t)r;
         else bq[c] = (int32_t)r;
     }
@@ -480,15 +486,14 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
         note_wide(l, n, x);
         if (!keep_ksc(l, n, f->sc, f->nsc)) return oom(l);
         int64_t kshape[TOSAC_MAX_RANK], kn = tosac_value_nelem(k), klast = last_dim(k);
-        memcpy(kshape, k->shape, (size_t)k->rank * sizeof *kshape);
-        if (f->nsc > 1 && klast == 1) kshape[k->rank - 1] = (int64_t)f->nsc;
+        if (k->rank) memcpy(kshape, k->shape, (size_t)k->rank * sizeof *kshape); /* a scalar has no shape */
+        if (f->nsc > 1 && klast == 1 && k->rank) kshape[k->rank - 1] = (int64_t)f->nsc;
         int64_t cn = f->nsc > 1 && klast == 1 ? kn * (int64_t)f->nsc : kn;
         int32_t *vals = malloc((size_t)(cn ? cn : 1) * sizeof *vals);
         if (!vals) return oom(l);
         for (int64_t e = 0; e < cn; e++) {
             int64_t c = f->nsc > 1 ? e % (int64_t)f->nsc : 0, src = cn == kn ? e : e / (int64_t)f->nsc;
-            double r = nearbyint((double)quant_const_f32(k, src) / f->sc[c]);
-            r = r > 1073741823.0 ? 1073741823.0 : r < -1073741823.0 ? -1073741823.0 : r;
+            double r = round_clamp((double)quant_const_f32(k, src) / f->sc[c], 1073741823.0);
             vals[e] = (int32_t)(n->op == TOSAC_OP_SUB ? -r : r);
         }
         tosac_value *kc = int_const(l, "qbias", TOSAC_DTYPE_INT32, k->rank, kshape, vals, cn);
