@@ -1071,6 +1071,21 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
             }
         }
     }
+    /* CONCAT_DIRECT: an input only the CONCAT reads, made by an operator with q-params of its own,
+       takes the CONCAT's (PT2E's shared qspec for cat): its producer then writes straight into the
+       CONCAT's scale instead of RESCALE -> RESCALE (docs/QUANT.md, "Target lowering") */
+    for (uint32_t i = 0; i < fb->n_nodes && (l->o->lowering & TOSAC_LOWER_CONCAT_DIRECT); i++) {
+        const tosac_node *n = fb->nodes[i];
+        if (n->op != TOSAC_OP_CONCAT || n->n_outputs != 1 || !l->has_qp[n->outputs[0]->index]) continue;
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            const tosac_value *v = n->inputs[k];
+            if (!ir_is_const(v) && v->producer && !shares_input_qp(v->producer->op) && l->uses[v->index] == 1 &&
+                !l->fx->has[v->index]) {
+                l->qp[v->index] = l->qp[n->outputs[0]->index];
+                l->has_qp[v->index] = true;
+            }
+        }
+    }
     for (uint32_t i = 0; i < fb->n_inputs; i++) {
         const tosac_value *v = fb->inputs[i];
         tosac_qparams q;
@@ -1256,6 +1271,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         for (uint32_t k = 0; k < fb->n_outputs; k++) l.uses[fb->outputs[k]->index]++;
         s = build(&l, io);
     }
+    if (s == TOSAC_OK && o->lowering) s = quant_lower_target(l.b, o->lowering, d);
     if (s == TOSAC_OK) {
         /* unused forms (an int8 copy nothing read) go, equal constants (zero points) merge */
         tosac_compile_opts co;

@@ -97,6 +97,8 @@ typedef struct quant_qdq_node {
 tosac_status quant_emit_qdq(const tosac_block *fb, const tosac_quant_iomap *io, const quant_qdq_value *v,
                             const quant_qdq_node *nodes, const char *path, tosac_diag *d);
 
+/* Rewrites the default integer block into the forms the TOSAC_LOWER_* bits ask for (target.c). */
+tosac_status quant_lower_target(tosac_block *b, uint32_t bits, tosac_diag *d);
 /* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
 tosac_status quant_boundary(tosac_block *b, tosac_quant_iomap *io, tosac_quant_io_type type, tosac_diag *d);
 
