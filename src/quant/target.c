@@ -182,6 +182,12 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
         if (per_col) add = r, target = r->outputs[0];
         else k = NULL;
     }
+    if (y->dtype == TOSAC_DTYPE_INT48) {
+        uint32_t by_rescale = 0;
+        for (uint32_t i = 0; i < t->b->n_nodes; i++)
+            by_rescale += !t->b->nodes[i]->dead && t->b->nodes[i]->op == TOSAC_OP_RESCALE && t->b->nodes[i]->inputs[0] == y;
+        if (by_rescale != reads(t->b, y)) return TOSAC_OK;
+    }
     int32_t *w = malloc((size_t)(N * K > 0 ? N * K : 1) * sizeof *w);
     int64_t *bias = calloc((size_t)(N ? N : 1), sizeof *bias);
     tosac_status s = w && bias ? TOSAC_OK : oom(t);
@@ -196,8 +202,20 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
                               quant_enc_const(t->b, "qbias", y->dtype, 1, &N, NULL, bias, N), mm->inputs[2],
                               quant_scalar(t->b, TOSAC_DTYPE_INT8, 0)};
         tosac_value *out = ir_new_tensor(t->b, "fc", y->dtype, 4, os);
-        if (!add_conv(t, TOSAC_OP_CONV2D, in, out, pad, stride, mm) || !reshape(t, out, target->rank, target->shape, target, mm))
-            s = oom(t);
+        if (!add_conv(t, TOSAC_OP_CONV2D, in, out, pad, stride, mm)) s = oom(t);
+        else if (y->dtype != TOSAC_DTYPE_INT48) {
+            if (!reshape(t, out, target->rank, target->shape, target, mm)) s = oom(t);
+        } else /* TOSA has no INT48 RESHAPE: the RESCALEs reading y read the conv, then RESHAPE */
+            for (uint32_t i = 0, nn = t->b->n_nodes; i < nn && s == TOSAC_OK; i++) {
+                tosac_node *c = t->b->nodes[i];
+                if (c->dead || c->op != TOSAC_OP_RESCALE || c->inputs[0] != y) continue;
+                tosac_value *o4 = ir_new_tensor(t->b, "rescaled", c->outputs[0]->dtype, 4, os);
+                tosac_value *rin[5] = {out, c->inputs[1], c->inputs[2], c->inputs[3], c->inputs[4]};
+                tosac_node *r2 = o4 ? ir_add_op(t->b, TOSAC_OP_RESCALE, 5, rin, o4, c) : NULL;
+                if (!r2 || quant_copy_attrs(r2, c) != TOSAC_OK || !reshape(t, o4, y->rank, y->shape, c->outputs[0], c))
+                    s = oom(t);
+                c->dead = true;
+            }
         mm->dead = true;
         if (add) add->dead = true;
     }
@@ -208,18 +226,44 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
 
 /* ---- GAP_AS_POOL -------------------------------------------------------------------------- */
 
-/* U55's convolution kernel limits (ETHOS_U.md §3 CONV2D): beyond them, AVG_POOL2D. */
+/* U55's convolution kernel limits (ETHOS_U.md §3 CONV2D), and how many partial sums a split
+   global pool may add up. */
 #define CONV_MAX_KY 64
 #define CONV_MAX_KXY 4096
+#define GAP_MAX_PARTS 16
+
+/* DEPTHWISE_CONV2D of ones, kernel kh x kw with the same stride, of int8 x at input zero point zp
+   into out: the int32 sums of x - zp over each window. */
+static bool ones_depthwise(tl *t, tosac_value *x, tosac_value *zp, int64_t kh, int64_t kw, tosac_value *out,
+                           const tosac_node *like)
+{
+    static const int32_t pad[4] = {0, 0, 0, 0};
+    int64_t C = x->shape[3], ws[4] = {kh, kw, C, 1}, n = kh * kw * C;
+    int32_t *ones = malloc((size_t)n * sizeof *ones), stride[2] = {(int32_t)kh, (int32_t)kw};
+    int64_t *zeros = calloc((size_t)C, sizeof *zeros);
+    bool ok = ones && zeros;
+    for (int64_t e = 0; e < n && ok; e++) ones[e] = 1;
+    if (ok) {
+        tosac_value *in[5] = {x, quant_enc_const(t->b, "ones", TOSAC_DTYPE_INT8, 4, ws, ones, NULL, n),
+                              quant_enc_const(t->b, "zbias", TOSAC_DTYPE_INT32, 1, &C, NULL, zeros, C), zp,
+                              quant_scalar(t->b, TOSAC_DTYPE_INT8, 0)};
+        ok = add_conv(t, TOSAC_OP_DEPTHWISE_CONV2D, in, out, pad, stride, like);
+    }
+    free(ones);
+    free(zeros);
+    return ok;
+}
 
 /*
  * RESCALE(x int8 -> int32, unit: x - zp) -> REDUCE_SUM over H -> REDUCE_SUM over W (either order),
  * the default global average pool (its 1/(H*W) is in its consumers' RESCALE scales):
  *   - DEPTHWISE_CONV2D of ones with kernel HxW and input zero point zp: the same int32 sums;
- *   - a kernel beyond U55's convolution limits, or int16 x: AVG_POOL2D (int8/int16 at x's
- *     q-params: round(sum / (H*W)) + zp) when every reader of the sum is a RESCALE, whose scale is
- *     then multiplied by H*W. This rounds the mean to an integer before the consumer's RESCALE
- *     does: results can change by one code (docs/QUANT.md).
+ *   - a kernel beyond U55's convolution limits: a depthwise of ones over kh x kw tiles (kh | H,
+ *     kw | W, within the limits) and the ADDs of its few partial sums: the same int32 sums;
+ *   - when neither fits, or x is int16: AVG_POOL2D (int8/int16 at x's q-params: round(sum / (H*W))
+ *     + zp) when every reader of the sum is a RESCALE, whose scale is then multiplied by H*W. This
+ *     rounds the mean to an integer before the consumer's RESCALE does: results can change by one
+ *     code (docs/QUANT.md).
  */
 static tosac_status gap_as_pool(tl *t, tosac_node *rs1)
 {
@@ -231,36 +275,48 @@ static tosac_status gap_as_pool(tl *t, tosac_node *rs1)
         !is_i8_or_i16(rsc->inputs[0]))
         return TOSAC_OK;
     tosac_value *x = rsc->inputs[0], *y = rs2->outputs[0];
-    int64_t H = x->shape[1], W = x->shape[2], C = x->shape[3];
+    int64_t H = x->shape[1], W = x->shape[2], C = x->shape[3], kh = 0, kw = 0;
     static const int32_t pad[4] = {0, 0, 0, 0}, stride[2] = {1, 1};
-    if (x->dtype == TOSAC_DTYPE_INT8 && H <= CONV_MAX_KY && H * W <= CONV_MAX_KXY) {
-        int64_t ws[4] = {H, W, C, 1}, n = H * W * C;
-        int32_t *ones = malloc((size_t)n * sizeof *ones);
-        int64_t *zeros = calloc((size_t)C, sizeof *zeros);
-        tosac_status s = ones && zeros ? TOSAC_OK : oom(t);
-        for (int64_t e = 0; e < n && s == TOSAC_OK; e++) ones[e] = 1;
-        if (s == TOSAC_OK) {
-            tosac_value *in[5] = {x, quant_enc_const(t->b, "ones", TOSAC_DTYPE_INT8, 4, ws, ones, NULL, n),
-                                  quant_enc_const(t->b, "zbias", TOSAC_DTYPE_INT32, 1, &C, NULL, zeros, C), zp,
-                                  quant_scalar(t->b, TOSAC_DTYPE_INT8, 0)};
-            if (!add_conv(t, TOSAC_OP_DEPTHWISE_CONV2D, in, y, pad, stride, rs2)) s = oom(t);
-            rs1->dead = rs2->dead = true;
+    /* the largest tile within the limits that divides the map into at most GAP_MAX_PARTS */
+    for (int64_t h = 1; h <= H && h <= CONV_MAX_KY && x->dtype == TOSAC_DTYPE_INT8; h++)
+        for (int64_t w = 1; w <= W && h * w <= CONV_MAX_KXY; w++)
+            if (H % h == 0 && W % w == 0 && (H / h) * (W / w) <= GAP_MAX_PARTS && h * w > kh * kw) kh = h, kw = w;
+    if (kh) {
+        int64_t ph = H / kh, pw = W / kw, ps[4] = {x->shape[0], ph, pw, C}, one[4] = {x->shape[0], 1, 1, C};
+        tosac_value *part = ph * pw == 1 ? y : ir_new_tensor(t->b, "gap_part", TOSAC_DTYPE_INT32, 4, ps), *acc = NULL;
+        if (!part || !ones_depthwise(t, x, zp, kh, kw, part, rs2)) return oom(t);
+        for (int64_t e = 0; e < ph * pw && ph * pw > 1; e++) {
+            int64_t start[4] = {0, e / pw, e % pw, 0};
+            tosac_value *sin[3] = {part, ir_new_shape(t->b, start, 4), ir_new_shape(t->b, one, 4)};
+            tosac_value *sl = ir_new_tensor(t->b, "gap_part", TOSAC_DTYPE_INT32, 4, one);
+            if (!sl || !ir_add_op(t->b, TOSAC_OP_SLICE, 3, sin, sl, rs2)) return oom(t);
+            if (e) {
+                tosac_value *ain[2] = {acc, sl}, *sum = e + 1 == ph * pw ? y : ir_new_tensor(t->b, "gap_sum", TOSAC_DTYPE_INT32, 4, one);
+                if (!sum || !ir_add_op(t->b, TOSAC_OP_ADD, 2, ain, sum, rs2)) return oom(t);
+                sl = sum;
+            }
+            acc = sl;
         }
-        free(ones);
-        free(zeros);
-        return s;
+        rs1->dead = rs2->dead = true;
+        return TOSAC_OK;
     }
-    /* AVG_POOL2D: every reader rescales the sum (signed, one channel, zero point 0 on the sum) */
-    uint32_t n_readers = reads(t->b, y), found = 0;
+    /* AVG_POOL2D: the sum (through RESHAPEs nothing else reads) is read by RESCALEs only (signed,
+       one channel, zero point 0 on the sum) */
+    tosac_value *v = y;
+    for (tosac_node *r; (r = sole_reader(t->b, v)) && r->op == TOSAC_OP_RESHAPE && r->inputs[0] == v;) v = r->outputs[0];
+    uint32_t n_readers = reads(t->b, v), found = 0;
     for (uint32_t k = 0; k < t->b->n_outputs; k++)
-        if (t->b->outputs[k] == y) return TOSAC_OK;
+        if (t->b->outputs[k] == v) return TOSAC_OK;
     for (uint32_t i = 0; i < t->b->n_nodes; i++) {
         const tosac_node *c = t->b->nodes[i];
-        if (c->dead || !(c->n_inputs && c->inputs[0] == y)) continue;
+        if (c->dead || !(c->n_inputs && c->inputs[0] == v)) continue;
         if (c->op != TOSAC_OP_RESCALE || c->attr[TOSAC_ATTR_RESCALE_input_unsigned].i || !ir_is_const(c->inputs[1]) ||
             !ir_is_const(c->inputs[2]) || tosac_value_nelem(c->inputs[1]) != 1 || !ir_is_const(c->inputs[3]) ||
             cint(c->inputs[3], 0) != 0 || !ir_is_const(c->inputs[4]))
             return TOSAC_OK;
+        double scale = (double)cint(c->inputs[1], 0) * ldexp(1.0, -(int)cint(c->inputs[2], 0)) * (double)(H * W);
+        int32_t m, sh;
+        if (!tosac_quant_multiplier(scale, &m, &sh)) return TOSAC_OK;
         found++;
     }
     if (found != n_readers) return TOSAC_OK;
@@ -273,21 +329,21 @@ static tosac_status gap_as_pool(tl *t, tosac_node *rs1)
         tosac_node_set_ints(pool, TOSAC_ATTR_AVG_POOL2D_pad, pad, 4) != TOSAC_OK ||
         tosac_node_set_int(pool, TOSAC_ATTR_AVG_POOL2D_acc_type, TOSAC_DTYPE_INT32) != TOSAC_OK)
         return oom(t);
+    tosac_value *src = v == y ? avg : reshape(t, avg, v->rank, v->shape, NULL, rs2);
+    if (!src) return oom(t);
     int32_t zpv = (int32_t)cint(zp, 0);
     uint32_t n_nodes = t->b->n_nodes;
-    for (int pass = 0; pass < 2; pass++) /* the multipliers are checked before anything changes */
-        for (uint32_t i = 0; i < n_nodes; i++) {
-            tosac_node *c = t->b->nodes[i];
-            if (c->dead || !(c->n_inputs && c->inputs[0] == y)) continue;
-            double scale = (double)cint(c->inputs[1], 0) * ldexp(1.0, -(int)cint(c->inputs[2], 0)) * (double)(H * W);
-            int32_t m, sh;
-            if (!tosac_quant_multiplier(scale, &m, &sh)) return TOSAC_OK;
-            if (!pass) continue;
-            if (!quant_add_rescale(t->b, avg, c->outputs[0], &m, &sh, 1, zpv, (int32_t)cint(c->inputs[4], 0), false,
-                                   c->attr[TOSAC_ATTR_RESCALE_output_unsigned].i != 0, c))
-                return oom(t);
-            c->dead = true;
-        }
+    for (uint32_t i = 0; i < n_nodes; i++) {
+        tosac_node *c = t->b->nodes[i];
+        if (c->dead || !(c->n_inputs && c->inputs[0] == v)) continue;
+        double scale = (double)cint(c->inputs[1], 0) * ldexp(1.0, -(int)cint(c->inputs[2], 0)) * (double)(H * W);
+        int32_t m, sh;
+        tosac_quant_multiplier(scale, &m, &sh); /* checked above */
+        if (!quant_add_rescale(t->b, src, c->outputs[0], &m, &sh, 1, zpv, (int32_t)cint(c->inputs[4], 0), false,
+                               c->attr[TOSAC_ATTR_RESCALE_output_unsigned].i != 0, c))
+            return oom(t);
+        c->dead = true;
+    }
     rs1->dead = rs2->dead = true;
     return TOSAC_OK;
 }
