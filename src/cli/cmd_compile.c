@@ -44,6 +44,18 @@ static const char *pass_list(void)
     return buf;
 }
 
+/* The --lowering names, from the quantizer's table. */
+static const char *lowering_list(void)
+{
+    static char buf[512];
+    if (buf[0]) return buf;
+    size_t n = 0;
+    for (unsigned bit = 0; bit < 32 && n + 64 < sizeof buf; bit++)
+        if (tosac_quant_lowering_name(1u << bit))
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", tosac_quant_lowering_name(1u << bit));
+    return buf;
+}
+
 void cli_compile_help(FILE *out)
 {
     fprintf(out,
@@ -89,9 +101,8 @@ void cli_compile_help(FILE *out)
             "  --per-tensor              one weight scale per tensor instead of per output channel\n"
             "  --a16w8                   int16 activations, int8 weights, INT48 accumulators (needs a\n"
             "                            target with +int16, e.g. TOSA-1.0+INT+int16)\n"
-            "  --lowering LIST           target lowering choices for the integer program, comma-separated:\n"
-            "                            all, none or names from docs/QUANT.md \"Target lowering\"\n"
-            "                            (fc-as-conv2d, gap-as-pool, concat-direct, ...)\n"
+            "  --lowering LIST           target lowering choices for the integer program (docs/QUANT.md,\n"
+            "                            \"Target lowering\"), comma-separated: all, none, %s\n"
             "  --report                  print a compile summary: op counts in and out, transposes,\n"
             "                            constants merged, IDENTITYs added and time per pass; with\n"
             "                            +INT also the SQNR (dB) of every quantized value, INT vs FP\n"
@@ -108,7 +119,7 @@ void cli_compile_help(FILE *out)
             "                            chosen scales/zero points as QuantizeLinear/DequantizeLinear\n"
             "\n"
             "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n",
-            pass_list());
+            pass_list(), lowering_list());
 }
 
 typedef struct compile_args {
