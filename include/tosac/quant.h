@@ -12,6 +12,7 @@
  *   table.c      builds the 256-entry TABLE of a single-input elementwise subgraph by running that
  *                FP subgraph through the runtime on the 256 dequantized int8 codes;
  *   lower.c      writes the integer graph with the ExecuTorch Arm backend's lowering rules;
+ *   target.c     rewrites the integer graph into the forms a target asks for (TOSAC_LOWER_*);
  *   build.c      the builders every step shares (FP constants and attributes in, integer
  *                constants and RESCALEs out, validation); they call no step;
  *   report.c     (optional) runs the FP and the INT program on the calibration data and measures
