@@ -6,6 +6,7 @@ docs/QUANT.md "Target lowering"), each with a seeded random input NAME.in.npy (o
   gap       conv -> Relu -> GlobalAveragePool (8x8) -> Flatten: REDUCE_SUM over H and W today
   gap_big   GlobalAveragePool of a 67x67 map (a prime above U55's kernel height 64: AVG_POOL2D)
   concat    two conv -> Relu branches -> Concat -> conv (SqueezeNet's fire module)
+  scaled    x * 0.5 -> conv: the input widened exactly (x - zp), then rescaled for the conv
   gather    Gather of constant indices along the tokens: [0] (a class token) and [3, 1, 2]
   dilated   3x3 convolution, dilation 6, pad 6, on a 5x5 map (only the centre tap reads the input),
             and its depthwise twin
@@ -71,6 +72,10 @@ save("concat", [conv("sq", "x", "s", 4, 4, k=1, pad=0), helper.make_node("Relu",
                 conv("e3", "sr", "b", 4, 6), helper.make_node("Relu", ["b"], ["br"]),
                 helper.make_node("Concat", ["ar", "br"], ["cat"], axis=1), conv("out", "cat", "y", 12, 4)],
      inits, [1, 4, 6, 6], [("y", [1, 4, 6, 6])])
+
+inits = [numpy_helper.from_array(np.array(0.5, np.float32), "half")]
+save("scaled", [helper.make_node("Mul", ["x", "half"], ["h"]), conv("c", "h", "y", 4, 4)], inits, [1, 4, 6, 6],
+     [("y", [1, 4, 6, 6])])
 
 inits = [numpy_helper.from_array(np.array([0], np.int64), "i0"), numpy_helper.from_array(np.array([3, 1, 2], np.int64), "i1")]
 save("gather", [helper.make_node("Gather", ["x", "i0"], ["y0"], axis=1),

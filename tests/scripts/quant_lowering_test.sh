@@ -62,14 +62,16 @@ case_ gap gap gap-as-pool SAME 'c["REDUCE_SUM"] == 0 and c["DEPTHWISE_CONV2D"] =
 case_ gap_big gap_big gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1'
 case_ gap16 gap gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1' --a16w8
 case_ concat concat concat-direct SPEC 'chain == 0 and c["RESCALE"] == 4'
+case_ fold scaled concat-direct SAME 'chain == 0 and c["RESCALE"] == 2'
 case_ gather gather gather-const-as-slice SAME 'c["GATHER"] == 0 and c["SLICE"] == 3 and c["CONCAT"] == 1'
 case_ dilated dilated dilated-center SAME 'all(o["attributes"]["dilation"] == [1, 1] and tt[o["inputs"][1]]["shape"][(o["op"] == "CONV2D"):][:2] == [1, 1] for o in ops if "CONV2D" in o["op"]) and c["CONV2D"] + c["DEPTHWISE_CONV2D"] == 2'
 case_ up1x1 up1x1 upsample-1x1-broadcast SAME 'c["RESIZE"] == 0 and c["TILE"] == 1'
 case_ resize qresize resize-half-pixel SAME '[(sv[o["inputs"][2]], sv[o["inputs"][3]]) for o in ops if o["op"] == "RESIZE" and o["attributes"]["mode"] == "NEAREST"] == [([-1, -1], [1, 1])]'
 # the default program really had what was rewritten
 "$TOSAC" inspect --json fc.d.tosa > fc.d.json && "$TOSAC" inspect --json gap.d.tosa > gap.d.json &&
-    "$TOSAC" inspect --json resize.d.tosa > resize.d.json && "$TOSAC" inspect --json concat.d.tosa > concat.d.json
-check "default programs: MATMUL, REDUCE_SUM, nearest offset -2, RESCALE->RESCALE before CONCAT" '$PY ops.py fc.d.json "c[\"MATMUL\"] == 2" && $PY ops.py gap.d.json "c[\"REDUCE_SUM\"] == 2" && $PY ops.py resize.d.json "[sv[o[\"inputs\"][2]] for o in ops if o[\"op\"] == \"RESIZE\" and o[\"attributes\"][\"mode\"] == \"NEAREST\"] == [[-2, -2]]" && $PY ops.py concat.d.json "chain == 1"'
+    "$TOSAC" inspect --json resize.d.tosa > resize.d.json && "$TOSAC" inspect --json concat.d.tosa > concat.d.json &&
+    "$TOSAC" inspect --json fold.d.tosa > fold.d.json
+check "default programs: MATMUL, REDUCE_SUM, nearest offset -2, RESCALE->RESCALE before CONCAT and a unit one" '$PY ops.py fold.d.json "chain == 1" && $PY ops.py fc.d.json "c[\"MATMUL\"] == 2" && $PY ops.py gap.d.json "c[\"REDUCE_SUM\"] == 2" && $PY ops.py resize.d.json "[sv[o[\"inputs\"][2]] for o in ops if o[\"op\"] == \"RESIZE\" and o[\"attributes\"][\"mode\"] == \"NEAREST\"] == [[-2, -2]]" && $PY ops.py concat.d.json "chain == 1"'
 
 "$TOSAC" compile fc.onnx -o x.tosa --target TOSA-1.0+INT --calibrate random --lowering fc-as-conv2d,bogus > /dev/null 2> bad.txt
 check "an unknown --lowering name is a usage error naming it" '[ $? -eq 1 ] && grep -q "bogus" bad.txt'
