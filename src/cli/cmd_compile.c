@@ -63,7 +63,7 @@ void cli_compile_help(FILE *out)
             "                     [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all]\n"
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
-            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--report-json FILE]\n"
+            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--lowering LIST] [--report-json FILE]\n"
             "                     [--io float|int8|uint8] [--preserve-io-quantization] [--emit-qdq FILE.onnx]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
