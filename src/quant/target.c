@@ -182,12 +182,15 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
         if (per_col) add = r, target = r->outputs[0];
         else k = NULL;
     }
-    if (y->dtype == TOSAC_DTYPE_INT48) {
-        uint32_t by_rescale = 0;
-        for (uint32_t i = 0; i < t->b->n_nodes; i++)
-            by_rescale += !t->b->nodes[i]->dead && t->b->nodes[i]->op == TOSAC_OP_RESCALE && t->b->nodes[i]->inputs[0] == y;
-        if (by_rescale != reads(t->b, y)) return TOSAC_OK;
-    }
+    /* read by RESCALEs only: they read the conv, and the RESHAPE moves to their int8 results, so
+       each fuses into the conv as its output scaling (Vela fuses no RESCALE into a RESHAPE,
+       ETHOS_U.md §2);
+       required for INT48, which TOSA cannot RESHAPE */
+    uint32_t by_rescale = 0;
+    for (uint32_t i = 0; i < t->b->n_nodes; i++)
+        by_rescale += !t->b->nodes[i]->dead && t->b->nodes[i]->op == TOSAC_OP_RESCALE && t->b->nodes[i]->inputs[0] == target;
+    bool via_rescale = by_rescale && by_rescale == reads(t->b, target);
+    if (y->dtype == TOSAC_DTYPE_INT48 && !via_rescale) return TOSAC_OK;
     int32_t *w = malloc((size_t)(N * K > 0 ? N * K : 1) * sizeof *w);
     int64_t *bias = calloc((size_t)(N ? N : 1), sizeof *bias);
     tosac_status s = w && bias ? TOSAC_OK : oom(t);
@@ -203,16 +206,17 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
                               quant_scalar(t->b, TOSAC_DTYPE_INT8, 0)};
         tosac_value *out = ir_new_tensor(t->b, "fc", y->dtype, 4, os);
         if (!add_conv(t, TOSAC_OP_CONV2D, in, out, pad, stride, mm)) s = oom(t);
-        else if (y->dtype != TOSAC_DTYPE_INT48) {
+        else if (!via_rescale) {
             if (!reshape(t, out, target->rank, target->shape, target, mm)) s = oom(t);
-        } else /* TOSA has no INT48 RESHAPE: the RESCALEs reading y read the conv, then RESHAPE */
+        } else
             for (uint32_t i = 0, nn = t->b->n_nodes; i < nn && s == TOSAC_OK; i++) {
                 tosac_node *c = t->b->nodes[i];
-                if (c->dead || c->op != TOSAC_OP_RESCALE || c->inputs[0] != y) continue;
+                if (c->dead || c->op != TOSAC_OP_RESCALE || c->inputs[0] != target) continue;
                 tosac_value *o4 = ir_new_tensor(t->b, "rescaled", c->outputs[0]->dtype, 4, os);
                 tosac_value *rin[5] = {out, c->inputs[1], c->inputs[2], c->inputs[3], c->inputs[4]};
                 tosac_node *r2 = o4 ? ir_add_op(t->b, TOSAC_OP_RESCALE, 5, rin, o4, c) : NULL;
-                if (!r2 || quant_copy_attrs(r2, c) != TOSAC_OK || !reshape(t, o4, y->rank, y->shape, c->outputs[0], c))
+                if (!r2 || quant_copy_attrs(r2, c) != TOSAC_OK ||
+                    !reshape(t, o4, target->rank, target->shape, c->outputs[0], c))
                     s = oom(t);
                 c->dead = true;
             }

@@ -4,7 +4,8 @@
 # alone and have its classifier head and global pools as CONV2D / DEPTHWISE_CONV2D / AVG_POOL2D (no
 # MATMUL, no REDUCE_SUM over H or W), no RESCALE reading another RESCALE's output except the int8 ->
 # int32 widening in front of an integer ADD/SUB/MUL (TOSA has no int8 ADD; ExecuTorch emits the
-# same pair and Vela fuses each half into its neighbour), and run bit-exactly against
+# same pair and Vela fuses each half into its neighbour), per-channel RESCALEs only right after a
+# CONV2D/DEPTHWISE_CONV2D (where Vela fuses per-channel output scaling), and run bit-exactly against
 # tools/quant/spec_run.py. Every choice but concat-direct (which changes q-params) must also run
 # bit-identically to the default INT program. MODEL:a16w8 is the --a16w8 program, whose global pool
 # becomes AVG_POOL2D (docs/QUANT.md: results change by the rounding of the mean), so it is checked
@@ -33,6 +34,8 @@ for o in ops:
         bad.append("MATMUL")
     if o["op"] == "REDUCE_SUM" and x.get("rank", len(x.get("shape", []))) == 4 and o["attributes"]["axis"] in (1, 2):
         bad.append("REDUCE_SUM over H/W")
+    if o["op"] == "RESCALE" and o["attributes"]["per_channel"] and prod.get(o["inputs"][0], {}).get("op") not in ("CONV2D", "DEPTHWISE_CONV2D"):
+        bad.append("per-channel RESCALE after " + str(prod.get(o["inputs"][0], {}).get("op")))
     if o["op"] == "RESCALE" and prod.get(o["inputs"][0], {}).get("op") == "RESCALE":
         widen = tt[o["outputs"][0]]["type"] == "INT32" and set(readers[o["outputs"][0]]) <= {"ADD", "SUB", "MUL"}
         if not widen:
