@@ -139,7 +139,7 @@ static tosac_status no_range(lower *l, const tosac_node *n, const char *what)
 {
     char buf[300];
     snprintf(buf, sizeof buf, "%s has no quantization range (%s)", what,
-             quant_sample_count(l->o) ? "calibration never produced it"
+             quant_sample_count(l->o) ? "calibration never gave it a finite value"
                                       : "no QuantizeLinear/DequantizeLinear of the model covers it and no calibration "
                                         "data was given: add --calibrate");
     return unsupported(l, n, buf);
