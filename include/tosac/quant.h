@@ -12,6 +12,9 @@
  *   table.c      builds the 256-entry TABLE of a single-input elementwise subgraph by running that
  *                FP subgraph through the runtime on the 256 dequantized int8 codes;
  *   lower.c      writes the integer graph with the ExecuTorch Arm backend's lowering rules;
+ *   target.c     rewrites the integer graph into the forms a target asks for (TOSAC_LOWER_*);
+ *   build.c      the builders every step shares (FP constants and attributes in, integer
+ *                constants and RESCALEs out, validation); they call no step;
  *   report.c     (optional) runs the FP and the INT program on the calibration data and measures
  *                the SQNR of every quantized value (tosac_quantize_report).
  * The result passes tosac_validate for PRO-INT. What cannot be lowered is an error naming the
@@ -155,19 +158,43 @@ void tosac_quant_hist_range16(const uint64_t *hist, tosac_quant_calib_method m, 
 /** The error E above of the range [lo, hi] (exposed for the tests). */
 double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
 
-/** Lowering choices a target asks for (src/target/targets.def sets them per target; TOSA-1.0+INT
-    sets none). Each keeps the integer results of the default lowering unless its line says
-    otherwise (docs/QUANT.md, "Target lowering"). */
+/**
+ * Lowering choices a target asks for (src/target/ sets them per target; TOSA-1.0+INT sets none;
+ * `tosac compile --lowering LIST` sets them by name). Each keeps the integer results of the
+ * default lowering unless its line says otherwise (docs/QUANT.md, "Target lowering"). Where a bit
+ * is set but its pattern does not match, the default lowering stays.
+ * X(NAME, bit, "cli-name", "what it produces")
+ */
+#define TOSAC_QUANT_LOWERINGS(X)                                                                                      \
+    X(FC_AS_CONV2D, 0, "fc-as-conv2d", "Gemm/MatMul with constant weights: CONV2D 1x1 between RESHAPEs, not MATMUL")  \
+    X(GAP_AS_POOL, 1, "gap-as-pool",                                                                                   \
+      "global average pool: one DEPTHWISE_CONV2D of ones (AVG_POOL2D where the kernel exceeds ky 64 or kx*ky 4096), "  \
+      "not REDUCE_SUM over H then W")                                                                                  \
+    X(CONCAT_DIRECT, 2, "concat-direct",                                                                               \
+      "CONCAT inputs quantized straight to the CONCAT's q-params; RESCALE chains folded where exact")                 \
+    X(RESIZE_HALF_PIXEL, 3, "resize-half-pixel", "RESIZE nearest in the half-pixel encoding (offset -(n/2-1))")       \
+    X(NO_INT16_MATMUL, 4, "no-int16-matmul", "int16 MATMUL with constant weights as CONV2D 1x1 (i16 x i8 -> i48)")    \
+    X(GATHER_CONST_AS_SLICE, 5, "gather-const-as-slice", "GATHER with constant indices: SLICEs (and a CONCAT)")       \
+    X(DILATED_CENTER, 6, "dilated-center", "a dilated convolution whose every tap but one reads padding: the 1x1")    \
+    X(UPSAMPLE_1X1_BROADCAST, 7, "upsample-1x1-broadcast", "RESIZE of a 1x1 map: TILE (nearest), RESCALE+ADD (bilinear)")
+
 typedef enum tosac_quant_lowering {
-    TOSAC_LOWER_FC_AS_CONV2D = 1u << 0,      /**< Gemm/MatMul with constant weights: CONV2D 1x1, not MATMUL */
-    TOSAC_LOWER_GAP_AS_POOL = 1u << 1,       /**< global average pool: one pooling-shaped op, not REDUCE_SUM over H then W */
-    TOSAC_LOWER_CONCAT_DIRECT = 1u << 2,     /**< CONCAT inputs quantized straight to the CONCAT's q-params; never two RESCALEs in a row */
-    TOSAC_LOWER_RESIZE_HALF_PIXEL = 1u << 3, /**< RESIZE nearest in the half-pixel encoding (offset -(n/2-1), border 1) */
-    TOSAC_LOWER_NO_INT16_MATMUL = 1u << 4,   /**< no int16 MATMUL (U55/U65) */
-    TOSAC_LOWER_GATHER_CONST_AS_SLICE = 1u << 5, /**< GATHER with constant indices as SLICE/CONCAT */
-    TOSAC_LOWER_DILATED_CENTER = 1u << 6,    /**< a dilated conv whose every tap but the centre is padding: the 1x1 it is */
-    TOSAC_LOWER_UPSAMPLE_1X1_BROADCAST = 1u << 7, /**< bilinear/nearest upsampling of a 1x1 map: a broadcast */
+#define TOSAC_QUANT_LOWER_ENUM_(name, bit, cli, what) TOSAC_LOWER_##name = 1u << (bit),
+    TOSAC_QUANT_LOWERINGS(TOSAC_QUANT_LOWER_ENUM_)
+#undef TOSAC_QUANT_LOWER_ENUM_
 } tosac_quant_lowering;
+
+/** Every TOSAC_LOWER_* bit. */
+#define TOSAC_QUANT_LOWER_OR_(name, bit, cli, what) | (1u << (bit))
+#define TOSAC_LOWER_ALL (0u TOSAC_QUANT_LOWERINGS(TOSAC_QUANT_LOWER_OR_))
+
+/** The CLI name of one TOSAC_LOWER_* bit ("fc-as-conv2d"), or NULL. */
+const char *tosac_quant_lowering_name(uint32_t bit);
+/** What one bit produces (the table's last column), or NULL. */
+const char *tosac_quant_lowering_what(uint32_t bit);
+/** Parses a comma-separated list of names, "all" and "none" (left to right: "all,none" is none).
+    False with *bad pointing at the first unknown name (its length in *bad_len). */
+bool tosac_quant_lowering_parse(const char *list, uint32_t *bits, const char **bad, size_t *bad_len);
 
 /** Calibration progress: called after each sample. */
 typedef void (*tosac_quant_progress_fn)(void *user, uint32_t done, uint32_t total);

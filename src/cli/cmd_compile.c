@@ -44,6 +44,18 @@ static const char *pass_list(void)
     return buf;
 }
 
+/* The --lowering names, from the quantizer's table. */
+static const char *lowering_list(void)
+{
+    static char buf[512];
+    if (buf[0]) return buf;
+    size_t n = 0;
+    for (unsigned bit = 0; bit < 32 && n + 64 < sizeof buf; bit++)
+        if (tosac_quant_lowering_name(1u << bit))
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", tosac_quant_lowering_name(1u << bit));
+    return buf;
+}
+
 void cli_compile_help(FILE *out)
 {
     fprintf(out,
@@ -51,7 +63,7 @@ void cli_compile_help(FILE *out)
             "                     [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all]\n"
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
-            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--report-json FILE]\n"
+            "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--lowering LIST] [--report-json FILE]\n"
             "                     [--io float|int8|uint8] [--preserve-io-quantization] [--emit-qdq FILE.onnx]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
@@ -89,6 +101,8 @@ void cli_compile_help(FILE *out)
             "  --per-tensor              one weight scale per tensor instead of per output channel\n"
             "  --a16w8                   int16 activations, int8 weights, INT48 accumulators (needs a\n"
             "                            target with +int16, e.g. TOSA-1.0+INT+int16)\n"
+            "  --lowering LIST           target lowering choices for the integer program (docs/QUANT.md,\n"
+            "                            \"Target lowering\"), comma-separated: all, none, %s\n"
             "  --report                  print a compile summary: op counts in and out, transposes,\n"
             "                            constants merged, IDENTITYs added and time per pass; with\n"
             "                            +INT also the SQNR (dB) of every quantized value, INT vs FP\n"
@@ -105,11 +119,11 @@ void cli_compile_help(FILE *out)
             "                            chosen scales/zero points as QuantizeLinear/DequantizeLinear\n"
             "\n"
             "exit status: 0 success; 1 failure (errors name the file, node, op type and reason).\n",
-            pass_list());
+            pass_list(), lowering_list());
 }
 
 typedef struct compile_args {
-    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq;
+    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq, *lowering;
     bool report, verify_each, per_tensor, preserve_io, a16w8;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
@@ -130,6 +144,7 @@ static const struct {
     {"--calib-method", offsetof(compile_args, calib_method)},
     {"--io", offsetof(compile_args, io)},
     {"--emit-qdq", offsetof(compile_args, emit_qdq)},
+    {"--lowering", offsetof(compile_args, lowering)},
 };
 
 /* Options without a value. */
@@ -464,6 +479,9 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     qo.per_tensor = a->per_tensor;
     qo.emit_qdq = a->emit_qdq;
     qo.a16w8 = a->a16w8;
+    const char *bad;
+    size_t bad_len;
+    if (a->lowering) tosac_quant_lowering_parse(a->lowering, &qo.lowering, &bad, &bad_len); /* checked in cli_compile */
     if (a->io && !strcmp(a->io, "uint8")) qo.io = TOSAC_QUANT_IO_UINT8;
     else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io && !a->a16w8)
         qo.io = TOSAC_QUANT_IO_FLOAT32;
@@ -523,9 +541,15 @@ int cli_compile(int argc, char **argv)
     if (a.a16w8 && (!quant || !(extensions & TOSAC_EXT_INT16)))
         return cli_usage_error(CMD, "--a16w8 makes int16 activations and INT48 accumulators, which need the int16 "
                                     "extension: use --target TOSA-1.0+INT+int16 (got %s)", a.target ? a.target : "the FP default");
-    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json))
-        return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor and --report-json "
-                                    "apply to --target TOSA-1.0+INT only");
+    uint32_t lowering;
+    const char *bad;
+    size_t bad_len;
+    if (a.lowering && !tosac_quant_lowering_parse(a.lowering, &lowering, &bad, &bad_len))
+        return cli_usage_error(CMD, "unknown --lowering choice '%.*s' (all, none or a name from docs/QUANT.md)",
+                               (int)bad_len, bad);
+    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json || a.lowering))
+        return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor, --report-json and "
+                                    "--lowering apply to --target TOSA-1.0+INT only");
     tosac_quant_calib_method method = TOSAC_QUANT_CALIB_PERCENTILE;
     if (a.calib_method && !tosac_quant_calib_method_parse(a.calib_method, &method))
         return cli_usage_error(CMD, "unknown --calib-method '%s' (minmax, percentile or mse)", a.calib_method);

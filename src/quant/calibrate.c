@@ -25,11 +25,6 @@ void quant_stats_free(quant_stats *st)
     memset(st, 0, sizeof *st);
 }
 
-tosac_block *quant_main_block(const tosac_graph *g)
-{
-    return g && g->n_regions && g->regions[0]->n_blocks ? g->regions[0]->blocks[0] : NULL;
-}
-
 static void observe(quant_stats *st, uint32_t idx, const float *x, int64_t n)
 {
     double lo = st->min[idx], hi = st->max[idx];

@@ -60,43 +60,6 @@ typedef struct lower {
     int32_t qmin, qmax;
 } lower;
 
-/* ---- helpers shared with the other steps --------------------------------------------------- */
-
-float quant_const_f32(const tosac_value *v, int64_t k)
-{
-    uint32_t u = (uint32_t)v->data[4 * k] | (uint32_t)v->data[4 * k + 1] << 8 | (uint32_t)v->data[4 * k + 2] << 16 |
-                 (uint32_t)v->data[4 * k + 3] << 24;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-tosac_status quant_copy_attrs(tosac_node *dst, const tosac_node *src)
-{
-    for (unsigned id = 0; id < tosac_op_attr_count(src->op) && id < TOSAC_ATTR_MAX_FIELDS; id++) {
-        const tosac_attr_val *a = &src->attr[id];
-        if (!a->present) continue;
-        tosac_status s = TOSAC_OK;
-        switch (tosac_op_attr_kind(src->op, id)) {
-        case TOSAC_AK_I32V: s = tosac_node_set_ints(dst, id, a->data, a->len); break;
-        case TOSAC_AK_BYTES:
-        case TOSAC_AK_BYTES8: s = tosac_node_set_bytes(dst, id, a->data, a->len); break;
-        case TOSAC_AK_STR: s = tosac_node_set_str(dst, id, a->data); break;
-        case TOSAC_AK_NONE: break;
-        default: s = tosac_node_set_int(dst, id, a->i); break;
-        }
-        if (s != TOSAC_OK) return s;
-    }
-    return TOSAC_OK;
-}
-
-const char *quant_where(const tosac_node *n, char *buf, size_t size)
-{
-    if (n && n->location) snprintf(buf, size, " (ONNX node '%s')", n->location);
-    else buf[0] = '\0';
-    return buf;
-}
-
 /* ---- small builders ----------------------------------------------------------------------- */
 
 static tosac_status oom(lower *l) { return tosac_diag_add(l->d, TOSAC_ERR_NOMEM, "out of memory"); }
@@ -123,46 +86,16 @@ static bool keep_ksc(lower *l, const tosac_node *node, const double *sc, uint32_
     return true;
 }
 
-static void put_le(uint8_t *p, int64_t v, unsigned bytes)
-{
-    for (unsigned k = 0; k < bytes; k++) p[k] = (uint8_t)((uint64_t)v >> (8 * k));
-}
-
-/* A rank-1 constant of n integers (INT8 or INT32). */
-/* An integer constant (INT8/16/32/48, TOSA encoding) of n values from v32 or v64, written once
-   into the graph's arena. */
-static tosac_value *enc_const(tosac_block *b, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
-                              const int32_t *v32, const int64_t *v64, int64_t n)
-{
-    unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT48 ? 6 : 4;
-    uint8_t *data = tosac_arena_alloc_uninit(&b->graph->arena, (size_t)(n ? n : 1) * w);
-    if (!data) return NULL;
-    for (int64_t k = 0; k < n; k++) put_le(data + k * w, v64 ? v64[k] : v32[k], w);
-    return ir_new_const_adopt(b, prefix, t, rank, shape, data, (size_t)n * w);
-}
-
-static const char *zp_prefix(tosac_dtype t)
-{
-    return t == TOSAC_DTYPE_INT8 ? "zp8_" : t == TOSAC_DTYPE_INT16 ? "zp16_" : t == TOSAC_DTYPE_INT48 ? "zp48_" : "zp32_";
-}
-
 static tosac_value *int_const(lower *l, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
                               const int32_t *v, int64_t n)
 {
-    return enc_const(l->b, prefix, t, rank, shape, v, NULL, n);
+    return quant_enc_const(l->b, prefix, t, rank, shape, v, NULL, n);
 }
 
 /* A rank-1 INT48 constant (6 bytes each, TOSA's encoding): an int16 convolution's bias. */
 static tosac_value *int48_const(lower *l, const char *prefix, int64_t n, const int64_t *v)
 {
-    return enc_const(l->b, prefix, TOSAC_DTYPE_INT48, 1, &n, NULL, v, n);
-}
-
-/* A zero point (or shift) operand: one value of type t. */
-static tosac_value *scalar1(lower *l, tosac_dtype t, int32_t v)
-{
-    int64_t one = 1;
-    return enc_const(l->b, zp_prefix(t), t, 1, &one, &v, NULL, 1);
+    return quant_enc_const(l->b, prefix, TOSAC_DTYPE_INT48, 1, &n, NULL, v, n);
 }
 
 /* The activation q-params of a range: asymmetric int8, or symmetric int16 under --a16w8. */
@@ -206,34 +139,10 @@ static tosac_status no_range(lower *l, const tosac_node *n, const char *what)
 {
     char buf[300];
     snprintf(buf, sizeof buf, "%s has no quantization range (%s)", what,
-             quant_sample_count(l->o) ? "calibration never produced it"
+             quant_sample_count(l->o) ? "calibration never gave it a finite value"
                                       : "no QuantizeLinear/DequantizeLinear of the model covers it and no calibration "
                                         "data was given: add --calibrate");
     return unsupported(l, n, buf);
-}
-
-tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out, const int32_t *m, const int32_t *s,
-                              uint32_t n, int32_t in_zp, int32_t out_zp, bool in_unsigned, bool out_unsigned,
-                              const tosac_node *like)
-{
-    /* TOSA forbids scale32 with an INT48 input: a 16-bit multiplier there */
-    bool scale32 = in->dtype != TOSAC_DTYPE_INT48;
-    int64_t nn = n, one = 1;
-    tosac_value *ins[5] = {in, NULL, NULL, NULL, NULL};
-    ins[1] = enc_const(b, "multiplier", scale32 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT16, 1, &nn, m, NULL, n);
-    ins[2] = enc_const(b, "shift", TOSAC_DTYPE_INT8, 1, &nn, s, NULL, n);
-    ins[3] = enc_const(b, zp_prefix(in->dtype), in->dtype, 1, &one, &in_zp, NULL, 1);
-    ins[4] = enc_const(b, zp_prefix(out->dtype), out->dtype, 1, &one, &out_zp, NULL, 1);
-    for (int k = 1; k < 5; k++)
-        if (!ins[k]) return NULL;
-    tosac_node *op = ir_add_op(b, TOSAC_OP_RESCALE, 5, ins, out, like);
-    if (!op || tosac_node_set_int(op, TOSAC_ATTR_RESCALE_scale32, scale32) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_per_channel, n > 1) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_input_unsigned, in_unsigned) != TOSAC_OK ||
-        tosac_node_set_int(op, TOSAC_ATTR_RESCALE_output_unsigned, out_unsigned) != TOSAC_OK)
-        return NULL;
-    return op;
 }
 
 /* RESCALE in -> out (int8/int16 or int32) by scales[c] (n == 1 or the last dimension). */
@@ -332,6 +241,14 @@ static tosac_value *as_i8(lower *l, const tosac_value *v, tosac_qparams q, const
 
 static int bits_for(double mag) { return mag < 1 ? 1 : (int)ceil(log2(mag + 1)) + 1; }
 
+/* round_half_even(x) clamped to [-lim, lim], for a constant made integer; NaN gives 0, the real
+   zero, as tosac_quant_quantize gives the zero point (converting NaN to an integer is undefined). */
+static double round_clamp(double x, double lim)
+{
+    double r = nearbyint(x);
+    return r != r ? 0 : r > lim ? lim : r < -lim ? -lim : r;
+}
+
 /* An INT32 tensor of v at the uniform real scale `scale` (zero point 0); *bits bounds it. */
 static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bits, const tosac_node *like)
 {
@@ -342,8 +259,7 @@ static tosac_value *to_i32(lower *l, const tosac_value *v, double scale, int *bi
         if (!vals) return oom(l), NULL;
         double mag = 0;
         for (int64_t k = 0; k < n; k++) {
-            double r = nearbyint(quant_const_f32(v, k) / scale);
-            r = r > 1073741823.0 ? 1073741823.0 : r < -1073741823.0 ? -1073741823.0 : r;
+            double r = round_clamp(quant_const_f32(v, k) / scale, 1073741823.0);
             vals[k] = (int32_t)r;
             mag = fabs(r) > mag ? fabs(r) : mag;
         }
@@ -505,16 +421,15 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
     }
     for (int64_t c = 0; c < oc; c++) {
         sc[c] = qx.scale * sw[c];
-        double r = nearbyint(quant_const_f32(bias, nb == 1 ? 0 : c) / sc[c]);
-        r = r > bmax ? bmax : r < -bmax ? -bmax : r;
+        double r = round_clamp(quant_const_f32(bias, nb == 1 ? 0 : c) / sc[c], bmax);
         if (wide) b64[c] = (int64_t)r;
         else bq[c] = (int32_t)r;
     }
     tosac_value *bt = wide ? int48_const(l, "qbias", oc, b64) : int_const(l, "qbias", TOSAC_DTYPE_INT32, 1, &oc, bq, oc);
     free(b64);
     tosac_value *ins[5] = {xi, wq, bt, NULL, NULL};
-    ins[3] = scalar1(l, l->act, qx.zero_point);
-    ins[4] = scalar1(l, TOSAC_DTYPE_INT8, 0);
+    ins[3] = quant_scalar(l->b, l->act, qx.zero_point);
+    ins[4] = quant_scalar(l->b, TOSAC_DTYPE_INT8, 0);
     tosac_value *out = new_tensor(l, y, acc_t);
     tosac_node *op = bt ? ir_add_op(l->b, (tosac_op)n->op, 5, ins, out, n) : NULL;
     unsigned acc = n->op == TOSAC_OP_TRANSPOSE_CONV2D ? TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type : TOSAC_ATTR_CONV2D_acc_type;
@@ -554,8 +469,8 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     tosac_status s = TOSAC_OK;
     bool wide = l->act == TOSAC_DTYPE_INT16; /* i16 x i16 -> INT48 */
     tosac_value *ins[4] = {ai, bi, NULL, NULL};
-    ins[2] = scalar1(l, l->act, qa.zero_point);
-    ins[3] = scalar1(l, l->act, bzp);
+    ins[2] = quant_scalar(l->b, l->act, qa.zero_point);
+    ins[3] = quant_scalar(l->b, l->act, bzp);
     tosac_value *out = bi ? new_tensor(l, y, wide ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32) : NULL;
     if (!bi) s = TOSAC_ERR_UNSUPPORTED;
     else if (!ir_add_op(l->b, TOSAC_OP_MATMUL, 4, ins, out, n) || !set_i32(l, y, out, sc, nsc, wide ? 47 : 31)) s = oom(l);
@@ -575,15 +490,14 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
         note_wide(l, n, x);
         if (!keep_ksc(l, n, f->sc, f->nsc)) return oom(l);
         int64_t kshape[TOSAC_MAX_RANK], kn = tosac_value_nelem(k), klast = last_dim(k);
-        memcpy(kshape, k->shape, (size_t)k->rank * sizeof *kshape);
-        if (f->nsc > 1 && klast == 1) kshape[k->rank - 1] = (int64_t)f->nsc;
+        if (k->rank) memcpy(kshape, k->shape, (size_t)k->rank * sizeof *kshape); /* a scalar has no shape */
+        if (f->nsc > 1 && klast == 1 && k->rank) kshape[k->rank - 1] = (int64_t)f->nsc;
         int64_t cn = f->nsc > 1 && klast == 1 ? kn * (int64_t)f->nsc : kn;
         int32_t *vals = malloc((size_t)(cn ? cn : 1) * sizeof *vals);
         if (!vals) return oom(l);
         for (int64_t e = 0; e < cn; e++) {
             int64_t c = f->nsc > 1 ? e % (int64_t)f->nsc : 0, src = cn == kn ? e : e / (int64_t)f->nsc;
-            double r = nearbyint((double)quant_const_f32(k, src) / f->sc[c]);
-            r = r > 1073741823.0 ? 1073741823.0 : r < -1073741823.0 ? -1073741823.0 : r;
+            double r = round_clamp((double)quant_const_f32(k, src) / f->sc[c], 1073741823.0);
             vals[e] = (int32_t)(n->op == TOSAC_OP_SUB ? -r : r);
         }
         tosac_value *kc = int_const(l, "qbias", TOSAC_DTYPE_INT32, k->rank, kshape, vals, cn);
@@ -647,7 +561,7 @@ static tosac_status lower_mul(lower *l, const tosac_node *n)
         tosac_value *ha = as_i8(l, a, qa, n), *hb = ha ? as_i8(l, bv, qb, n) : NULL;
         if (!hb) return TOSAC_ERR_UNSUPPORTED;
         double sab = qa.scale * qb.scale;
-        tosac_value *hins[3] = {ha, hb, scalar1(l, TOSAC_DTYPE_INT8, 0)}, *hout = new_tensor(l, y, TOSAC_DTYPE_INT32);
+        tosac_value *hins[3] = {ha, hb, quant_scalar(l->b, TOSAC_DTYPE_INT8, 0)}, *hout = new_tensor(l, y, TOSAC_DTYPE_INT32);
         if (!ir_add_op(l->b, TOSAC_OP_MUL, 3, hins, hout, n) || !set_i32(l, y, hout, &sab, 1, 31)) return oom(l);
         return TOSAC_OK;
     }
@@ -655,7 +569,7 @@ static tosac_status lower_mul(lower *l, const tosac_node *n)
     if (!ib) return TOSAC_ERR_UNSUPPORTED;
     if (ba + bb > 31) return unsupported(l, n, "int32 product may overflow");
     double sc = sa * sb;
-    tosac_value *ins[3] = {ia, ib, scalar1(l, TOSAC_DTYPE_INT8, 0)}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    tosac_value *ins[3] = {ia, ib, quant_scalar(l->b, TOSAC_DTYPE_INT8, 0)}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
     if (!ir_add_op(l->b, TOSAC_OP_MUL, 3, ins, out, n) || !set_i32(l, y, out, &sc, 1, ba + bb)) return oom(l);
     return TOSAC_OK;
 }
@@ -686,17 +600,6 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     return TOSAC_OK;
 }
 
-float quant_attr_f32(const tosac_node *n, unsigned id, float dflt)
-{
-    const tosac_attr_val *a = &n->attr[id];
-    if (!a->present || a->len < 4) return dflt;
-    const uint8_t *p = a->data;
-    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static tosac_status lower_clamp(lower *l, const tosac_node *n)
 {
     const tosac_value *x = n->inputs[0], *y = n->outputs[0];
@@ -713,8 +616,8 @@ static tosac_status lower_clamp(lower *l, const tosac_node *n)
         tosac_node *op = ir_add_op(l->b, TOSAC_OP_CLAMP, 1, &t, out, n);
         uint8_t blo[2], bhi[2]; /* one value of the operator's type, little-endian */
         unsigned w = l->act == TOSAC_DTYPE_INT16 ? 2 : 1;
-        put_le(blo, qlo, w);
-        put_le(bhi, qhi, w);
+        quant_put_le(blo, qlo, w);
+        quant_put_le(bhi, qhi, w);
         if (!op || tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_min_val, blo, w) != TOSAC_OK ||
             tosac_node_set_bytes(op, TOSAC_ATTR_CLAMP_max_val, bhi, w) != TOSAC_OK ||
             tosac_node_set_int(op, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) != TOSAC_OK)
@@ -752,7 +655,7 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
         const tosac_value *v = n->inputs[k];
         if (v->is_shape) ins[k] = copy_shape_value(l, v);
         else if (n->op == TOSAC_OP_PAD) ins[k] = as_i8(l, v, q, n); /* pad value, quantized (0 -> zp) */
-        else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = scalar1(l, l->act, q.zero_point);
+        else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = quant_scalar(l->b, l->act, q.zero_point);
         else if (n->op == TOSAC_OP_GATHER && k == 1 && ir_is_const(v) && v->dtype == TOSAC_DTYPE_INT32) {
             /* the indices are integers already: the same constant in the INT graph */
             int64_t ne = tosac_value_nelem(v);
@@ -1175,6 +1078,21 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
             }
         }
     }
+    /* CONCAT_DIRECT: an input only the CONCAT reads, made by an operator with q-params of its own,
+       takes the CONCAT's (PT2E's shared qspec for cat): its producer then writes straight into the
+       CONCAT's scale instead of RESCALE -> RESCALE (docs/QUANT.md, "Target lowering") */
+    for (uint32_t i = 0; i < fb->n_nodes && (l->o->lowering & TOSAC_LOWER_CONCAT_DIRECT); i++) {
+        const tosac_node *n = fb->nodes[i];
+        if (n->op != TOSAC_OP_CONCAT || n->n_outputs != 1 || !l->has_qp[n->outputs[0]->index]) continue;
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            const tosac_value *v = n->inputs[k];
+            if (!ir_is_const(v) && v->producer && !shares_input_qp(v->producer->op) && l->uses[v->index] == 1 &&
+                !l->fx->has[v->index]) {
+                l->qp[v->index] = l->qp[n->outputs[0]->index];
+                l->has_qp[v->index] = true;
+            }
+        }
+    }
     for (uint32_t i = 0; i < fb->n_inputs; i++) {
         const tosac_value *v = fb->inputs[i];
         tosac_qparams q;
@@ -1270,26 +1188,6 @@ static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *
     return TOSAC_OK;
 }
 
-tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d)
-{
-    tosac_validate_opts vo = tosac_validate_opts_default();
-    vo.profiles = profiles;
-    vo.extensions = extensions;
-    tosac_diag *vd = tosac_diag_create();
-    if (!vd) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    tosac_status s = TOSAC_OK;
-    if (tosac_validate(g, &vo, vd) != TOSAC_OK) {
-        for (size_t k = 0; k < tosac_diag_count(vd); k++) {
-            tosac_status code = TOSAC_OK;
-            const char *msg = tosac_diag_message(vd, k, &code);
-            if (code != TOSAC_OK) tosac_diag_add(d, TOSAC_ERR_INTERNAL, "internal error: integer graph: %s", msg);
-        }
-        s = TOSAC_ERR_INTERNAL;
-    }
-    tosac_diag_destroy(vd);
-    return s;
-}
-
 /* --emit-qdq: the FP program with Q/DQ where the INT program has int8 values (emit_qdq.c). */
 static tosac_status emit_qdq(const lower *l, const tosac_quant_iomap *io)
 {
@@ -1380,6 +1278,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         for (uint32_t k = 0; k < fb->n_outputs; k++) l.uses[fb->outputs[k]->index]++;
         s = build(&l, io);
     }
+    if (s == TOSAC_OK && o->lowering) s = quant_lower_target(l.b, o->lowering, d);
     if (s == TOSAC_OK) {
         /* unused forms (an int8 copy nothing read) go, equal constants (zero points) merge */
         tosac_compile_opts co;

@@ -5,6 +5,7 @@
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "ir/graph.h"
+#include "quant/build.h"
 #include "tosac/quant.h"
 
 /* Observed range of every tensor of the FP main block, by tosac_value.index, and (percentile,
@@ -50,16 +51,6 @@ void quant_stats_free(quant_stats *st);
 /* Runs the FP program over the calibration samples (or seeded random ones) and records ranges. */
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
                              tosac_diag *d);
-/* The main block of a graph, or NULL. */
-tosac_block *quant_main_block(const tosac_graph *g);
-/* FP32 constant value k (TOSA encoding is little-endian float). */
-float quant_const_f32(const tosac_value *v, int64_t k);
-/* Copies the attributes of `src` onto `dst` (same op), into dst's graph. */
-tosac_status quant_copy_attrs(tosac_node *dst, const tosac_node *src);
-/* An FP32 attribute stored as bytes (CLAMP's min_val/max_val), or dflt when absent. */
-float quant_attr_f32(const tosac_node *n, unsigned id, float dflt);
-/* " (ONNX node 'X')" or "" for messages. */
-const char *quant_where(const tosac_node *n, char *buf, size_t size);
 
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,
@@ -106,16 +97,8 @@ typedef struct quant_qdq_node {
 tosac_status quant_emit_qdq(const tosac_block *fb, const tosac_quant_iomap *io, const quant_qdq_value *v,
                             const quant_qdq_node *nodes, const char *path, tosac_diag *d);
 
-/* Appends RESCALE in -> out to block b: multipliers m and shifts s (n: 1, or one per channel of
-   the last dimension; 16-bit multipliers for an INT48 input, where TOSA forbids scale32), the zero
-   points (unsigned ones as their bit patterns) and the unsigned flags; SINGLE_ROUND. The one place
-   a RESCALE is assembled (lower.c; boundary.c for uint8 I/O). NULL when out of memory. */
-tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out, const int32_t *m, const int32_t *s,
-                              uint32_t n, int32_t in_zp, int32_t out_zp, bool in_unsigned, bool out_unsigned,
-                              const tosac_node *like);
-
-/* Validates the quantized graph for `profiles` and `extensions` (a failure is an internal error). */
-tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d);
+/* Rewrites the default integer block into the forms the TOSAC_LOWER_* bits ask for (target.c). */
+tosac_status quant_lower_target(tosac_block *b, uint32_t bits, tosac_diag *d);
 /* Gives the INT8 graph inputs/outputs of block b the I/O type `type` (boundary.c) and records it in io. */
 tosac_status quant_boundary(tosac_block *b, tosac_quant_iomap *io, tosac_quant_io_type type, tosac_diag *d);
 

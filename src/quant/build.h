@@ -1,0 +1,47 @@
+/*
+ * The quantizer's shared builders (build.c): reading FP constants and attributes, writing integer
+ * constants and RESCALEs, validating the result. Every step of src/quant/ uses them; they call no
+ * step, so the arrows run one way (steps -> builders, lower.c orchestrating the steps).
+ */
+#ifndef TOSAC_QUANT_BUILD_H
+#define TOSAC_QUANT_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/graph.h"
+#include "tosac/status.h"
+
+/* The main block of a graph, or NULL. */
+tosac_block *quant_main_block(const tosac_graph *g);
+/* FP32 constant value k (TOSA encoding is little-endian float). */
+float quant_const_f32(const tosac_value *v, int64_t k);
+/* An FP32 attribute stored as bytes (CLAMP's min_val/max_val), or dflt when absent. */
+float quant_attr_f32(const tosac_node *n, unsigned id, float dflt);
+/* Copies the attributes of `src` onto `dst` (same op), into dst's graph. */
+tosac_status quant_copy_attrs(tosac_node *dst, const tosac_node *src);
+/* " (ONNX node 'X')" or "" for messages. */
+const char *quant_where(const tosac_node *n, char *buf, size_t size);
+
+/* v as `bytes` little-endian bytes at p. */
+void quant_put_le(uint8_t *p, int64_t v, unsigned bytes);
+/* An integer constant (INT8/16/32/48, TOSA encoding) of n values from v32 or v64, written once
+   into the graph's arena. NULL when out of memory. */
+tosac_value *quant_enc_const(tosac_block *b, const char *prefix, tosac_dtype t, int rank, const int64_t *shape,
+                             const int32_t *v32, const int64_t *v64, int64_t n);
+/* A zero point (or shift) operand: one value of type t. */
+tosac_value *quant_scalar(tosac_block *b, tosac_dtype t, int32_t v);
+
+/* Appends RESCALE in -> out to block b: multipliers m and shifts s (n: 1, or one per channel of
+   the last dimension; 16-bit multipliers for an INT48 input, where TOSA forbids scale32), the zero
+   points (unsigned ones as their bit patterns) and the unsigned flags; SINGLE_ROUND. The one place
+   a RESCALE is assembled. NULL when out of memory. */
+tosac_node *quant_add_rescale(tosac_block *b, tosac_value *in, tosac_value *out, const int32_t *m, const int32_t *s,
+                              uint32_t n, int32_t in_zp, int32_t out_zp, bool in_unsigned, bool out_unsigned,
+                              const tosac_node *like);
+
+/* Validates the quantized graph for `profiles` and `extensions` (a failure is an internal error). */
+tosac_status quant_validate(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d);
+
+#endif
