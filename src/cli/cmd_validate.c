@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "tosac/target.h"
 #include "tosac/validate.h"
 
 #define CMD "validate"
@@ -179,6 +180,7 @@ int cli_validate(int argc, char **argv)
     if (a.level && !parse_level(a.level, &opts.level))
         return cli_usage_error(CMD, "bad --level '%s' (expected 8K or none)", a.level);
 
+    if (tosac_artifact_is_dir(path)) return cli_artifact_validate(path, a.quiet); /* docs/TARGETS.md */
     tosac_graph *g = cli_read_graph(path, a.quiet);
     if (!g) return CLI_EXIT_FAILURE;
     tosac_diag *d = tosac_diag_create();
