@@ -28,6 +28,9 @@ typedef struct part {
 
 static bool is_const_node(const tosac_node *n) { return n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE; }
 
+/* Not an int8/int16 tensor: it cannot be an NPU segment's input or output. */
+static bool wide(const tosac_value *v) { return v->dtype != TOSAC_DTYPE_INT8 && v->dtype != TOSAC_DTYPE_INT16; }
+
 static void compute_stages(part *p)
 {
     const tosac_block *b = p->c.b;
@@ -50,6 +53,45 @@ static void compute_stages(part *p)
         p->stage[k] = lo;
         if (lo + 1 > p->n_stages) p->n_stages = lo + 1;
     }
+    /* an operator with a wide (int32, int48, bool) result sinks into the later stage of its
+       readers when they all share one on its side: the wide tensor then stays inside a segment */
+    for (uint32_t k = b->n_nodes; k-- > 0;) {
+        const tosac_node *n = b->nodes[k];
+        if (p->stage[k] < 0 || n->n_outputs != 1 || !wide(n->outputs[0]) || p->c.is_output[n->outputs[0]->index])
+            continue;
+        int32_t to = -1;
+        bool ok = true;
+        const tosac_value *v = n->outputs[0];
+        for (uint32_t r = p->c.reader_off[v->index]; r < p->c.reader_off[v->index + 1] && ok; r++) {
+            int32_t rs = p->stage[p->c.readers[r]->index];
+            ok = (to < 0 || rs == to) && p->c.where[p->c.readers[r]->index] == p->c.where[k];
+            to = rs;
+        }
+        if (ok && to > p->stage[k]) p->stage[k] = to;
+    }
+}
+
+/* A wide tensor still crossing between stages: the NPU operators on either end go to the CPU. */
+static bool move_wide_cuts(part *p)
+{
+    const tosac_block *b = p->c.b;
+    bool moved = false;
+    for (uint32_t k = 0; k < b->n_nodes; k++) {
+        const tosac_node *n = b->nodes[k];
+        for (uint32_t j = 0; j < n->n_inputs && p->stage[k] >= 0; j++) {
+            const tosac_value *v = n->inputs[j];
+            const tosac_node *q = v->producer;
+            if (v->is_shape || !wide(v) || !q || is_const_node(q) || p->stage[q->index] == p->stage[k]) continue;
+            const uint32_t ends[2] = {k, q->index};
+            for (int e = 0; e < 2; e++)
+                if (p->c.where[ends[e]] == 1) {
+                    p->c.where[ends[e]] = 0;
+                    p->rule[ends[e]] = RULE_BOUNDARY_TYPE;
+                    moved = true;
+                }
+        }
+    }
+    return moved;
 }
 
 /* An NPU stage holding only RESHAPE/IDENTITY is glue: its operators go to the CPU. */
@@ -99,6 +141,7 @@ static void place(part *p)
         }
         first = false;
         compute_stages(p);
+        if (!moved) moved = move_wide_cuts(p);
         if (!moved) moved = move_glue(p);
     }
 }
