@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "core/diag.h"
-#include "ir/rewrite.h"
 #include "target/target_internal.h"
 #include "tosac/runtime.h"
 #include "tosac/validate.h"
@@ -44,7 +43,7 @@ static void compute_stages(part *p)
         int side = p->c.where[k] == 1 ? 0 : 1;
         int32_t lo = side;
         for (uint32_t j = 0; j < n->n_inputs; j++) {
-            const tosac_node *q = n->inputs[j]->producer;
+            const tosac_node *q = place_producer(&p->c, n->inputs[j]);
             if (!q || is_const_node(q)) continue;
             int32_t need = p->stage[q->index] + (p->c.where[q->index] != p->c.where[k]);
             if (need > lo) lo = need;
@@ -80,7 +79,7 @@ static bool move_wide_cuts(part *p)
         const tosac_node *n = b->nodes[k];
         for (uint32_t j = 0; j < n->n_inputs && p->stage[k] >= 0; j++) {
             const tosac_value *v = n->inputs[j];
-            const tosac_node *q = v->producer;
+            const tosac_node *q = place_producer(&p->c, v);
             if (v->is_shape || !wide(v) || !q || is_const_node(q) || p->stage[q->index] == p->stage[k]) continue;
             const uint32_t ends[2] = {k, q->index};
             for (int e = 0; e < 2; e++)
@@ -168,7 +167,7 @@ static tosac_status copy_attrs(tosac_node *dst, const tosac_node *src)
 
 /* The value `v` of the source graph in segment graph nb: created on first use (a constant with
    its CONST / CONST_SHAPE operator, anything else as a plain tensor). */
-static tosac_value *seg_value(tosac_block *nb, const tosac_value *v)
+static tosac_value *seg_value(const place_ctx *c, tosac_block *nb, const tosac_value *v)
 {
     tosac_value *x = tosac_block_find(nb, v->name);
     if (x) return x;
@@ -181,7 +180,8 @@ static tosac_value *seg_value(tosac_block *nb, const tosac_value *v)
         free(vals);
         return x;
     }
-    if (ir_is_const(v)) return tosac_block_add_const(nb, v->name, v->dtype, v->rank, v->shape, v->data, v->data_len);
+    const tosac_node *p = place_producer(c, v);
+    if (p && p->op == TOSAC_OP_CONST) return tosac_block_add_const(nb, v->name, v->dtype, v->rank, v->shape, v->data, v->data_len);
     return tosac_block_add_tensor(nb, v->name, v->dtype, v->rank, v->shape);
 }
 
@@ -279,8 +279,8 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
             if (p->stage[k] != stage) continue;
             for (uint32_t j = 0; j < n->n_inputs; j++) {
                 const tosac_value *v = n->inputs[j];
-                const tosac_node *q = v->producer;
-                if (v->is_shape || ir_is_const(v) || (q && p->stage[q->index] == stage)) continue;
+                const tosac_node *q = place_producer(&p->c, v);
+                if (v->is_shape || (q && is_const_node(q)) || (q && p->stage[q->index] == stage)) continue;
                 bool seen = false;
                 for (uint32_t i = 0; i < n_in && !seen; i++) seen = !strcmp(ins[i]->name, v->name);
                 if (seen) continue;
@@ -312,9 +312,9 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
         sg->outputs = tosac_arena_alloc(ar, (n_out ? n_out : 1) * sizeof *sg->outputs);
         if (!sg->inputs || !sg->outputs) goto oom;
         for (uint32_t i = 0; i < n_in; i++) {
-            tosac_value *x = seg_value(nb, ins[i]);
+            tosac_value *x = seg_value(&p->c, nb, ins[i]);
             if (!x || tosac_block_add_input(nb, x) != TOSAC_OK || !fill_tensor(a, &sg->inputs[i], ins[i])) goto oom;
-            const tosac_node *q = ins[i]->producer;
+            const tosac_node *q = place_producer(&p->c, ins[i]);
             tosac_artifact_tensor *t = &sg->inputs[i];
             if (q) { /* an earlier segment's output */
                 t->from_segment = p->seg_of[p->stage[q->index]];
@@ -338,9 +338,9 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
                                       tosac_op_name(n->op));
             }
             for (uint32_t j = 0; j < n->n_inputs; j++)
-                if (!(vi[j] = seg_value(nb, n->inputs[j]))) goto oom;
+                if (!(vi[j] = seg_value(&p->c, nb, n->inputs[j]))) goto oom;
             for (uint32_t j = 0; j < n->n_outputs; j++)
-                if (!(vo[j] = seg_value(nb, n->outputs[j]))) goto oom;
+                if (!(vo[j] = seg_value(&p->c, nb, n->outputs[j]))) goto oom;
             tosac_node *m = tosac_block_add_node(nb, (tosac_op)n->op, n->n_inputs, vi, n->n_outputs, vo);
             if (!m || copy_attrs(m, n) != TOSAC_OK || (n->location && tosac_node_set_location(m, n->location) != TOSAC_OK))
                 goto oom;

@@ -8,7 +8,6 @@
 #include <strings.h>
 
 #include "core/encoding.h"
-#include "ir/rewrite.h"
 #include "target/target_internal.h"
 
 #define MAX_AXIS 65536
@@ -40,6 +39,13 @@ static bool any_type(const tosac_node *n, bool (*pred)(tosac_dtype))
     for (uint32_t k = 0; k < n->n_outputs; k++)
         if (pred(n->outputs[k]->dtype)) return true;
     return false;
+}
+
+/* A constant tensor (the producer is CONST and the data is there). */
+static bool is_const(const place_ctx *c, const tosac_value *v)
+{
+    const tosac_node *p = v ? place_producer(c, v) : NULL;
+    return p && p->op == TOSAC_OP_CONST && v->data;
 }
 
 static bool is_bool(tosac_dtype t) { return t == TOSAC_DTYPE_BOOL; }
@@ -90,7 +96,7 @@ static bool per_channel(const tosac_node *r) { return r->attr[TOSAC_ATTR_RESCALE
 static const tosac_node *fused_producer(const place_ctx *c, const tosac_node *r)
 {
     const tosac_value *x = in(r, 0);
-    const tosac_node *p = x ? x->producer : NULL;
+    const tosac_node *p = x ? place_producer(c, x) : NULL;
     int64_t zp;
     if (!p || p->op == TOSAC_OP_CONST || c->where[p->index] != 1) return NULL;
     if (c->is_output[x->index] || place_readers(c, x) != 1) return NULL;
@@ -217,8 +223,9 @@ static bool rule_BOUNDARY_TYPE(const place_ctx *c, const tosac_node *n)
 {
     for (uint32_t k = 0; k < n->n_inputs; k++) {
         const tosac_value *v = n->inputs[k];
-        if (v->is_shape || is_int8_16(v->dtype) || ir_is_const(v)) continue;
-        if (!v->producer || c->where[v->producer->index] == 0) return true;
+        const tosac_node *p = place_producer(c, v);
+        if (v->is_shape || is_int8_16(v->dtype) || (p && p->op == TOSAC_OP_CONST)) continue;
+        if (!p || c->where[p->index] == 0) return true;
     }
     for (uint32_t k = 0; k < n->n_outputs; k++) {
         const tosac_value *v = n->outputs[k];
@@ -228,36 +235,6 @@ static bool rule_BOUNDARY_TYPE(const place_ctx *c, const tosac_node *n)
             if (c->where[c->readers[j]->index] == 0) return true;
     }
     return false;
-}
-
-static bool rule_ZERO_POINT_32BIT(const place_ctx *c, const tosac_node *n)
-{
-    (void)c;
-    int64_t zi = 0, zo = 0;
-    if (n->op == TOSAC_OP_RESCALE) {
-        ival(in(n, 3), 0, &zi);
-        ival(in(n, 4), 0, &zo);
-    } else if (n->op == TOSAC_OP_NEGATE) {
-        ival(in(n, 1), 0, &zi);
-        ival(in(n, 2), 0, &zo);
-    } else {
-        return false;
-    }
-    return (tosac_dtype_bits(in(n, 0)->dtype) == 32 && zi) || (tosac_dtype_bits(out0(n)->dtype) == 32 && zo);
-}
-
-static bool rule_ZERO_POINT_U16(const place_ctx *c, const tosac_node *n)
-{
-    (void)c;
-    if (n->op != TOSAC_OP_RESCALE) return false;
-    int64_t zi = 0, zo = 0;
-    ival(in(n, 3), 0, &zi);
-    ival(in(n, 4), 0, &zo);
-    zi &= 0xffff;
-    zo &= 0xffff;
-    bool bad_in = n->attr[TOSAC_ATTR_RESCALE_input_unsigned].i && in(n, 0)->dtype == TOSAC_DTYPE_INT16 && zi && zi != 32768;
-    bool bad_out = n->attr[TOSAC_ATTR_RESCALE_output_unsigned].i && out0(n)->dtype == TOSAC_DTYPE_INT16 && zo && zo != 32768;
-    return bad_in || bad_out;
 }
 
 static bool rule_ELEMENTWISE_TYPE(const place_ctx *c, const tosac_node *n)
@@ -310,16 +287,15 @@ static bool rule_CONV_AXIS(const place_ctx *c, const tosac_node *n)
 static bool rule_CONV_WEIGHTS_CONST(const place_ctx *c, const tosac_node *n)
 {
     if (!is_conv(n->op)) return false;
-    if (c->set == RS_U55) return !ir_is_const(in(n, 1));
+    if (c->set == RS_U55) return !is_const(c, in(n, 1));
     if (n->op != TOSAC_OP_TRANSPOSE_CONV2D && n->op != TOSAC_OP_CONV3D) return false;
-    return !ir_is_const(in(n, 1)) || !ir_is_const(in(n, 2));
+    return !is_const(c, in(n, 1)) || !is_const(c, in(n, 2));
 }
 
 static bool rule_CONV_WEIGHT_SUM(const place_ctx *c, const tosac_node *n)
 {
-    (void)c;
     const tosac_value *w = in(n, 1);
-    if (!is_conv(n->op) || !ir_is_const(w)) return false;
+    if (!is_conv(n->op) || !is_const(c, w)) return false;
     int64_t wzp = 0, nel = tosac_value_nelem(w), v;
     ival(in(n, 4), 0, &wzp);
     /* output channel of element k: the first axis, or the last two together for depthwise */
@@ -339,9 +315,8 @@ static bool rule_CONV_WEIGHT_SUM(const place_ctx *c, const tosac_node *n)
 
 static bool rule_CONV_BIAS_40BIT(const place_ctx *c, const tosac_node *n)
 {
-    (void)c;
     const tosac_value *b = in(n, 2);
-    if (!is_conv(n->op) || !ir_is_const(b) || b->dtype != TOSAC_DTYPE_INT48) return false;
+    if (!is_conv(n->op) || !is_const(c, b) || b->dtype != TOSAC_DTYPE_INT48) return false;
     int64_t v, nel = tosac_value_nelem(b);
     for (int64_t k = 0; k < nel && ival(b, (uint64_t)k, &v); k++)
         if (v >= (1ll << 39) || v < -(1ll << 39)) return true;
@@ -625,10 +600,14 @@ bool place_ctx_init(place_ctx *c, const tosac_block *b, unsigned set)
     c->where = malloc(b->n_nodes ? b->n_nodes : 1);
     c->reader_off = calloc(nt + 1, sizeof *c->reader_off);
     c->is_output = calloc(nt ? nt : 1, sizeof *c->is_output);
-    if (!c->where || !c->reader_off || !c->is_output) return false;
+    c->producer = calloc(nt ? nt : 1, sizeof *c->producer);
+    if (!c->where || !c->reader_off || !c->is_output || !c->producer) return false;
     for (uint32_t k = 0; k < b->n_nodes; k++) {
         const tosac_node *n = b->nodes[k];
         c->where[k] = n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE ? -1 : 1;
+        for (uint32_t j = 0; j < n->n_outputs; j++)
+            if (!n->outputs[j]->is_shape && n->outputs[j]->index < nt && !c->producer[n->outputs[j]->index])
+                c->producer[n->outputs[j]->index] = b->nodes[k];
         for (uint32_t j = 0; j < n->n_inputs; j++)
             if (!n->inputs[j]->is_shape && n->inputs[j]->index < nt) c->reader_off[n->inputs[j]->index + 1]++, total++;
     }
@@ -671,10 +650,16 @@ void place_ctx_free(place_ctx *c)
     free(c->reader_off);
     free(c->readers);
     free(c->is_output);
+    free(c->producer);
     memset(c, 0, sizeof *c);
 }
 
 uint32_t place_readers(const place_ctx *c, const tosac_value *v)
 {
     return v->index < c->b->n_tensors ? c->reader_off[v->index + 1] - c->reader_off[v->index] : 0;
+}
+
+tosac_node *place_producer(const place_ctx *c, const tosac_value *v)
+{
+    return !v->is_shape && v->index < c->b->n_tensors ? c->producer[v->index] : NULL;
 }

@@ -24,12 +24,15 @@ typedef struct place_ctx {
     uint32_t *reader_off;   /* by tensor index: readers[reader_off[i] .. reader_off[i+1]) */
     tosac_node **readers;
     bool *is_output;        /* by tensor index: a block output */
+    tosac_node **producer;  /* by tensor index (CONST included), NULL for block inputs */
 } place_ctx;
 
 /* Builds the reader lists of block b (where[] all NPU, constants -1). false: out of memory. */
 bool place_ctx_init(place_ctx *c, const tosac_block *b, unsigned set);
 void place_ctx_free(place_ctx *c);
 uint32_t place_readers(const place_ctx *c, const tosac_value *v);
+/* The operator producing tensor v (NULL: a block input or a shape value). */
+tosac_node *place_producer(const place_ctx *c, const tosac_value *v);
 /* The first rule of the set that refuses operator n in the current placement, or TOSAC_RULE_NONE;
    neighbours_only: only the rules that depend on the neighbours' placement. */
 int target_rule_check(const place_ctx *c, const tosac_node *n, bool neighbours_only);
