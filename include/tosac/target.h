@@ -148,6 +148,12 @@ char *tosac_artifact_manifest_json(const tosac_artifact *a);
  * of this format), anything else is refused with TOSAC_ERR_INVALID_ARG.
  */
 tosac_status tosac_artifact_write(const tosac_artifact *a, const char *dir, tosac_diag *d);
+/** Called by tosac_artifact_write_with on the complete temporary directory before it is renamed
+    into place (e.g. to add Vela's command streams); a failure leaves nothing behind. */
+typedef tosac_status (*tosac_artifact_finish_fn)(void *user, const tosac_artifact *a, const char *tmp_dir,
+                                                  tosac_diag *d);
+tosac_status tosac_artifact_write_with(const tosac_artifact *a, const char *dir, tosac_artifact_finish_fn finish,
+                                       void *user, tosac_diag *d);
 /** True when `path` is a directory holding a manifest.json. */
 bool tosac_artifact_is_dir(const char *path);
 /** Reads DIR/manifest.json and its segments (every reference checked). */

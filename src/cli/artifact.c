@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "core/alloc.h"
+#include "core/diag.h"
 #include "tosac/inspect.h"
 #include "tosac/target.h"
 
@@ -214,7 +215,8 @@ static bool run_vela(const char *vela, const tosac_target_info *t, const char *d
     snprintf(sys, sizeof sys, "--system-config=%s", t->system_config);
     snprintf(mem, sizeof mem, "--memory-mode=%s", t->memory_mode);
     snprintf(outd, sizeof outd, "--output-dir=%s", dir);
-    char *args[] = {(char *)vela, acc, "--config=Arm/vela.ini", "--output-format=raw", sys, mem, outd, seg, NULL};
+    char cfg[] = "--config=Arm/vela.ini", fmt[] = "--output-format=raw";
+    char *args[] = {(char *)vela, acc, cfg, fmt, sys, mem, outd, seg, NULL};
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -233,6 +235,31 @@ static bool run_vela(const char *vela, const tosac_target_info *t, const char *d
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return false;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The artifact's finishing step with --vela: every NPU segment through Vela in the temporary
+   directory, so that a failing Vela leaves no artifact behind. */
+typedef struct vela_job {
+    const char *vela;
+    const tosac_target_info *t;
+} vela_job;
+
+static tosac_status vela_all(void *user, const tosac_artifact *a, const char *tmp, tosac_diag *d)
+{
+    const vela_job *j = user;
+    for (uint32_t k = 0; k < tosac_artifact_segment_count(a); k++) {
+        const tosac_artifact_segment *sg = tosac_artifact_segment_at(a, k);
+        if (!sg->npu || run_vela(j->vela, j->t, tmp, sg->file)) continue;
+        char log[4200];
+        snprintf(log, sizeof log, "%s/%s.vela.log", tmp, sg->file);
+        FILE *f = fopen(log, "rb");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) fprintf(stderr, "vela: %s", line);
+        if (f) fclose(f);
+        return tosac_diag_add(d, TOSAC_ERR_IO, "Vela (%s) failed on %s (its output is above); no artifact written",
+                              j->vela, sg->file);
+    }
+    return TOSAC_OK;
 }
 
 static int write_dot(const tosac_artifact *a, const char *path)
@@ -263,17 +290,11 @@ int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, cons
         fprintf(stderr, "tosac: out of memory\n");
         return rc;
     }
-    if (tosac_artifact_partition(q, io, t, &a, d) != TOSAC_OK || tosac_artifact_write(a, out, d) != TOSAC_OK) {
+    vela_job job = {vela, t};
+    if (tosac_artifact_partition(q, io, t, &a, d) != TOSAC_OK ||
+        tosac_artifact_write_with(a, out, vela ? vela_all : NULL, &job, d) != TOSAC_OK) {
         print_diag(out, d);
         goto done;
-    }
-    for (uint32_t k = 0; vela && k < tosac_artifact_segment_count(a); k++) {
-        const tosac_artifact_segment *sg = tosac_artifact_segment_at(a, k);
-        if (!sg->npu) continue;
-        if (!run_vela(vela, t, out, sg->file)) {
-            fprintf(stderr, "%s: error: Vela (%s) failed on %s: see %s/%s.vela.log\n", out, vela, sg->file, out, sg->file);
-            goto done;
-        }
     }
     if (report) {
         char *text = tosac_artifact_report_text(a);

@@ -281,6 +281,12 @@ static bool is_previous_artifact(const char *dir)
 
 tosac_status tosac_artifact_write(const tosac_artifact *a, const char *dir, tosac_diag *d)
 {
+    return tosac_artifact_write_with(a, dir, NULL, NULL, d);
+}
+
+tosac_status tosac_artifact_write_with(const tosac_artifact *a, const char *dir, tosac_artifact_finish_fn finish,
+                                       void *user, tosac_diag *d)
+{
     struct stat st;
     if (!a || !dir || !*dir) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_artifact_write: no directory");
     bool replace = lstat(dir, &st) == 0;
@@ -311,6 +317,7 @@ tosac_status tosac_artifact_write(const tosac_artifact *a, const char *dir, tosa
     }
     for (int k = 0; s == TOSAC_OK && k < 3; k++) s = write_text(tmp, names[k], texts[k], d);
     for (int k = 0; k < 3; k++) tosac_string_free(texts[k]);
+    if (s == TOSAC_OK && finish) s = finish(user, a, tmp, d);
     if (s == TOSAC_OK && replace && rename(dir, old) != 0)
         s = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot move the previous artifact aside: %s", dir, strerror(errno));
     if (s == TOSAC_OK && rename(tmp, dir) != 0) {

@@ -483,9 +483,10 @@ static bool rule_RESIZE_MODE(const place_ctx *c, const tosac_node *n)
     if (n->attr[TOSAC_ATTR_RESIZE_mode].i != TOSAC_RESIZE_NEAREST || !resize_params(n, s, o)) return true;
     for (int a = 0; a < 2; a++) {
         int64_t num = s[2 * a], den = s[2 * a + 1];
-        bool half_pixel = num % 2 == 0 && den % 2 == 0 && o[a] == den / 2 - num / 2;
-        bool align_corners = o[a] == 0 && den == 1; /* integer factor, taps on the corners */
-        if (!half_pixel && !align_corners) return true;
+        /* Vela's half-pixel-centre pattern: scale_d = 2, n even, offset -(n/2 - 1); its
+           align-corners pattern cannot arise for a power-of-two upscale of the whole map, so
+           nothing else is accepted */
+        if (den != 2 || num % 2 || o[a] != -(num / 2 - 1)) return true;
     }
     return false;
 }
