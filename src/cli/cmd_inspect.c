@@ -13,6 +13,7 @@ void cli_inspect_help(FILE *out)
             "Summarises FILE: per region and block the inputs, outputs, tensors (type, shape, constant\n"
             "bytes, small constant values, variable flags), shape values and operators (operands and\n"
             "attributes), then totals: operators, tensors, parameter bytes and operator counts by type.\n"
+            "An artifact directory ('tosac compile --target ethos-...') gives its manifest and segments.\n"
             "\n"
             "options:\n"
             "  --json            print one JSON document instead (keys: version, regions[].blocks[]\n"

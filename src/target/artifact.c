@@ -108,8 +108,12 @@ tosac_status tosac_artifact_run_segment(void *user, const tosac_artifact *a, uin
     if (s == TOSAC_OK) s = tosac_program_invoke(p, d);
     for (uint32_t k = 0; s == TOSAC_OK && k < sg->n_outputs; k++) {
         int32_t i = tosac_program_output_index(p, sg->outputs[k].name);
+        size_t got = 0;
         s = i < 0 ? tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: no output '%s'", sg->file, sg->outputs[k].name)
-                  : tosac_program_get_output_tosa(p, (uint32_t)i, out[k], out_n[k], NULL);
+                  : tosac_program_get_output_tosa(p, (uint32_t)i, out[k], out_n[k], &got);
+        if (s == TOSAC_OK && got != out_n[k])
+            s = tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: output '%s' has %zu bytes, the manifest says %zu", sg->file,
+                               sg->outputs[k].name, got, out_n[k]);
     }
     if (s != TOSAC_OK) tosac_diag_add(d, s, "%s: segment %u failed", sg->file, segment);
     tosac_program_destroy(p);
