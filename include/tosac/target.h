@@ -79,6 +79,7 @@ typedef struct tosac_artifact_tensor {
     int32_t rank;
     int64_t shape[6];
     bool has_q;              /**< q is known: real = scale * (code - zero_point) */
+    bool has_zp;             /**< q.zero_point is known (always when has_q) */
     tosac_quant_io_type io;  /**< model I/O: what the codes are (int8, uint8, int16) */
     tosac_qparams q;
     int32_t from_segment;    /**< segment inputs and model outputs: producing segment, -1 = model input */

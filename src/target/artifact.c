@@ -178,8 +178,10 @@ static void json_tensor(tosac_strbuf *sb, const tosac_artifact_tensor *t, bool w
     for (int32_t k = 0; k < t->rank; k++) tosac_strbuf_appendf(sb, "%s%lld", k ? ", " : "", (long long)t->shape[k]);
     tosac_strbuf_append(sb, "]");
     if (model_io || t->has_q) tosac_strbuf_appendf(sb, ", \"io\": \"%s\"", tosac_quant_io_type_name(t->io));
-    if (t->has_q) tosac_strbuf_appendf(sb, ", \"scale\": %.17g, \"zero_point\": %d", t->q.scale, (int)t->q.zero_point);
-    else tosac_strbuf_append(sb, ", \"scale\": null, \"zero_point\": null");
+    if (t->has_q) tosac_strbuf_appendf(sb, ", \"scale\": %.17g", t->q.scale);
+    else tosac_strbuf_append(sb, ", \"scale\": null");
+    if (t->has_zp) tosac_strbuf_appendf(sb, ", \"zero_point\": %d", (int)t->q.zero_point);
+    else tosac_strbuf_append(sb, ", \"zero_point\": null");
     if (with_from) {
         if (t->from_segment < 0) tosac_strbuf_appendf(sb, ", \"from\": {\"model_input\": %u}", t->from_index);
         else tosac_strbuf_appendf(sb, ", \"from\": {\"segment\": %d, \"output\": %u}", t->from_segment, t->from_index);
@@ -375,12 +377,18 @@ static tosac_status read_tensor(tosac_artifact *a, const tosac_json *e, tosac_ar
             if (!strcmp(io, tosac_quant_io_type_name((tosac_quant_io_type)k))) t->io = (tosac_quant_io_type)k, known = true;
         if (!known) return tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: tensor '%s': unknown io '%s'", where, name, io);
     }
-    if (sc && sc->kind == TOSAC_JSON_NUMBER) {
-        if (!(sc->num > 0) || !json_int(e, "zero_point", -65536, 65535, &zp))
-            return tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: tensor '%s': bad scale or zero_point", where, name);
+    const tosac_json *zj = tosac_json_get(e, "zero_point");
+    if (zj && zj->kind != TOSAC_JSON_NULL) {
+        if (!json_int(e, "zero_point", -65536, 65535, &zp))
+            return tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: tensor '%s': bad zero_point", where, name);
+        t->has_zp = true;
+        t->q.zero_point = (int32_t)zp;
+    }
+    if (sc && sc->kind != TOSAC_JSON_NULL) {
+        if (sc->kind != TOSAC_JSON_NUMBER || !(sc->num > 0) || !t->has_zp)
+            return tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: tensor '%s': bad scale (or no zero_point)", where, name);
         t->has_q = true;
         t->q.scale = sc->num;
-        t->q.zero_point = (int32_t)zp;
     }
     t->from_segment = -1;
     if (with_from) {

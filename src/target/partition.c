@@ -203,7 +203,7 @@ static void io_q(const tosac_quant_iomap *io, bool output, tosac_artifact_tensor
     const tosac_quant_io *l = !io ? NULL : output ? io->outputs : io->inputs;
     for (uint32_t k = 0; k < n; k++)
         if (!strcmp(l[k].name, t->name)) {
-            t->has_q = true;
+            t->has_q = t->has_zp = true;
             t->q = l[k].q;
             t->io = l[k].type;
         }
@@ -216,15 +216,25 @@ static void boundary_q(const tosac_artifact *a, tosac_artifact_tensor *t)
     for (uint32_t k = 0; k < a->n_inputs + a->n_outputs; k++) {
         const tosac_artifact_tensor *m = k < a->n_inputs ? &a->inputs[k] : &a->outputs[k - a->n_inputs];
         if (m->has_q && !strcmp(m->name, t->name)) {
-            t->has_q = true;
+            t->has_q = t->has_zp = true;
             t->q = m->q;
             t->io = m->io;
         }
     }
 }
 
-static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_quant_iomap *io, tosac_artifact *a,
-                                   tosac_diag *d)
+/* What the program and the model I/O tell of a boundary tensor's q-params (qinfer.c). */
+static void apply_q(tosac_artifact_tensor *t, const target_q *tq, const tosac_value *v)
+{
+    if (t->has_q || !tq || v->index >= v->block->n_tensors) return;
+    const target_q *e = &tq[v->index];
+    t->has_zp = e->has_zp;
+    t->has_q = e->has_zp && e->has_scale;
+    t->q = e->q;
+}
+
+static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_quant_iomap *io, const target_q *tq,
+                                   tosac_artifact *a, tosac_diag *d)
 {
     const tosac_block *b = p->c.b;
     tosac_arena *ar = &a->arena;
@@ -246,10 +256,12 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
     for (uint32_t k = 0; k < b->n_inputs; k++) {
         if (!fill_tensor(a, &a->inputs[k], b->inputs[k])) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
         io_q(io, false, &a->inputs[k]);
+        apply_q(&a->inputs[k], tq, b->inputs[k]);
     }
     for (uint32_t k = 0; k < b->n_outputs; k++) {
         if (!fill_tensor(a, &a->outputs[k], b->outputs[k])) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
         io_q(io, true, &a->outputs[k]);
+        apply_q(&a->outputs[k], tq, b->outputs[k]);
     }
     /* segment of each tensor's producer (-1: model input or constant) */
     for (uint32_t si = 0; si < nseg; si++) {
@@ -326,6 +338,7 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
                     if (b->inputs[m] == ins[i]) t->from_index = m;
             }
             boundary_q(a, t);
+            apply_q(t, tq, ins[i]);
         }
         for (uint32_t k = 0; k < b->n_nodes; k++) {
             const tosac_node *n = b->nodes[k];
@@ -349,6 +362,7 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
             tosac_value *x = tosac_block_find(nb, outs[o]->name);
             if (!x || tosac_block_add_output(nb, x) != TOSAC_OK || !fill_tensor(a, &sg->outputs[o], outs[o])) goto oom;
             boundary_q(a, &sg->outputs[o]);
+            apply_q(&sg->outputs[o], tq, outs[o]);
             for (uint32_t m = 0; m < b->n_outputs; m++)
                 if (b->outputs[m] == outs[o]) {
                     a->outputs[m].from_segment = (int32_t)si;
@@ -420,10 +434,14 @@ tosac_status tosac_artifact_partition(const tosac_graph *g, const tosac_quant_io
         p.stage = malloc((b->n_nodes ? b->n_nodes : 1) * sizeof *p.stage);
         if (!p.rule || !p.stage) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     }
+    target_q *tq = NULL;
     if (s == TOSAC_OK) {
         place(&p);
-        s = build_segments(&p, g, io, a, d);
+        tq = malloc((b->n_tensors ? b->n_tensors : 1) * sizeof *tq);
+        if (tq) target_infer_q(&p.c, io, tq);
+        s = build_segments(&p, g, io, tq, a, d);
     }
+    free(tq);
     if (s == TOSAC_OK) s = record_ops(&p, a, d);
     if (s == TOSAC_OK) s = artifact_measure(a, d);
     if (s == TOSAC_OK) {

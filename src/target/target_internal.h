@@ -41,6 +41,15 @@ const char *target_rescale_note(const place_ctx *c, const tosac_node *r);
 /* The rule-set bits of a target. */
 unsigned target_rule_bits(tosac_rule_set s);
 
+/* What is known of a tensor's q-params (qinfer.c). */
+typedef struct target_q {
+    tosac_qparams q;
+    bool has_zp, has_scale;
+} target_q;
+/* The q-params of every int8/int16 tensor of c->b that the program and the model I/O (io, may be
+   NULL) determine; q has b->n_tensors entries. */
+void target_infer_q(const place_ctx *c, const tosac_quant_iomap *io, target_q *q);
+
 /* The artifact (artifact.c owns the layout; partition.c fills it). */
 struct tosac_artifact {
     tosac_arena arena;

@@ -687,6 +687,19 @@ static void test_chain(void)
     remove(file);
     rmdir(dir);
     tosac_artifact_destroy(a);
+    {   /* q-params across the cuts: x at scale 0.5, each RESCALE multiplies codes by 2^30 / 2^31,
+           so the real scale doubles: 1.0 after the first, kept by GATHER and RESHAPE */
+        tosac_quant_io qin = {.name = "t0", .type = TOSAC_QUANT_IO_INT8, .q = {0.5, 0}, .rank = 3};
+        tosac_quant_iomap io = {.n_inputs = 1, .n_outputs = 0, .inputs = &qin, .outputs = NULL};
+        tosac_artifact *q = NULL;
+        EXPECT(tosac_artifact_partition(g, &io, target("ethos-u55-128"), &q, NULL) == TOSAC_OK);
+        const tosac_artifact_segment *s1 = q ? tosac_artifact_segment_at(q, 1) : NULL;
+        EXPECT(s1 && s1->n_inputs == 1 && s1->inputs[0].has_q && s1->inputs[0].q.scale == 1.0 &&
+               s1->inputs[0].q.zero_point == 0);
+        EXPECT(s1 && s1->n_outputs == 1 && s1->outputs[0].has_q && s1->outputs[0].q.scale == 1.0);
+        EXPECT(q && tosac_artifact_output(q, 0)->has_q && tosac_artifact_output(q, 0)->q.scale == 2.0);
+        tosac_artifact_destroy(q);
+    }
     /* U85 runs it all; Cortex-M55 has no NPU: one CPU segment */
     expect_npu(chain_graph(), "ethos-u85-256");
     a = partition(g, "cortex-m55");
