@@ -144,9 +144,6 @@ char *tosac_artifact_report_json(const tosac_artifact *a)
     tosac_strbuf_appendf(&sb, ",\n  \"npu_operators\": %u,\n  \"cpu_operators\": %u,\n  \"segments\": [", npu, cpu);
     for (uint32_t s = 0; s < a->n_segments; s++) {
         const tosac_artifact_segment *sg = &a->segs[s];
-        uint32_t sn = 0, sc = 0;
-        for (uint32_t k = 0; k < a->n_ops; k++)
-            if (a->ops[k].segment == (int32_t)s && !is_const_op(a->ops[k].op)) sn += a->ops[k].npu, sc += !a->ops[k].npu;
         tosac_strbuf_appendf(&sb, "%s\n    {\"index\": %u, \"file\": ", s ? "," : "", s);
         tosac_strbuf_append_json_str(&sb, sg->file);
         tosac_strbuf_appendf(&sb, ", \"runs_on\": \"%s\", \"operators\": %u, \"standalone_rescales\": %u, "
