@@ -391,7 +391,8 @@ static void test_rescale_int48(void)
     s.int16 = true;
     s.two_readers = true;
     /* the conv leaves the NPU; its INT48 RESCALEs then cannot fuse into it */
-    tosac_artifact *a = partition(conv_graph(s), "ethos-u55-128");
+    tosac_graph *g = conv_graph(s);
+    tosac_artifact *a = partition(g, "ethos-u55-128");
     uint32_t n = 0;
     for (uint32_t k = 0; a && k < tosac_artifact_op_count(a); k++) {
         const tosac_artifact_op *o = tosac_artifact_op_at(a, k);
@@ -402,6 +403,7 @@ static void test_rescale_int48(void)
     }
     EXPECT_EQ_I(n, 2);
     tosac_artifact_destroy(a);
+    tosac_graph_destroy(g);
 }
 
 static void test_pools(void)
