@@ -677,6 +677,34 @@ static void test_chain(void)
     EXPECT(b && tosac_artifact_run(b, in, in_n, out, out_n, NULL, NULL, NULL, NULL) == TOSAC_OK);
     EXPECT(!memcmp(y0, y2, sizeof y0));
     tosac_artifact_destroy(b);
+    {   /* a manifest whose first segment reads a later one's output is refused */
+        snprintf(file, sizeof file, "%s/manifest.json", out_dir);
+        FILE *mf = fopen(file, "rb");
+        char text[16384];
+        size_t len = mf ? fread(text, 1, sizeof text - 1, mf) : 0;
+        if (mf) fclose(mf);
+        text[len] = '\0';
+        char *at = strstr(text, "{\"model_input\": 0}");
+        EXPECT(at != NULL);
+        if (at) {
+            char bad[16500];
+            snprintf(bad, sizeof bad, "%.*s{\"segment\": 1, \"output\": 0}%s", (int)(at - text), text,
+                     at + strlen("{\"model_input\": 0}"));
+            mf = fopen(file, "wb");
+            if (mf) {
+                fputs(bad, mf);
+                fclose(mf);
+            }
+            b = NULL;
+            EXPECT(tosac_artifact_read(out_dir, &b, NULL) == TOSAC_ERR_FORMAT && !b);
+            EXPECT(a && tosac_artifact_write(a, out_dir, NULL) == TOSAC_ERR_INVALID_ARG); /* no longer an artifact */
+            mf = fopen(file, "wb");
+            if (mf) {
+                fputs(text, mf);
+                fclose(mf);
+            }
+        }
+    }
     const char *names[] = {"manifest.json", "partition_report.txt", "partition_report.json", "segment_0_npu.tosa",
                            "segment_1_cpu.tosa", "segment_2_npu.tosa"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
