@@ -406,6 +406,41 @@ static void test_rescale_int48(void)
     tosac_graph_destroy(g);
 }
 
+/* The RESCALE notes of the report follow Vela's fusion conditions (ETHOS_U.md §2 RESCALE):
+   int8 -> RESCALE(i32) -> ADD(i32) -> RESCALE(i8 by 0.375): the first fuses into the ADD as input
+   scaling (U55: ADD/SUB, zero point 0), the second cannot fuse into an ADD with 32-bit inputs
+   (shift-only scaling there) and stands alone; with a power-of-two factor it fuses. */
+static void test_rescale_notes(void)
+{
+    for (int pow2 = 0; pow2 < 2; pow2++) {
+        gb g = gb_new();
+        const int64_t xs[2] = {1, 8};
+        tosac_value *x = rescale(&g, input(&g, TOSAC_DTYPE_INT8, 2, xs), TOSAC_DTYPE_INT32, false);
+        tosac_value *in[2] = {x, cst(&g, TOSAC_DTYPE_INT32, 2, xs, 5)}, *y = tensor(&g, TOSAC_DTYPE_INT32, 2, xs);
+        op(&g, TOSAC_OP_ADD, 2, in, y);
+        tosac_value *z = tensor(&g, TOSAC_DTYPE_INT8, 2, xs);
+        tosac_value *rin[5] = {y, scalar(&g, TOSAC_DTYPE_INT32, pow2 ? 1 << 29 : 3 << 28), scalar(&g, TOSAC_DTYPE_INT8, 31),
+                               scalar(&g, TOSAC_DTYPE_INT32, 0), scalar(&g, TOSAC_DTYPE_INT8, 0)};
+        tosac_node *r = op(&g, TOSAC_OP_RESCALE, 5, rin, z);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_per_channel, 0);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_input_unsigned, 0);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_output_unsigned, 0);
+        output(&g, z);
+        tosac_artifact *a = partition(g.g, "ethos-u55-128");
+        const char *notes[2] = {NULL, NULL};
+        int n = 0;
+        for (uint32_t k = 0; a && k < tosac_artifact_op_count(a); k++)
+            if (tosac_artifact_op_at(a, k)->op == TOSAC_OP_RESCALE && n < 2) notes[n++] = tosac_artifact_op_at(a, k)->note;
+        EXPECT_STREQ(notes[0], "fused into its reader as input scaling");
+        EXPECT_STREQ(notes[1], pow2 ? "fused into its producer as output scaling"
+                                    : "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)");
+        tosac_artifact_destroy(a);
+        tosac_graph_destroy(g.g);
+    }
+}
+
 static void test_pools(void)
 {
     const char *u55 = "ethos-u55-128";
@@ -779,6 +814,7 @@ int main(void)
     RUN(test_conv_weights_const);
     RUN(test_conv_int16);
     RUN(test_rescale_int48);
+    RUN(test_rescale_notes);
     RUN(test_pools);
     RUN(test_resize);
     RUN(test_u55_ops);
