@@ -549,6 +549,7 @@ int cli_compile(int argc, char **argv)
     bool quant = dev || ((profiles & TOSAC_PROFILE_INT) && (!(profiles & TOSAC_PROFILE_FP) || a.n_calib));
     if (!dev && (a.report_dot || a.vela))
         return cli_usage_error(CMD, "--report-dot and --vela need an Ethos-U or Cortex-M target (see 'tosac targets')");
+    if (a.vela && !dev->macs) return cli_usage_error(CMD, "--vela needs an Ethos-U target: %s has no NPU", dev->name);
     if (a.io && strcmp(a.io, "float") && strcmp(a.io, "int8") && strcmp(a.io, "uint8"))
         return cli_usage_error(CMD, "unknown --io '%s' (float, int8 or uint8)", a.io);
     if (!quant && (a.io || a.preserve_io || a.emit_qdq))

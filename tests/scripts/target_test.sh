@@ -121,6 +121,8 @@ check "a file that is not an artifact is not replaced" '[ $? -ne 0 ] && [ "$(cat
 check "a previous artifact is replaced" '[ $? -eq 0 ] && [ -s rs_ethos-u55-128/manifest.json ] && ! ls -d rs_ethos-u55-128.* 2> /dev/null'
 "$TOSAC" compile qresize.onnx -o x.tosa --target TOSA-1.0+INT --calibrate calib --vela /bin/true > /dev/null 2> err.txt
 check "--vela needs an Ethos-U target" '[ $? -ne 0 ] && grep -q "need an Ethos-U" err.txt'
+"$TOSAC" compile qresize.onnx -o m55v --target cortex-m55 --calibrate calib --vela /bin/true > /dev/null 2> err.txt
+check "--vela on cortex-m55 (no NPU) is refused" '[ $? -ne 0 ] && grep -q "has no NPU" err.txt && [ ! -e m55v ]'
 
 # ---- --vela with a fake vela: ExecuTorch's flags, outputs kept in the artifact ----
 cat > fakevela <<'EOF'
