@@ -403,7 +403,7 @@ static tosac_status record_ops(part *p, tosac_artifact *a, tosac_diag *d)
         o->segment = p->stage[k] < 0 ? -1 : p->seg_of[p->stage[k]];
         o->npu = p->c.where[k] == 1;
         o->rule = p->rule[k];
-        if (o->npu && n->op == TOSAC_OP_RESCALE) o->note = target_rescale_note(&p->c, n);
+        if (o->npu) o->note = target_op_note(&p->c, n);
         if (!o->output) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     }
     return TOSAC_OK;

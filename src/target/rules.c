@@ -135,6 +135,30 @@ static const tosac_node *fused_consumer(const place_ctx *c, const tosac_node *r)
     return q->op == TOSAC_OP_MUL || q->op == TOSAC_OP_INTDIV || !is_int8_16(in(r, 0)->dtype) ? NULL : q;
 }
 
+/* Binary elementwise operators whose inputs are both broadcast (ETHOS_U.md §2 broadcast: U55 takes
+   one broadcast input; Vela materialises IFM0 with an extra ADD(0) first, gio:3192-3224). */
+static bool both_broadcast(const tosac_node *n)
+{
+    if (n->n_inputs != 2 || n->n_outputs != 1) return false;
+    switch (n->op) {
+    case TOSAC_OP_ADD: case TOSAC_OP_SUB: case TOSAC_OP_MUL: case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM:
+    case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT: case TOSAC_OP_LOGICAL_LEFT_SHIFT: break;
+    default: return false;
+    }
+    const tosac_value *y = out0(n);
+    bool b[2] = {false, false};
+    for (int k = 0; k < 2; k++)
+        for (int32_t j = 0; j < y->rank; j++) b[k] |= dim(n->inputs[k], j) != y->shape[j];
+    return b[0] && b[1];
+}
+
+const char *target_op_note(const place_ctx *c, const tosac_node *n)
+{
+    if (n->op == TOSAC_OP_RESCALE) return target_rescale_note(c, n);
+    if (c->set == RS_U55 && both_broadcast(n)) return "both inputs broadcast: Vela first materialises one with an ADD(0)";
+    return NULL;
+}
+
 const char *target_rescale_note(const place_ctx *c, const tosac_node *r)
 {
     if (fused_producer(c, r)) return "fused into its producer as output scaling";
@@ -538,6 +562,12 @@ static bool rule_DATA_TYPE_U55(const place_ctx *c, const tosac_node *n)
 static bool rule_RESCALE_INT48(const place_ctx *c, const tosac_node *n)
 {
     return n->op == TOSAC_OP_RESCALE && in(n, 0)->dtype == TOSAC_DTYPE_INT48 && !fused_producer(c, n);
+}
+
+static bool rule_RESCALE_PER_CHANNEL(const place_ctx *c, const tosac_node *n)
+{
+    return n->op == TOSAC_OP_RESCALE && per_channel(n) && tosac_dtype_bits(in(n, 0)->dtype) <= 16 &&
+           !fused_producer(c, n);
 }
 
 static bool rule_RESCALE_U16_U85(const place_ctx *c, const tosac_node *n)

@@ -38,6 +38,9 @@ tosac_node *place_producer(const place_ctx *c, const tosac_value *v);
 int target_rule_check(const place_ctx *c, const tosac_node *n, bool neighbours_only);
 /* How Vela handles RESCALE r on the NPU (ETHOS_U.md §2 RESCALE): a static description. */
 const char *target_rescale_note(const place_ctx *c, const tosac_node *r);
+/* What the report says of an NPU operator: the RESCALE note, or the cost of a two-sided
+   broadcast on U55; NULL for nothing. */
+const char *target_op_note(const place_ctx *c, const tosac_node *n);
 /* The rule-set bits of a target. */
 unsigned target_rule_bits(tosac_rule_set s);
 

@@ -105,6 +105,22 @@ static tosac_value *rescale(gb *g, tosac_value *x, tosac_dtype to, bool in_unsig
     return y;
 }
 
+/* Per-channel RESCALE x -> int8 by 1/2 on each of the last dimension's channels. */
+static tosac_value *rescale_pc(gb *g, tosac_value *x)
+{
+    const int64_t c[1] = {x->shape[x->rank - 1]};
+    tosac_value *y = tensor(g, TOSAC_DTYPE_INT8, x->rank, x->shape);
+    tosac_value *in[5] = {x, cst(g, TOSAC_DTYPE_INT32, 1, c, 1 << 30), cst(g, TOSAC_DTYPE_INT8, 1, c, 31),
+                          scalar(g, x->dtype, 0), scalar(g, TOSAC_DTYPE_INT8, 0)};
+    tosac_node *n = op(g, TOSAC_OP_RESCALE, 5, in, y);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_scale32, 1);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_per_channel, 1);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_input_unsigned, 0);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_output_unsigned, 0);
+    return y;
+}
+
 static void output(gb *g, tosac_value *v) { tosac_block_add_output(g->b, v); }
 
 /* ---- partition and judge -------------------------------------------------------------------- */
@@ -439,6 +455,37 @@ static void test_rescale_notes(void)
         tosac_artifact_destroy(a);
         tosac_graph_destroy(g.g);
     }
+}
+
+/* A per-channel RESCALE fuses into a conv; standalone from int8 it would be an AvgPool NOP, which
+   takes per-tensor scaling only (U55). Two broadcast inputs cost an ADD(0) on U55: a note. */
+static void test_per_channel_broadcast(void)
+{
+    const int64_t xs[3] = {1, 4, 8};
+    gb g = gb_new();
+    output(&g, rescale_pc(&g, input(&g, TOSAC_DTYPE_INT8, 3, xs)));
+    expect_cpu(g.g, "ethos-u55-128", TOSAC_OP_RESCALE, "RESCALE_PER_CHANNEL");
+    g = gb_new();
+    output(&g, rescale_pc(&g, input(&g, TOSAC_DTYPE_INT8, 3, xs)));
+    expect_npu(g.g, "ethos-u85-256");
+    g = gb_new();
+    output(&g, rescale_pc(&g, rescale(&g, input(&g, TOSAC_DTYPE_INT8, 3, xs), TOSAC_DTYPE_INT32, false)));
+    expect_npu(g.g, "ethos-u55-128"); /* int32 in: rewritten into MULs */
+    g = gb_new();
+    const int64_t as[3] = {1, 1, 8}, bs[3] = {1, 4, 1}, ys[3] = {1, 4, 8};
+    tosac_value *in[2] = {rescale(&g, input(&g, TOSAC_DTYPE_INT8, 3, as), TOSAC_DTYPE_INT32, false),
+                          rescale(&g, input(&g, TOSAC_DTYPE_INT8, 3, bs), TOSAC_DTYPE_INT32, false)};
+    tosac_value *y = tensor(&g, TOSAC_DTYPE_INT32, 3, ys);
+    op(&g, TOSAC_OP_ADD, 2, in, y);
+    output(&g, rescale(&g, y, TOSAC_DTYPE_INT8, false));
+    tosac_artifact *a = partition(g.g, "ethos-u55-128");
+    bool npu = false;
+    EXPECT(rule_of(a, TOSAC_OP_ADD, &npu) == TOSAC_RULE_NONE && npu);
+    for (uint32_t k = 0; a && k < tosac_artifact_op_count(a); k++)
+        if (tosac_artifact_op_at(a, k)->op == TOSAC_OP_ADD)
+            EXPECT_STREQ(tosac_artifact_op_at(a, k)->note, "both inputs broadcast: Vela first materialises one with an ADD(0)");
+    tosac_artifact_destroy(a);
+    tosac_graph_destroy(g.g);
 }
 
 static void test_pools(void)
@@ -815,6 +862,7 @@ int main(void)
     RUN(test_conv_int16);
     RUN(test_rescale_int48);
     RUN(test_rescale_notes);
+    RUN(test_per_channel_broadcast);
     RUN(test_pools);
     RUN(test_resize);
     RUN(test_u55_ops);
