@@ -61,6 +61,24 @@ static const char *onnx_where(const tosac_artifact *a, const char *loc, int *rul
     return npu && cpu ? "npu+cpu" : npu ? "npu" : "cpu";
 }
 
+/* "      CONV2D 52, RESCALE 60, ..." for the operators of a segment, in first-use order. */
+static void op_counts(tosac_strbuf *sb, const tosac_artifact_segment *sg)
+{
+    const tosac_block *b = sg->graph->regions[0]->blocks[0];
+    uint32_t count[TOSAC_OP_COUNT] = {0};
+    for (uint32_t k = 0; k < b->n_nodes; k++)
+        if (b->nodes[k]->op < TOSAC_OP_COUNT && !is_const_op(b->nodes[k]->op)) count[b->nodes[k]->op]++;
+    bool first = true;
+    for (uint32_t k = 0; k < b->n_nodes; k++) {
+        uint32_t op = b->nodes[k]->op;
+        if (op >= TOSAC_OP_COUNT || !count[op]) continue;
+        tosac_strbuf_appendf(sb, "%s%s %u", first ? "      " : ", ", tosac_op_name(op), count[op]);
+        count[op] = 0;
+        first = false;
+    }
+    if (!first) tosac_strbuf_append(sb, "\n");
+}
+
 char *tosac_artifact_report_text(const tosac_artifact *a)
 {
     const tosac_target_info *t = &a->target;
@@ -91,6 +109,7 @@ char *tosac_artifact_report_text(const tosac_artifact *a)
         tosac_strbuf_append(&sb, "      ");
         verdict(&sb, a, s);
         tosac_strbuf_append(&sb, "\n");
+        op_counts(&sb, sg);
         for (uint32_t k = 0; k < sg->n_inputs; k++) {
             const tosac_artifact_tensor *x = &sg->inputs[k];
             if (x->from_segment < 0) tosac_strbuf_appendf(&sb, "      in  %s <- model input %u\n", x->name, x->from_index);
