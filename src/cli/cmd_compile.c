@@ -73,7 +73,9 @@ void cli_compile_help(FILE *out)
             "                            'tosac targets' (ethos-u55-128, ethos-u85-256, cortex-m55, ...):\n"
             "                            quantizes (--calibrate or a QDQ model), splits the program into\n"
             "                            NPU and CPU segments and writes the directory MODEL: segments,\n"
-            "                            manifest.json, partition_report.txt/.json (docs/TARGETS.md)\n"
+            "                            manifest.json, partition_report.txt/.json (docs/TARGETS.md);\n"
+            "                            with -o FILE.tosa: the whole program lowered for the device,\n"
+            "                            not partitioned (and FILE.tosa.quant.json)\n"
             "  --report-dot FILE         (device targets) the partition as a DOT graph, NPU/CPU coloured\n"
             "  --vela PATH               (Ethos-U) run this Vela on every NPU segment with ExecuTorch's\n"
             "                            flags; its outputs stay in the artifact\n"
@@ -547,8 +549,12 @@ int cli_compile(int argc, char **argv)
     /* INT alone always quantizes; INT+FP when given calibration data (else it is the FP program
        with integer operators for the model's own integer computations) */
     bool quant = dev || ((profiles & TOSAC_PROFILE_INT) && (!(profiles & TOSAC_PROFILE_FP) || a.n_calib));
-    if (!dev && (a.report_dot || a.vela))
-        return cli_usage_error(CMD, "--report-dot and --vela need an Ethos-U or Cortex-M target (see 'tosac targets')");
+    /* -o FILE.tosa with a device target: the whole program lowered for it, not partitioned */
+    size_t out_len = strlen(a.out);
+    bool artifact = dev && !(out_len > 5 && !strcmp(a.out + out_len - 5, ".tosa"));
+    if (!artifact && (a.report_dot || a.vela))
+        return cli_usage_error(CMD, "--report-dot and --vela need an Ethos-U or Cortex-M target and an artifact "
+                                    "directory as output (see 'tosac targets')");
     if (a.vela && !dev->macs) return cli_usage_error(CMD, "--vela needs an Ethos-U target: %s has no NPU", dev->name);
     if (a.io && strcmp(a.io, "float") && strcmp(a.io, "int8") && strcmp(a.io, "uint8"))
         return cli_usage_error(CMD, "unknown --io '%s' (float, int8 or uint8)", a.io);
@@ -653,10 +659,10 @@ int cli_compile(int argc, char **argv)
         goto out;
     }
     double t_quant = now_ms();
-    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep, dev ? &qio : NULL)) goto out;
+    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep, artifact ? &qio : NULL)) goto out;
     t_quant = now_ms() - t_quant;
     double t_write = now_ms();
-    if (dev) { /* the artifact directory (docs/TARGETS.md) */
+    if (artifact) { /* the artifact directory (docs/TARGETS.md) */
         if (cli_artifact_compile(g, qio, dev, a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK) goto out;
     } else if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
         print_diag(a.out, d);

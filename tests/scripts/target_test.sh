@@ -23,18 +23,24 @@ ok = (t[\"ethos-u55-128\"][\"system_config\"], t[\"ethos-u55-128\"][\"memory_mod
   and t[\"ethos-u85-512\"][\"macs\"] == 512 and t[\"cortex-m55\"][\"rules\"] == \"none\"
 sys.exit(0 if ok else 1)"'
 
-# ---- the reference: the unpartitioned INT programs and their outputs ----
-"$TOSAC" compile qresize.onnx -o rs.tosa --target TOSA-1.0+INT --calibrate calib > /dev/null || exit 1
-"$TOSAC" compile qtf.onnx -o tf16.tosa --target TOSA-1.0+INT+int16 --a16w8 --calibrate calib_tf > /dev/null || exit 1
-for k in 00 01; do
-    "$TOSAC" run rs.tosa -i x=held_$k.npy -o ref_rs_$k > /dev/null
-    "$TOSAC" run tf16.tosa -i x=tf_held_$k.npy -o ref_tf_$k > /dev/null
-done
+# ---- the references: for each target the unpartitioned INT program lowered for it (-o FILE.tosa) ----
+refs() {
+    local t=$1
+    "$TOSAC" compile qresize.onnx -o whole_rs_$t.tosa --target $t --calibrate calib > /dev/null || return 1
+    "$TOSAC" compile qtf.onnx -o whole_tf_$t.tosa --target $t --a16w8 --calibrate calib_tf > /dev/null || return 1
+    for k in 00 01; do
+        "$TOSAC" run whole_rs_$t.tosa -i x=held_$k.npy -o ref_rs_${t}_$k > /dev/null || return 1
+        "$TOSAC" run whole_tf_$t.tosa -i x=tf_held_$k.npy -o ref_tf_${t}_$k > /dev/null || return 1
+    done
+}
 
 # segments of ART (npu or cpu) and the operators kept off the NPU, from the JSON report
 count() { $PY -c "import json; r = json.load(open('$1/manifest.json')); print(sum(s['runs_on'] == '$2' for s in r['segments']))"; }
 
 for t in ethos-u55-128 ethos-u65-256 ethos-u85-256; do
+    refs $t
+    check "$t: -o FILE.tosa writes the whole program lowered for the target (and its sidecar)" \
+        '[ $? -eq 0 ] && [ -s whole_rs_$t.tosa.quant.json ] && "$TOSAC" validate --profile INT --ext int16,int4,doubleround -q whole_tf_$t.tosa'
     rm -rf rs_$t tf_$t
     "$TOSAC" compile qresize.onnx -o rs_$t --target $t --calibrate calib > /dev/null 2> err.txt
     check "$t: resize model compiles to an artifact" '[ $? -eq 0 ] && [ -s rs_$t/manifest.json ] && [ -s rs_$t/partition_report.txt ] && [ -s rs_$t/partition_report.json ]'
@@ -46,7 +52,7 @@ for t in ethos-u55-128 ethos-u65-256 ethos-u85-256; do
             [ $m = tf ] && in=tf_held_$k.npy
             rm -rf out_${m}_$k
             "$TOSAC" run ${m}_$t -i x=$in -o out_${m}_$k > /dev/null
-            check "$t $m input $k: chained segments bit-identical to the INT program" 'cmp -s out_${m}_$k/y.npy ref_${m}_$k/y.npy'
+            check "$t $m input $k: chained segments bit-identical to the INT program" 'cmp -s out_${m}_$k/y.npy ref_${m}_${t}_$k/y.npy'
         done
         "$TOSAC" validate -q ${m}_$t
         check "$t $m: tosac validate accepts the artifact" '[ $? -eq 0 ]'
@@ -109,7 +115,10 @@ check "int8 transformer block on U85: one NPU segment, 100% NPU" \
     '[ $(count tf8 npu) -eq 1 ] && [ $(count tf8 cpu) -eq 0 ] && grep -q "(100.0%)" rep8.txt'
 "$TOSAC" compile qresize.onnx -o rs_m55 --target cortex-m55 --calibrate calib > /dev/null
 "$TOSAC" run rs_m55 -i x=held_00.npy -o out_m55 > /dev/null
-check "cortex-m55: one CPU segment, bit-identical" '[ $(count rs_m55 cpu) -eq 1 ] && [ $(count rs_m55 npu) -eq 0 ] && cmp -s out_m55/y.npy ref_rs_00/y.npy'
+"$TOSAC" compile qresize.onnx -o rs_int.tosa --target TOSA-1.0+INT --calibrate calib > /dev/null
+"$TOSAC" run rs_int.tosa -i x=held_00.npy -o ref_int > /dev/null
+check "cortex-m55 (no lowering choices): one CPU segment, bit-identical to the TOSA-1.0+INT program" \
+    '[ $(count rs_m55 cpu) -eq 1 ] && [ $(count rs_m55 npu) -eq 0 ] && cmp -s out_m55/y.npy ref_int/y.npy'
 
 # ---- refusals ----
 "$TOSAC" compile qresize.onnx -o rs_nocal --target ethos-u55-128 > /dev/null 2> err.txt
@@ -121,6 +130,8 @@ check "a file that is not an artifact is not replaced" '[ $? -ne 0 ] && [ "$(cat
 check "a previous artifact is replaced" '[ $? -eq 0 ] && [ -s rs_ethos-u55-128/manifest.json ] && ! ls -d rs_ethos-u55-128.* 2> /dev/null'
 "$TOSAC" compile qresize.onnx -o x.tosa --target TOSA-1.0+INT --calibrate calib --vela /bin/true > /dev/null 2> err.txt
 check "--vela needs an Ethos-U target" '[ $? -ne 0 ] && grep -q "need an Ethos-U" err.txt'
+"$TOSAC" compile qresize.onnx -o x.tosa --target ethos-u55-128 --calibrate calib --report-dot x.dot > /dev/null 2> err.txt
+check "--report-dot needs an artifact directory" '[ $? -ne 0 ] && grep -q "artifact directory" err.txt && [ ! -e x.tosa ]'
 "$TOSAC" compile qresize.onnx -o m55v --target cortex-m55 --calibrate calib --vela /bin/true > /dev/null 2> err.txt
 check "--vela on cortex-m55 (no NPU) is refused" '[ $? -ne 0 ] && grep -q "has no NPU" err.txt && [ ! -e m55v ]'
 
