@@ -106,9 +106,9 @@ static void tensor_info(const tosac_artifact_tensor *t, tosac_tensor_info *info,
     info->dtype = t->dtype;
     info->rank = t->rank;
     info->shape = t->shape;
-    info->nelem = 1;
-    for (int32_t k = 0; k < t->rank; k++) info->nelem *= t->shape[k];
     info->nbytes = info->tosa_bytes = tosac_artifact_tensor_bytes(t);
+    unsigned bits = tosac_dtype_bits(t->dtype);
+    info->nelem = bits >= 8 ? (int64_t)(info->nbytes / (bits / 8)) : (int64_t)info->nbytes;
     memset(q, 0, sizeof *q);
     q->name = t->name;
     q->type = t->io;

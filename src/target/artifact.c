@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,10 @@ const tosac_artifact_op *tosac_artifact_op_at(const tosac_artifact *a, uint32_t 
 size_t tosac_artifact_tensor_bytes(const tosac_artifact_tensor *t)
 {
     int64_t n = 1;
-    for (int32_t k = 0; k < t->rank && k < 6; k++) n *= t->shape[k];
+    for (int32_t k = 0; k < t->rank && k < 6; k++) {
+        if (t->shape[k] < 0 || (t->shape[k] && n > INT64_MAX / t->shape[k])) return 0; /* a hostile manifest */
+        n *= t->shape[k];
+    }
     size_t bytes = 0;
     return tosac_dtype_storage_bytes(t->dtype, n, &bytes) ? bytes : 0;
 }
