@@ -106,7 +106,8 @@ typedef struct tosac_artifact_op {
     int32_t segment;       /**< -1: a constant (copied into every segment that reads it) */
     bool npu;
     int rule;              /**< the first rule that kept it off the NPU, TOSAC_RULE_NONE on the NPU */
-    const char *note;      /**< RESCALE: "fused into its producer" / "standalone" ..., or NULL */
+    const char *note;      /**< NPU RESCALE: how Vela handles it ("fused into its producer ...",
+                                "standalone ..."); a two-sided broadcast on U55; or NULL */
 } tosac_artifact_op;
 
 typedef struct tosac_artifact tosac_artifact;

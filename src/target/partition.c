@@ -430,6 +430,12 @@ tosac_status tosac_artifact_partition(const tosac_graph *g, const tosac_quant_io
     if (!a || !place_ctx_init(&p.c, b, target_rule_bits(t->rules))) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     if (s == TOSAC_OK) {
         a->target = *t;
+        /* a TOSA spec string target names the caller's string: keep a copy */
+        a->target.name = tosac_arena_strdup(&a->arena, t->name);
+        a->target.tosa_spec = tosac_arena_strdup(&a->arena, t->tosa_spec ? t->tosa_spec : t->name);
+        if (!a->target.name || !a->target.tosa_spec) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    }
+    if (s == TOSAC_OK) {
         p.rule = malloc((b->n_nodes ? b->n_nodes : 1) * sizeof *p.rule);
         p.stage = malloc((b->n_nodes ? b->n_nodes : 1) * sizeof *p.stage);
         if (!p.rule || !p.stage) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");

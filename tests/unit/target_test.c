@@ -817,6 +817,18 @@ static void test_chain(void)
     a = partition(g, "cortex-m55");
     EXPECT(a && tosac_artifact_segment_count(a) == 1 && !tosac_artifact_segment_at(a, 0)->npu);
     tosac_artifact_destroy(a);
+    {   /* a spec-string target: no rules, one CPU segment, its name kept by the artifact */
+        char spec[32] = "TOSA-1.0+INT";
+        tosac_target_info buf;
+        const tosac_target_info *t = NULL;
+        EXPECT(tosac_target_lookup(spec, &buf, &t, NULL) == TOSAC_OK);
+        a = NULL;
+        EXPECT(t && tosac_artifact_partition(g, NULL, t, &a, NULL) == TOSAC_OK);
+        memset(spec, 0, sizeof spec);
+        EXPECT(a && tosac_artifact_segment_count(a) == 1 && !tosac_artifact_segment_at(a, 0)->npu);
+        EXPECT_STREQ(a ? tosac_artifact_target(a)->name : NULL, "TOSA-1.0+INT");
+        tosac_artifact_destroy(a);
+    }
     tosac_graph_destroy(g);
 }
 
