@@ -135,6 +135,17 @@ static const tosac_node *fused_consumer(const place_ctx *c, const tosac_node *r)
     return q->op == TOSAC_OP_MUL || q->op == TOSAC_OP_INTDIV || !is_int8_16(in(r, 0)->dtype) ? NULL : q;
 }
 
+static const char *rescale_note(const place_ctx *c, const tosac_node *r)
+{
+    if (fused_producer(c, r)) return "fused into its producer as output scaling";
+    if (fused_consumer(c, r)) return "fused into its reader as input scaling";
+    tosac_dtype ti = in(r, 0)->dtype, to = out0(r)->dtype;
+    if (tosac_dtype_bits(ti) <= 16 && tosac_dtype_bits(to) <= 16) return "standalone: an AvgPool NOP pass";
+    if (c->set == RS_U55 && ti == TOSAC_DTYPE_INT32)
+        return "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)";
+    return "standalone";
+}
+
 /* Binary elementwise operators whose inputs are both broadcast (ETHOS_U.md §2 broadcast: U55 takes
    one broadcast input; Vela materialises IFM0 with an extra ADD(0) first, gio:3192-3224). */
 static bool both_broadcast(const tosac_node *n)
@@ -154,20 +165,9 @@ static bool both_broadcast(const tosac_node *n)
 
 const char *target_op_note(const place_ctx *c, const tosac_node *n)
 {
-    if (n->op == TOSAC_OP_RESCALE) return target_rescale_note(c, n);
+    if (n->op == TOSAC_OP_RESCALE) return rescale_note(c, n);
     if (c->set == RS_U55 && both_broadcast(n)) return "both inputs broadcast: Vela first materialises one with an ADD(0)";
     return NULL;
-}
-
-const char *target_rescale_note(const place_ctx *c, const tosac_node *r)
-{
-    if (fused_producer(c, r)) return "fused into its producer as output scaling";
-    if (fused_consumer(c, r)) return "fused into its reader as input scaling";
-    tosac_dtype ti = in(r, 0)->dtype, to = out0(r)->dtype;
-    if (tosac_dtype_bits(ti) <= 16 && tosac_dtype_bits(to) <= 16) return "standalone: an AvgPool NOP pass";
-    if (c->set == RS_U55 && ti == TOSAC_DTYPE_INT32)
-        return "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)";
-    return "standalone";
 }
 
 /* ---- the rules ------------------------------------------------------------------------------ */

@@ -36,10 +36,9 @@ tosac_node *place_producer(const place_ctx *c, const tosac_value *v);
 /* The first rule of the set that refuses operator n in the current placement, or TOSAC_RULE_NONE;
    neighbours_only: only the rules that depend on the neighbours' placement. */
 int target_rule_check(const place_ctx *c, const tosac_node *n, bool neighbours_only);
-/* How Vela handles RESCALE r on the NPU (ETHOS_U.md §2 RESCALE): a static description. */
-const char *target_rescale_note(const place_ctx *c, const tosac_node *r);
-/* What the report says of an NPU operator: the RESCALE note, or the cost of a two-sided
-   broadcast on U55; NULL for nothing. */
+/* What the report says of an NPU operator: how Vela handles a RESCALE (ETHOS_U.md §2: fused into
+   its producer or reader, or standalone), or the cost of a two-sided broadcast on U55; NULL for
+   nothing. */
 const char *target_op_note(const place_ctx *c, const tosac_node *n);
 /* The rule-set bits of a target. */
 unsigned target_rule_bits(tosac_rule_set s);
