@@ -14,6 +14,9 @@
 #include <stdio.h>
 
 #include "tosac/graph.h"
+#include "tosac/quant.h"
+#include "tosac/runtime.h"
+#include "tosac/target.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_INVALID = 2 };
 /* cli_parse_file_args(): the arguments are good, the command goes on (never an exit status). */
@@ -38,6 +41,8 @@ int cli_run(int argc, char **argv);
 void cli_run_help(FILE *out);
 void cli_ops_help(FILE *out);
 int cli_compile(int argc, char **argv); void cli_compile_help(FILE *out);
+int cli_targets(int argc, char **argv);
+void cli_targets_help(FILE *out);
 
 /* ---- option parsing (hand-written; "--opt value" and "--opt=value") ---- */
 
@@ -81,5 +86,26 @@ void cli_print_finding(const char *path, const char *kind, const char *msg);
  * Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (after printing why).
  */
 int cli_write_output(const char *out_path, const char *text);
+
+/* ---- the partitioned artifact (artifact.c; docs/TARGETS.md) ---- */
+
+/* Partitions the quantized program for target t, writes the artifact directory `out`, runs Vela
+   on its NPU segments (vela: its path, or NULL), prints the partition report (report) and writes
+   the DOT picture (dot: a path, or NULL). */
+int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, const tosac_target_info *t,
+                         const char *out, bool report, const char *dot, const char *vela);
+int cli_artifact_inspect(const char *dir, bool json, const char *out);
+int cli_artifact_validate(const char *dir, bool quiet);
+/* Runs an artifact on .npy inputs (names[k] from files[k]); outputs to out_dir or summarised.
+   Returns `tosac run`'s exit codes. */
+int cli_artifact_run(const char *dir, uint32_t n, const char *const *names, const char *const *files, const char *out_dir);
+/* `tosac run`'s .npy handling (cmd_run.c), shared with the artifact runner: q is the tensor's
+   float <-> code mapping or NULL. */
+bool cli_run_load_npy(const char *path, const tosac_tensor_info *info, const tosac_quant_io *q,
+                      uint8_t **bytes, size_t *n, tosac_diag *d);
+bool cli_run_write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
+                       const tosac_quant_io *q, tosac_diag *d);
+void cli_run_print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
+                           const tosac_quant_io *q);
 
 #endif

@@ -27,6 +27,7 @@
 #include "tosac/npy.h"
 #include "tosac/onnx.h"
 #include "tosac/quant.h"
+#include "tosac/target.h"
 #include "tosac/tosa_file.h"
 #include "tosac/validate.h"
 
@@ -65,6 +66,8 @@ void cli_compile_help(FILE *out)
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
             "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--lowering LIST] [--report-json FILE]\n"
             "                     [--io float|int8|uint8] [--preserve-io-quantization] [--emit-qdq FILE.onnx]\n"
+            "       tosac compile MODEL.onnx -o DIR --target ethos-u55-128|... --calibrate ... [--report]\n"
+            "                     [--report-dot FILE.dot] [--vela PATH]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
             "and validates it. The output file is written only when compilation succeeds.\n"
@@ -78,7 +81,16 @@ void cli_compile_help(FILE *out)
             "                            MODEL.tosa.quant.json with the I/O scales, docs/QUANT.md), as\n"
             "                            does TOSA-1.0+INT+FP with --calibrate (float I/O inside)\n"
             "                            and extensions: +bf16, +int16, +controlflow, ...; the program\n"
-            "                            must be valid for exactly this target\n"
+            "                            must be valid for exactly this target; or a device from\n"
+            "                            'tosac targets' (ethos-u55-128, ethos-u85-256, cortex-m55, ...):\n"
+            "                            quantizes (--calibrate or a QDQ model), splits the program into\n"
+            "                            NPU and CPU segments and writes the directory MODEL: segments,\n"
+            "                            manifest.json, partition_report.txt/.json (docs/TARGETS.md);\n"
+            "                            with -o FILE.tosa: the whole program lowered for the device,\n"
+            "                            not partitioned (and FILE.tosa.quant.json)\n"
+            "  --report-dot FILE         (device targets) the partition as a DOT graph, NPU/CPU coloured\n"
+            "  --vela PATH               (Ethos-U) run this Vela on every NPU segment with ExecuTorch's\n"
+            "                            flags; its outputs stay in the artifact\n"
             "  --input-shape NAME=DIMS   static shape for graph input NAME, e.g. data=1x3x224x224\n"
             "                            (symbolic dimensions default to 1 otherwise)\n"
             "  --bind NAME=FILE.npy      make graph input NAME the constant stored in FILE.npy; needed\n"
@@ -106,7 +118,8 @@ void cli_compile_help(FILE *out)
             "  --report                  print a compile summary: op counts in and out, transposes,\n"
             "                            constants merged, IDENTITYs added and time per pass; with\n"
             "                            +INT also the SQNR (dB) of every quantized value, INT vs FP\n"
-            "                            on the calibration data, worst first\n"
+            "                            on the calibration data, worst first; for a device target\n"
+            "                            also the partition report\n"
             "  --report-json FILE        write that SQNR report as JSON (+INT)\n"
             "  --io T                    quantized program I/O: float (default: INT8 tensors whose float\n"
             "                            scale/zero point are in the sidecar; with +INT+FP the\n"
@@ -123,11 +136,13 @@ void cli_compile_help(FILE *out)
 }
 
 typedef struct compile_args {
-    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq, *lowering;
+    const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq, *lowering_arg,
+        *report_dot, *vela;
     bool report, verify_each, per_tensor, preserve_io, a16w8;
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
     long calib_samples;
+    uint32_t lowering; /* the target's TOSAC_LOWER_* choices */
 } compile_args;
 
 /* Options taking one string value, stored as given. */
@@ -144,7 +159,9 @@ static const struct {
     {"--calib-method", offsetof(compile_args, calib_method)},
     {"--io", offsetof(compile_args, io)},
     {"--emit-qdq", offsetof(compile_args, emit_qdq)},
-    {"--lowering", offsetof(compile_args, lowering)},
+    {"--lowering", offsetof(compile_args, lowering_arg)},
+    {"--report-dot", offsetof(compile_args, report_dot)},
+    {"--vela", offsetof(compile_args, vela)},
 };
 
 /* Options without a value. */
@@ -415,7 +432,7 @@ static void print_sqnr(const tosac_quant_report *r, tosac_quant_calib_method met
    (and, asked for, prints / writes the SQNR report). fp_allowed: the target has FP, so float I/O
    can be quantized inside the program. */
 static bool quantize(const compile_args *a, const char *path, bool fp_allowed, tosac_graph **g, tosac_diag *d,
-                     tosac_quant_report **rep)
+                     tosac_quant_report **rep, tosac_quant_iomap **keep_io)
 {
     const tosac_block *b = (*g)->regions[0]->blocks[0];
     uint32_t n_in = b->n_inputs;
@@ -479,9 +496,11 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     qo.per_tensor = a->per_tensor;
     qo.emit_qdq = a->emit_qdq;
     qo.a16w8 = a->a16w8;
+    /* --lowering replaces the target's own choices (checked in cli_compile) */
+    qo.lowering = a->lowering;
     const char *bad;
     size_t bad_len;
-    if (a->lowering) tosac_quant_lowering_parse(a->lowering, &qo.lowering, &bad, &bad_len); /* checked in cli_compile */
+    if (a->lowering_arg) tosac_quant_lowering_parse(a->lowering_arg, &qo.lowering, &bad, &bad_len);
     if (a->io && !strcmp(a->io, "uint8")) qo.io = TOSAC_QUANT_IO_UINT8;
     else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io && !a->a16w8)
         qo.io = TOSAC_QUANT_IO_FLOAT32;
@@ -499,10 +518,14 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     }
     tosac_graph_destroy(*g);
     *g = q;
+    if (keep_io) { /* a device target: the mapping goes into the artifact's manifest */
+        *keep_io = io;
+        io = NULL;
+    }
     size_t len = strlen(a->out) + 12;
     char *side = malloc(len);
     if (side) snprintf(side, len, "%s.quant.json", a->out);
-    ok = side && tosac_quant_iomap_write(io, side, d) == TOSAC_OK;
+    ok = !io || (side && tosac_quant_iomap_write(io, side, d) == TOSAC_OK);
     if (!ok) print_diag(side ? side : a->out, d);
     free(side);
     if (ok && a->report_json && *rep && tosac_quant_report_write_json(*rep, a->report_json, d) != TOSAC_OK) {
@@ -511,6 +534,25 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     }
     tosac_quant_iomap_free(io);
     return ok;
+}
+
+/* --target: a device from the target table (its profiles, extensions and lowering) or a
+   TOSA-1.0+... spec string. Returns CLI_PARSED, or CLI_EXIT_FAILURE after a usage error. */
+static int lookup_target(compile_args *a, uint32_t *profiles, uint32_t *extensions, const tosac_target_info **dev)
+{
+    static tosac_target_info spec;
+    const tosac_target_info *t = NULL;
+    tosac_diag *td = tosac_diag_create();
+    tosac_status ts = td ? tosac_target_lookup(a->target, &spec, &t, td) : TOSAC_ERR_NOMEM;
+    const char *msg = td && tosac_diag_count(td) ? tosac_diag_message(td, 0, NULL) : "out of memory";
+    int rc = ts != TOSAC_OK ? cli_usage_error(CMD, "%s", msg) : CLI_PARSED;
+    tosac_diag_destroy(td);
+    if (rc != CLI_PARSED) return rc;
+    *profiles = t->profiles;
+    *extensions = t->extensions;
+    a->lowering = t->lowering;
+    *dev = t->device ? t : NULL;
+    return CLI_PARSED;
 }
 
 int cli_compile(int argc, char **argv)
@@ -522,17 +564,18 @@ int cli_compile(int argc, char **argv)
     if (rc != CLI_PARSED) return rc;
     if (!a.out) return cli_usage_error(CMD, "missing -o MODEL.tosa");
     uint32_t profiles = TOSAC_PROFILE_FP, extensions = 0;
-    if (a.target) {
-        tosac_diag *td = tosac_diag_create();
-        tosac_status ts = td ? tosac_target_parse(a.target, &profiles, &extensions, td) : TOSAC_ERR_NOMEM;
-        const char *msg = td && tosac_diag_count(td) ? tosac_diag_message(td, 0, NULL) : "out of memory";
-        int bad = ts != TOSAC_OK ? cli_usage_error(CMD, "%s", msg) : 0;
-        tosac_diag_destroy(td);
-        if (bad) return bad;
-    }
+    const tosac_target_info *dev = NULL; /* an Ethos-U / Cortex-M target: quantize and partition */
+    if (a.target && lookup_target(&a, &profiles, &extensions, &dev) != CLI_PARSED) return CLI_EXIT_FAILURE;
     /* INT alone always quantizes; INT+FP when given calibration data (else it is the FP program
        with integer operators for the model's own integer computations) */
-    bool quant = (profiles & TOSAC_PROFILE_INT) && (!(profiles & TOSAC_PROFILE_FP) || a.n_calib);
+    bool quant = dev || ((profiles & TOSAC_PROFILE_INT) && (!(profiles & TOSAC_PROFILE_FP) || a.n_calib));
+    /* -o FILE.tosa with a device target: the whole program lowered for it, not partitioned */
+    size_t out_len = strlen(a.out);
+    bool artifact = dev && !(out_len > 5 && !strcmp(a.out + out_len - 5, ".tosa"));
+    if (!artifact && (a.report_dot || a.vela))
+        return cli_usage_error(CMD, "--report-dot and --vela need an Ethos-U or Cortex-M target and an artifact "
+                                    "directory as output (see 'tosac targets')");
+    if (a.vela && !dev->macs) return cli_usage_error(CMD, "--vela needs an Ethos-U target: %s has no NPU", dev->name);
     if (a.io && strcmp(a.io, "float") && strcmp(a.io, "int8") && strcmp(a.io, "uint8"))
         return cli_usage_error(CMD, "unknown --io '%s' (float, int8 or uint8)", a.io);
     if (!quant && (a.io || a.preserve_io || a.emit_qdq))
@@ -544,10 +587,10 @@ int cli_compile(int argc, char **argv)
     uint32_t lowering;
     const char *bad;
     size_t bad_len;
-    if (a.lowering && !tosac_quant_lowering_parse(a.lowering, &lowering, &bad, &bad_len))
+    if (a.lowering_arg && !tosac_quant_lowering_parse(a.lowering_arg, &lowering, &bad, &bad_len))
         return cli_usage_error(CMD, "unknown --lowering choice '%.*s' (all, none or a name from docs/QUANT.md)",
                                (int)bad_len, bad);
-    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json || a.lowering))
+    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json || a.lowering_arg))
         return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor, --report-json and "
                                     "--lowering apply to --target TOSA-1.0+INT only");
     tosac_quant_calib_method method = TOSAC_QUANT_CALIB_PERCENTILE;
@@ -572,6 +615,7 @@ int cli_compile(int argc, char **argv)
     tosac_onnx_model *m = NULL;
     tosac_graph *g = NULL;
     tosac_quant_report *qrep = NULL;
+    tosac_quant_iomap *qio = NULL;
     rc = CLI_EXIT_FAILURE;
     if (!d) {
         fprintf(stderr, "tosac: out of memory\n");
@@ -641,10 +685,12 @@ int cli_compile(int argc, char **argv)
         goto out;
     }
     double t_quant = now_ms();
-    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep)) goto out;
+    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep, artifact ? &qio : NULL)) goto out;
     t_quant = now_ms() - t_quant;
     double t_write = now_ms();
-    if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
+    if (artifact) { /* the artifact directory (docs/TARGETS.md) */
+        if (cli_artifact_compile(g, qio, dev, a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK) goto out;
+    } else if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
         print_diag(a.out, d);
         goto out;
     }
@@ -657,6 +703,7 @@ int cli_compile(int argc, char **argv)
     }
     rc = CLI_EXIT_OK;
 out:
+    tosac_quant_iomap_free(qio);
     tosac_quant_report_free(qrep);
     tosac_graph_destroy(g);
     tosac_onnx_model_destroy(m);

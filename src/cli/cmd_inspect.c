@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "tosac/target.h"
 #include "tosac/inspect.h"
 
 void cli_inspect_help(FILE *out)
@@ -12,6 +13,7 @@ void cli_inspect_help(FILE *out)
             "Summarises FILE: per region and block the inputs, outputs, tensors (type, shape, constant\n"
             "bytes, small constant values, variable flags), shape values and operators (operands and\n"
             "attributes), then totals: operators, tensors, parameter bytes and operator counts by type.\n"
+            "An artifact directory ('tosac compile --target ethos-...') gives its manifest and segments.\n"
             "\n"
             "options:\n"
             "  --json            print one JSON document instead (keys: version, regions[].blocks[]\n"
@@ -65,6 +67,7 @@ static int run(const char *cmd, void (*help)(FILE *), bool allow_json, int argc,
     if (rc != CLI_PARSED) return rc;
     if (a.out && !*a.out) return cli_usage_error(cmd, "empty output file name");
 
+    if (allow_json && tosac_artifact_is_dir(path)) return cli_artifact_inspect(path, a.json, a.out);
     tosac_graph *g = cli_read_graph(path, false);
     if (!g) return CLI_EXIT_FAILURE;
     char *text = !allow_json ? tosac_graph_print(g) : a.json ? tosac_inspect_json(g) : tosac_inspect_text(g);

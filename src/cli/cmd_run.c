@@ -26,6 +26,7 @@
 #include "tosac/quant.h"
 #include "tosac/onnx.h"
 #include "tosac/runtime.h"
+#include "tosac/target.h"
 #include "tosac/tosa_file.h"
 
 #define CMD "run"
@@ -41,7 +42,9 @@ void cli_run_help(FILE *out)
             "\n"
             "Validates MODEL (an .onnx model is first compiled in memory for TOSA-1.0+FP, as\n"
             "`tosac compile` does), plans its memory and runs it on the given inputs. Outputs are written\n"
-            "as DIR/<output name>.npy (with -o) or summarised on stdout.\n"
+            "as DIR/<output name>.npy (with -o) or summarised on stdout. MODEL may also be an artifact\n"
+            "directory ('tosac compile --target ethos-...'): its segments run in order, NPU ones on tosac's\n"
+            "runtime, and inputs/outputs use the manifest's scales as a .quant.json sidecar would.\n"
             "\n"
             "options:\n"
             "  -i, --input NAME=FILE   .npy file for graph input NAME (every input needs one)\n"
@@ -578,6 +581,8 @@ static int run_program(run_args *a, bool refmode)
     if (a->ifm_name.n != a->ifm_file.n) return fail("%s: ifm_name and ifm_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
     if (a->ofm_name.n != a->ofm_file.n) return fail("%s: ofm_name and ofm_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
     if (a->var_name.n != a->var_file.n) return fail("%s: variable_name and variable_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
+    if (!refmode && tosac_artifact_is_dir(model)) /* a partitioned artifact (docs/TARGETS.md) */
+        return cli_artifact_run(model, a->ifm_name.n, a->ifm_name.item, a->ifm_file.item, out_dir);
     if (out_dir && !refmode) {
         /* -o DIR is created when missing (one level, like mkdir): the parent must exist */
         struct stat st;
@@ -776,4 +781,22 @@ int cli_run(int argc, char **argv)
     }
     tosac_arena_deinit(&a.arena);
     return rc;
+}
+
+/* The artifact runner (artifact.c) reads and writes .npy files as `tosac run` does. */
+bool cli_run_load_npy(const char *path, const tosac_tensor_info *info, const tosac_quant_io *q, uint8_t **bytes,
+                      size_t *n, tosac_diag *d)
+{
+    return load_npy(path, "input", info, q, bytes, n, d);
+}
+
+bool cli_run_write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
+                       const tosac_quant_io *q, tosac_diag *d)
+{
+    return write_npy(path, info, bytes, n, q, d);
+}
+
+void cli_run_print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n, const tosac_quant_io *q)
+{
+    print_summary(info, bytes, n, q);
 }

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "tosac/target.h"
 #include "tosac/validate.h"
 
 #define CMD "validate"
@@ -16,7 +17,9 @@ void cli_validate_help(FILE *out)
             "\n"
             "Checks FILE against the TOSA 1.0 specification: file structure, operand counts, types and\n"
             "ranks, every statically checkable ERROR_IF rule, the selected profiles and extensions, and\n"
-            "the level limits.\n"
+            "the level limits. FILE may also be an artifact directory of 'tosac compile --target\n"
+            "ethos-...': every NPU segment must then be PRO-INT level 8K within every rule of the target,\n"
+            "every CPU segment valid TOSA, every segment input wired to an earlier output.\n"
             "\n"
             "options:\n"
             "  --profile P   INT, FP or INT+FP (default INT+FP). With --profile and no --ext, no\n"
@@ -179,6 +182,7 @@ int cli_validate(int argc, char **argv)
     if (a.level && !parse_level(a.level, &opts.level))
         return cli_usage_error(CMD, "bad --level '%s' (expected 8K or none)", a.level);
 
+    if (tosac_artifact_is_dir(path)) return cli_artifact_validate(path, a.quiet); /* docs/TARGETS.md */
     tosac_graph *g = cli_read_graph(path, a.quiet);
     if (!g) return CLI_EXIT_FAILURE;
     tosac_diag *d = tosac_diag_create();

@@ -6,6 +6,7 @@
  *   tosac print FILE [-o OUT]
  *   tosac run MODEL.tosa -i NAME=FILE.npy ... [-o DIR] [--profile] | tosac run --test_desc desc.json
  *   tosac ops [--markdown]
+ *   tosac targets [--json]
  *   tosac help [COMMAND] | tosac COMMAND --help | tosac --version
  *
  * Adding a command: write cli_<name>() and cli_<name>_help() in src/cli/cmd_<name>.c, declare them
@@ -31,6 +32,7 @@ static const cli_command k_commands[] = {
      cli_run},
     {"compile", "compile an ONNX model to a TOSA 1.0 program (.onnx -> .tosa)", cli_compile_help, cli_compile},
     {"ops", "list the TOSA 1.0 operators, operands and type-support rows", cli_ops_help, cli_ops},
+    {"targets", "list the deployment targets (Ethos-U, Cortex-M) and their settings", cli_targets_help, cli_targets},
 };
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])
 

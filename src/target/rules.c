@@ -1,0 +1,696 @@
+/*
+ * The Ethos-U operator rules (rules.def): one check per rule, each answering "does this rule keep
+ * operator n off the NPU?" for the operator in its current neighbourhood (who produces and reads
+ * its tensors, and where they run), so that RESCALE fusion can be modelled the way Vela does it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/encoding.h"
+#include "target/target_internal.h"
+
+#define MAX_AXIS 65536
+
+/* ---- helpers -------------------------------------------------------------------------------- */
+
+static bool ival(const tosac_value *v, uint64_t k, int64_t *out)
+{
+    return v && v->data && tosac_encoded_int(v->dtype, v->data, v->data_len, k, out);
+}
+
+/* Attribute `id` as `len` int32s, or NULL when absent or shorter. */
+static const int32_t *ints(const tosac_node *n, unsigned id, uint32_t len)
+{
+    const tosac_attr_val *a = &n->attr[id];
+    return a->present && a->data && a->len >= len ? a->data : NULL;
+}
+
+static bool is_int8_16(tosac_dtype t) { return t == TOSAC_DTYPE_INT8 || t == TOSAC_DTYPE_INT16; }
+static const tosac_value *in(const tosac_node *n, uint32_t k) { return k < n->n_inputs ? n->inputs[k] : NULL; }
+static const tosac_value *out0(const tosac_node *n) { return n->n_outputs ? n->outputs[0] : NULL; }
+static int64_t dim(const tosac_value *v, int32_t k) { return v && k >= 0 && k < v->rank ? v->shape[k] : 1; }
+
+/* Any input or output tensor (shape values aside) whose type satisfies pred. */
+static bool any_type(const tosac_node *n, bool (*pred)(tosac_dtype))
+{
+    for (uint32_t k = 0; k < n->n_inputs; k++)
+        if (!n->inputs[k]->is_shape && pred(n->inputs[k]->dtype)) return true;
+    for (uint32_t k = 0; k < n->n_outputs; k++)
+        if (pred(n->outputs[k]->dtype)) return true;
+    return false;
+}
+
+/* A constant tensor (the producer is CONST and the data is there). */
+static bool is_const(const place_ctx *c, const tosac_value *v)
+{
+    const tosac_node *p = v ? place_producer(c, v) : NULL;
+    return p && p->op == TOSAC_OP_CONST && v->data;
+}
+
+static bool is_bool(tosac_dtype t) { return t == TOSAC_DTYPE_BOOL; }
+
+static bool is_conv(uint32_t op)
+{
+    return op == TOSAC_OP_CONV2D || op == TOSAC_OP_DEPTHWISE_CONV2D || op == TOSAC_OP_TRANSPOSE_CONV2D ||
+           op == TOSAC_OP_CONV3D;
+}
+
+/* Data-layout operators (op_type.hpp:302-309): no scaling fuses into them. */
+static bool is_layout(uint32_t op)
+{
+    switch (op) {
+    case TOSAC_OP_CONCAT: case TOSAC_OP_RESHAPE: case TOSAC_OP_PAD: case TOSAC_OP_REVERSE: case TOSAC_OP_SLICE:
+    case TOSAC_OP_TILE: case TOSAC_OP_TRANSPOSE: case TOSAC_OP_IDENTITY: return true;
+    default: return false;
+    }
+}
+
+/* Kernel height and width of a convolution from its weights. */
+static void conv_kernel(const tosac_node *n, int64_t *kh, int64_t *kw)
+{
+    const tosac_value *w = in(n, 1);
+    int32_t h = n->op == TOSAC_OP_DEPTHWISE_CONV2D ? 0 : n->op == TOSAC_OP_CONV3D ? 2 : 1;
+    *kh = dim(w, h);
+    *kw = dim(w, h + 1);
+}
+
+/* A per-tensor RESCALE's multiplier / 2^shift: unit (== 1) or a power of two. */
+static bool rescale_factor(const tosac_node *r, bool *unit, bool *pow2)
+{
+    int64_t m, s;
+    if (!ival(in(r, 1), 0, &m) || !ival(in(r, 2), 0, &s) || m <= 0) return false;
+    *pow2 = (m & (m - 1)) == 0;
+    int shift = 0;
+    while ((1ll << shift) < m) shift++;
+    *unit = *pow2 && shift == s;
+    return true;
+}
+
+static bool per_channel(const tosac_node *r) { return r->attr[TOSAC_ATTR_RESCALE_per_channel].i != 0; }
+
+/* ETHOS_U.md §2 RESCALE: Vela fuses RESCALE r into its producer as output scaling unless the
+   rescaled tensor has another reader or is a graph output, its zero point is not 0, the producer
+   is data layout, SELECT or already scales (so two RESCALEs never merge), or the hardware
+   scaling rules refuse the result (gio:1309-1373, c55:159-199, c85:182-230). */
+static const tosac_node *fused_producer(const place_ctx *c, const tosac_node *r)
+{
+    const tosac_value *x = in(r, 0);
+    const tosac_node *p = x ? place_producer(c, x) : NULL;
+    int64_t zp;
+    if (!p || p->op == TOSAC_OP_CONST || c->where[p->index] != 1) return NULL;
+    if (c->is_output[x->index] || place_readers(c, x) != 1) return NULL;
+    if (!ival(in(r, 3), 0, &zp) || zp != 0) return NULL;
+    if (is_layout(p->op) || p->op == TOSAC_OP_SELECT || p->op == TOSAC_OP_RESCALE || p->op == TOSAC_OP_AVG_POOL2D ||
+        p->op == TOSAC_OP_TABLE)
+        return NULL;
+    bool conv_like = is_conv(p->op) || p->op == TOSAC_OP_MAX_POOL2D || (c->set == RS_U85 && p->op == TOSAC_OP_MATMUL);
+    if (per_channel(r)) return conv_like ? p : NULL;
+    if (conv_like || p->op == TOSAC_OP_MATMUL) return p;
+    bool unit = false, pow2 = false;
+    if (!rescale_factor(r, &unit, &pow2)) return NULL;
+    switch (p->op) {
+    case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM: case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT:
+    case TOSAC_OP_LOGICAL_LEFT_SHIFT: case TOSAC_OP_CLZ: case TOSAC_OP_INTDIV:
+        return unit ? p : NULL; /* unit OFM scaling only */
+    default:
+        /* other elementwise ops: any scaling when IFM and OFM are narrower than 32 bits, else
+           shift only */
+        if (tosac_dtype_bits(in(p, 0)->dtype) >= 32 && !pow2) return NULL;
+        return p;
+    }
+}
+
+/* Input-scaling fusion into the single reader (gio:1377-1498; c55:101-153 ADD/SUB only on U55,
+   c85:152-180 anything but DIV/MUL on U85), zero point 0 on the intermediate. */
+static const tosac_node *fused_consumer(const place_ctx *c, const tosac_node *r)
+{
+    const tosac_value *y = out0(r);
+    int64_t zp;
+    if (!y || c->is_output[y->index] || place_readers(c, y) != 1 || per_channel(r)) return NULL;
+    if (!ival(in(r, 4), 0, &zp) || zp != 0) return NULL;
+    const tosac_node *q = c->readers[c->reader_off[y->index]];
+    if (c->where[q->index] != 1 || is_layout(q->op) || q->op == TOSAC_OP_SELECT) return NULL;
+    if (c->set == RS_U55) return q->op == TOSAC_OP_ADD || q->op == TOSAC_OP_SUB ? q : NULL;
+    return q->op == TOSAC_OP_MUL || q->op == TOSAC_OP_INTDIV || !is_int8_16(in(r, 0)->dtype) ? NULL : q;
+}
+
+static const char *rescale_note(const place_ctx *c, const tosac_node *r)
+{
+    if (fused_producer(c, r)) return "fused into its producer as output scaling";
+    if (fused_consumer(c, r)) return "fused into its reader as input scaling";
+    tosac_dtype ti = in(r, 0)->dtype, to = out0(r)->dtype;
+    if (tosac_dtype_bits(ti) <= 16 && tosac_dtype_bits(to) <= 16) return "standalone: an AvgPool NOP pass";
+    if (c->set == RS_U55 && ti == TOSAC_DTYPE_INT32)
+        return "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)";
+    return "standalone";
+}
+
+/* Binary elementwise operators whose inputs are both broadcast (ETHOS_U.md §2 broadcast: U55 takes
+   one broadcast input; Vela materialises IFM0 with an extra ADD(0) first, gio:3192-3224). */
+static bool both_broadcast(const tosac_node *n)
+{
+    if (n->n_inputs != 2 || n->n_outputs != 1) return false;
+    switch (n->op) {
+    case TOSAC_OP_ADD: case TOSAC_OP_SUB: case TOSAC_OP_MUL: case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM:
+    case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT: case TOSAC_OP_LOGICAL_LEFT_SHIFT: break;
+    default: return false;
+    }
+    const tosac_value *y = out0(n);
+    bool b[2] = {false, false};
+    for (int k = 0; k < 2; k++)
+        for (int32_t j = 0; j < y->rank; j++) b[k] |= dim(n->inputs[k], j) != y->shape[j];
+    return b[0] && b[1];
+}
+
+const char *target_op_note(const place_ctx *c, const tosac_node *n)
+{
+    if (n->op == TOSAC_OP_RESCALE) return rescale_note(c, n);
+    if (c->set == RS_U55 && both_broadcast(n)) return "both inputs broadcast: Vela first materialises one with an ADD(0)";
+    return NULL;
+}
+
+/* ---- the rules ------------------------------------------------------------------------------ */
+
+static bool rule_FLOAT_TYPE(const place_ctx *c, const tosac_node *n) { (void)c; return any_type(n, tosac_dtype_is_float); }
+
+static bool rule_RANK(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    for (uint32_t k = 0; k < n->n_inputs; k++)
+        if (!n->inputs[k]->is_shape && n->inputs[k]->rank > 6) return true;
+    for (uint32_t k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k]->rank > 6) return true;
+    return false;
+}
+
+static bool rule_LEVEL_8K(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    const int64_t max = 8192;
+    if (is_conv(n->op) || n->op == TOSAC_OP_AVG_POOL2D || n->op == TOSAC_OP_MAX_POOL2D) {
+        bool pool = !is_conv(n->op);
+        int64_t kh = 1, kw = 1;
+        const int32_t *k = pool ? ints(n, TOSAC_ATTR_AVG_POOL2D_kernel, 2) : NULL;
+        if (pool && k) kh = k[0], kw = k[1];
+        else if (!pool) conv_kernel(n, &kh, &kw);
+        const int32_t *dl = !pool && n->op != TOSAC_OP_TRANSPOSE_CONV2D ? ints(n, TOSAC_ATTR_CONV2D_dilation, 2) : NULL;
+        if (kh * (dl ? dl[0] : 1) > max || kw * (dl ? dl[1] : 1) > max) return true;
+        const tosac_attr_val *st = &n->attr[pool ? TOSAC_ATTR_AVG_POOL2D_stride : TOSAC_ATTR_CONV2D_stride];
+        for (uint32_t j = 0; st->present && j < st->len; j++)
+            if (((const int32_t *)st->data)[j] > max) return true;
+        const tosac_attr_val *pd = &n->attr[pool ? TOSAC_ATTR_AVG_POOL2D_pad
+                                                 : n->op == TOSAC_OP_TRANSPOSE_CONV2D ? TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad
+                                                                                      : TOSAC_ATTR_CONV2D_pad];
+        for (uint32_t j = 0; pd->present && j < pd->len; j++)
+            if (((const int32_t *)pd->data)[j] > max) return true;
+    }
+    if (n->op == TOSAC_OP_RESIZE) {
+        int64_t s[4];
+        for (int j = 0; j < 4; j++)
+            if (!ival(in(n, 1), (uint64_t)j, &s[j])) return false;
+        return s[0] > 256 * s[1] || s[2] > 256 * s[3];
+    }
+    return false;
+}
+
+static bool rule_CUSTOM(const place_ctx *c, const tosac_node *n) { (void)c; return n->op == TOSAC_OP_CUSTOM || !tosac_op_valid(n->op); }
+
+static bool rule_CONTROL_FLOW(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_COND_IF || n->op == TOSAC_OP_WHILE_LOOP;
+}
+
+static bool rule_VARIABLE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_VARIABLE || n->op == TOSAC_OP_VARIABLE_READ || n->op == TOSAC_OP_VARIABLE_WRITE;
+}
+
+static bool rule_U55_UNSUPPORTED_OP(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    switch (n->op) {
+    case TOSAC_OP_EQUAL: case TOSAC_OP_GREATER: case TOSAC_OP_GREATER_EQUAL: case TOSAC_OP_SELECT:
+    case TOSAC_OP_LOGICAL_AND: case TOSAC_OP_LOGICAL_OR: case TOSAC_OP_LOGICAL_XOR: case TOSAC_OP_LOGICAL_NOT:
+    case TOSAC_OP_BITWISE_AND: case TOSAC_OP_BITWISE_OR: case TOSAC_OP_BITWISE_XOR: case TOSAC_OP_BITWISE_NOT:
+    case TOSAC_OP_INTDIV: case TOSAC_OP_LOGICAL_RIGHT_SHIFT: case TOSAC_OP_GATHER: case TOSAC_OP_SCATTER:
+    case TOSAC_OP_REDUCE_ALL: case TOSAC_OP_REDUCE_ANY: return true;
+    default: return false;
+    }
+}
+
+static bool rule_U55_BOOL(const place_ctx *c, const tosac_node *n) { (void)c; return any_type(n, is_bool); }
+
+static bool rule_BOUNDARY_TYPE(const place_ctx *c, const tosac_node *n)
+{
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const tosac_value *v = n->inputs[k];
+        const tosac_node *p = place_producer(c, v);
+        if (v->is_shape || is_int8_16(v->dtype) || (p && p->op == TOSAC_OP_CONST)) continue;
+        if (!p || c->where[p->index] == 0) return true;
+    }
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        const tosac_value *v = n->outputs[k];
+        if (is_int8_16(v->dtype)) continue;
+        if (c->is_output[v->index]) return true;
+        for (uint32_t j = c->reader_off[v->index]; j < c->reader_off[v->index + 1]; j++)
+            if (c->where[c->readers[j]->index] == 0) return true;
+    }
+    return false;
+}
+
+static bool rule_ELEMENTWISE_TYPE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    switch (n->op) {
+    case TOSAC_OP_CLZ: case TOSAC_OP_LOGICAL_LEFT_SHIFT:
+        return in(n, 0)->dtype != TOSAC_DTYPE_INT32 || out0(n)->dtype != TOSAC_DTYPE_INT32;
+    case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT: return in(n, 0)->dtype != TOSAC_DTYPE_INT32;
+    default: return false;
+    }
+}
+
+static bool rule_SHIFT_ROUND(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_ARITHMETIC_RIGHT_SHIFT && !n->attr[TOSAC_ATTR_ARITHMETIC_RIGHT_SHIFT_round].i;
+}
+
+static bool rule_CONV_KERNEL(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (!is_conv(n->op)) return false;
+    int64_t kh, kw;
+    conv_kernel(n, &kh, &kw);
+    return kh > 64 || kh * kw > 4096;
+}
+
+static bool rule_CONV_STRIDE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_CONV2D && n->op != TOSAC_OP_DEPTHWISE_CONV2D) return false;
+    const int32_t *st = ints(n, TOSAC_ATTR_CONV2D_stride, 2), *pd = ints(n, TOSAC_ATTR_CONV2D_pad, 4),
+                  *dl = ints(n, TOSAC_ATTR_CONV2D_dilation, 2);
+    if (!st || (st[0] <= 3 && st[1] <= 3)) return false;
+    bool padded = pd && (pd[0] || pd[1] || pd[2] || pd[3]);
+    bool dilated = dl && (dl[0] != 1 || dl[1] != 1);
+    return padded || dilated;
+}
+
+static bool rule_CONV_AXIS(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (!is_conv(n->op)) return false;
+    const tosac_value *x = in(n, 0);
+    if (dim(x, x->rank - 1) > MAX_AXIS) return true;
+    return n->op == TOSAC_OP_DEPTHWISE_CONV2D && (dim(x, 1) > MAX_AXIS || dim(x, 2) > MAX_AXIS);
+}
+
+static bool rule_CONV_WEIGHTS_CONST(const place_ctx *c, const tosac_node *n)
+{
+    if (!is_conv(n->op)) return false;
+    if (c->set == RS_U55) return !is_const(c, in(n, 1));
+    if (n->op != TOSAC_OP_TRANSPOSE_CONV2D && n->op != TOSAC_OP_CONV3D) return false;
+    return !is_const(c, in(n, 1)) || !is_const(c, in(n, 2));
+}
+
+static bool rule_CONV_WEIGHT_SUM(const place_ctx *c, const tosac_node *n)
+{
+    const tosac_value *w = in(n, 1);
+    if (!is_conv(n->op) || !is_const(c, w)) return false;
+    int64_t wzp = 0, nel = tosac_value_nelem(w), v;
+    ival(in(n, 4), 0, &wzp);
+    /* output channel of element k: the first axis, or the last two together for depthwise */
+    int64_t oc = n->op == TOSAC_OP_DEPTHWISE_CONV2D ? dim(w, 2) * dim(w, 3) : dim(w, 0);
+    if (oc <= 0 || nel <= 0) return false;
+    int64_t *sum = calloc((size_t)oc, sizeof *sum);
+    if (!sum) return false; /* cannot tell; Vela will say */
+    bool over = false;
+    for (int64_t k = 0; k < nel && ival(w, (uint64_t)k, &v); k++) {
+        int64_t ch = n->op == TOSAC_OP_DEPTHWISE_CONV2D ? k % oc : k / (nel / oc);
+        sum[ch] += v > wzp ? v - wzp : wzp - v;
+    }
+    for (int64_t ch = 0; ch < oc; ch++) over |= sum[ch] > 127ll * 65536;
+    free(sum);
+    return over;
+}
+
+static bool rule_CONV_BIAS_40BIT(const place_ctx *c, const tosac_node *n)
+{
+    const tosac_value *b = in(n, 2);
+    if (!is_conv(n->op) || !is_const(c, b) || b->dtype != TOSAC_DTYPE_INT48) return false;
+    int64_t v, nel = tosac_value_nelem(b);
+    for (int64_t k = 0; k < nel && ival(b, (uint64_t)k, &v); k++)
+        if (v >= (1ll << 39) || v < -(1ll << 39)) return true;
+    return false;
+}
+
+static bool rule_CONV_INT16_RESCALE(const place_ctx *c, const tosac_node *n)
+{
+    if (!is_conv(n->op) || in(n, 0)->dtype != TOSAC_DTYPE_INT16) return false;
+    const tosac_value *y = out0(n);
+    if (c->is_output[y->index] || place_readers(c, y) != 1) return true;
+    const tosac_node *r = c->readers[c->reader_off[y->index]];
+    return r->op != TOSAC_OP_RESCALE || c->where[r->index] != 1 || fused_producer(c, r) != n;
+}
+
+static bool rule_CONV3D_U55(const place_ctx *c, const tosac_node *n) { (void)c; return n->op == TOSAC_OP_CONV3D; }
+
+static bool rule_TRANSPOSE_CONV_STRIDE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_TRANSPOSE_CONV2D) return false;
+    const int32_t *st = ints(n, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 2);
+    if (!st) return false;
+    int64_t kh, kw;
+    conv_kernel(n, &kh, &kw);
+    const tosac_value *x = in(n, 0);
+    if ((st[0] == 1 && st[1] == 1) || (st[0] == 2 && st[1] == 2)) return false;
+    if (st[0] == 1 && st[1] == 2) return !(dim(x, 1) == 1 && kh == 1);
+    if (st[0] == 2 && st[1] == 1) return !(dim(x, 2) == 1 && kw == 1);
+    return true;
+}
+
+static bool rule_MATMUL_INT16(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_MATMUL && in(n, 0)->dtype == TOSAC_DTYPE_INT16;
+}
+
+static bool rule_MATMUL_AXIS(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_MATMUL && (dim(in(n, 0), 2) > MAX_AXIS || dim(in(n, 1), 2) > MAX_AXIS);
+}
+
+static bool rule_AVG_POOL_BATCH(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_AVG_POOL2D && dim(in(n, 0), 0) != 1;
+}
+
+static bool pool_padded(const tosac_node *n)
+{
+    const int32_t *pd = ints(n, TOSAC_ATTR_AVG_POOL2D_pad, 4);
+    return pd && (pd[0] || pd[1] || pd[2] || pd[3]);
+}
+
+static bool rule_AVG_POOL_PAD_KERNEL(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    const int32_t *k = ints(n, TOSAC_ATTR_AVG_POOL2D_kernel, 2);
+    return n->op == TOSAC_OP_AVG_POOL2D && k && pool_padded(n) && (k[0] > 8 || k[1] > 8);
+}
+
+static bool rule_POOL_KERNEL(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_MAX_POOL2D && !(n->op == TOSAC_OP_AVG_POOL2D && !pool_padded(n))) return false;
+    const int32_t *k = ints(n, TOSAC_ATTR_AVG_POOL2D_kernel, 2);
+    return k && (k[0] > 256 || (int64_t)k[0] * k[1] > 65536);
+}
+
+static bool rule_POOL_STRIDE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_MAX_POOL2D && n->op != TOSAC_OP_AVG_POOL2D) return false;
+    const int32_t *st = ints(n, TOSAC_ATTR_AVG_POOL2D_stride, 2);
+    return st && (st[0] > 3 || st[1] > 3);
+}
+
+static bool rule_POOL_AXIS(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    const tosac_value *x = in(n, 0);
+    return n->op == TOSAC_OP_AVG_POOL2D && (dim(x, 1) > MAX_AXIS || dim(x, 2) > MAX_AXIS || dim(x, 3) > MAX_AXIS);
+}
+
+static bool rule_REDUCE_SUM_AXES(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_REDUCE_SUM) return false;
+    const tosac_value *x = in(n, 0);
+    int32_t axis = (int32_t)n->attr[TOSAC_ATTR_REDUCE_SUM_axis].i;
+    if (dim(x, axis) > MAX_AXIS) return true;
+    if (axis == x->rank - 1) return false;
+    int64_t before = 1, after = 1;
+    for (int32_t k = 0; k < x->rank; k++) {
+        if (k < axis) before *= x->shape[k];
+        if (k > axis) after *= x->shape[k];
+        if (before > MAX_AXIS || after > MAX_AXIS) return true;
+    }
+    return false;
+}
+
+static bool rule_REDUCE_MINMAX_TYPE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return (n->op == TOSAC_OP_REDUCE_MAX || n->op == TOSAC_OP_REDUCE_MIN) && !is_int8_16(in(n, 0)->dtype);
+}
+
+static bool rule_ARGMAX_U55(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_ARGMAX) return false;
+    const tosac_value *x = in(n, 0);
+    int32_t axis = (int32_t)n->attr[TOSAC_ATTR_ARGMAX_axis].i;
+    if (axis != x->rank - 1 || x->dtype != TOSAC_DTYPE_INT8 || dim(x, axis) > 127 || x->rank > 4) return true;
+    if (x->rank == 4 && x->shape[0] != 1) return true;
+    return dim(x, x->rank - 2) * dim(x, x->rank - 3) > MAX_AXIS;
+}
+
+static bool rule_ARGMAX_U85(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_ARGMAX && dim(in(n, 0), (int32_t)n->attr[TOSAC_ATTR_ARGMAX_axis].i) > 32768;
+}
+
+static bool rule_TABLE_INT16(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    return n->op == TOSAC_OP_TABLE && in(n, 0)->dtype == TOSAC_DTYPE_INT16;
+}
+
+/* RESIZE operands: scale [yn, yd, xn, xd], offset [y, x], border [y, x]; false when not constant. */
+static bool resize_params(const tosac_node *n, int64_t s[4], int64_t o[2])
+{
+    for (int j = 0; j < 4; j++)
+        if (!ival(in(n, 1), (uint64_t)j, &s[j]) || (j % 2 && s[j] <= 0)) return false;
+    return ival(in(n, 2), 0, &o[0]) && ival(in(n, 2), 1, &o[1]);
+}
+
+/* An IFM of 1x1 is rewritten to a broadcast ADD (gio:3021-3049): every rule below is moot. */
+static bool resize_broadcast(const tosac_node *n) { return dim(in(n, 0), 1) == 1 && dim(in(n, 0), 2) == 1; }
+
+static bool rule_RESIZE_SCALE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    int64_t s[4], o[2];
+    if (n->op != TOSAC_OP_RESIZE || resize_broadcast(n)) return false;
+    if (!resize_params(n, s, o)) return true;
+    for (int a = 0; a < 2; a++) {
+        int64_t num = s[2 * a], den = s[2 * a + 1];
+        if (num % den) return true;
+        int64_t r = num / den;
+        if (r != 2 && r != 4 && r != 8) return true;
+    }
+    return false;
+}
+
+static bool rule_RESIZE_MODE(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    int64_t s[4], o[2];
+    if (n->op != TOSAC_OP_RESIZE || resize_broadcast(n)) return false;
+    if (n->attr[TOSAC_ATTR_RESIZE_mode].i != TOSAC_RESIZE_NEAREST || !resize_params(n, s, o)) return true;
+    for (int a = 0; a < 2; a++) {
+        int64_t num = s[2 * a], den = s[2 * a + 1];
+        /* Vela's half-pixel-centre pattern: scale_d = 2, n even, offset -(n/2 - 1); its
+           align-corners pattern cannot arise for a power-of-two upscale of the whole map, so
+           nothing else is accepted */
+        if (den != 2 || num % 2 || o[a] != -(num / 2 - 1)) return true;
+    }
+    return false;
+}
+
+static bool rule_CAST_U55(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_CAST) return false;
+    tosac_dtype ti = in(n, 0)->dtype, to = out0(n)->dtype;
+    return ti == TOSAC_DTYPE_BOOL || to == TOSAC_DTYPE_BOOL || (ti == TOSAC_DTYPE_INT32 && tosac_dtype_bits(to) < 32);
+}
+
+static bool rule_TRANSPOSE_U55(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_TRANSPOSE) return false;
+    const tosac_value *x = in(n, 0);
+    for (int32_t k = 0; k < x->rank; k++)
+        if (x->shape[k] > MAX_AXIS) return true;
+    if (x->dtype == TOSAC_DTYPE_INT32) return x->rank > 4;
+    /* NHWC view with leading ones */
+    int64_t d4[4] = {1, 1, 1, 1};
+    for (int32_t k = 0; k < x->rank && x->rank <= 4; k++) d4[4 - x->rank + k] = x->shape[k];
+    bool fits = x->rank <= 4 && d4[0] * d4[1] <= MAX_AXIS && d4[2] <= MAX_AXIS && d4[3] <= MAX_AXIS;
+    return !fits && tosac_value_nelem(x) > MAX_AXIS;
+}
+
+static bool rule_REVERSE_U55(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    if (n->op != TOSAC_OP_REVERSE) return false;
+    const tosac_value *x = in(n, 0);
+    int32_t axis = (int32_t)n->attr[TOSAC_ATTR_REVERSE_axis].i;
+    return !is_int8_16(x->dtype) || x->rank < 3 || (axis != x->rank - 3 && axis != x->rank - 2);
+}
+
+static bool rule_DATA_TYPE_U55(const place_ctx *c, const tosac_node *n)
+{
+    (void)c;
+    tosac_dtype t = out0(n) ? out0(n)->dtype : TOSAC_DTYPE_UNKNOWN;
+    bool i8_32 = t == TOSAC_DTYPE_INT8 || t == TOSAC_DTYPE_INT16 || t == TOSAC_DTYPE_INT32;
+    switch (n->op) {
+    case TOSAC_OP_CONCAT: case TOSAC_OP_PAD: case TOSAC_OP_RESHAPE: case TOSAC_OP_SLICE: case TOSAC_OP_TILE: return !i8_32;
+    case TOSAC_OP_IDENTITY: return !i8_32 && t != TOSAC_DTYPE_INT48;
+    default: return false;
+    }
+}
+
+static bool rule_RESCALE_INT48(const place_ctx *c, const tosac_node *n)
+{
+    return n->op == TOSAC_OP_RESCALE && in(n, 0)->dtype == TOSAC_DTYPE_INT48 && !fused_producer(c, n);
+}
+
+static bool rule_RESCALE_PER_CHANNEL(const place_ctx *c, const tosac_node *n)
+{
+    return n->op == TOSAC_OP_RESCALE && per_channel(n) && tosac_dtype_bits(in(n, 0)->dtype) <= 16 &&
+           !fused_producer(c, n);
+}
+
+static bool rule_RESCALE_U16_U85(const place_ctx *c, const tosac_node *n)
+{
+    return n->op == TOSAC_OP_RESCALE && n->attr[TOSAC_ATTR_RESCALE_input_unsigned].i &&
+           in(n, 0)->dtype == TOSAC_DTYPE_INT16 && !fused_producer(c, n) && !fused_consumer(c, n);
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+typedef bool (*rule_fn)(const place_ctx *c, const tosac_node *n);
+#define RULE_FN_OP(ID) rule_##ID
+#define RULE_FN_NEIGHBOURS(ID) rule_##ID
+#define RULE_FN_GRAPH(ID) NULL
+#define RULE_NB_OP false
+#define RULE_NB_NEIGHBOURS true
+#define RULE_NB_GRAPH false
+
+static const struct {
+    const char *name;
+    unsigned sets;
+    rule_fn check;
+    bool neighbours;
+    const char *text;
+} k_rules[] = {
+#define TARGET_RULE(ID, SETS, KIND, TEXT) {#ID, SETS, RULE_FN_##KIND(ID), RULE_NB_##KIND, TEXT},
+#include "target/rules.def"
+#undef TARGET_RULE
+};
+
+int tosac_rule_count(void) { return RULE_COUNT; }
+const char *tosac_rule_name(int rule) { return rule >= 0 && rule < RULE_COUNT ? k_rules[rule].name : "NONE"; }
+const char *tosac_rule_text(int rule) { return rule >= 0 && rule < RULE_COUNT ? k_rules[rule].text : "runs on the NPU"; }
+
+int tosac_rule_find(const char *name)
+{
+    for (int k = 0; name && k < RULE_COUNT; k++)
+        if (!strcasecmp(k_rules[k].name, name)) return k;
+    return TOSAC_RULE_NONE;
+}
+
+int target_rule_check(const place_ctx *c, const tosac_node *n, bool neighbours_only)
+{
+    for (int k = 0; k < RULE_COUNT; k++)
+        if ((k_rules[k].sets & c->set) && k_rules[k].check && (!neighbours_only || k_rules[k].neighbours) &&
+            k_rules[k].check(c, n))
+            return k;
+    return TOSAC_RULE_NONE;
+}
+
+unsigned target_rule_bits(tosac_rule_set s) { return s == TOSAC_RULES_U55 ? RS_U55 : s == TOSAC_RULES_U85 ? RS_U85 : 0; }
+
+/* ---- reader lists --------------------------------------------------------------------------- */
+
+bool place_ctx_init(place_ctx *c, const tosac_block *b, unsigned set)
+{
+    memset(c, 0, sizeof *c);
+    c->b = b;
+    c->set = set;
+    uint32_t nt = b->n_tensors, total = 0;
+    c->where = malloc(b->n_nodes ? b->n_nodes : 1);
+    c->reader_off = calloc(nt + 1, sizeof *c->reader_off);
+    c->is_output = calloc(nt ? nt : 1, sizeof *c->is_output);
+    c->producer = calloc(nt ? nt : 1, sizeof *c->producer);
+    if (!c->where || !c->reader_off || !c->is_output || !c->producer) return false;
+    for (uint32_t k = 0; k < b->n_nodes; k++) {
+        const tosac_node *n = b->nodes[k];
+        c->where[k] = n->op == TOSAC_OP_CONST || n->op == TOSAC_OP_CONST_SHAPE ? -1 : 1;
+        for (uint32_t j = 0; j < n->n_outputs; j++)
+            if (!n->outputs[j]->is_shape && n->outputs[j]->index < nt && !c->producer[n->outputs[j]->index])
+                c->producer[n->outputs[j]->index] = b->nodes[k];
+        for (uint32_t j = 0; j < n->n_inputs; j++)
+            if (!n->inputs[j]->is_shape && n->inputs[j]->index < nt) c->reader_off[n->inputs[j]->index + 1]++, total++;
+    }
+    for (uint32_t k = 0; k < nt; k++) c->reader_off[k + 1] += c->reader_off[k];
+    c->readers = malloc((total ? total : 1) * sizeof *c->readers);
+    uint32_t *fill = calloc(nt ? nt : 1, sizeof *fill);
+    if (!c->readers || !fill) {
+        free(fill);
+        return false;
+    }
+    for (uint32_t k = 0; k < b->n_nodes; k++) {
+        tosac_node *n = b->nodes[k];
+        for (uint32_t j = 0; j < n->n_inputs; j++) {
+            const tosac_value *v = n->inputs[j];
+            if (v->is_shape || v->index >= nt) continue;
+            /* an operator reading a tensor twice counts once */
+            bool seen = false;
+            for (uint32_t r = c->reader_off[v->index]; r < c->reader_off[v->index] + fill[v->index]; r++)
+                seen |= c->readers[r] == n;
+            if (!seen) c->readers[c->reader_off[v->index] + fill[v->index]++] = n;
+        }
+    }
+    /* close the gaps left by repeated reads: readers of tensor i are the first fill[i] slots */
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < nt; k++) {
+        uint32_t start = c->reader_off[k];
+        c->reader_off[k] = w;
+        for (uint32_t r = 0; r < fill[k]; r++) c->readers[w++] = c->readers[start + r];
+    }
+    c->reader_off[nt] = w;
+    free(fill);
+    for (uint32_t k = 0; k < b->n_outputs; k++)
+        if (b->outputs[k]->index < nt && !b->outputs[k]->is_shape) c->is_output[b->outputs[k]->index] = true;
+    return true;
+}
+
+void place_ctx_free(place_ctx *c)
+{
+    free(c->where);
+    free(c->reader_off);
+    free(c->readers);
+    free(c->is_output);
+    free(c->producer);
+    memset(c, 0, sizeof *c);
+}
+
+uint32_t place_readers(const place_ctx *c, const tosac_value *v)
+{
+    return v->index < c->b->n_tensors ? c->reader_off[v->index + 1] - c->reader_off[v->index] : 0;
+}
+
+tosac_node *place_producer(const place_ctx *c, const tosac_value *v)
+{
+    return !v->is_shape && v->index < c->b->n_tensors ? c->producer[v->index] : NULL;
+}
