@@ -30,6 +30,7 @@ check "--emit-qdq aimed at the model: refused, model intact" '[ $? -eq 1 ] && gr
 check "-o aimed at a file of the calibration folder: refused" '[ $? -eq 1 ] && grep -q "never writes over its inputs" e5.txt && cmp -s calib/b.npy in.orig'
 "$TOSAC" compile m.onnx -o m.onnx.quant.json.tosa $INT --report-json m.onnx.quant.json.tosa.quant.json 2> e6.txt
 check "two outputs that are one file: refused" '[ $? -eq 1 ] && grep -q "is also the output" e6.txt && no_temps'
+cp m.orig m.onnx && cp in.orig calib/a.npy && cp in.orig calib/b.npy # so that a failure above spoils no later case
 "$TOSAC" compile m.onnx -o fp.tosa || exit 1
 cp fp.tosa fp.orig
 for cmd in inspect print; do
@@ -57,15 +58,21 @@ check "a failed INT compile leaves no sidecar" '[ $? -eq 1 ] && [ ! -e d.tosa.qu
 check "errors creating a file give the OS reason" '[ $? -eq 1 ] && grep -q "No such file or directory" e11.txt'
 "$TOSAC" run fp.tosa -i x=in.npy -o no/such 2> e12.txt
 check "run -o DIR that cannot be made gives the OS reason" '[ $? -eq 3 ] && grep -q "No such file or directory" e12.txt'
-if [ "$(id -u)" = 0 ] && [ -c /dev/null ] && [ -c /dev/full ]; then
-    "$TOSAC" compile m.onnx -o /dev/null $INT > /dev/null 2>&1
-    check "root: compile -o /dev/null writes the device in place, no sidecar in /dev" \
-        '[ $? -eq 0 ] && [ -c /dev/null ] && [ ! -e /dev/null.quant.json ] && ! ls /dev | grep -q "null\.tmp-"'
-    "$TOSAC" inspect fp.tosa -o /dev/full 2> e13.txt
-    check "root: inspect -o /dev/full fails with the OS reason and keeps /dev/full" \
-        '[ $? -eq 1 ] && grep -q "No space left on device" e13.txt && [ -c /dev/full ]'
+# Device nodes made here (mknod, root only) first, so that a regression replaces or deletes these
+# and not the machine's; the real /dev/full only once they behaved.
+if [ "$(id -u)" = 0 ] && mknod nulldev c 1 3 && mknod fulldev c 1 7; then
+    "$TOSAC" compile m.onnx -o nulldev $INT > /dev/null 2>&1
+    check "root: compile -o a null device writes it in place, no sidecar next to it" \
+        '[ $? -eq 0 ] && [ -c nulldev ] && [ ! -e nulldev.quant.json ] && no_temps'
+    "$TOSAC" inspect fp.tosa -o fulldev 2> e13.txt
+    check "root: inspect -o a full device fails with the OS reason and keeps the device" \
+        '[ $? -eq 1 ] && grep -q "No space left on device" e13.txt && [ -c fulldev ]'
+    if [ -c nulldev ] && [ -c fulldev ] && [ -c /dev/full ]; then
+        "$TOSAC" inspect fp.tosa -o /dev/full 2> e14.txt
+        check "root: inspect -o /dev/full keeps /dev/full" '[ $? -eq 1 ] && grep -q "No space left" e14.txt && [ -c /dev/full ]'
+    fi
 else
-    echo "FAIL the device cases need root and /dev/null, /dev/full"
+    echo "FAIL the device cases need root (mknod)"
     fails=$((fails + 1))
 fi
 
