@@ -53,6 +53,7 @@ struct tosac_outset {
    at once still removes them on failure, only a signal may leave the extra ones behind. */
 #define LIVE_MAX 256
 static _Atomic(out_entry *) g_live[LIVE_MAX];
+static const int k_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void live_add(out_entry *e)
 {
@@ -79,6 +80,15 @@ static const out_entry *live_find(const char *tmp)
     return NULL;
 }
 
+/* Holds the handled signals back (until the mask in *old is restored). */
+static void block_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t k = 0; k < sizeof k_signals / sizeof k_signals[0]; k++) sigaddset(&block, k_signals[k]);
+    sigprocmask(SIG_BLOCK, &block, old);
+}
+
 static void on_signal(int sig)
 {
     for (size_t k = 0; k < LIVE_MAX; k++) {
@@ -92,15 +102,14 @@ static void on_signal(int sig)
 
 void tosac_outfile_catch_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+    for (size_t k = 0; k < sizeof k_signals / sizeof k_signals[0]; k++) {
         struct sigaction old, sa;
-        if (sigaction(sigs[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+        if (sigaction(k_signals[k], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sa.sa_flags = SA_RESETHAND;
         sigemptyset(&sa.sa_mask);
-        sigaction(sigs[k], &sa, NULL);
+        sigaction(k_signals[k], &sa, NULL);
     }
 }
 
@@ -116,8 +125,9 @@ static void free_str(char *s)
 static void entry_drop_tmp(out_entry *e, bool remove)
 {
     if (!e->tmp) return;
-    live_remove(e);
+    /* unlinked while still listed: a signal in between finds nothing left to remove */
     if (remove) unlink(e->tmp);
+    live_remove(e);
     free_str(e->tmp);
     e->tmp = NULL;
 }
@@ -239,27 +249,32 @@ static tosac_status make_temp(out_entry *e, tosac_diag *d)
     size_t cap = strlen(e->dest) + 48;
     char *tmp = tosac_malloc(cap);
     if (!tmp) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    /* the handled signals wait while the file exists but is not listed yet */
+    sigset_t old;
+    block_signals(&old);
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
         snprintf(tmp, cap, "%s.tmp-%ld-%u", e->dest, (long)getpid(), atomic_fetch_add(&counter, 1u));
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
-    if (fd < 0) {
-        int err = errno;
-        tosac_free(tmp, cap);
-        return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot create a temporary file next to it: %s", e->path,
-                              strerror(err));
+    int err = errno;
+    /* exact-size copy so that every string of the set is freed as strlen + 1 */
+    if (fd >= 0 && !(e->tmp = tosac_strdup(tmp))) {
+        unlink(tmp);
+        err = ENOMEM;
+    }
+    if (e->tmp) live_add(e);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    tosac_free(tmp, cap);
+    if (!e->tmp) {
+        if (fd >= 0) close(fd);
+        return tosac_diag_add(d, err == ENOMEM ? TOSAC_ERR_NOMEM : TOSAC_ERR_IO,
+                              "%s: cannot create a temporary file next to it: %s", e->path, strerror(err));
     }
     struct stat st;
     if (e->id.exists && stat(e->dest, &st) == 0) (void)fchmod(fd, st.st_mode & 07777);
     close(fd);
-    /* exact-size copy so that every string of the set is freed as strlen + 1 */
-    e->tmp = tosac_strdup(tmp);
-    if (!e->tmp) unlink(tmp);
-    tosac_free(tmp, cap);
-    if (!e->tmp) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    live_add(e);
     return TOSAC_OK;
 }
 
@@ -298,20 +313,25 @@ tosac_status tosac_outset_add_stale(tosac_outset *s, const char *path, tosac_dia
 tosac_status tosac_outset_commit(tosac_outset *s, tosac_diag *d)
 {
     if (!s) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_outset_commit: no set");
-    for (size_t k = 0; k < s->n_outs; k++) {
+    /* a signal waits for the whole commit: not some outputs renamed and the others removed */
+    sigset_t old;
+    block_signals(&old);
+    tosac_status r = TOSAC_OK;
+    for (size_t k = 0; k < s->n_outs && r == TOSAC_OK; k++) {
         const out_entry *e = s->outs[k];
         if (e->kind == OUT_STALE && unlink(e->path) != 0 && errno != ENOENT)
-            return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot remove this stale file: %s", e->path, strerror(errno));
+            r = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot remove this stale file: %s", e->path, strerror(errno));
     }
-    for (size_t k = 0; k < s->n_outs; k++) {
+    for (size_t k = 0; k < s->n_outs && r == TOSAC_OK; k++) {
         out_entry *e = s->outs[k];
         if (!e->tmp) continue;
         if (rename(e->tmp, e->dest) != 0)
-            return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot put the new file in place: %s", e->path,
-                                  strerror(errno));
-        entry_drop_tmp(e, false);
+            r = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot put the new file in place: %s", e->path, strerror(errno));
+        else
+            entry_drop_tmp(e, false);
     }
-    return TOSAC_OK;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return r;
 }
 
 /* ---- one file ---- */
