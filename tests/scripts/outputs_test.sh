@@ -136,6 +136,8 @@ onnx.save_model(m, "ext/m.onnx", save_as_external_data=True, location="w.bin", s
 os.makedirs("ext/sub")
 m2 = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 onnx.save_model(m2, "ext/m2.onnx", save_as_external_data=True, location="sub/w.bin", size_threshold=0)
+m3 = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+onnx.save_model(m3, "ext/m3.onnx", save_as_external_data=True, location="f.bin", size_threshold=0)
 EOF
 "$TOSAC" compile ext/m.onnx -o ext.tosa
 check "external data in a regular file inside the folder" '[ $? -eq 0 ]'
@@ -148,6 +150,9 @@ check "external data in a sub-folder" '[ $? -eq 0 ]'
 mv ext/sub outside/sub && ln -s ../outside/sub ext/sub
 "$TOSAC" compile ext/m2.onnx -o ext3.tosa 2> e22.txt
 check "external data through a linked folder: refused" '[ $? -eq 1 ] && grep -q "symbolic link .sub." e22.txt'
+rm ext/f.bin && mkfifo ext/f.bin
+timeout 60 "$TOSAC" compile ext/m3.onnx -o ext4.tosa 2> e22b.txt
+check "external data in a FIFO: refused without waiting for a writer" '[ $? -eq 1 ] && grep -q "not a regular file" e22b.txt'
 
 # ---- a WHILE_LOOP that never ends ------------------------------------------------------------------
 $PY - <<'EOF' || exit 1
