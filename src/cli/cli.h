@@ -87,6 +87,9 @@ bool cli_out_input(tosac_outset *s, const char *path);
 /* The path the output's writer writes to (see tosac_outset_add), or NULL. */
 const char *cli_out_add(tosac_outset *s, const char *path);
 bool cli_out_commit(tosac_outset *s);
+/* tosac_onnx_read_opts.on_external_file for a set (`user`): a model's external data files are
+   inputs of the command. */
+tosac_status cli_external_input(void *set, const char *path, tosac_diag *d);
 /* Prints every message of d as "PATH: error|note: MESSAGE" (see cli_print_finding), then clears d. */
 void cli_print_diag(const char *path, tosac_diag *d);
 /*

@@ -628,7 +628,8 @@ int cli_compile(int argc, char **argv)
         binds[k].value = &arrays[k];
     }
     double t_read = now_ms();
-    if (tosac_onnx_read_file(path, NULL, &m, d) != TOSAC_OK) {
+    tosac_onnx_read_opts ro = {.on_external_file = cli_external_input, .user = outs.set};
+    if (tosac_onnx_read_file(path, &ro, &m, d) != TOSAC_OK) {
         print_diag(path, d);
         goto out;
     }

@@ -561,14 +561,15 @@ static uint8_t *fetch_tosa(const tosac_program *p, uint32_t i, get_tosa_fn get, 
 
 /* A .tosa file, or an .onnx model compiled in memory (as `tosac compile` does) for a target with
    both profiles and every extension: running needs no deployment target. */
-static tosac_graph *load_graph(const char *path)
+static tosac_graph *load_graph(const char *path, tosac_outset *os)
 {
     size_t n = strlen(path);
     if (n < 5 || strcmp(path + n - 5, ".onnx") != 0) return cli_read_graph(path, false);
     tosac_diag *d = tosac_diag_create();
     tosac_onnx_model *m = NULL;
     tosac_graph *g = NULL;
-    if (d && tosac_onnx_read_file(path, NULL, &m, d) == TOSAC_OK) {
+    tosac_onnx_read_opts ro = {.on_external_file = cli_external_input, .user = os};
+    if (d && tosac_onnx_read_file(path, &ro, &m, d) == TOSAC_OK) {
         tosac_compile_opts co;
         memset(&co, 0, sizeof co);
         co.profiles = TOSAC_PROFILE_INT | TOSAC_PROFILE_FP;
@@ -642,7 +643,7 @@ static int run_program(run_args *a, bool refmode)
         tosac_outset_destroy(os);
         return RUN_FAILURE;
     }
-    tosac_graph *g = load_graph(model);
+    tosac_graph *g = load_graph(model, os);
     if (!g) {
         tosac_outset_destroy(os);
         return RUN_FAILURE;

@@ -199,6 +199,11 @@ bool cli_out_commit(tosac_outset *s)
     return out_report("tosac", d, st);
 }
 
+tosac_status cli_external_input(void *set, const char *path, tosac_diag *d)
+{
+    return tosac_outset_add_input(set, path, d);
+}
+
 int cli_write_output(const char *in_path, const char *out_path, const char *text)
 {
     size_t len = strlen(text);

@@ -78,6 +78,7 @@ typedef struct rd {
     tosac_arena *arena;
     onnx_model_impl *model; /* takes over decoded raw_data buffers */
     uint64_t max_external;
+    const tosac_onnx_read_opts *opts;
     size_t max_nodes;
     size_t nodes_total;
     uint64_t ext_used;
@@ -561,7 +562,11 @@ static tosac_status read_external(rd *r, const Onnx__TensorProto *tp, const char
     if (!path) return nomem(r);
     snprintf(path, plen, "%s/%s", r->base_dir, loc);
 
-    int fd = open_inside(r, what, loc, path, &s);
+    int fd = -1;
+    if (r->opts && r->opts->on_external_file &&
+        (s = r->opts->on_external_file(r->opts->user, path, r->diag)) != TOSAC_OK)
+        goto done;
+    fd = open_inside(r, what, loc, path, &s);
     struct stat stt;
     if (fd < 0) goto done;
     if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode)) {
@@ -1439,6 +1444,7 @@ tosac_status tosac_onnx_read_mem(const void *buf, size_t len, const char *name, 
     if (!out || (!buf && len)) return fail(&r, TOSAC_ERR_INVALID_ARG, "tosac_onnx_read_mem: NULL argument");
     uint64_t max_file = opts && opts->max_file_bytes ? opts->max_file_bytes : DEFAULT_MAX_FILE;
     r.max_external = opts && opts->max_external_bytes ? opts->max_external_bytes : DEFAULT_MAX_EXTERNAL;
+    r.opts = opts;
     r.max_nodes = opts && opts->max_nodes ? opts->max_nodes : DEFAULT_MAX_NODES;
     size_t max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
     if (max_depth > MAX_DEPTH_LIMIT) max_depth = MAX_DEPTH_LIMIT;

@@ -141,6 +141,10 @@ onnx.save_model(m3, "ext/m3.onnx", save_as_external_data=True, location="f.bin",
 EOF
 "$TOSAC" compile ext/m.onnx -o ext.tosa
 check "external data in a regular file inside the folder" '[ $? -eq 0 ]'
+cp ext/w.bin w.orig
+"$TOSAC" compile ext/m.onnx -o ext/w.bin 2> e20b.txt
+check "compile -o the model's external data file: refused, data intact" \
+    '[ $? -eq 1 ] && grep -q "never writes over its inputs" e20b.txt && cmp -s ext/w.bin w.orig'
 mv ext/w.bin outside/w.bin && ln -s /etc/passwd ext/w.bin
 "$TOSAC" compile ext/m.onnx -o ext2.tosa 2> e21.txt
 check "external data through a link to /etc/passwd: refused, naming the tensor and the path" \
