@@ -99,6 +99,12 @@ check "no k.tosa, k.json after the kills" '[ ! -e k.tosa ] && [ ! -e k.json ] &&
 "$TOSAC" compile m.onnx -o a.tosa $INT > /dev/null 2>&1 && "$TOSAC" compile m.onnx -o b.tosa $INT --per-tensor > /dev/null 2>&1 || exit 1
 "$TOSAC" run a.tosa -i x=in.npy > /dev/null 2> e15.txt
 check "run with its own sidecar" '[ $? -eq 0 ]'
+check "the sidecar records the program's size and FNV-1a 64 (computed here in Python)" '$PY -c "
+import json, os
+h = 0xcbf29ce484222325
+for b in open(\"a.tosa\", \"rb\").read(): h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+p = json.load(open(\"a.tosa.quant.json\"))[\"program\"]
+assert p == {\"bytes\": os.path.getsize(\"a.tosa\"), \"fnv1a64\": format(h, \"016x\")}, p"'
 cp b.tosa.quant.json a.tosa.quant.json
 "$TOSAC" run a.tosa -i x=in.npy > /dev/null 2> e16.txt
 check "run refuses a sidecar of another program" '[ $? -eq 3 ] && grep -q "belongs to another program" e16.txt'
