@@ -57,7 +57,12 @@ function(tosac_add_public_libraries name)
   add_library(${name}_shared SHARED ${A_OBJECTS})
   set_target_properties(${name}_shared PROPERTIES OUTPUT_NAME ${name} EXPORT_NAME ${name}
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR} LINK_DEPENDS ${TOSAC_API_MAP})
-  target_link_options(${name}_shared PRIVATE "-Wl,--version-script=${TOSAC_API_MAP}" "-Wl,--no-undefined")
+  target_link_options(${name}_shared PRIVATE "-Wl,--version-script=${TOSAC_API_MAP}")
+  # every dependency named: an undefined symbol is a link error, not a surprise at load time
+  # (sanitizer builds leave the runtime's symbols to the executable that loads them)
+  if(NOT TOSAC_SANITIZE AND NOT TOSAC_FUZZ)
+    target_link_options(${name}_shared PRIVATE "-Wl,--no-undefined")
+  endif()
   target_link_libraries(${name}_shared PRIVATE ${A_LIBS})
   target_include_directories(${name}_shared INTERFACE ${inc})
 

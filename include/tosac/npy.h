@@ -60,7 +60,8 @@ tosac_status tosac_npy_read_file(const char *path, tosac_npy *out, tosac_diag *d
  * product(shape) * element size == `nbytes` bytes, already in the byte order of `descr`.
  * The header is padded with spaces so that the data starts at a multiple of 64 bytes.
  * The file is written to a temporary file in the same directory and renamed over `path`, so a
- * failure leaves no partial file behind.
+ * failure leaves no partial file behind (a character device such as /dev/null is written in
+ * place; directories and other non-regular files are refused).
  */
 tosac_status tosac_npy_write_file(const char *path, const char *descr, int rank, const int64_t *shape,
                                   const void *data, size_t nbytes, tosac_diag *d);

@@ -205,6 +205,11 @@ typedef struct tosac_onnx_read_opts {
     /** Memory protobuf-c may use while decoding (0 = 64 * file size + 64 MiB). */
     uint64_t max_decode_bytes;
     size_t max_depth; /**< message nesting depth (0 = 100; subgraphs take 3 levels each) */
+    /** Called with the path of each external data file before it is opened (NULL: not called);
+        anything but TOSAC_OK stops the read with that status (the callback adds its message to
+        `d`). `tosac compile` uses it so that no output is one of the model's data files. */
+    tosac_status (*on_external_file)(void *user, const char *path, tosac_diag *d);
+    void *user;
 } tosac_onnx_read_opts;
 
 /**

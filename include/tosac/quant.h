@@ -101,6 +101,9 @@ typedef struct tosac_quant_io {
 typedef struct tosac_quant_iomap {
     uint32_t n_inputs, n_outputs;
     tosac_quant_io *inputs, *outputs;
+    /** The program the mapping belongs to: size and FNV-1a 64 hash of its .tosa file (the
+        sidecar's "program"; program_bytes 0: not recorded). `tosac run` refuses a mismatch. */
+    uint64_t program_bytes, program_fnv1a64;
 } tosac_quant_iomap;
 
 void tosac_quant_iomap_free(tosac_quant_iomap *m);

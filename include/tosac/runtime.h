@@ -54,6 +54,9 @@ typedef struct tosac_program tosac_program;
 /** Alignment (bytes) required of a caller-supplied arena or constants buffer. */
 #define TOSAC_PROGRAM_ALIGN 16
 
+/** The WHILE_LOOP iteration cap when tosac_program_opts.max_iterations is 0. */
+#define TOSAC_DEFAULT_MAX_ITERATIONS 10000000u
+
 typedef struct tosac_program_opts {
     /** Profiles, extensions and level the graph is validated against before anything else. */
     tosac_validate_opts validate;
@@ -70,9 +73,10 @@ typedef struct tosac_program_opts {
     /** Graph inputs and outputs take no arena space: the caller must bind every one of them
         (tosac_program_bind_input / bind_output) before invoke. */
     bool external_io;
-    /** A WHILE_LOOP running more iterations than this fails with TOSAC_ERR_UNPREDICTABLE
-        (0 = no limit; a loop that never ends is then the graph's problem). */
-    uint64_t max_loop_iterations;
+    /** A WHILE_LOOP running more iterations than this fails with TOSAC_ERR_UNPREDICTABLE, like a
+        level limit (0 = TOSAC_DEFAULT_MAX_ITERATIONS): a loop that never ends does not hang the
+        caller. */
+    uint64_t max_iterations;
     /** Optional caller storage for the constants: TOSAC_PROGRAM_ALIGN-aligned and at least
         tosac_program_const_size() bytes; it must outlive the program. NULL: create allocates. */
     void *const_buffer;
@@ -223,7 +227,7 @@ void tosac_program_variables_reset(tosac_program *p);
  * Runs the program once. A failing operator stops the run and is reported as
  *   "op 12 (INTDIV) [a, b -> c]: <why>"
  * (operators of sub-blocks as "op 3 (WHILE_LOOP) > block 'body' op 1 (ADD) [...]: <why>"); the
- * result is TOSAC_ERR_UNPREDICTABLE for a failed REQUIRE (or max_loop_iterations),
+ * result is TOSAC_ERR_UNPREDICTABLE for a failed REQUIRE (or max_iterations),
  * TOSAC_ERR_TOSA_ERROR for a data-dependent ERROR_IF, TOSAC_ERR_UNSUPPORTED for a kernel that
  * does not handle the operator, TOSAC_ERR_INVALID_ARG when no arena is set or an external input
  * or output is not bound. The message is also kept in tosac_program_last_error.

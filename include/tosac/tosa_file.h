@@ -71,7 +71,9 @@ tosac_status tosac_tosa_write_mem(const tosac_graph *g, uint8_t **out, size_t *l
 
 /**
  * Encodes `g` and stores it at `path` through a temporary file in the same directory that is
- * renamed over `path` once complete: `path` never holds a partial file. TOSAC_ERR_IO on OS errors.
+ * renamed over `path` once complete: `path` never holds a partial file. A directory or an
+ * existing file other than a regular file is refused; a character device (/dev/null) is written
+ * in place. TOSAC_ERR_IO on OS errors (the message gives the OS reason).
  */
 tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac_diag *d);
 

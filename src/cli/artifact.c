@@ -68,7 +68,7 @@ int cli_artifact_inspect(const char *dir, bool json, const char *out)
                                        sg->npu ? "NPU" : "CPU", parts[k]);
         }
         if (json) snprintf(text + n, cap - n, "]}\n");
-        rc = cli_write_output(out, text);
+        rc = cli_write_output(dir, out, text);
     } else {
         fprintf(stderr, "tosac inspect: out of memory\n");
     }
@@ -269,7 +269,7 @@ static int write_dot(const tosac_artifact *a, const char *path)
         fprintf(stderr, "tosac compile: out of memory\n");
         return CLI_EXIT_FAILURE;
     }
-    int rc = cli_write_output(path, dot);
+    int rc = cli_write_output(NULL, path, dot);
     tosac_string_free(dot);
     return rc;
 }
@@ -298,7 +298,7 @@ int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, cons
     }
     if (report) {
         char *text = tosac_artifact_report_text(a);
-        if (!text || cli_write_output(NULL, text) != CLI_EXIT_OK) {
+        if (!text || cli_write_output(NULL, NULL, text) != CLI_EXIT_OK) {
             tosac_string_free(text);
             goto done;
         }

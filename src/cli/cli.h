@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/outfile.h"
 #include "tosac/graph.h"
 #include "tosac/quant.h"
 #include "tosac/runtime.h"
@@ -81,11 +82,26 @@ tosac_graph *cli_read_graph(const char *path, bool quiet);
    "PATH: " is not prefixed twice. */
 void cli_print_finding(const char *path, const char *kind, const char *msg);
 /*
- * Writes `text` to `out_path`, or to stdout when out_path is NULL. A file is only created once the
- * text exists (so a failed command leaves none behind) and is removed again if writing fails.
- * Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (after printing why).
+ * Output files (src/core/outfile.h): every file a command writes goes through one output set, so
+ * that an output that is an input, a directory or a non-regular file is refused, and all outputs
+ * appear together only when the command succeeded. These wrappers print the reason
+ * ("PATH: error: ...") and return false / NULL on failure.
  */
-int cli_write_output(const char *out_path, const char *text);
+tosac_outset *cli_outset_create(void);
+bool cli_out_input(tosac_outset *s, const char *path);
+/* The path the output's writer writes to (see tosac_outset_add), or NULL. */
+const char *cli_out_add(tosac_outset *s, const char *path);
+bool cli_out_commit(tosac_outset *s);
+/* tosac_onnx_read_opts.on_external_file for a set (`user`): a model's external data files are
+   inputs of the command. */
+tosac_status cli_external_input(void *set, const char *path, tosac_diag *d);
+/* Prints every message of d as "PATH: error|note: MESSAGE" (see cli_print_finding), then clears d. */
+void cli_print_diag(const char *path, tosac_diag *d);
+/*
+ * Writes `text` to `out_path`, or to stdout when out_path is NULL; `in_path` is the file the text
+ * was made from (never overwritten). Returns CLI_EXIT_OK or CLI_EXIT_FAILURE (after printing why).
+ */
+int cli_write_output(const char *in_path, const char *out_path, const char *text);
 
 /* ---- the partitioned artifact (artifact.c; docs/TARGETS.md) ---- */
 

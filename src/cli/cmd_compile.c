@@ -9,6 +9,7 @@
  * --report then also prints the per-layer SQNR of the INT program against the FP one.
  */
 #include <dirent.h>
+#include <math.h>
 #include <unistd.h>
 #include <errno.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include "cli/cli.h"
 #include "core/alloc.h"
 #include "core/diag.h"
+#include "core/hash.h"
 #include "ir/graph.h"
 #include "tosac/compile.h"
 #include "tosac/npy.h"
@@ -70,7 +72,10 @@ void cli_compile_help(FILE *out)
             "                     [--report-dot FILE.dot] [--vela PATH]\n"
             "\n"
             "Converts an ONNX model into a TOSA 1.0 program (FP32 activations, int64 narrowed to int32)\n"
-            "and validates it. The output file is written only when compilation succeeds.\n"
+            "and validates it. Every output (the program, its sidecar, --report-json, --emit-qdq) is\n"
+            "written to a temporary file and put in place only when all of them succeed; an output that\n"
+            "is an input, a directory or a non-regular file is refused (a character device such as\n"
+            "/dev/null is written in place, without a sidecar).\n"
             "\n"
             "options:\n"
             "  -o, --output FILE         the .tosa file to write (required)\n"
@@ -336,10 +341,29 @@ static bool calib_push(calib_set *c, float *x)
     return true;
 }
 
-static bool calib_file(calib_set *c, const char *path, int64_t nelem, long limit, tosac_diag *d)
+/* The files a compile writes: the write paths given by its output set (NULL: not written). */
+typedef struct compile_outs {
+    tosac_outset *set;
+    const char *program, *sidecar, *report_json, *qdq;
+} compile_outs;
+
+/* The count of NaN and infinite values among n float32s. */
+static size_t count_nonfinite(const uint8_t *bytes, size_t n)
+{
+    size_t bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        float x;
+        memcpy(&x, bytes + 4 * k, 4);
+        bad += !isfinite(x);
+    }
+    return bad;
+}
+
+static bool calib_file(calib_set *c, const char *path, const char *input, int64_t nelem, long limit, tosac_outset *os,
+                       tosac_diag *d)
 {
     tosac_npy npy;
-    if (tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
+    if (tosac_outset_add_input(os, path, d) != TOSAC_OK || tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
     uint8_t *bytes = NULL;
     size_t nbytes = 0;
     bool ok = strcmp(npy.descr, "<f4") == 0 && nelem > 0 && npy.count > 0 && npy.count % nelem == 0;
@@ -349,6 +373,13 @@ static bool calib_file(calib_set *c, const char *path, int64_t nelem, long limit
                        (long long)nelem);
     else
         ok = tosac_npy_to_tosa(&npy, TOSAC_DTYPE_FP32, path, &bytes, &nbytes, d) == TOSAC_OK;
+    /* a NaN or infinity would make every range built from it meaningless */
+    size_t bad = ok ? count_nonfinite(bytes, nbytes / 4) : 0;
+    if (bad)
+        ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                             "%s: %zu of its %lld values for input '%s' are NaN or infinite; calibration data must be "
+                             "finite",
+                             path, bad, (long long)npy.count, input);
     for (int64_t k = 0; ok && k < npy.count / nelem && (long)c->n < limit; k++) {
         float *x = malloc((size_t)nelem * sizeof *x);
         if (!x || !calib_push(c, x)) {
@@ -366,10 +397,11 @@ static bool calib_file(calib_set *c, const char *path, int64_t nelem, long limit
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool calib_dir(calib_set *c, const char *dir, int64_t nelem, long limit, tosac_diag *d)
+static bool calib_dir(calib_set *c, const char *dir, const char *input, int64_t nelem, long limit, tosac_outset *os,
+                      tosac_diag *d)
 {
     DIR *dp = opendir(dir);
-    if (!dp) return false;
+    if (!dp) return !tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot open the folder: %s", dir, strerror(errno));
     char **names = NULL;
     size_t n = 0, cap = 0;
     bool ok = true;
@@ -397,7 +429,7 @@ static bool calib_dir(calib_set *c, const char *dir, int64_t nelem, long limit, 
     if (ok && !n) ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: no .npy files for calibration", dir);
     if (ok) qsort(names, n, sizeof *names, cmp_str);
     for (size_t k = 0; k < n; k++) {
-        if (ok && (long)c->n < limit) ok = calib_file(c, names[k], nelem, limit, d);
+        if (ok && (long)c->n < limit) ok = calib_file(c, names[k], input, nelem, limit, os, d);
         free(names[k]);
     }
     free(names);
@@ -428,11 +460,12 @@ static void print_sqnr(const tosac_quant_report *r, tosac_quant_calib_method met
     }
 }
 
-/* Quantizes the FP graph *g in place of it (the FP graph is destroyed) and writes the sidecar
-   (and, asked for, prints / writes the SQNR report). fp_allowed: the target has FP, so float I/O
-   can be quantized inside the program. */
-static bool quantize(const compile_args *a, const char *path, bool fp_allowed, tosac_graph **g, tosac_diag *d,
-                     tosac_quant_report **rep, tosac_quant_iomap **keep_io)
+/* Quantizes the FP graph *g in place of it (the FP graph is destroyed), gives the I/O mapping
+   (the sidecar's content) in *iomap and writes the QDQ model and the SQNR report JSON when asked
+   (to the write paths of `o`). fp_allowed: the target has FP, so float I/O can be quantized inside
+   the program. */
+static bool quantize(const compile_args *a, const char *path, bool fp_allowed, const compile_outs *o, tosac_graph **g,
+                     tosac_diag *d, tosac_quant_report **rep, tosac_quant_iomap **iomap)
 {
     const tosac_block *b = (*g)->regions[0]->blocks[0];
     uint32_t n_in = b->n_inputs;
@@ -464,8 +497,9 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
             break;
         }
         int64_t nelem = tosac_value_nelem(b->inputs[in]);
-        if (stat(src, &stt) == 0 && S_ISDIR(stt.st_mode)) ok = calib_dir(&sets[in], src, nelem, limit, d);
-        else ok = calib_file(&sets[in], src, nelem, limit, d);
+        const char *input = b->inputs[in]->name;
+        if (stat(src, &stt) == 0 && S_ISDIR(stt.st_mode)) ok = calib_dir(&sets[in], src, input, nelem, limit, o->set, d);
+        else ok = calib_file(&sets[in], src, input, nelem, limit, o->set, d);
     }
     /* samples pair up by position: sample s is the s-th of every input */
     for (uint32_t i = 0; ok && !random && a->n_calib && i < n_in; i++)
@@ -494,7 +528,7 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */
     if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
     qo.per_tensor = a->per_tensor;
-    qo.emit_qdq = a->emit_qdq;
+    qo.emit_qdq = o->qdq;
     qo.a16w8 = a->a16w8;
     /* --lowering replaces the target's own choices (checked in cli_compile) */
     qo.lowering = a->lowering;
@@ -518,22 +552,12 @@ static bool quantize(const compile_args *a, const char *path, bool fp_allowed, t
     }
     tosac_graph_destroy(*g);
     *g = q;
-    if (keep_io) { /* a device target: the mapping goes into the artifact's manifest */
-        *keep_io = io;
-        io = NULL;
-    }
-    size_t len = strlen(a->out) + 12;
-    char *side = malloc(len);
-    if (side) snprintf(side, len, "%s.quant.json", a->out);
-    ok = !io || (side && tosac_quant_iomap_write(io, side, d) == TOSAC_OK);
-    if (!ok) print_diag(side ? side : a->out, d);
-    free(side);
-    if (ok && a->report_json && *rep && tosac_quant_report_write_json(*rep, a->report_json, d) != TOSAC_OK) {
+    *iomap = io;
+    if (o->report_json && *rep && tosac_quant_report_write_json(*rep, o->report_json, d) != TOSAC_OK) {
         print_diag(a->report_json, d);
-        ok = false;
+        return false;
     }
-    tosac_quant_iomap_free(io);
-    return ok;
+    return true;
 }
 
 /* --target: a device from the target table (its profiles, extensions and lowering) or a
@@ -615,12 +639,30 @@ int cli_compile(int argc, char **argv)
     tosac_onnx_model *m = NULL;
     tosac_graph *g = NULL;
     tosac_quant_report *qrep = NULL;
-    tosac_quant_iomap *qio = NULL;
+    tosac_quant_iomap *iomap = NULL;
+    compile_outs outs = {0};
+    size_t side_len = strlen(a.out) + sizeof ".quant.json";
+    char *side = malloc(side_len);
     rc = CLI_EXIT_FAILURE;
-    if (!d) {
+    if (!d || !side || !(outs.set = cli_outset_create())) {
         fprintf(stderr, "tosac: out of memory\n");
-        return CLI_EXIT_FAILURE;
+        goto out;
     }
+    /* every output is checked, and its temporary made, before any work */
+    snprintf(side, side_len, "%s.quant.json", a.out);
+    /* an artifact directory is written to a temporary directory and renamed by its writer */
+    if (!cli_out_input(outs.set, path) || (!artifact && !(outs.program = cli_out_add(outs.set, a.out)))) goto out;
+    /* the sidecar goes next to a program in a file (not a device such as /dev/null, written in
+       place; not an artifact, whose manifest holds the q-params); one left from an earlier
+       quantized program there is removed with the commit */
+    bool program_in_file = !artifact && strcmp(outs.program, a.out) != 0;
+    if (program_in_file && quant && !(outs.sidecar = cli_out_add(outs.set, side))) goto out;
+    if (program_in_file && !quant && tosac_outset_add_stale(outs.set, side, d) != TOSAC_OK) {
+        print_diag(side, d);
+        goto out;
+    }
+    if (a.report_json && !(outs.report_json = cli_out_add(outs.set, a.report_json))) goto out;
+    if (a.emit_qdq && !(outs.qdq = cli_out_add(outs.set, a.emit_qdq))) goto out;
     for (int k = 0; k < a.n_shapes; k++) {
         const char *v;
         char *name = split_eq(a.shape_arg[k], &v);
@@ -641,6 +683,7 @@ int cli_compile(int argc, char **argv)
             goto out;
         }
         names[n_names++] = name;
+        if (!cli_out_input(outs.set, v)) goto out;
         if (tosac_npy_read_file(v, &arrays[k], d) != TOSAC_OK) {
             print_diag(v, d);
             goto out;
@@ -650,7 +693,8 @@ int cli_compile(int argc, char **argv)
         binds[k].value = &arrays[k];
     }
     double t_read = now_ms();
-    if (tosac_onnx_read_file(path, NULL, &m, d) != TOSAC_OK) {
+    tosac_onnx_read_opts ro = {.on_external_file = cli_external_input, .user = outs.set};
+    if (tosac_onnx_read_file(path, &ro, &m, d) != TOSAC_OK) {
         print_diag(path, d);
         goto out;
     }
@@ -685,15 +729,22 @@ int cli_compile(int argc, char **argv)
         goto out;
     }
     double t_quant = now_ms();
-    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &g, d, &qrep, artifact ? &qio : NULL)) goto out;
+    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &outs, &g, d, &qrep, &iomap)) goto out;
     t_quant = now_ms() - t_quant;
     double t_write = now_ms();
-    if (artifact) { /* the artifact directory (docs/TARGETS.md) */
-        if (cli_artifact_compile(g, qio, dev, a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK) goto out;
-    } else if (tosac_tosa_write_file(g, a.out, d) != TOSAC_OK) {
+    if (artifact) { /* the artifact directory (docs/TARGETS.md), written and renamed by itself */
+        if (cli_artifact_compile(g, iomap, dev, a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK) goto out;
+    } else if (tosac_tosa_write_file(g, outs.program, d) != TOSAC_OK) {
         print_diag(a.out, d);
         goto out;
     }
+    /* the sidecar names its program by the bytes just written (docs/QUANT.md) */
+    if (outs.sidecar && (tosac_hash_file(outs.program, &iomap->program_fnv1a64, &iomap->program_bytes, d) != TOSAC_OK ||
+                         tosac_quant_iomap_write(iomap, outs.sidecar, d) != TOSAC_OK)) {
+        print_diag(side, d);
+        goto out;
+    }
+    if (!cli_out_commit(outs.set)) goto out;
     t_write = now_ms() - t_write;
     if (a.report) {
         print_report(path, a.out, m, g, &report);
@@ -703,7 +754,9 @@ int cli_compile(int argc, char **argv)
     }
     rc = CLI_EXIT_OK;
 out:
-    tosac_quant_iomap_free(qio);
+    tosac_outset_destroy(outs.set); /* removes every output's temporary unless committed */
+    free(side);
+    tosac_quant_iomap_free(iomap);
     tosac_quant_report_free(qrep);
     tosac_graph_destroy(g);
     tosac_onnx_model_destroy(m);

@@ -76,7 +76,7 @@ static int run(const char *cmd, void (*help)(FILE *), bool allow_json, int argc,
         fprintf(stderr, "tosac %s: out of memory\n", cmd);
         return CLI_EXIT_FAILURE;
     }
-    rc = cli_write_output(a.out, text);
+    rc = cli_write_output(path, a.out, text);
     tosac_string_free(text);
     return rc;
 }

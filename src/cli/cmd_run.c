@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <strings.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "core/arena.h"
 #include "core/diag.h"
 #include "core/encoding.h"
+#include "core/hash.h"
 #include "core/json.h"
 #include "tosac/compile.h"
 #include "tosac/npy.h"
@@ -42,7 +44,9 @@ void cli_run_help(FILE *out)
             "\n"
             "Validates MODEL (an .onnx model is first compiled in memory for TOSA-1.0+FP, as\n"
             "`tosac compile` does), plans its memory and runs it on the given inputs. Outputs are written\n"
-            "as DIR/<output name>.npy (with -o) or summarised on stdout. MODEL may also be an artifact\n"
+            "as DIR/<output name>.npy (with -o) or summarised on stdout. A quantized program's\n"
+            "MODEL.tosa.quant.json sidecar (float in, dequantized float out) must be the one written\n"
+            "with it: a sidecar of another program is refused. MODEL may also be an artifact\n"
             "directory ('tosac compile --target ethos-...'): its segments run in order, NPU ones on tosac's\n"
             "runtime, and inputs/outputs use the manifest's scales as a .quant.json sidecar would.\n"
             "\n"
@@ -52,6 +56,8 @@ void cli_run_help(FILE *out)
             "  --profile               print the time per operator and per operator type\n"
             "  --repeat N              invoke N times (inputs rewritten each time; for --profile)\n"
             "  --precise_mode 1        compute floating point in fp64; FP outputs are written as <f8\n"
+            "  --max-iterations N      a WHILE_LOOP running more than N iterations stops the run with\n"
+            "                          UNPREDICTABLE (default 10000000)\n"
             "  --tosa_level L          EIGHTK (default) or NONE: level limits checked before running\n"
             "\n"
             "reference-model interface (tosa_reference_model compatible):\n"
@@ -82,6 +88,7 @@ typedef struct run_args {
     bool profile, precise, init_vars;
     tosac_level level;
     long repeat;
+    uint64_t max_iterations;
     tosac_arena arena; /* strings split from comma lists and read from desc.json */
 } run_args;
 
@@ -163,6 +170,13 @@ static int set_value(run_args *a, const char *name, const char *v)
         if (!strcasecmp(v, "EIGHTK") || !strcasecmp(v, "8K")) a->level = TOSAC_LEVEL_8K;
         else if (!strcasecmp(v, "NONE")) a->level = TOSAC_LEVEL_NONE;
         else return fail("--tosa_level expects EIGHTK or NONE, got '%s'%s", v, NULL);
+    } else if (!strcmp(name, "--max-iterations")) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (*end || !*v || v[0] == '-' || errno || n == 0)
+            return fail("--max-iterations expects a positive count, got '%s'%s", v, NULL);
+        a->max_iterations = n;
     } else if (!strcmp(name, "--repeat")) {
         char *end;
         a->repeat = strtol(v, &end, 10);
@@ -176,7 +190,7 @@ static int parse_args(run_args *a, int argc, char **argv)
 {
     static const char *const k_values[] = {
         "-i", "--input", "-o", "--output-dir", "--output_dir", "--test_desc", "--tosa_file", "--flatbuffer_dir",
-        "--precise_mode", "-p", "--tosa_level", "--repeat", "--initialize_variable_tensor_from_numpy",
+        "--precise_mode", "-p", "--tosa_level", "--repeat", "--max-iterations", "--initialize_variable_tensor_from_numpy",
         "--ifm_name", "--ifm_file", "--ofm_name", "--ofm_file", "--variable_name", "--variable_file",
     };
     for (int i = 1; i < argc; i++) {
@@ -370,7 +384,7 @@ static bool holds_codes(const tosac_quant_io *q, const tosac_tensor_info *info)
 /* Quantized programs (docs/QUANT.md): float32/float64 data for an integer input with an entry in
    MODEL.tosa.quant.json is quantized with its scale and zero point (integer data of the entry's
    type is taken as is). */
-static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n)
+static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n, size_t *nans)
 {
     *n = (size_t)npy->count * code_bytes(q);
     *bytes = tosac_malloc(*n ? *n : 1);
@@ -388,6 +402,7 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
             memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
             x = f;
         }
+        *nans += isnan(x) != 0;
         uint32_t v = (uint32_t)tosac_quant_quantize(x, q->q, lo, hi);
         for (size_t j = 0; j < w; j++) (*bytes)[w * (size_t)k + j] = (uint8_t)(v >> (8 * j));
     }
@@ -422,8 +437,17 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
         tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but %s '%s' has shape [%s]", path, got, what,
                        info->name, want);
     } else if (holds_codes(q, info) && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
-        ok = quantize_npy(&npy, q, bytes, n);
+        size_t nans = 0;
+        ok = quantize_npy(&npy, q, bytes, n, &nans);
         if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        /* the program cannot tell a NaN from a real value once quantized: say so */
+        int32_t lo, hi;
+        tosac_quant_io_range(q->type, &lo, &hi);
+        if (ok && nans)
+            fprintf(stderr,
+                    "%s: warning: %zu of its %lld values for %s '%s' are NaN; they became the zero point %d "
+                    "(the code of 0.0)\n",
+                    path, nans, (long long)npy.count, what, info->name, tosac_quant_quantize(NAN, q->q, lo, hi));
     } else if (holds_codes(q, info) && info->dtype == TOSAC_DTYPE_INT8 &&
                (!strcmp(npy.descr, "|i1") || !strcmp(npy.descr, "|u1"))) {
         /* codes are taken as they are, but their signedness must be the sidecar's: uint8 data in
@@ -540,14 +564,15 @@ static uint8_t *fetch_tosa(const tosac_program *p, uint32_t i, get_tosa_fn get, 
 
 /* A .tosa file, or an .onnx model compiled in memory (as `tosac compile` does) for a target with
    both profiles and every extension: running needs no deployment target. */
-static tosac_graph *load_graph(const char *path)
+static tosac_graph *load_graph(const char *path, tosac_outset *os)
 {
     size_t n = strlen(path);
     if (n < 5 || strcmp(path + n - 5, ".onnx") != 0) return cli_read_graph(path, false);
     tosac_diag *d = tosac_diag_create();
     tosac_onnx_model *m = NULL;
     tosac_graph *g = NULL;
-    if (d && tosac_onnx_read_file(path, NULL, &m, d) == TOSAC_OK) {
+    tosac_onnx_read_opts ro = {.on_external_file = cli_external_input, .user = os};
+    if (d && tosac_onnx_read_file(path, &ro, &m, d) == TOSAC_OK) {
         tosac_compile_opts co;
         memset(&co, 0, sizeof co);
         co.profiles = TOSAC_PROFILE_INT | TOSAC_PROFILE_FP;
@@ -572,6 +597,27 @@ static const tosac_quant_io *find_io(const tosac_quant_io *list, uint32_t n, con
     return NULL;
 }
 
+/* A sidecar is used only with the program it was written for: the size and hash it records must be
+   the model file's (docs/QUANT.md). */
+static bool sidecar_matches(const char *side, const char *model, const tosac_quant_iomap *q, tosac_diag *d)
+{
+    uint64_t h = 0, n = 0;
+    if (tosac_hash_file(model, &h, &n, d) != TOSAC_OK) return false;
+    if (!q->program_bytes)
+        return !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                               "%s: the sidecar does not record its program (written by an older tosac): compile the "
+                               "model again",
+                               side);
+    if (q->program_bytes != n || q->program_fnv1a64 != h)
+        return !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                               "%s: the sidecar belongs to another program: it records a %llu-byte program with FNV-1a "
+                               "%016llx, but %s has %llu bytes and FNV-1a %016llx; compile the model again (or remove "
+                               "the stale sidecar)",
+                               side, (unsigned long long)q->program_bytes, (unsigned long long)q->program_fnv1a64, model,
+                               (unsigned long long)n, (unsigned long long)h);
+    return true;
+}
+
 static int run_program(run_args *a, bool refmode)
 {
     const char *base = a->desc ? dirname_of(a, a->desc) : NULL;
@@ -581,18 +627,32 @@ static int run_program(run_args *a, bool refmode)
     if (a->ifm_name.n != a->ifm_file.n) return fail("%s: ifm_name and ifm_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
     if (a->ofm_name.n != a->ofm_file.n) return fail("%s: ofm_name and ofm_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
     if (a->var_name.n != a->var_file.n) return fail("%s: variable_name and variable_file differ in length%s", a->desc ? a->desc : "tosac run", NULL);
+    /* a second file for the same input would be ignored */
+    for (uint32_t k = 0; k < a->ifm_name.n; k++)
+        for (uint32_t j = 0; j < k; j++)
+            if (!strcmp(a->ifm_name.item[j], a->ifm_name.item[k]))
+                return fail("input '%s' is given twice (again with '%s')", a->ifm_name.item[k], a->ifm_file.item[k]);
     if (!refmode && tosac_artifact_is_dir(model)) /* a partitioned artifact (docs/TARGETS.md) */
         return cli_artifact_run(model, a->ifm_name.n, a->ifm_name.item, a->ifm_file.item, out_dir);
     if (out_dir && !refmode) {
         /* -o DIR is created when missing (one level, like mkdir): the parent must exist */
         struct stat st;
         if (stat(out_dir, &st) != 0 && mkdir(out_dir, 0777) != 0)
-            return fail("%s: cannot create the output directory%s", out_dir, NULL);
+            return fail("%s: cannot create the output directory: %s", out_dir, strerror(errno));
         if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return fail("%s: not a directory%s", out_dir, NULL);
     }
 
-    tosac_graph *g = load_graph(model);
-    if (!g) return RUN_FAILURE;
+    /* every file written goes through one output set: none is an input, all appear together */
+    tosac_outset *os = cli_outset_create();
+    if (!os || !cli_out_input(os, model) || (a->desc && !cli_out_input(os, a->desc))) {
+        tosac_outset_destroy(os);
+        return RUN_FAILURE;
+    }
+    tosac_graph *g = load_graph(model, os);
+    if (!g) {
+        tosac_outset_destroy(os);
+        return RUN_FAILURE;
+    }
     tosac_diag *d = tosac_diag_create();
     /* MODEL.tosa.quant.json next to a quantized model: float in, float out (model spelling only;
        the reference-model spelling stays literal) */
@@ -602,10 +662,14 @@ static int run_program(run_args *a, bool refmode)
         char *side = tosac_arena_alloc(&a->arena, len);
         struct stat sst;
         if (side) snprintf(side, len, "%s.quant.json", model);
-        if (side && stat(side, &sst) == 0 && tosac_quant_iomap_read(side, &qio, d) != TOSAC_OK) {
+        if (side && stat(side, &sst) == 0 &&
+            (!cli_out_input(os, side) || tosac_quant_iomap_read(side, &qio, d) != TOSAC_OK ||
+             !sidecar_matches(side, model, qio, d))) {
             print_diag(side, d, "error");
             tosac_graph_destroy(g);
             tosac_diag_destroy(d);
+            tosac_quant_iomap_free(qio);
+            tosac_outset_destroy(os);
             return RUN_FAILURE;
         }
     }
@@ -614,6 +678,7 @@ static int run_program(run_args *a, bool refmode)
     opts.validate.extensions = TOSAC_EXT_ALL;
     opts.validate.level = a->level;
     opts.precise = a->precise;
+    opts.max_iterations = a->max_iterations;
     tosac_program *p = NULL;
     tosac_status st = tosac_program_create(g, &opts, &p, d);
     tosac_graph_destroy(g);
@@ -654,6 +719,7 @@ static int run_program(run_args *a, bool refmode)
         }
         const char *path = join(a, in_dir, a->ifm_file.item[k]);
         const tosac_quant_io *q = qio ? find_io(qio->inputs, qio->n_inputs, info.name) : NULL;
+        if (!cli_out_input(os, path)) goto done;
         if (!load_npy(path, "input", &info, q, &in_bytes[i], &in_len[i], d)) {
             print_diag(path, d, "error");
             goto done;
@@ -669,6 +735,7 @@ static int run_program(run_args *a, bool refmode)
             fail("'%s' is not a variable of %s", a->var_name.item[k], model);
             goto done;
         }
+        if (!cli_out_input(os, path)) goto done;
         bool ok = load_npy(path, "variable", &info, NULL, &bytes, &n, d) &&
                   tosac_program_variable_set_tosa(p, (uint32_t)v, bytes, n, d) == TOSAC_OK;
         tosac_free(bytes, n);
@@ -720,8 +787,8 @@ static int run_program(run_args *a, bool refmode)
                 }
                 file = f ? f : "output.npy";
             }
-            const char *path = join(a, out_dir, file);
-            ok = write_npy(path, &info, buf, n, qio ? find_io(qio->outputs, qio->n_outputs, info.name) : NULL, d);
+            const char *path = join(a, out_dir, file), *wp = cli_out_add(os, path);
+            ok = wp && write_npy(wp, &info, buf, n, qio ? find_io(qio->outputs, qio->n_outputs, info.name) : NULL, d);
             if (!ok) print_diag(path, d, "error");
         } else {
             print_summary(&info, buf, n, qio ? find_io(qio->outputs, qio->n_outputs, info.name) : NULL);
@@ -739,14 +806,15 @@ static int run_program(run_args *a, bool refmode)
         size_t n;
         uint8_t *buf = fetch_tosa(p, (uint32_t)v, tosac_program_variable_get_tosa, &n);
         if (!buf) goto oom;
-        const char *path = join(a, out_dir, a->var_file.item[k]);
-        bool ok = write_npy(path, &info, buf, n, NULL, d);
+        const char *path = join(a, out_dir, a->var_file.item[k]), *wp = cli_out_add(os, path);
+        bool ok = wp && write_npy(wp, &info, buf, n, NULL, d);
         free(buf);
         if (!ok) {
             print_diag(path, d, "error");
             goto done;
         }
     }
+    if (!cli_out_commit(os)) goto done;
     if (a->profile) print_profile(p, &times, repeat);
     rc = RUN_VALID;
     goto done;
@@ -761,6 +829,7 @@ done:
     tosac_program_destroy(p);
     tosac_diag_destroy(d);
     tosac_quant_iomap_free(qio);
+    tosac_outset_destroy(os);
     return rc;
 }
 

@@ -77,7 +77,7 @@ int cli_targets(int argc, char **argv)
         fprintf(stderr, "tosac targets: out of memory\n");
         return CLI_EXIT_FAILURE;
     }
-    int rc = cli_write_output(NULL, text);
+    int rc = cli_write_output(NULL, NULL, text);
     tosac_string_free(text);
     return rc;
 }

@@ -153,7 +153,60 @@ tosac_graph *cli_read_graph(const char *path, bool quiet)
     return g;
 }
 
-int cli_write_output(const char *out_path, const char *text)
+void cli_print_diag(const char *path, tosac_diag *d)
+{
+    for (size_t i = 0; i < tosac_diag_count(d); i++) {
+        tosac_status code = TOSAC_OK;
+        const char *msg = tosac_diag_message(d, i, &code);
+        cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
+    }
+    tosac_diag_clear(d);
+}
+
+tosac_outset *cli_outset_create(void)
+{
+    tosac_outset *s = tosac_outset_create();
+    if (!s) fprintf(stderr, "tosac: out of memory\n");
+    return s;
+}
+
+/* Prints what an output-set call said (messages name their file: PATH is not repeated). */
+static bool out_report(const char *path, tosac_diag *d, tosac_status st)
+{
+    if (!d) fprintf(stderr, "tosac: out of memory\n");
+    else cli_print_diag(path, d);
+    tosac_diag_destroy(d);
+    return st == TOSAC_OK;
+}
+
+bool cli_out_input(tosac_outset *s, const char *path)
+{
+    tosac_diag *d = tosac_diag_create();
+    return out_report(path, d, d ? tosac_outset_add_input(s, path, d) : TOSAC_ERR_NOMEM);
+}
+
+const char *cli_out_add(tosac_outset *s, const char *path)
+{
+    const char *wp = NULL;
+    tosac_diag *d = tosac_diag_create();
+    return out_report(path, d, d ? tosac_outset_add(s, path, &wp, d) : TOSAC_ERR_NOMEM) ? wp : NULL;
+}
+
+bool cli_out_commit(tosac_outset *s)
+{
+    tosac_diag *d = tosac_diag_create();
+    tosac_status st = d ? tosac_outset_commit(s, d) : TOSAC_ERR_NOMEM;
+    for (size_t i = 0; d && i < tosac_diag_count(d); i++) fprintf(stderr, "tosac: error: %s\n", tosac_diag_message(d, i, NULL));
+    if (d) tosac_diag_clear(d);
+    return out_report("tosac", d, st);
+}
+
+tosac_status cli_external_input(void *set, const char *path, tosac_diag *d)
+{
+    return tosac_outset_add_input(set, path, d);
+}
+
+int cli_write_output(const char *in_path, const char *out_path, const char *text)
 {
     size_t len = strlen(text);
     if (!out_path) {
@@ -163,23 +216,16 @@ int cli_write_output(const char *out_path, const char *text)
         }
         return CLI_EXIT_OK;
     }
-    FILE *f = fopen(out_path, "wb");
-    if (!f) {
-        fprintf(stderr, "%s: error: cannot create: %s\n", out_path, strerror(errno));
-        return CLI_EXIT_FAILURE;
-    }
-    bool ok = fwrite(text, 1, len, f) == len;
-    int err = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
-        fprintf(stderr, "%s: error: cannot write: %s\n", out_path, strerror(err));
-        remove(out_path);
-        return CLI_EXIT_FAILURE;
-    }
-    return CLI_EXIT_OK;
+    tosac_outset *s = cli_outset_create();
+    tosac_diag *d = tosac_diag_create();
+    const char *wp = NULL;
+    bool ok = s && d && (!in_path || cli_out_input(s, in_path)) && (wp = cli_out_add(s, out_path)) != NULL;
+    if (ok && tosac_outfile_write_bytes(wp, text, len, d) != TOSAC_OK) ok = false;
+    if (d) cli_print_diag(out_path, d);
+    ok = ok && cli_out_commit(s);
+    tosac_diag_destroy(d);
+    tosac_outset_destroy(s);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -217,6 +263,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    tosac_outfile_catch_signals();
     int rc = dispatch(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tosac: cannot write to standard output: %s\n", strerror(errno));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/outfile.h"
 #include "core/diag.h"
 #include "core/fp.h"
 
@@ -578,62 +579,15 @@ void tosac_npy_free(tosac_npy *n)
 /* ------------------------------------------------------------------------------------------ */
 /* writing                                                                                    */
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return 0;
-        }
-        if (w == 0) {
-            errno = EIO;
-            return 0;
-        }
-        b += w;
-        n -= (size_t)w;
-    }
-    return 1;
-}
+typedef struct npy_out {
+    const void *hdr, *data;
+    size_t hn, dn;
+} npy_out;
 
-/* Writes hdr then data to a fresh temporary file next to `path` and renames it into place. */
-static tosac_status write_atomic(const char *path, const void *hdr, size_t hn, const void *data, size_t dn,
-                                 tosac_diag *d)
+static bool fill_npy(int fd, void *ctx)
 {
-    size_t plen = strlen(path);
-    size_t tcap = plen + 48;
-    char *tmp = tosac_malloc(tcap);
-    if (!tmp) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory", path);
-    int fd = -1;
-    for (unsigned i = 0; i < 1000 && fd < 0; i++) {
-        snprintf(tmp, tcap, "%s.tmp%ld.%u", path, (long)getpid(), i);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        tosac_status st = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot create a temporary file: %s", path,
-                                         strerror(errno));
-        tosac_free(tmp, tcap);
-        return st;
-    }
-    int ok = write_all(fd, hdr, hn) && (dn == 0 || write_all(fd, data, dn));
-    int err = ok ? 0 : errno;
-    if (close(fd) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    tosac_status st = TOSAC_OK;
-    if (!ok) {
-        unlink(tmp);
-        st = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot write: %s", path, strerror(err));
-    }
-    tosac_free(tmp, tcap);
-    return st;
+    const npy_out *o = ctx;
+    return tosac_write_all(fd, o->hdr, o->hn) && (o->dn == 0 || tosac_write_all(fd, o->data, o->dn));
 }
 
 tosac_status tosac_npy_write_file(const char *path, const char *descr, int rank, const int64_t *shape,
@@ -674,7 +628,8 @@ tosac_status tosac_npy_write_file(const char *path, const char *descr, int rank,
     hdr[6] = 1;
     hdr[7] = 0;
     st_u16((uint8_t *)hdr + 8, (uint32_t)(total - 10));
-    return write_atomic(path, hdr, total, data, nbytes, d);
+    npy_out o = {hdr, data, total, nbytes};
+    return tosac_outfile_write(path, fill_npy, &o, d);
 }
 
 /* ------------------------------------------------------------------------------------------ */

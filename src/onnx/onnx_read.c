@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -77,6 +78,7 @@ typedef struct rd {
     tosac_arena *arena;
     onnx_model_impl *model; /* takes over decoded raw_data buffers */
     uint64_t max_external;
+    const tosac_onnx_read_opts *opts;
     size_t max_nodes;
     size_t nodes_total;
     uint64_t ext_used;
@@ -474,6 +476,61 @@ static tosac_status check_location(rd *r, const char *what, const char *loc)
     return TOSAC_OK;
 }
 
+/*
+ * Opens external data `loc` (already checked: relative, no "..") inside the model's folder one
+ * path component at a time, each with O_NOFOLLOW: a symbolic link anywhere on the way (to
+ * /etc/passwd, or to a folder elsewhere) is refused instead of followed, so what is read is a file
+ * inside the folder whatever the links say. The file is opened O_NONBLOCK so that a FIFO cannot
+ * hang the reader; the caller checks it is a regular file on the descriptor. Returns the
+ * descriptor, or -1 after recording the error in *s.
+ */
+static int open_inside(rd *r, const char *what, const char *loc, const char *path, tosac_status *s)
+{
+    int dir = open(r->base_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) {
+        *s = fail(r, TOSAC_ERR_IO, "%s: cannot open the model's folder '%s' for external data '%s': %s", what,
+                  show(r->base_dir).s, show(loc).s, strerror(errno));
+        return -1;
+    }
+    char comp[256];
+    for (const char *p = loc;;) {
+        const char *e = p;
+        while (*e && *e != '/' && *e != '\\') e++;
+        size_t n = (size_t)(e - p);
+        bool last = !*e;
+        if ((n == 0 || (n == 1 && *p == '.')) && !last) { /* "a//b", "./a" */
+            p = e + 1;
+            continue;
+        }
+        if (n == 0 || (n == 1 && *p == '.') || n >= sizeof comp) {
+            close(dir);
+            *s = fail(r, TOSAC_ERR_FORMAT, "%s: external data location '%s' does not name a file", what, show(loc).s);
+            return -1;
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        int fd = openat(dir, comp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (last ? O_NONBLOCK : O_DIRECTORY));
+        int err = errno;
+        struct stat lst;
+        bool link = fd < 0 && fstatat(dir, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
+        close(dir);
+        if (fd < 0) {
+            if (link)
+                *s = fail(r, TOSAC_ERR_FORMAT,
+                          "%s: external data file '%s' goes through the symbolic link '%s'; external data is read "
+                          "only from files inside the model's folder, without following links",
+                          what, show(path).s, show(comp).s);
+            else
+                *s = fail(r, TOSAC_ERR_IO, "%s: cannot open external data file '%s': %s", what, show(path).s,
+                          strerror(err));
+            return -1;
+        }
+        if (last) return fd;
+        dir = fd;
+        p = e + 1;
+    }
+}
+
 static tosac_status read_external(rd *r, const Onnx__TensorProto *tp, const char *what, uint64_t nbytes,
                                   int32_t et, tosac_onnx_tensor *out)
 {
@@ -505,13 +562,13 @@ static tosac_status read_external(rd *r, const Onnx__TensorProto *tp, const char
     if (!path) return nomem(r);
     snprintf(path, plen, "%s/%s", r->base_dir, loc);
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat stt;
-    if (fd < 0) {
-        s = fail(r, TOSAC_ERR_IO, "%s: cannot open external data file '%s': %s", what, show(path).s,
-                 strerror(errno));
+    int fd = -1;
+    if (r->opts && r->opts->on_external_file &&
+        (s = r->opts->on_external_file(r->opts->user, path, r->diag)) != TOSAC_OK)
         goto done;
-    }
+    fd = open_inside(r, what, loc, path, &s);
+    struct stat stt;
+    if (fd < 0) goto done;
     if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode)) {
         s = fail(r, TOSAC_ERR_IO, "%s: external data file '%s' is not a regular file", what, show(path).s);
         goto done;
@@ -1387,6 +1444,7 @@ tosac_status tosac_onnx_read_mem(const void *buf, size_t len, const char *name, 
     if (!out || (!buf && len)) return fail(&r, TOSAC_ERR_INVALID_ARG, "tosac_onnx_read_mem: NULL argument");
     uint64_t max_file = opts && opts->max_file_bytes ? opts->max_file_bytes : DEFAULT_MAX_FILE;
     r.max_external = opts && opts->max_external_bytes ? opts->max_external_bytes : DEFAULT_MAX_EXTERNAL;
+    r.opts = opts;
     r.max_nodes = opts && opts->max_nodes ? opts->max_nodes : DEFAULT_MAX_NODES;
     size_t max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
     if (max_depth > MAX_DEPTH_LIMIT) max_depth = MAX_DEPTH_LIMIT;

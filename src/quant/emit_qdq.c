@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/outfile.h"
 #include "onnx.pb-c.h"
 #include "ir/rewrite.h"
 #include "quant/quant_internal.h"
@@ -766,21 +767,9 @@ static tosac_status write_model(em *e, const char *path)
     uint8_t *buf = malloc(len ? len : 1);
     if (!buf) return tosac_diag_add(e->d, TOSAC_ERR_NOMEM, "out of memory");
     onnx__model_proto__pack(&mp, buf);
-    size_t plen = strlen(path) + 32;
-    char *tmp = malloc(plen);
-    bool ok = false;
-    if (tmp) {
-        snprintf(tmp, plen, "%s.tmp%ld", path, (long)getpid());
-        FILE *f = fopen(tmp, "wb");
-        ok = f && fwrite(buf, 1, len, f) == len;
-        if (f && fclose(f) != 0) ok = false;
-        if (ok && rename(tmp, path) != 0) ok = false;
-        if (!ok) remove(tmp);
-    }
-    free(tmp);
+    tosac_status s = tosac_outfile_write_bytes(path, buf, len, e->d);
     free(buf);
-    if (!ok) return tosac_diag_add(e->d, TOSAC_ERR_IO, "%s: cannot write the QDQ model", path);
-    return TOSAC_OK;
+    return s;
 }
 
 tosac_status quant_emit_qdq(const tosac_block *fb, const tosac_quant_iomap *io, const quant_qdq_value *v,

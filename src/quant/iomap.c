@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/arena.h"
 #include "core/diag.h"
+#include "core/outfile.h"
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "quant/quant_internal.h"
@@ -51,6 +52,9 @@ tosac_status tosac_quant_iomap_write(const tosac_quant_iomap *m, const char *pat
     tosac_strbuf sb;
     tosac_strbuf_init(&sb);
     tosac_strbuf_append(&sb, "{\n  \"format\": \"tosac-quant-io\",\n  \"version\": 1,\n");
+    if (m->program_bytes)
+        tosac_strbuf_appendf(&sb, "  \"program\": {\"bytes\": %llu, \"fnv1a64\": \"%016llx\"},\n",
+                             (unsigned long long)m->program_bytes, (unsigned long long)m->program_fnv1a64);
     write_list(&sb, "inputs", m->inputs, m->n_inputs);
     tosac_strbuf_append(&sb, ",\n");
     write_list(&sb, "outputs", m->outputs, m->n_outputs);
@@ -62,13 +66,11 @@ tosac_status quant_write_text(tosac_strbuf *sb, const char *path, const char *wh
 {
     char *text = tosac_strbuf_take(sb);
     if (!text) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    FILE *f = fopen(path, "wb");
     size_t len = strlen(text);
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    if (f && fclose(f) != 0) ok = false;
+    tosac_status s = tosac_outfile_write_bytes(path, text, len, d);
     tosac_free(text, len + 1);
-    if (!ok) return tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot write %s", path, what);
-    return TOSAC_OK;
+    if (s != TOSAC_OK) tosac_diag_add(d, s, "%s: %s not written", path, what);
+    return s;
 }
 
 static tosac_status read_list(const tosac_json *root, const char *key, tosac_quant_io **out, uint32_t *n,
@@ -116,6 +118,23 @@ static tosac_status read_list(const tosac_json *root, const char *key, tosac_qua
     return TOSAC_OK;
 }
 
+/* "program": {"bytes": N, "fnv1a64": "16 hex digits"} (optional). */
+static tosac_status read_program(const tosac_json *root, tosac_quant_iomap *m, const char *path, tosac_diag *d)
+{
+    const tosac_json *p = tosac_json_get(root, "program");
+    if (!p) return TOSAC_OK;
+    const tosac_json *n = tosac_json_get(p, "bytes"), *h = tosac_json_get(p, "fnv1a64");
+    char *end = NULL;
+    if (n && n->kind == TOSAC_JSON_NUMBER && n->num >= 1 && n->num <= 9007199254740992.0 && n->num == (double)(uint64_t)n->num &&
+        h && h->kind == TOSAC_JSON_STRING && strlen(h->str) == 16 && strspn(h->str, "0123456789abcdefABCDEF") == 16) {
+        m->program_fnv1a64 = strtoull(h->str, &end, 16);
+        m->program_bytes = (uint64_t)n->num;
+    }
+    if (!end || *end)
+        return tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: \"program\" needs \"bytes\" (a positive count) and \"fnv1a64\" (16 hex digits)", path);
+    return TOSAC_OK;
+}
+
 tosac_status tosac_quant_iomap_read(const char *path, tosac_quant_iomap **out, tosac_diag *d)
 {
     FILE *f = fopen(path, "rb");
@@ -149,6 +168,7 @@ tosac_status tosac_quant_iomap_read(const char *path, tosac_quant_iomap **out, t
             s = tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: not a tosac quantization sidecar (\"format\")", path);
     }
     if (s == TOSAC_OK && !(m = calloc(1, sizeof *m))) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    if (s == TOSAC_OK) s = read_program(root, m, path, d);
     if (s == TOSAC_OK) s = read_list(root, "inputs", &m->inputs, &m->n_inputs, path, d);
     if (s == TOSAC_OK) s = read_list(root, "outputs", &m->outputs, &m->n_outputs, path, d);
     tosac_arena_deinit(&arena);

@@ -135,9 +135,9 @@ static tosac_status run_while(tosac_program *p, uint32_t k)
         if (s != TOSAC_OK) return s;
         const uint8_t *c = p->vals[p->idx[cond->out_base]].data;
         if (!c || !*c) break;
-        if (p->max_iter && iter >= p->max_iter) {
+        if (iter >= p->max_iter) {
             char why[96];
-            snprintf(why, sizeof why, "the loop did not end within max_loop_iterations (%llu)",
+            snprintf(why, sizeof why, "the loop did not end within max_iterations (%llu iterations)",
                      (unsigned long long)p->max_iter);
             return fail(p, k, TOSAC_ERR_UNPREDICTABLE, why);
         }

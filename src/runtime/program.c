@@ -62,7 +62,7 @@ tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts
     tosac_arena_init(&p->mem);
     p->precise = o.precise;
     p->external_io = o.external_io;
-    p->max_iter = o.max_loop_iterations;
+    p->max_iter = o.max_iterations ? o.max_iterations : TOSAC_DEFAULT_MAX_ITERATIONS;
     if ((st = rt_build(p, g, &o, d)) != TOSAC_OK || (st = rt_plan(p, d)) != TOSAC_OK) goto fail;
     if (o.max_memory) {
         size_t fixed = p->const_size + p->var_size; /* <= max_memory: checked in rt_build */

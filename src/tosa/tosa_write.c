@@ -5,16 +5,13 @@
  * the output depends only on the graph. Each value's name string is written once per block and
  * shared by the tensor/shape table and every operand list that names it.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/diag.h"
+#include "core/outfile.h"
 #include "ir/graph.h"
 #include "tosa/flatbuf.h"
 #include "tosa/op_table.h"
@@ -460,36 +457,26 @@ tosac_status tosac_tosa_write_mem(const tosac_graph *g, uint8_t **out, size_t *l
 
 void tosac_buffer_free(uint8_t *buf, size_t len) { tosac_free(buf, len); }
 
-/* Writes all of buf to fd; false with errno set on failure. */
-static bool write_all(int fd, const uint8_t *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        if (n == 0) {
-            errno = EIO;
-            return false;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
+typedef struct pieces {
+    const fb_builder *b;
+    const uint8_t *view;
+    size_t len;
+} pieces;
 
 /* The finished buffer with each external payload written from where it lives. */
-static bool write_pieces(int fd, const fb_builder *b, const uint8_t *view, size_t len)
+static bool fill_pieces(int fd, void *ctx)
 {
-    size_t n, pos = 0;
+    const pieces *pc = ctx;
+    const fb_builder *b = pc->b;
+    const uint8_t *view = pc->view;
+    size_t len = pc->len, n, pos = 0;
     const fb_segment *segs = fb_segments(b, &n);
     for (size_t k = n; k-- > 0;) {
         size_t off = fb_segment_offset(b, &segs[k]);
-        if (!write_all(fd, view + pos, off - pos) || !write_all(fd, segs[k].src, segs[k].len)) return false;
+        if (!tosac_write_all(fd, view + pos, off - pos) || !tosac_write_all(fd, segs[k].src, segs[k].len)) return false;
         pos = off + segs[k].len;
     }
-    return write_all(fd, view + pos, len - pos);
+    return tosac_write_all(fd, view + pos, len - pos);
 }
 
 tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac_diag *d)
@@ -504,43 +491,10 @@ tosac_status tosac_tosa_write_file(const tosac_graph *g, const char *path, tosac
         return st;
     }
 
-    /* A new file next to the target (same file system, so rename is atomic), mode 0666 & ~umask. */
-    size_t plen = strlen(path);
-    size_t tcap = plen + 48;
-    char *tmp = tosac_malloc(tcap);
-    if (!tmp) {
-        writer_free(&w);
-        return tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory", path);
-    }
-    static atomic_uint counter;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(tmp, tcap, "%s.tmp-%ld-%u", path, (long)getpid(), (unsigned)atomic_fetch_add(&counter, 1u));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        st = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot create a temporary file next to it: %s", path,
-                            strerror(errno));
-    } else {
-        /* no fsync: like compilers, rely on the atomic rename for "never a partial file" rather
-           than paying a disk flush of hundreds of MB on every compile */
-        bool ok = write_pieces(fd, &w.fb, buf, len);
-        int e = errno;
-        if (close(fd) != 0 && ok) {
-            ok = false;
-            e = errno;
-        }
-        if (ok && rename(tmp, path) != 0) {
-            ok = false;
-            e = errno;
-        }
-        if (!ok) {
-            unlink(tmp);
-            st = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-        }
-    }
-    tosac_free(tmp, tcap);
+    /* no fsync: like compilers, rely on the atomic rename for "never a partial file" rather than
+       paying a disk flush of hundreds of MB on every compile */
+    pieces pc = {&w.fb, buf, len};
+    st = tosac_outfile_write(path, fill_pieces, &pc, d);
     writer_free(&w);
     return st;
 }

@@ -47,7 +47,7 @@ case_() {
         rm -rf $name.od $name.ol
         "$TOSAC" run $name.d.tosa -i $in=$name.in.npy -o $name.od > /dev/null &&
             "$TOSAC" run $name.l.tosa -i $in=$name.in.npy -o $name.ol > /dev/null
-        check "$name: runs bit-identically to the default program" '[ $? -eq 0 ] && cmp -s $name.d.tosa.quant.json $name.l.tosa.quant.json && for f in $name.od/*.npy; do cmp $f $name.ol/${f##*/} || exit 1; done'
+        check "$name: runs bit-identically to the default program" '[ $? -eq 0 ] && diff <(grep -v fnv1a64 $name.d.tosa.quant.json) <(grep -v fnv1a64 $name.l.tosa.quant.json) >/dev/null && for f in $name.od/*.npy; do cmp $f $name.ol/${f##*/} || exit 1; done'
     else
         $PY "$TOSAC_SOURCE_DIR/tools/quant/spec_run.py" --tosac "$TOSAC" $name.l.tosa $in=$name.in.npy > /dev/null
         check "$name: bit-exact against the spec implementation" '[ $? -eq 0 ]'

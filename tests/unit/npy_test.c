@@ -945,7 +945,8 @@ static void test_allocation_failures(void)
 {
     const int64_t s5[1] = {5};
     const uint8_t i4[3] = {0x79, 0x3F, 0x05};
-    const char *p = tmp_path("oom.npy");
+    char p[700]; /* a copy: tmp_path reuses its buffers */
+    snprintf(p, sizeof p, "%s", tmp_path("oom.npy"));
     EXPECT_EQ_I(tosac_npy_write_tosa(p, TOSAC_DTYPE_INT4, 1, s5, i4, 3, NULL), TOSAC_OK);
     static uint8_t img[256];
     size_t imglen = slurp(p, img, sizeof img);

@@ -741,10 +741,10 @@ static void test_while_loop(void)
         }
         tosac_graph_destroy(g);
     }
-    /* max_loop_iterations */
+    /* max_iterations */
     tosac_graph *g = loop_graph(10);
     tosac_program_opts o = tosac_program_opts_default();
-    o.max_loop_iterations = 4;
+    o.max_iterations = 4;
     tosac_program *p = create(g, &o);
     EXPECT(p != NULL);
     static const int32_t zeros[6] = {0};
@@ -752,10 +752,10 @@ static void test_while_loop(void)
         for (uint32_t i = 0; i < 3; i++) set_input_i32(p, i, zeros, i ? 1 : 6);
         tosac_diag_clear(g_diag);
         EXPECT_EQ_I(tosac_program_invoke(p, g_diag), TOSAC_ERR_UNPREDICTABLE);
-        EXPECT(diag_has("WHILE_LOOP") && diag_has("max_loop_iterations"));
+        EXPECT(diag_has("WHILE_LOOP") && diag_has("max_iterations"));
         tosac_program_destroy(p);
     }
-    o.max_loop_iterations = 10;
+    o.max_iterations = 10;
     p = create(g, &o);
     if (p) {
         for (uint32_t i = 0; i < 3; i++) set_input_i32(p, i, zeros, i ? 1 : 6);

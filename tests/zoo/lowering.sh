@@ -69,7 +69,7 @@ for spec in resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 sq
     name=$("$PY" "$SRC/tools/quant/quantize_npy.py" "$d.quant.json" "$MODELS/$m.input.npy" "$WORK/$k.in.npy")
     if "$TOSAC" run "$d" -i "$name=$WORK/$k.in.npy" -o "$WORK/$k.od" > /dev/null &&
        "$TOSAC" run "$s" -i "$name=$WORK/$k.in.npy" -o "$WORK/$k.os" > /dev/null &&
-       cmp -s "$d.quant.json" "$s.quant.json" && diff -r "$WORK/$k.od" "$WORK/$k.os" > /dev/null; then
+       diff <(grep -v '"program":' "$d.quant.json") <(grep -v '"program":' "$s.quant.json") > /dev/null && diff -r "$WORK/$k.od" "$WORK/$k.os" > /dev/null; then
         echo "ok   $spec"
     else echo "FAIL $spec: --lowering $same is not bit-identical to the default program"; fails=$((fails + 1)); fi
 done
