@@ -64,6 +64,8 @@ setup(
             include_dirs=[os.path.join(ROOT, "include")],
             libraries=["protobuf-c", "m"],
             extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers"],
+            # the library's names stay inside the extension: only PyInit__tosac is exported
+            extra_link_args=["-Wl,--exclude-libs,ALL"],
         )
     ],
     cmdclass={"build_ext": CMakeBuildExt},
