@@ -260,4 +260,6 @@ def test_two_programs_concurrently(long_programs):
     assert np.array_equal(results["a"], want) and np.array_equal(results["b"], want)
     assert both, "never saw both programs running"
     span = both[-1] - both[0]
-    assert span > 0.25 * wall, f"both in flight for {span:.3f} s of {wall:.3f} s"
+    # held GIL: only the few switch intervals before the first run starts; released: until the
+    # first run ends (a load that starves one thread still leaves a large share)
+    assert span > 0.1 * wall, f"both in flight for {span:.3f} s of {wall:.3f} s"
