@@ -91,3 +91,27 @@ def test_torchvision_like_tosac_run(tmp_path):
     ref = np.load(tmp_path / "run" / f"{name}.npy")
     assert py.shape == (1, 1000) and np.array_equal(py, ref)
     assert rel_l2(py, np.load(tmp_path / "torch.npy")) < 1e-4
+
+
+def test_two_input_calibration_equals_cli(small, tmp_path):
+    # samples pair up by position across inputs: numpy dicts, folders per input and the command agree
+    from conftest import run_tosac
+    onnx, names = tosac.torch.export(small, (torch.randn(1, 3, 12, 12), torch.randn(1, 5)))
+    model = tmp_path / "two.onnx"
+    model.write_bytes(onnx)
+    rng = np.random.default_rng(5)
+    samples = [{"input0": rng.standard_normal((1, 3, 12, 12)).astype(np.float32),
+                "input1": rng.standard_normal((1, 5)).astype(np.float32)} for _ in range(3)]
+    for n in names:
+        os.makedirs(tmp_path / n)
+        for k, s in enumerate(samples):
+            np.save(tmp_path / n / f"{k:02d}.npy", s[n])
+    run_tosac(os.environ["TOSAC_BIN"], "compile", model, "-o", tmp_path / "cli.tosa", "--target", "TOSA-1.0+INT",
+              "--calibrate", f"input0={tmp_path}/input0", "--calibrate", f"input1={tmp_path}/input1")
+    cli = (tmp_path / "cli.tosa").read_bytes(), (tmp_path / "cli.tosa.quant.json").read_bytes()
+    for k, calibration in enumerate((samples, {n: tmp_path / n for n in names})):
+        tosac.compile(model, target="TOSA-1.0+INT", calibration=calibration).save(tmp_path / f"py{k}.tosa")
+        assert (tmp_path / f"py{k}.tosa").read_bytes() == cli[0]
+        assert (tmp_path / f"py{k}.tosa.quant.json").read_bytes() == cli[1]
+    with pytest.raises(tosac.Error, match="input 'input1' has 2 sample"):
+        tosac.compile(model, target="TOSA-1.0+INT", calibration=samples[:2] + [{"input0": samples[2]["input0"]}])

@@ -2,8 +2,9 @@
  * The compile driver (include/tosac/driver.h) against the `tosac compile` command, which today is
  * its own path through the library: on examples/small_cnn.onnx the driver writes the same .tosa
  * bytes and the same sidecar as the command for the same options (FP, INT8 calibrated from a
- * directory and from in-memory arrays, INT+FP with uint8 I/O and random calibration), and bad
- * calibration data or options are errors that name the file, input and reason.
+ * directory and from in-memory arrays, INT+FP with float/uint8 I/O, NHWC I/O with a static shape,
+ * a16w8, emit-qdq), and bad calibration data or options are errors that name the file, input
+ * and reason.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ static bool same_file(const char *a, const char *b)
 
 static int cli(const char *args)
 {
-    char cmd[2048];
+    char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' compile %s >/dev/null 2>&1", g_tosac, args);
     return system(cmd);
 }
@@ -181,36 +182,66 @@ static void test_int8_identical(void)
     EXPECT(same_file(tmp("cli_cap.tosa.quant.json"), tmp("drv_cap.tosa.quant.json")));
 }
 
-/* INT+FP: float I/O inside the program by default, uint8 codes with io uint8; random samples */
-static void test_intfp_identical(void)
+/* Option setters of the cases below (the driver side of the CLI flags). */
+static void set_uint8(tosac_driver_opts *o) { o->io = TOSAC_DRIVER_IO_UINT8; }
+static void set_preserve(tosac_driver_opts *o) { o->preserve_io = true; }
+static void set_nhwc_int8(tosac_driver_opts *o)
+{
+    static const int64_t dims[] = {1, 3, 16, 16};
+    static const tosac_compile_shape shape = {"x", 4, dims};
+    o->io_nhwc = true;
+    o->n_shapes = 1;
+    o->shapes = &shape;
+    o->io = TOSAC_DRIVER_IO_INT8;
+}
+static void set_a16w8(tosac_driver_opts *o) { o->a16w8 = true; }
+static void set_nhwc(tosac_driver_opts *o) { o->io_nhwc = true; }
+
+/* More options, each against the command with the same flags (random calibration: INT+FP takes
+   float I/O inside the program by default, uint8 codes with io uint8; the QDQ ONNX of emit-qdq
+   must match too) */
+static void test_options_identical(void)
 {
     static const struct {
-        const char *flags, *name;
-        tosac_driver_io io;
-        bool preserve;
+        const char *name, *target, *flags;
+        uint32_t random;
+        void (*set)(tosac_driver_opts *o);
+        bool qdq;
     } cases[] = {
-        {"", "float", TOSAC_DRIVER_IO_FLOAT, false},
-        {"--io uint8", "uint8", TOSAC_DRIVER_IO_UINT8, false},
-        {"--preserve-io-quantization", "preserve", TOSAC_DRIVER_IO_FLOAT, true},
+        {"float", "TOSA-1.0+INT+FP", "", 4, NULL, false},
+        {"uint8", "TOSA-1.0+INT+FP", "--io uint8", 4, set_uint8, false},
+        {"preserve", "TOSA-1.0+INT+FP", "--preserve-io-quantization", 4, set_preserve, false},
+        {"nhwc_int8", "TOSA-1.0+INT", "--io-layout nhwc --input-shape x=1x3x16x16 --io int8", 3, set_nhwc_int8, false},
+        {"a16w8", "TOSA-1.0+INT+int16", "--a16w8", 2, set_a16w8, false},
+        {"qdq", "TOSA-1.0+INT", "", 2, NULL, true},
+        {"fp_nhwc", "TOSA-1.0+FP", "--io-layout nhwc", 0, set_nhwc, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        char args[1024], a[64], b[64];
+        char args[1536], a[64], b[64], qa[64], qb[64], qdq[512] = "", calib[64] = "";
         snprintf(a, sizeof a, "cli_%s.tosa", cases[k].name);
         snprintf(b, sizeof b, "drv_%s.tosa", cases[k].name);
-        snprintf(args, sizeof args, "%s -o %s --target TOSA-1.0+INT+FP --calibrate random --calib-samples 4 %s", MODEL,
-                 tmp(a), cases[k].flags);
+        snprintf(qa, sizeof qa, "cli_%s.onnx", cases[k].name);
+        snprintf(qb, sizeof qb, "drv_%s.onnx", cases[k].name);
+        if (cases[k].qdq) snprintf(qdq, sizeof qdq, "--emit-qdq %s", tmp(qa));
+        if (cases[k].random) snprintf(calib, sizeof calib, "--calibrate random --calib-samples %u", cases[k].random);
+        snprintf(args, sizeof args, "%s -o %s --target %s %s %s %s", MODEL, tmp(a), cases[k].target, calib,
+                 cases[k].flags, qdq);
         EXPECT_EQ_I(cli(args), 0);
         tosac_driver_opts o = tosac_driver_opts_default();
-        o.target = "TOSA-1.0+INT+FP";
-        o.calib_random = 4;
-        o.io = cases[k].io;
-        o.preserve_io = cases[k].preserve;
+        char qdq_path[512];
+        snprintf(qdq_path, sizeof qdq_path, "%s", tmp(qb));
+        o.target = cases[k].target;
+        o.calib_random = cases[k].random;
+        if (cases[k].qdq) o.emit_qdq = qdq_path;
+        if (cases[k].set) cases[k].set(&o);
         EXPECT(drive(&o, tmp(b)));
         EXPECT(same_file(tmp(a), tmp(b)));
         char sa[80], sb[80];
         snprintf(sa, sizeof sa, "%s.quant.json", a);
         snprintf(sb, sizeof sb, "%s.quant.json", b);
-        EXPECT(same_file(tmp(sa), tmp(sb)));
+        if (cases[k].random) EXPECT(same_file(tmp(sa), tmp(sb)));
+        else EXPECT(access(tmp(sa), F_OK) != 0 && access(tmp(sb), F_OK) != 0);
+        if (cases[k].qdq) EXPECT(same_file(tmp(qa), tmp(qb)));
     }
 }
 
@@ -340,7 +371,7 @@ int main(void)
     }
     RUN(test_fp_identical);
     RUN(test_int8_identical);
-    RUN(test_intfp_identical);
+    RUN(test_options_identical);
     RUN(test_errors);
     RUN(test_stale_sidecar);
     char cmd[600];
