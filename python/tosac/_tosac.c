@@ -443,6 +443,18 @@ static int32_t get_code(const tosac_quant_io *q, const uint8_t *p, size_t k)
     }
 }
 
+/* The dims of `info` as a tuple; NULL with an exception set. */
+static PyObject *shape_tuple(const tosac_tensor_info *info)
+{
+    PyObject *t = PyTuple_New(info->rank);
+    for (int32_t j = 0; t && j < info->rank; j++) {
+        PyObject *v = PyLong_FromLongLong(info->shape[j]);
+        if (!v) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, j, v);
+    }
+    return t;
+}
+
 /* Output i from execution storage into `dst` (descr from out_descr). */
 static void copy_output(const tosac_tensor_info *info, const tosac_quant_io *q, const void *src, uint8_t *dst)
 {
@@ -610,8 +622,7 @@ static PyObject *program_run(ProgramObject *self, PyObject *arg)
         tosac_tensor_info info;
         size_t elem;
         tosac_program_output_info(self->rt, k, &info);
-        PyObject *shape = PyTuple_New(info.rank);
-        for (int32_t j = 0; shape && j < info.rank; j++) PyTuple_SET_ITEM(shape, j, PyLong_FromLongLong(info.shape[j]));
+        PyObject *shape = shape_tuple(&info);
         PyObject *t = shape ? Py_BuildValue("(ssNO)", info.name, out_descr(&info, find_io(self->c, false, info.name), &elem),
                                             shape, outs[k])
                             : NULL;
@@ -649,8 +660,7 @@ static PyObject *tensors(ProgramObject *self, bool input)
         tosac_tensor_info info;
         if (input) tosac_program_input_info(self->rt, k, &info);
         else tosac_program_output_info(self->rt, k, &info);
-        PyObject *shape = PyTuple_New(info.rank);
-        for (int32_t j = 0; shape && j < info.rank; j++) PyTuple_SET_ITEM(shape, j, PyLong_FromLongLong(info.shape[j]));
+        PyObject *shape = shape_tuple(&info);
         PyObject *t = shape ? Py_BuildValue("(ssNN)", info.name, tosac_dtype_name(info.dtype), shape,
                                             qparams_tuple(find_io(self->c, input, info.name)))
                             : NULL;
@@ -709,9 +719,12 @@ static PyObject *program_report(ProgramObject *self, PyObject *unused)
     PyObject *dict = PyDict_New();
     if (!dict || !r->n_steps) return dict;
     PyObject *steps = PyList_New(r->n_steps);
-    for (uint32_t k = 0; steps && k < r->n_steps; k++)
-        PyList_SET_ITEM(steps, k, Py_BuildValue("{s:s,s:d,s:I,s:I}", "name", r->steps[k].name, "ms", r->steps[k].ms, "ops",
-                                                r->steps[k].ops, "changes", r->steps[k].changes));
+    for (uint32_t k = 0; steps && k < r->n_steps; k++) {
+        PyObject *it = Py_BuildValue("{s:s,s:d,s:I,s:I}", "name", r->steps[k].name, "ms", r->steps[k].ms, "ops",
+                                     r->steps[k].ops, "changes", r->steps[k].changes);
+        if (!it) Py_CLEAR(steps);
+        else PyList_SET_ITEM(steps, k, it);
+    }
     PyObject *v = steps ? Py_BuildValue("{s:N,s:I,s:I,s:I,s:K,s:I,s:d,s:d,s:d}", "steps", steps, "transposes_imported",
                                         r->transposes_imported, "transposes_final", r->transposes_final, "consts_merged",
                                         r->consts_merged, "dedup_bytes_saved", (unsigned long long)r->dedup_bytes_saved,
@@ -729,10 +742,11 @@ static PyObject *program_report(ProgramObject *self, PyObject *unused)
     PyObject *layers = PyList_New(q->n_layers);
     for (uint32_t k = 0; layers && k < q->n_layers; k++) {
         const tosac_quant_layer *L = &q->layers[k];
-        PyList_SET_ITEM(layers, k,
-                        Py_BuildValue("{s:s,s:s,s:z,s:d,s:s,s:d,s:i}", "name", L->name, "op", L->op, "onnx_node",
-                                      L->onnx_node, "sqnr_db", L->sqnr_db, "form", L->int32 ? "i32" : L->int16 ? "i16" : "i8",
-                                      "scale", L->q.scale, "zero_point", (int)L->q.zero_point));
+        PyObject *it = Py_BuildValue("{s:s,s:s,s:z,s:d,s:s,s:d,s:i}", "name", L->name, "op", L->op, "onnx_node",
+                                     L->onnx_node, "sqnr_db", L->sqnr_db, "form", L->int32 ? "i32" : L->int16 ? "i16" : "i8",
+                                     "scale", L->q.scale, "zero_point", (int)L->q.zero_point);
+        if (!it) Py_CLEAR(layers);
+        else PyList_SET_ITEM(layers, k, it);
     }
     PyObject *qd = layers ? Py_BuildValue("{s:I,s:d,s:N}", "samples", q->n_samples, "output_sqnr_db", q->output_sqnr_db,
                                           "layers", layers)

@@ -13,7 +13,8 @@ mkdir -p "$work"
 cp -r "$src/python" "$work/pkg"
 rm -rf "$work/pkg/build" "$work/pkg"/*.egg-info "$work/pkg"/tosac/*.so
 "$py" -m venv --system-site-packages "$work/venv"
-TOSAC_SOURCE_DIR="$src" TOSAC_STATIC_LIB="$lib" \
+# warnings in the extension fail the test, as they fail the C build
+CFLAGS="-Werror" TOSAC_SOURCE_DIR="$src" TOSAC_STATIC_LIB="$lib" \
   "$work/venv/bin/pip" install --no-build-isolation --no-index --no-deps -q "$work/pkg"
 cd "$work"
 TOSAC_SOURCE_DIR="$src" TOSAC_BIN="$bin" \
