@@ -58,6 +58,7 @@ _OPTIONS = {
     "emit_qdq": "path: also write the quantized FP graph as QDQ ONNX",
     "report": "measure the per-layer SQNR of the quantized program (Program.report['quantization'])",
     "verify_each": "validate the graph after every pass",
+    "progress": "callable(done, total) called after each calibration sample",
     "name": "label for messages when the model is given as bytes",
 }
 
@@ -149,6 +150,8 @@ def compile(model, target="TOSA-1.0+FP", calibration=None, io="float", **options
                     ("verify_each", "verify_each")):
         if options.get(key) is not None:
             opts[to] = options[key]
+    if options.get("progress") is not None:
+        opts["progress"] = options["progress"]
     if options.get("emit_qdq") is not None:
         opts["emit_qdq"] = os.fspath(options["emit_qdq"])
     opts["shapes"] = [(n, tuple(int(d) for d in s)) for n, s in (options.get("input_shapes") or {}).items()]

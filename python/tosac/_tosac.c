@@ -219,10 +219,21 @@ static bool opt_bool(PyObject *opts, const char *key, bool *out)
     return true;
 }
 
+/* Calibration progress to a Python callable (called from the compiling thread, which runs
+   without the GIL); an exception it raises is reported as unraisable: compilation goes on. */
+static void progress_cb(void *user, uint32_t done, uint32_t total)
+{
+    PyGILState_STATE st = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction((PyObject *)user, "II", done, total);
+    if (!r) PyErr_WriteUnraisable((PyObject *)user);
+    Py_XDECREF(r);
+    PyGILState_Release(st);
+}
+
 /*
  * The options dict (tosac/__init__.py builds it): target, io (0 float, 1 int8, 2 uint8),
  * calib_method (0 minmax, 1 percentile, 2 mse), calib_random, calib_samples, lowering, per_tensor,
- * a16w8, preserve_io, io_nhwc, verify_each, report, emit_qdq, shapes [(name, dims)], binds
+ * a16w8, preserve_io, io_nhwc, verify_each, report, emit_qdq, progress (callable), shapes [(name, dims)], binds
  * [(name, descr, shape, buffer)], calib_arrays [(name or None, float32 buffer)], calib_sources [str].
  */
 static bool args_parse(PyObject *opts, compile_args *a)
@@ -239,6 +250,12 @@ static bool args_parse(PyObject *opts, compile_args *a)
         !opt_bool(opts, "io_nhwc", &a->o.io_nhwc) || !opt_bool(opts, "verify_each", &a->o.verify_each) ||
         !opt_bool(opts, "report", &a->o.report))
         return false;
+    PyObject *progress = PyDict_GetItemString(opts, "progress");
+    if (progress && progress != Py_None) {
+        if (!PyCallable_Check(progress)) return PyErr_SetString(PyExc_TypeError, "progress: a callable expected"), false;
+        a->o.progress = progress_cb;
+        a->o.progress_user = progress; /* the options dict keeps it alive during the call */
+    }
     a->o.io = (tosac_driver_io)io;
     a->o.calib_method = (tosac_quant_calib_method)method;
 

@@ -56,7 +56,10 @@ def test_save_equals_cli(tmp_path, tosac_bin):
 
 def test_calibration_from_numpy(tmp_path, tosac_bin):
     samples = calib_samples(4)
-    prog = tosac.compile(SMALL_CNN, target="TOSA-1.0+INT", calibration=[{"x": s} for s in samples], report=True)
+    seen = []
+    prog = tosac.compile(SMALL_CNN, target="TOSA-1.0+INT", calibration=[{"x": s} for s in samples], report=True,
+                         progress=lambda done, total: seen.append((done, total)))
+    assert seen[:4] == [(1, 4), (2, 4), (3, 4), (4, 4)] and seen[-1] == (4, 4)  # calibration, then the report
     prog.save(tmp_path / "py.tosa")
     # the same samples as .npy files through the command: the same program and sidecar
     os.makedirs(tmp_path / "calib")
