@@ -7,6 +7,8 @@
 # are declared in src/) stay hidden. Configure re-runs when a header changes.
 function(tosac_api_symbols incdir prefix)
   file(GLOB headers CONFIGURE_DEPENDS ${incdir}/*.h)
+  # a declaration added to a header must reach the list without a manual re-configure
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${headers})
   set(names)
   foreach(h ${headers})
     file(READ ${h} text)

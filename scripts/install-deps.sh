@@ -13,6 +13,7 @@ PACKAGES=(
   protobuf-c-compiler libprotobuf-c-dev libonnx-dev   # ONNX reader: protoc-c on onnx.proto
   libonnx-testdata python3-onnx     # ONNX reader tests (models, independent decoding)
   python3-torch python3-torchvision # model zoo: real networks exported to ONNX (tools/zoo)
+  python3-dev python3-setuptools python3-venv python3-pytest   # the Python package and its tests
 )
 
 missing=()

@@ -1,0 +1,266 @@
+/*
+ * The compile driver (include/tosac/driver.h): options checked against the target, ONNX import and
+ * the pass pipeline (tosac_onnx_compile), calibration data (calib.c), quantization with the I/O
+ * options (tosac_quantize_report), and writing the program with its sidecar.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/diag.h"
+#include "core/hash.h"
+#include "core/outfile.h"
+#include "driver/driver_internal.h"
+#include "tosac/tosa_file.h"
+#include "tosac/validate.h"
+
+/* The calibration generator's seed: fixed, so the same options give the same program. */
+#define DRV_RANDOM_SEED 0x746f736163ull
+
+struct tosac_compiled {
+    tosac_onnx_model *model;
+    tosac_graph *fp;      /* the FP program */
+    tosac_graph *program; /* the quantized program, or fp */
+    tosac_quant_iomap *io;
+    tosac_quant_report *qrep;
+    tosac_compile_report report;
+    tosac_driver_times times;
+};
+
+tosac_driver_opts tosac_driver_opts_default(void)
+{
+    tosac_driver_opts o;
+    memset(&o, 0, sizeof o);
+    o.calib_method = TOSAC_QUANT_CALIB_PERCENTILE;
+    return o;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* What the target asks for, and whether the options fit it. */
+typedef struct drv_plan {
+    const char *target;
+    uint32_t profiles, extensions;
+    bool quant; /* the FP program is quantized */
+} drv_plan;
+
+static tosac_status plan(const tosac_driver_opts *o, drv_plan *p, tosac_diag *d)
+{
+    const char *target = p->target = o->target ? o->target : "TOSA-1.0+FP";
+    p->profiles = TOSAC_PROFILE_FP;
+    p->extensions = 0;
+    tosac_status s = tosac_target_parse(target, &p->profiles, &p->extensions, d);
+    if (s != TOSAC_OK) return s;
+    bool data = o->n_calib_arrays || o->n_calib_sources, calib = data || o->calib_random;
+    /* INT alone always quantizes; INT+FP when given calibration data (else it is the FP program
+       with integer operators for the model's own integer computations) */
+    p->quant = (p->profiles & TOSAC_PROFILE_INT) && (!(p->profiles & TOSAC_PROFILE_FP) || calib);
+    if (!p->quant && (o->io != TOSAC_DRIVER_IO_FLOAT || o->preserve_io || o->emit_qdq))
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                              "target %s: the I/O type, preserve-io-quantization and emit-qdq apply to quantized "
+                              "programs (TOSA-1.0+INT, or +INT+FP with calibration data)",
+                              target);
+    if (o->a16w8 && (!p->quant || !(p->extensions & TOSAC_EXT_INT16)))
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                              "target %s: a16w8 makes int16 activations and INT48 accumulators, which need a quantized "
+                              "target with the int16 extension (TOSA-1.0+INT+int16)",
+                              target);
+    if (!p->quant && (calib || o->calib_samples || o->per_tensor))
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                              "target %s: calibration data, the sample count and per-tensor weights apply to "
+                              "quantized targets (TOSA-1.0+INT)",
+                              target);
+    if (data && o->calib_random)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                              "random calibration samples cannot be mixed with calibration data");
+    if ((unsigned)o->calib_method > TOSAC_QUANT_CALIB_MSE || (unsigned)o->io > TOSAC_DRIVER_IO_UINT8)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "unknown calibration method or I/O type");
+    return TOSAC_OK;
+}
+
+/* The quant options for the FP program `fp` and the calibration data `c`. */
+static tosac_quant_opts quant_opts(const tosac_driver_opts *o, const drv_plan *p, const drv_calib *c)
+{
+    tosac_quant_opts qo;
+    memset(&qo, 0, sizeof qo);
+    qo.n_samples = c->n_samples;
+    qo.data = c->n_samples ? c->data : NULL;
+    qo.n_random = o->calib_random;
+    qo.seed = DRV_RANDOM_SEED;
+    qo.progress = o->progress;
+    qo.progress_user = o->progress_user;
+    qo.method = o->calib_method;
+    qo.per_tensor = o->per_tensor;
+    qo.emit_qdq = o->emit_qdq;
+    qo.a16w8 = o->a16w8;
+    qo.lowering = o->lowering;
+    if (o->io == TOSAC_DRIVER_IO_UINT8) qo.io = TOSAC_QUANT_IO_UINT8;
+    else if (o->io == TOSAC_DRIVER_IO_FLOAT && (p->profiles & TOSAC_PROFILE_FP) && !o->preserve_io && !o->a16w8)
+        qo.io = TOSAC_QUANT_IO_FLOAT32;
+    else qo.io = TOSAC_QUANT_IO_INT8;
+    return qo;
+}
+
+/* Compiles the model `m` (taken over: freed on failure) into *out. */
+static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_driver_opts *o, const drv_plan *p,
+                          double read_ms, tosac_compiled **out, tosac_diag *d)
+{
+    tosac_compiled *c = tosac_calloc(1, sizeof *c);
+    if (!c) {
+        tosac_onnx_model_destroy(m);
+        return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    }
+    c->model = m;
+    c->times.read_ms = read_ms;
+    tosac_compile_opts co = {
+        /* quantization starts from the FP program (integer operators allowed for the model's own
+           integer computations) */
+        .profiles = p->quant ? TOSAC_PROFILE_FP | TOSAC_PROFILE_INT : p->profiles,
+        .extensions = p->extensions,
+        .n_shapes = o->n_shapes,
+        .shapes = o->shapes,
+        .n_bindings = o->n_bindings,
+        .bindings = o->bindings,
+        .io_nhwc = o->io_nhwc,
+        .verify_each = o->verify_each,
+        .report = &c->report,
+        .dump_after = o->dump_after,
+        .dump = o->dump,
+        .dump_ctx = o->dump_ctx,
+    };
+    double t = now_ms();
+    tosac_status s = tosac_onnx_compile(m, &co, &c->fp, d);
+    c->times.compile_ms = now_ms() - t;
+    if (s == TOSAC_OK) c->program = c->fp;
+    bool calib = o->n_calib_arrays || o->n_calib_sources || o->calib_random;
+    if (s == TOSAC_OK && p->quant && !calib && !tosac_quant_has_qdq(c->fp)) /* a QDQ model brings its own scales */
+        s = tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                           "%s: target %s quantizes the model to int8 and needs calibration data: representative "
+                           "inputs (arrays, .npy files or directories), or seeded random samples",
+                           name, p->target);
+    if (s == TOSAC_OK && p->quant) {
+        t = now_ms();
+        drv_calib cal;
+        s = drv_calib_load(c->fp->regions[0]->blocks[0], o, &cal, d);
+        tosac_quant_opts qo = quant_opts(o, p, &cal);
+        tosac_graph *q = NULL;
+        if (s == TOSAC_OK) s = tosac_quantize_report(c->fp, &qo, &q, &c->io, o->report ? &c->qrep : NULL, d);
+        if (s == TOSAC_OK) c->program = q;
+        drv_calib_free(&cal);
+        c->times.quantize_ms = now_ms() - t;
+    }
+    if (s != TOSAC_OK) {
+        tosac_compiled_destroy(c);
+        return s;
+    }
+    *out = c;
+    return TOSAC_OK;
+}
+
+tosac_status tosac_driver_compile_file(const char *path, const tosac_driver_opts *o, tosac_compiled **out,
+                                       tosac_diag *d)
+{
+    if (!path || !o || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_driver_compile_file: NULL argument");
+    drv_plan p;
+    tosac_status s = plan(o, &p, d);
+    if (s != TOSAC_OK) return s;
+    tosac_onnx_model *m = NULL;
+    double t = now_ms();
+    s = tosac_onnx_read_file(path, NULL, &m, d);
+    if (s != TOSAC_OK) return s;
+    return drive(m, path, o, &p, now_ms() - t, out, d);
+}
+
+tosac_status tosac_driver_compile_mem(const void *onnx, size_t len, const char *name, const tosac_driver_opts *o,
+                                      tosac_compiled **out, tosac_diag *d)
+{
+    if (!onnx || !o || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_driver_compile_mem: NULL argument");
+    if (!name) name = "<memory>";
+    drv_plan p;
+    tosac_status s = plan(o, &p, d);
+    if (s != TOSAC_OK) return s;
+    tosac_onnx_model *m = NULL;
+    double t = now_ms();
+    s = tosac_onnx_read_mem(onnx, len, name, NULL, NULL, &m, d);
+    if (s != TOSAC_OK) return s;
+    return drive(m, name, o, &p, now_ms() - t, out, d);
+}
+
+const tosac_graph *tosac_compiled_program(const tosac_compiled *c) { return c ? c->program : NULL; }
+const tosac_graph *tosac_compiled_fp_graph(const tosac_compiled *c) { return c ? c->fp : NULL; }
+const tosac_quant_iomap *tosac_compiled_iomap(const tosac_compiled *c) { return c ? c->io : NULL; }
+const tosac_quant_report *tosac_compiled_quant_report(const tosac_compiled *c) { return c ? c->qrep : NULL; }
+const tosac_compile_report *tosac_compiled_report(const tosac_compiled *c) { return c ? &c->report : NULL; }
+const tosac_onnx_model *tosac_compiled_onnx_model(const tosac_compiled *c) { return c ? c->model : NULL; }
+const tosac_driver_times *tosac_compiled_times(const tosac_compiled *c) { return c ? &c->times : NULL; }
+
+tosac_status tosac_compiled_write(const tosac_compiled *c, const char *path, tosac_diag *d)
+{
+    if (!c || !path) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_compiled_write: NULL argument");
+    /* the same rules as every tosac output (core/outfile.h): temporaries renamed together only
+       when both files are complete; the sidecar names the program by its bytes (docs/QUANT.md) */
+    size_t len = strlen(path) + sizeof ".quant.json";
+    char *side = tosac_malloc(len);
+    tosac_outset *set = tosac_outset_create();
+    tosac_status s = side && set ? TOSAC_OK : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    const char *wp = NULL, *wside = NULL;
+    if (s == TOSAC_OK) {
+        snprintf(side, len, "%s.quant.json", path);
+        s = tosac_outset_add(set, path, &wp, d);
+    }
+    /* a device (/dev/null) is written in place and gets no sidecar; an FP program removes the
+       sidecar of an earlier quantized one at the same path */
+    bool in_file = s == TOSAC_OK && strcmp(wp, path) != 0;
+    if (in_file && c->io) s = tosac_outset_add(set, side, &wside, d);
+    else if (in_file) s = tosac_outset_add_stale(set, side, d);
+    if (s == TOSAC_OK) s = tosac_tosa_write_file(c->program, wp, d);
+    if (s == TOSAC_OK && wside) {
+        tosac_quant_iomap io = *c->io;
+        s = tosac_hash_file(wp, &io.program_fnv1a64, &io.program_bytes, d);
+        if (s == TOSAC_OK) s = tosac_quant_iomap_write(&io, wside, d);
+    }
+    if (s == TOSAC_OK) s = tosac_outset_commit(set, d);
+    tosac_outset_destroy(set); /* removes the temporaries unless committed */
+    if (side) tosac_free(side, len);
+    return s;
+}
+
+tosac_status tosac_compiled_read(const char *path, tosac_compiled **out, tosac_diag *d)
+{
+    if (!path || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_compiled_read: NULL argument");
+    size_t len = strlen(path) + sizeof ".quant.json";
+    char *side = tosac_malloc(len);
+    tosac_compiled *c = tosac_calloc(1, sizeof *c);
+    tosac_status s = side && c ? TOSAC_OK : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    if (s == TOSAC_OK) s = tosac_tosa_read_file(path, NULL, &c->program, d);
+    struct stat st;
+    if (s == TOSAC_OK) snprintf(side, len, "%s.quant.json", path);
+    if (s == TOSAC_OK && stat(side, &st) == 0) s = tosac_quant_iomap_read(side, &c->io, d);
+    tosac_free(side, len);
+    if (s != TOSAC_OK) {
+        tosac_compiled_destroy(c);
+        return s;
+    }
+    *out = c;
+    return TOSAC_OK;
+}
+
+void tosac_compiled_destroy(tosac_compiled *c)
+{
+    if (!c) return;
+    if (c->program != c->fp) tosac_graph_destroy(c->program);
+    tosac_graph_destroy(c->fp);
+    tosac_quant_iomap_free(c->io);
+    tosac_quant_report_free(c->qrep);
+    tosac_onnx_model_destroy(c->model);
+    tosac_free(c, sizeof *c);
+}
