@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/encoding.h"
+#include "kernels/k_epilogue.h"
 #include "kernels/kutil.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -49,6 +50,19 @@ static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int6
         return true;
     default: return false;
     }
+}
+
+bool tosac_clamp_int_bounds(const tosac_kcall *clamp, int32_t *lo, int32_t *hi)
+{
+    const tosac_dtype t = clamp->in[0].dtype;
+    int64_t ilo, ihi;
+    double f;
+    if ((t != TOSAC_DTYPE_INT8 && t != TOSAC_DTYPE_INT16) || clamp->out[0].dtype != t ||
+        !k_clamp_bound(clamp, TOSAC_ATTR_CLAMP_min_val, t, &ilo, &f) ||
+        !k_clamp_bound(clamp, TOSAC_ATTR_CLAMP_max_val, t, &ihi, &f) || ihi < ilo)
+        return false;
+    *lo = (int32_t)ilo, *hi = (int32_t)ihi;
+    return true;
 }
 
 tosac_status tosac_kernel_clamp(tosac_kcall *c)
@@ -128,7 +142,7 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(clamp)
+TOSAC_KERNEL_NO_PREPARE(clamp)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TABLE                                                                                        */
@@ -172,4 +186,4 @@ tosac_status tosac_kernel_table(tosac_kcall *c)
     return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: unsupported element type");
 }
 
-TOSAC_KERNEL_NO_SCRATCH(table)
+TOSAC_KERNEL_NO_PREPARE(table)

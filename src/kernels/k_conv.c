@@ -29,6 +29,7 @@
  */
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
 
@@ -179,13 +180,15 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->total = o;
 }
 
-size_t tosac_kernel_conv_scratch(const tosac_kcall *c)
+static size_t conv_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 5 || c->n_out < 1) return 0;
     conv_plan g;
     conv_make_plan(c, &g);
     return g.total;
 }
+
+TOSAC_KERNEL_PREPARE_SCRATCH(conv, conv_scratch)
 
 /* ---- shared pieces ---------------------------------------------------------------------------- */
 
@@ -209,17 +212,19 @@ static bool acc_fits(const tosac_ktensor *out, int64_t v)
 
 /*
  * Integer epilogue: out[i] = acc + bias[oc] for count outputs (a multiple of oc_n) starting at
- * output element o0; acc from int64 sums (acc64) or exact int32 sums (acc32).
+ * output element o0; acc from int64 sums (acc64) or exact int32 sums (acc32). With a fused
+ * epilogue (c->epi) the int32 results go through it instead (acc32, count elements, is
+ * overwritten: when acc64 is given it may alias it, read before written at each index).
  */
 static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t oc_n, const int64_t *acc64,
-                              const int32_t *acc32)
+                              int32_t *acc32)
 {
     const tosac_ktensor *out = &c->out[0], *bias = &c->in[2];
     bool bcast = bias->nelem == 1;
     if (out->dtype == TOSAC_DTYPE_INT32 && !acc64) {
         /* an exact int32 sum fits acc_t; only the bias addition can overflow */
         const int32_t *b = (const int32_t *)bias->data;
-        int32_t *o = (int32_t *)out->data + o0;
+        int32_t *o = c->epi ? acc32 : (int32_t *)out->data + o0;
         int64_t bad = 0;
         for (int64_t i = 0; i < count; i += oc_n)
             for (int64_t j = 0; j < oc_n; j++) {
@@ -229,7 +234,7 @@ static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t
         if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
         for (int64_t i = 0; i < count; i += oc_n)
             for (int64_t j = 0; j < oc_n; j++) o[i + j] = (int32_t)((int64_t)acc32[i + j] + b[bcast ? 0 : j]);
-        return TOSAC_OK;
+        return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
     }
     for (int64_t i = 0; i < count; i++) {
         int64_t oc = i % oc_n;
@@ -239,12 +244,14 @@ static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t
         int64_t r = a + b;
         if (!acc_fits(out, a) || !acc_fits(out, r))
             return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator overflows acc_t (REQUIRE)");
-        if (out->dtype == TOSAC_DTYPE_INT48)
+        if (c->epi)
+            acc32[i] = (int32_t)r;
+        else if (out->dtype == TOSAC_DTYPE_INT48)
             ((int64_t *)out->data)[o0 + i] = r;
         else
             ((int32_t *)out->data)[o0 + i] = (int32_t)r;
     }
-    return TOSAC_OK;
+    return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
 }
 
 /* Bias as float (fp32 / fp16 / bf16 storage), broadcast when its length is 1. */
@@ -503,7 +510,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         int64_t o0 = p0 * OC;
         if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
-            tosac_status st = int_store(c, o0, pn * OC, OC, c64, (const int32_t *)cbuf);
+            tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
             if (st != TOSAC_OK) return st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);

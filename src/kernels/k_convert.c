@@ -26,6 +26,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/kutil.h"
 
 #define K_CHUNK 256
@@ -198,7 +199,7 @@ tosac_status tosac_kernel_cast(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(cast)
+TOSAC_KERNEL_NO_PREPARE(cast)
 
 /* ------------------------------------------------------------------------------------------ */
 /* RESCALE                                                                                      */
@@ -279,58 +280,294 @@ static bool k_is_rescale_in(tosac_dtype t)
     return t == TOSAC_DTYPE_INT8 || t == TOSAC_DTYPE_INT16 || t == TOSAC_DTYPE_INT32 || t == TOSAC_DTYPE_INT48;
 }
 
-tosac_status tosac_kernel_rescale(tosac_kcall *c)
+/* The attributes and zero points of a RESCALE call once its ERROR_IFs are checked. */
+typedef struct rs_params {
+    bool scale32, dbl, inexact, iu, ou;
+    int64_t nc, izp, ozp, qmin, qmax;
+} rs_params;
+
+static tosac_status rs_check(const tosac_kcall *c, rs_params *r, const char **why)
 {
-    if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+#define RS_FAIL(S, W) return (*why = (W), (S))
+    if (!tosac_kio_ok(c, 5, 1)) RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
     const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
     const tosac_dtype ti = in->dtype, to = out->dtype;
     if (!k_is_rescale_in(ti) || (to != TOSAC_DTYPE_INT8 && to != TOSAC_DTYPE_INT16 && to != TOSAC_DTYPE_INT32))
-        return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESCALE: unsupported element types");
-    if (out->nelem != in->nelem)
-        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: output shape differs from the input");
+        RS_FAIL(TOSAC_ERR_UNSUPPORTED, "RESCALE: unsupported element types");
+    if (out->nelem != in->nelem) RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: output shape differs from the input");
     if ((mul->dtype != TOSAC_DTYPE_INT32 && mul->dtype != TOSAC_DTYPE_INT16) || shf->dtype != TOSAC_DTYPE_INT8)
-        return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESCALE: multiplier must be INT32/INT16 and shift INT8");
+        RS_FAIL(TOSAC_ERR_UNSUPPORTED, "RESCALE: multiplier must be INT32/INT16 and shift INT8");
 
-    const bool scale32 = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
+    r->scale32 = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
     const int64_t rm = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_UNKNOWN);
     const bool per_channel = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_per_channel, 0) != 0;
     const bool iu = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
     const bool ou = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_output_unsigned, 0) != 0;
     const bool wide_in = ti == TOSAC_DTYPE_INT32 || ti == TOSAC_DTYPE_INT48;
+    r->iu = iu, r->ou = ou;
 
     /* ERROR_IFs the validator owns, re-checked because the kernel depends on them */
     if (rm != TOSAC_ROUND_SINGLE && rm != TOSAC_ROUND_DOUBLE && rm != TOSAC_ROUND_INEXACT)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid rounding_mode");
-    if (scale32 && ti == TOSAC_DTYPE_INT48)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: scale32 with INT48 input");
-    if (!scale32 && rm == TOSAC_ROUND_DOUBLE)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: DOUBLE_ROUND requires scale32");
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid rounding_mode");
+    if (r->scale32 && ti == TOSAC_DTYPE_INT48) RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: scale32 with INT48 input");
+    if (!r->scale32 && rm == TOSAC_ROUND_DOUBLE) RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: DOUBLE_ROUND requires scale32");
     if ((iu && ou) || (iu && (wide_in || to == TOSAC_DTYPE_INT32)) || (ou && (wide_in || to == TOSAC_DTYPE_INT32)))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid input_unsigned/output_unsigned combination");
-    if (scale32 != (mul->dtype == TOSAC_DTYPE_INT32))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier type does not match scale32");
-    if (per_channel && in->rank < 1) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: per_channel with rank 0");
-    const int64_t nc = per_channel ? in->shape[in->rank - 1] : 1;
-    if (nc < 1 || mul->nelem != nc || shf->nelem != nc)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier/shift length must be NC");
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid input_unsigned/output_unsigned combination");
+    if (r->scale32 != (mul->dtype == TOSAC_DTYPE_INT32))
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier type does not match scale32");
+    if (per_channel && in->rank < 1) RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: per_channel with rank 0");
+    r->nc = per_channel ? in->shape[in->rank - 1] : 1;
+    if (r->nc < 1 || mul->nelem != r->nc || shf->nelem != r->nc)
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier/shift length must be NC");
+    r->dbl = rm == TOSAC_ROUND_DOUBLE;
+    r->inexact = rm == TOSAC_ROUND_INEXACT;
+    r->izp = r->ozp = 0;
+    const unsigned obits = tosac_dtype_bits(to);
+    r->qmin = ou ? 0 : -((int64_t)1 << (obits - 1));
+    r->qmax = ou ? ((int64_t)1 << obits) - 1 : ((int64_t)1 << (obits - 1)) - 1;
+    return TOSAC_OK;
+#undef RS_FAIL
+}
 
-    /* zero points, extended as the data they describe */
+/* The zero points (run time, or prepare for constant ones), extended as the data they describe. */
+static tosac_status rs_zps(const tosac_kcall *c, rs_params *r, const char **why)
+{
+    const tosac_dtype ti = c->in[0].dtype, to = c->out[0].dtype;
     const unsigned ibits = tosac_dtype_bits(ti), obits = tosac_dtype_bits(to);
     int64_t izp = tosac_kload_int(&c->in[3], 0), ozp = tosac_kload_int(&c->in[4], 0);
-    if (iu) izp &= ((int64_t)1 << ibits) - 1;
-    if (ou) ozp &= ((int64_t)1 << obits) - 1;
-    if (izp != 0 && !(ti == TOSAC_DTYPE_INT8 || (ti == TOSAC_DTYPE_INT16 && iu && izp == 32768)))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: input_zp must be 0 for this input type");
-    if (ozp != 0 && !(to == TOSAC_DTYPE_INT8 || (to == TOSAC_DTYPE_INT16 && ou && ozp == 32768)))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: output_zp must be 0 for this output type");
-    const int64_t qmin = ou ? 0 : -((int64_t)1 << (obits - 1));
-    const int64_t qmax = ou ? ((int64_t)1 << obits) - 1 : ((int64_t)1 << (obits - 1)) - 1;
+    if (r->iu) izp &= ((int64_t)1 << ibits) - 1;
+    if (r->ou) ozp &= ((int64_t)1 << obits) - 1;
+    *why = "RESCALE: input_zp must be 0 for this input type";
+    if (izp != 0 && !(ti == TOSAC_DTYPE_INT8 || (ti == TOSAC_DTYPE_INT16 && r->iu && izp == 32768)))
+        return TOSAC_ERR_TOSA_ERROR;
+    *why = "RESCALE: output_zp must be 0 for this output type";
+    if (ozp != 0 && !(to == TOSAC_DTYPE_INT8 || (to == TOSAC_DTYPE_INT16 && r->ou && ozp == 32768)))
+        return TOSAC_ERR_TOSA_ERROR;
+    *why = NULL;
+    r->izp = izp, r->ozp = ozp;
+    return TOSAC_OK;
+}
 
+/*
+ * Prepared RESCALE (constant multiplier, shift and zero points of a scale32 SINGLE / DOUBLE_ROUND
+ * rescale of 8/16/32-bit input): a header, then per channel the multiplier, shift, round for a
+ * value >= 0 and < 0, and the REQUIRE bound 2^(shift-1) on the value. `fast` is 0 when a channel
+ * fails the multiplier / shift REQUIREs: the run then takes the per-element path, which reports it.
+ */
+typedef struct rs_prep {
+    int64_t nc;
+    int32_t izp, ozp, qmin, qmax;
+    uint32_t fast, chunk; /* chunk: elements per scratch pass (whole channel rows) */
+} rs_prep;
+
+typedef struct rs_tabs {
+    const int32_t *mult;
+    const uint32_t *shift;
+    const int64_t *rpos, *rneg, *lim;
+} rs_tabs;
+
+static size_t rs_layout(int64_t nc, size_t off[5])
+{
+    size_t o = tosac_kalign64(sizeof(rs_prep)), n = (size_t)nc;
+    off[0] = o, o += tosac_kalign64(n * sizeof(int32_t));
+    off[1] = o, o += tosac_kalign64(n * sizeof(uint32_t));
+    for (int i = 2; i < 5; i++) off[i] = o, o += tosac_kalign64(n * sizeof(int64_t));
+    return o;
+}
+
+static rs_tabs rs_tables(const void *prep)
+{
+    const rs_prep *h = prep;
+    size_t off[5];
+    rs_layout(h->nc, off);
+    const uint8_t *b = prep;
+    return (rs_tabs){(const int32_t *)(const void *)(b + off[0]), (const uint32_t *)(const void *)(b + off[1]),
+                     (const int64_t *)(const void *)(b + off[2]), (const int64_t *)(const void *)(b + off[3]),
+                     (const int64_t *)(const void *)(b + off[4])};
+}
+
+static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
+{
+    for (int i = 1; i < 5; i++)
+        if (!c->in[i].constant) return false;
+    return r->scale32 && !r->inexact && c->in[0].dtype != TOSAC_DTYPE_INT48;
+}
+
+tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+{
+    rs_params r;
+    const char *why;
+    sizes->const_size = sizes->scratch_size = 0;
+    if (rs_check(c, &r, &why) != TOSAC_OK || !rs_preparable(c, &r)) return TOSAC_OK; /* the run reports */
+    size_t off[5];
+    sizes->const_size = rs_layout(r.nc, off);
+    int64_t rows = r.nc < 1024 ? 1024 / r.nc : 1;
+    sizes->scratch_size = tosac_kalign64((size_t)(rows * r.nc) * sizeof(int32_t));
+    if (!dst) return TOSAC_OK;
+    uint8_t *b = dst;
+    rs_prep *h = dst;
+    memset(h, 0, sizeof *h);
+    h->nc = r.nc;
+    h->chunk = (uint32_t)(rows * r.nc);
+    if (rs_zps(c, &r, &why) != TOSAC_OK) return TOSAC_OK; /* fast stays 0: the run reports */
+    h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
+    int32_t *mult = (int32_t *)(void *)(b + off[0]);
+    uint32_t *shift = (uint32_t *)(void *)(b + off[1]);
+    int64_t *rpos = (int64_t *)(void *)(b + off[2]), *rneg = (int64_t *)(void *)(b + off[3]);
+    int64_t *lim = (int64_t *)(void *)(b + off[4]);
+    bool ok = true;
+    for (int64_t j = 0; j < r.nc; j++) {
+        const int32_t m = ((const int32_t *)c->in[1].data)[j], s = ((const int8_t *)c->in[2].data)[j];
+        ok &= m >= 0 && s >= 2 && s <= 62;
+        bool good = m >= 0 && s >= 2 && s <= 62;
+        mult[j] = good ? m : 0;
+        shift[j] = good ? (uint32_t)s : 2u;
+        rpos[j] = tosac_scale32_round(0, good ? s : 2, r.dbl);
+        rneg[j] = tosac_scale32_round(-1, good ? s : 2, r.dbl);
+        lim[j] = (int64_t)1 << ((good ? s : 2) - 1);
+    }
+    h->fast = ok;
+    return TOSAC_OK;
+}
+
+#define KR_FN(name) kr_base_##name
+#define KR_TARGET
+#include "kernels/k_rescale_core.h"
+#undef KR_FN
+#undef KR_TARGET
+#ifdef TOSAC_KERNEL_X86
+#define KR_FN(name) kr_avx2_##name
+#define KR_TARGET __attribute__((target("avx2")))
+#include "kernels/k_rescale_core.h"
+#undef KR_FN
+#undef KR_TARGET
+#define KR_FN(name) kr_avx512_##name
+#define KR_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq")))
+#include "kernels/k_rescale_core.h"
+#undef KR_FN
+#undef KR_TARGET
+#endif
+
+/* x (values minus input_zp, rows of channels from channel 0) -> y, in the variant c->isa picks. */
+static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *y)
+{
+    const rs_prep *h = c->prep;
+    const rs_tabs t = rs_tables(c->prep);
+    if (h->nc == 1) {
+#define KR_U(V) V##_rs_uniform(x, n, t.mult[0], t.shift[0], t.rpos[0], t.rneg[0], t.lim[0], h->ozp, lo, hi, y)
+#ifdef TOSAC_KERNEL_X86
+        if (c->isa >= TOSAC_KISA_AVX512) return KR_U(kr_avx512);
+        if (c->isa >= TOSAC_KISA_AVX2) return KR_U(kr_avx2);
+#endif
+        return KR_U(kr_base);
+#undef KR_U
+    }
+#define KR_C(V) V##_rs_channels(x, n, h->nc, t.mult, t.shift, t.rpos, t.rneg, t.lim, h->ozp, lo, hi, y)
+#ifdef TOSAC_KERNEL_X86
+    if (c->isa >= TOSAC_KISA_AVX512) return KR_C(kr_avx512);
+    if (c->isa >= TOSAC_KISA_AVX2) return KR_C(kr_avx2);
+#endif
+    return KR_C(kr_base);
+#undef KR_C
+}
+
+/* Stores int32 values already within t's range (u8/u16 as their bit patterns). */
+static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32_t *s)
+{
+    switch (t->dtype) {
+    case TOSAC_DTYPE_INT8: {
+        int8_t *d = (int8_t *)t->data + off;
+        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku8_to_i8((uint32_t)s[i]);
+        break;
+    }
+    case TOSAC_DTYPE_INT16: {
+        int16_t *d = (int16_t *)t->data + off;
+        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)s[i]);
+        break;
+    }
+    default: memcpy((int32_t *)t->data + off, s, (size_t)m * sizeof(int32_t)); break;
+    }
+}
+
+static const char rs_require[] = "RESCALE: REQUIRE failed (multiplier >= 0, 2 <= shift <= 62, value within "
+                                 "+-2^(shift-1), scaled result and result + output_zp fit INT32)";
+
+/* The prepared path: chunks of whole channel rows through scratch. */
+static tosac_status rs_run_fast(tosac_kcall *c)
+{
+    const rs_prep *h = c->prep;
+    const tosac_ktensor *in = &c->in[0];
+    const bool iu = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
+    int32_t *buf = c->scratch;
+    const int64_t n = in->nelem, ch = h->chunk;
+    const int32_t izp = h->izp;
+    uint32_t bad = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += ch) {
+        const int64_t m = n - i0 < ch ? n - i0 : ch;
+        switch (in->dtype) {
+        case TOSAC_DTYPE_INT8: {
+            const int8_t *s = (const int8_t *)in->data + i0;
+            if (iu)
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)(uint8_t)s[i] - izp;
+            else
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)s[i] - izp;
+            break;
+        }
+        case TOSAC_DTYPE_INT16: {
+            const int16_t *s = (const int16_t *)in->data + i0;
+            if (iu)
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)(uint16_t)s[i] - izp;
+            else
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)s[i] - izp;
+            break;
+        }
+        default: memcpy(buf, (const int32_t *)in->data + i0, (size_t)m * sizeof(int32_t)); break; /* izp is 0 */
+        }
+        bad |= rs_apply(c, buf, m, h->qmin, h->qmax, buf);
+        if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_require);
+        rs_store(&c->out[0], i0, m, buf);
+    }
+    return TOSAC_OK;
+}
+
+bool tosac_rescale_fusable(const tosac_kcall *rescale, int32_t *lo, int32_t *hi)
+{
+    rs_params r;
+    const char *why;
+    if (rs_check(rescale, &r, &why) != TOSAC_OK || !rs_preparable(rescale, &r) || r.ou ||
+        rescale->in[0].dtype != TOSAC_DTYPE_INT32 || rescale->out[0].dtype == TOSAC_DTYPE_INT32)
+        return false;
+    *lo = (int32_t)r.qmin, *hi = (int32_t)r.qmax;
+    return true;
+}
+
+tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int64_t n)
+{
+    const tosac_kepilogue *e = c->epi;
+    const rs_prep *h = e->rescale->prep;
+    if (!h || !h->fast || h->izp != 0 || rs_apply(e->rescale, acc, n, e->lo, e->hi, acc))
+        return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "fused RESCALE: REQUIRE failed (multiplier >= 0, "
+                                                       "2 <= shift <= 62, value within +-2^(shift-1), input_zp 0)");
+    rs_store(e->out, off, n, acc);
+    return TOSAC_OK;
+}
+
+tosac_status tosac_kernel_rescale(tosac_kcall *c)
+{
+    rs_params rp;
+    const char *why = NULL;
+    tosac_status st = rs_check(c, &rp, &why);
+    if (st == TOSAC_OK) st = rs_zps(c, &rp, &why);
+    if (st != TOSAC_OK) return tosac_kfail(c, st, why);
+    if (c->prep && ((const rs_prep *)c->prep)->fast) return rs_run_fast(c);
+
+    const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
+    const int64_t nc = rp.nc, izp = rp.izp, ozp = rp.ozp, qmin = rp.qmin, qmax = rp.qmax;
+    const bool iu = rp.iu, scale32 = rp.scale32;
     const int32_t *m32 = mul->dtype == TOSAC_DTYPE_INT32 ? (const int32_t *)mul->data : NULL;
     const int16_t *m16 = mul->dtype == TOSAC_DTYPE_INT16 ? (const int16_t *)mul->data : NULL;
     const int8_t *sh = (const int8_t *)shf->data;
-    const bool dbl = rm == TOSAC_ROUND_DOUBLE, inexact = rm == TOSAC_ROUND_INEXACT;
-
+    const bool dbl = rp.dbl, inexact = rp.inexact;
     int64_t buf[K_CHUNK];
     const int64_t n = in->nelem;
     int64_t ch = 0;
@@ -361,15 +598,13 @@ tosac_status tosac_kernel_rescale(tosac_kcall *c)
         }
         if (bad)
             return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE,
-                               "RESCALE: REQUIRE failed (multiplier >= 0, 2 <= shift <= 62, value within "
-                               "+-2^(shift-1), scaled result and result + output_zp fit INT32)");
+                               rs_require);
         k_st_int(out, i0, m, buf);
     }
 #undef K_RS_LOOP
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(rescale)
 
 /* ------------------------------------------------------------------------------------------ */
 /* IDENTITY                                                                                     */
@@ -385,4 +620,4 @@ tosac_status tosac_kernel_identity(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(identity)
+TOSAC_KERNEL_NO_PREPARE(identity)

@@ -130,13 +130,13 @@ struct kargs {
 /* Rows of raw FP storage of type t through the shared row converters (k_gemm.c). */
 static void k_ld_fp(tosac_dtype t, const void *p, int64_t m, double *d)
 {
-    const tosac_ktensor view = {(void *)(uintptr_t)p, t, false, 0, NULL, m};
+    const tosac_ktensor view = {(void *)(uintptr_t)p, t, false, 0, NULL, m, false};
     tosac_krow_f64(d, &view, 0, m);
 }
 
 static void k_st_fp(tosac_dtype t, void *p, int64_t m, const double *s)
 {
-    const tosac_ktensor view = {p, t, false, 0, NULL, m};
+    const tosac_ktensor view = {p, t, false, 0, NULL, m, false};
     tosac_kstore_row_f64(&view, 0, s, m);
 }
 
@@ -408,7 +408,7 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(unary)
+TOSAC_KERNEL_NO_PREPARE(unary)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Binary rows                                                                                  */
@@ -613,7 +613,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
     return k_run2(c, fn, &k, why);
 }
 
-TOSAC_KERNEL_NO_SCRATCH(binary)
+TOSAC_KERNEL_NO_PREPARE(binary)
 
 /* ------------------------------------------------------------------------------------------ */
 /* SELECT: output = input1 ? input2 : input3, three-way broadcast, any element type             */
@@ -672,4 +672,4 @@ tosac_status tosac_kernel_select(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(select)
+TOSAC_KERNEL_NO_PREPARE(select)

@@ -227,8 +227,7 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define TOSAC_KGEMM_X86 1
+#ifdef TOSAC_KERNEL_X86
 #define KG_FN(name) kg_avx2_##name
 #define KG_TARGET __attribute__((target("avx2")))
 #define KG_I16_ROWS 2
@@ -249,26 +248,9 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #undef KG_F32_ROWS
 #endif
 
-static int kg_max_level = 2;
-
-void tosac_gemm_limit_isa(int level) { kg_max_level = level < 0 ? 0 : level; }
-
-/* Instruction-set level the micro-kernels may use: 0 baseline, 1 AVX2, 2 AVX-512 with VNNI. */
-static int kg_level(void)
-{
-#ifdef TOSAC_KGEMM_X86
-    if (kg_max_level >= 2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl"))
-        return 2;
-    return kg_max_level >= 1 && __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
-
-#ifdef TOSAC_KGEMM_X86
+#ifdef TOSAC_KERNEL_X86
 #define KG_DISPATCH(name, args)                                                                         \
-    switch (kg_level()) {                                                                                \
+    switch (tosac_kernel_isa()) {                                                                                \
     case 2: kg_vnni_##name args; return;                                                                 \
     case 1: kg_avx2_##name args; return;                                                                 \
     default: kg_base_##name args; return;                                                                \

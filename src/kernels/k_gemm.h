@@ -77,13 +77,6 @@ void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n);
 void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n);
 void tosac_dw_acc_f16(float *acc, const float *x, const float *w, int64_t n);
 
-/*
- * Test hook: caps the instruction-set variant of the micro-kernels at `level` (0 portable C for
- * the baseline target, 1 AVX2, 2 AVX-512 VNNI = no cap, the default) even where the CPU offers
- * more; results are identical at every level. Not thread-safe; tests only.
- */
-void tosac_gemm_limit_isa(int level);
-
 /* Largest number of int32 partial-sum terms whose products are each at most max_prod in magnitude. */
 static inline int64_t tosac_gemm_i32_chunk(int64_t max_prod)
 {

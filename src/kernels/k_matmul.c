@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
 
@@ -51,10 +52,8 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
         g->chunk = tosac_gemm_i32_chunk(255 * 255);
         g->off_a = o, o += tosac_kalign64(hc * sizeof(int16_t));
         g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
-        if (g->C > g->chunk) {
-            g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
-            g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
-        }
+        if (g->C > g->chunk || c->epi) g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
+        if (g->C > g->chunk) g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
         break;
     case MK_I16: g->off_c64 = o, o += tosac_kalign64((size_t)g->W * sizeof(int64_t)); break;
     case MK_F32:
@@ -70,13 +69,15 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
     g->total = o;
 }
 
-size_t tosac_kernel_matmul_scratch(const tosac_kcall *c)
+static size_t matmul_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 4 || c->n_out < 1) return 0;
     mm_plan g;
     mm_make_plan(c, &g);
     return g.total;
 }
+
+TOSAC_KERNEL_PREPARE_SCRATCH(matmul, matmul_scratch)
 
 static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
 {
@@ -90,12 +91,17 @@ static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32
         const int8_t *bn = B + n * C * W;
         for (int64_t ci = 0; ci < C; ci++)
             for (int64_t w = 0; w < W; w++) b16[w * C + ci] = (int16_t)(bn[ci * W + w] - bzp);
-        int32_t *out = (int32_t *)c->out[0].data + n * H * W;
+        int32_t *c32 = c->epi || C > g->chunk ? (int32_t *)(void *)(sc + g->off_c32) : NULL;
+        /* with a fused epilogue the int32 results stay in scratch */
+        int32_t *out = c->epi ? c32 : (int32_t *)c->out[0].data + n * H * W;
         if (C <= g->chunk) {
             tosac_gemm_i16(H, W, C, a16, C, b16, C, out, W);
+            if (c->epi) {
+                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
+                if (st != TOSAC_OK) return st;
+            }
             continue;
         }
-        int32_t *c32 = (int32_t *)(void *)(sc + g->off_c32);
         int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
         for (int64_t i = 0; i < H * W; i++) c64[i] = 0;
         for (int64_t k0 = 0; k0 < C; k0 += g->chunk) {
@@ -107,6 +113,10 @@ static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32
             if (c64[i] < INT32_MIN || c64[i] > INT32_MAX)
                 return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "MATMUL accumulator overflows i32 (REQUIRE)");
             out[i] = (int32_t)c64[i];
+        }
+        if (c->epi) {
+            tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
+            if (st != TOSAC_OK) return st;
         }
     }
     return TOSAC_OK;

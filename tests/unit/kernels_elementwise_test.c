@@ -19,6 +19,7 @@
 #include "harness/ktensor.h"
 #include "harness/test.h"
 #include "kernels/kernel.h"
+#include "unit/kernels_run.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                    */
@@ -170,12 +171,11 @@ static tosac_status run_op(uint32_t op, tt *const *ins, int nin, tt *out, const 
     c.in = in;
     c.out = &out->t;
     c.attr = a;
-    tosac_kernel_fn fn = tosac_kernel_for(op);
-    tosac_kernel_scratch_fn sfn = tosac_kernel_scratch_for(op);
-    EXPECT(fn != NULL && sfn != NULL);
-    if (!fn || !sfn) return TOSAC_ERR_INTERNAL;
-    EXPECT_EQ_I(sfn(&c), 0);
-    tosac_status s = fn(&c);
+    tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(op);
+    tosac_kprep sz = {1, 1};
+    EXPECT(pf != NULL && pf(&c, &sz, NULL) == TOSAC_OK);
+    EXPECT_EQ_I(sz.scratch_size, 0);
+    tosac_status s = kernels_run_call(&c);
     last_why = c.why;
     if (s != TOSAC_OK) EXPECT(c.why != NULL && c.why[0] != '\0');
     return s;
