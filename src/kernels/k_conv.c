@@ -56,7 +56,15 @@ typedef struct {
     int64_t pblk;  /* output pixels per patch block */
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
+    size_t wbytes;  /* converted weights */
+    bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
 } conv_plan;
+
+/* Prepared constants of the family: this header, then the converted weights at CONV_PREP_W. */
+typedef struct conv_prep {
+    uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
+} conv_prep;
+#define CONV_PREP_W 64
 
 static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
 
@@ -156,7 +164,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         /* weights [T][C*M], one converted input row [C], accumulators [C*M] (8 bytes each) */
         int64_t cm = g->IC * g->M;
-        g->off_w = o, o += tosac_kalign64((size_t)(g->T * cm) * es);
+        g->wbytes = (size_t)(g->T * cm) * es;
+        g->wprep = w->constant;
+        if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
         g->off_c = o, o += tosac_kalign64((size_t)cm * 8u);
         g->total = o;
@@ -170,7 +180,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (pb > npix) pb = npix > 0 ? npix : 1;
     g->pblk = pb;
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
-    g->off_w = o, o += tosac_kalign64((size_t)(g->K * g->OC) * es);
+    g->wbytes = (size_t)(g->K * g->OC) * es;
+    g->wprep = w->constant;
+    if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
     g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->K) * es);
     g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
     if (g->kind == CK_INT && g->K > g->chunk)
@@ -180,15 +192,37 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->total = o;
 }
 
-static size_t conv_scratch(const tosac_kcall *c)
+static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp);
+
+tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
-    if (c->n_in < 5 || c->n_out < 1) return 0;
+    sizes->const_size = sizes->scratch_size = 0;
+    if (c->n_in < 5 || c->n_out < 1) return TOSAC_OK;
     conv_plan g;
     conv_make_plan(c, &g);
-    return g.total;
+    sizes->scratch_size = g.total;
+    if (!g.wprep) return TOSAC_OK;
+    sizes->const_size = CONV_PREP_W + g.wbytes;
+    if (!dst) return TOSAC_OK;
+    /* a bad zero point is the run's to report (check_zps); the bytes are then unused */
+    const tosac_ktensor *wzp = &c->in[4];
+    int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
+    conv_prep *h = dst;
+    h->finite = conv_weights(&g, c, (uint8_t *)dst + CONV_PREP_W, zp);
+    return TOSAC_OK;
 }
 
-TOSAC_KERNEL_PREPARE_SCRATCH(conv, conv_scratch)
+/* The converted weights: prepared, or converted now into scratch. */
+static const void *conv_wbuf(tosac_kcall *c, const conv_plan *g, int32_t wzp, bool *finite)
+{
+    if (g->wprep && c->prep) {
+        *finite = ((const conv_prep *)c->prep)->finite != 0;
+        return (const uint8_t *)c->prep + CONV_PREP_W;
+    }
+    void *w = (uint8_t *)c->scratch + g->off_w;
+    *finite = conv_weights(g, c, w, wzp);
+    return w;
+}
 
 /* ---- shared pieces ---------------------------------------------------------------------------- */
 
@@ -378,12 +412,24 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
             }
 }
 
-/* Weights [OC][K] of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form). */
+/* Weights of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form);
+   depthwise [T][C*M]. Returns whether every weight is finite. */
 static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp)
 {
     const tosac_ktensor *w = &c->in[1];
     int64_t K = g->K, OC = g->OC;
     bool finite = true;
+    if (g->op == TOSAC_OP_DEPTHWISE_CONV2D) {
+        /* weights [KH][KW][C][M] are already [T][C*M] */
+        int64_t n = g->T * g->IC * g->M;
+        if (g->kind == CK_INT)
+            tosac_krow_i16((int16_t *)wbuf, w, 0, n, wzp);
+        else if (g->kind == CK_F64)
+            tosac_krow_f64((double *)wbuf, w, 0, n);
+        else
+            tosac_krow_f32((float *)wbuf, w, 0, n);
+        return true; /* the depthwise loop skips padding taps */
+    }
     if (g->kind == CK_INT) {
         tosac_krow_i16((int16_t *)wbuf, w, 0, OC * K, wzp);
         return true;
@@ -463,12 +509,13 @@ static void conv_direct_f64(const conv_plan *g, const double *row, const uint8_t
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
-    void *wbuf = sc + g->off_w, *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
+    void *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
     int64_t *coord = (int64_t *)(void *)(sc + g->off_coord);
     uint8_t *mask = sc + g->off_mask;
     int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
     size_t es = work_size(g->kind);
-    bool finite = conv_weights(g, c, wbuf, wzp);
+    bool finite;
+    const void *wbuf = conv_wbuf(c, g, wzp, &finite);
     bool direct = g->kind == CK_F16ACC || !finite;
 
     for (int64_t p0 = 0; p0 < npix; p0 += g->pblk) {
@@ -526,16 +573,12 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
 static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
-    const tosac_ktensor *in = &c->in[0], *w = &c->in[1];
+    const tosac_ktensor *in = &c->in[0];
     int64_t C = g->IC, M = g->M, CM = C * M, T = g->T;
-    void *wbuf = sc + g->off_w, *xrow = sc + g->off_patch, *acc = sc + g->off_c;
-    /* weights [KH][KW][C][M] are already [T][C*M] */
-    if (g->kind == CK_INT)
-        tosac_krow_i16((int16_t *)wbuf, w, 0, T * CM, wzp);
-    else if (g->kind == CK_F64)
-        tosac_krow_f64((double *)wbuf, w, 0, T * CM);
-    else
-        tosac_krow_f32((float *)wbuf, w, 0, T * CM);
+    void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
+    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
+    const void *wbuf = conv_wbuf(c, g, wzp, &finite);
+    (void)finite;
     int64_t mx = in->dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
     bool wide = g->kind == CK_INT && T * mx * 255 > INT32_MAX;
 

@@ -289,7 +289,10 @@ typedef struct rs_params {
 static tosac_status rs_check(const tosac_kcall *c, rs_params *r, const char **why)
 {
 #define RS_FAIL(S, W) return (*why = (W), (S))
-    if (!tosac_kio_ok(c, 5, 1)) RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+    if (!c->in || !c->out || c->n_in < 5 || c->n_out < 1) RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+    for (uint32_t i = 0; i < 5; i++)
+        if (c->in[i].nelem < 1 || (c->in[i].constant && !c->in[i].data))
+            RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
     const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
     const tosac_dtype ti = in->dtype, to = out->dtype;
     if (!k_is_rescale_in(ti) || (to != TOSAC_DTYPE_INT8 && to != TOSAC_DTYPE_INT16 && to != TOSAC_DTYPE_INT32))
@@ -360,30 +363,32 @@ typedef struct rs_prep {
     uint32_t fast, chunk; /* chunk: elements per scratch pass (whole channel rows) */
 } rs_prep;
 
+/* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below). */
 typedef struct rs_tabs {
-    const int32_t *mult;
-    const uint32_t *shift;
-    const int64_t *rpos, *rneg, *lim;
+    const int64_t *mult, *shift, *rpos, *rneg, *vmin, *vmax;
 } rs_tabs;
 
-static size_t rs_layout(int64_t nc, size_t off[5])
+#define RS_NTAB 6
+#define RS_WIDE 64 /* table entries of a per-tensor scale (replicated) */
+
+static int64_t rs_width(int64_t nc) { return nc == 1 ? RS_WIDE : nc; }
+
+static size_t rs_layout(int64_t nc, size_t off[RS_NTAB])
 {
-    size_t o = tosac_kalign64(sizeof(rs_prep)), n = (size_t)nc;
-    off[0] = o, o += tosac_kalign64(n * sizeof(int32_t));
-    off[1] = o, o += tosac_kalign64(n * sizeof(uint32_t));
-    for (int i = 2; i < 5; i++) off[i] = o, o += tosac_kalign64(n * sizeof(int64_t));
+    size_t o = tosac_kalign64(sizeof(rs_prep));
+    nc = rs_width(nc);
+    for (int i = 0; i < RS_NTAB; i++) off[i] = o, o += tosac_kalign64((size_t)nc * sizeof(int64_t));
     return o;
 }
 
 static rs_tabs rs_tables(const void *prep)
 {
     const rs_prep *h = prep;
-    size_t off[5];
+    size_t off[RS_NTAB];
     rs_layout(h->nc, off);
-    const uint8_t *b = prep;
-    return (rs_tabs){(const int32_t *)(const void *)(b + off[0]), (const uint32_t *)(const void *)(b + off[1]),
-                     (const int64_t *)(const void *)(b + off[2]), (const int64_t *)(const void *)(b + off[3]),
-                     (const int64_t *)(const void *)(b + off[4])};
+    const int64_t *tab[RS_NTAB];
+    for (int i = 0; i < RS_NTAB; i++) tab[i] = (const int64_t *)(const void *)((const uint8_t *)prep + off[i]);
+    return (rs_tabs){tab[0], tab[1], tab[2], tab[3], tab[4], tab[5]};
 }
 
 static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
@@ -399,33 +404,36 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
     const char *why;
     sizes->const_size = sizes->scratch_size = 0;
     if (rs_check(c, &r, &why) != TOSAC_OK || !rs_preparable(c, &r)) return TOSAC_OK; /* the run reports */
-    size_t off[5];
+    size_t off[RS_NTAB];
     sizes->const_size = rs_layout(r.nc, off);
-    int64_t rows = r.nc < 1024 ? 1024 / r.nc : 1;
-    sizes->scratch_size = tosac_kalign64((size_t)(rows * r.nc) * sizeof(int32_t));
+    const int64_t tw = rs_width(r.nc), rows = tw < 1024 ? 1024 / tw : 1;
+    sizes->scratch_size = tosac_kalign64((size_t)(rows * tw) * sizeof(int32_t));
     if (!dst) return TOSAC_OK;
     uint8_t *b = dst;
     rs_prep *h = dst;
     memset(h, 0, sizeof *h);
     h->nc = r.nc;
-    h->chunk = (uint32_t)(rows * r.nc);
+    h->chunk = (uint32_t)(rows * tw);
     if (rs_zps(c, &r, &why) != TOSAC_OK) return TOSAC_OK; /* fast stays 0: the run reports */
     h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
-    int32_t *mult = (int32_t *)(void *)(b + off[0]);
-    uint32_t *shift = (uint32_t *)(void *)(b + off[1]);
-    int64_t *rpos = (int64_t *)(void *)(b + off[2]), *rneg = (int64_t *)(void *)(b + off[3]);
-    int64_t *lim = (int64_t *)(void *)(b + off[4]);
+    int64_t *tab[RS_NTAB];
+    for (int i = 0; i < RS_NTAB; i++) tab[i] = (int64_t *)(void *)(b + off[i]);
     bool ok = true;
     for (int64_t j = 0; j < r.nc; j++) {
-        const int32_t m = ((const int32_t *)c->in[1].data)[j], s = ((const int8_t *)c->in[2].data)[j];
-        ok &= m >= 0 && s >= 2 && s <= 62;
-        bool good = m >= 0 && s >= 2 && s <= 62;
-        mult[j] = good ? m : 0;
-        shift[j] = good ? (uint32_t)s : 2u;
-        rpos[j] = tosac_scale32_round(0, good ? s : 2, r.dbl);
-        rneg[j] = tosac_scale32_round(-1, good ? s : 2, r.dbl);
-        lim[j] = (int64_t)1 << ((good ? s : 2) - 1);
+        const int32_t m = ((const int32_t *)c->in[1].data)[j], s0 = ((const int8_t *)c->in[2].data)[j];
+        const bool good = m >= 0 && s0 >= 2 && s0 <= 62;
+        const int32_t s = good ? s0 : 2;
+        const int64_t lim = (int64_t)1 << (s - 1);
+        ok &= good;
+        tab[0][j] = good ? m : 0;
+        tab[1][j] = s;
+        tab[2][j] = tosac_scale32_round(0, s, r.dbl);
+        tab[3][j] = tosac_scale32_round(-1, s, r.dbl);
+        tab[4][j] = lim > -(int64_t)INT32_MIN ? INT32_MIN : -lim; /* int32 values need no check beyond */
+        tab[5][j] = lim - 1 > INT32_MAX ? INT32_MAX : lim - 1;
     }
+    for (int64_t j = r.nc; j < tw; j++)
+        for (int i = 0; i < RS_NTAB; i++) tab[i][j] = tab[i][0];
     h->fast = ok;
     return TOSAC_OK;
 }
@@ -436,39 +444,76 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
 #undef KR_FN
 #undef KR_TARGET
 #ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+
 #define KR_FN(name) kr_avx2_##name
 #define KR_TARGET __attribute__((target("avx2")))
 #include "kernels/k_rescale_core.h"
 #undef KR_FN
 #undef KR_TARGET
-#define KR_FN(name) kr_avx512_##name
-#define KR_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq")))
-#include "kernels/k_rescale_core.h"
-#undef KR_FN
-#undef KR_TARGET
+
+/*
+ * AVX-512: k_rescale_core.h lane by lane, 8 channels at a time in int64 lanes (GCC does not
+ * vectorise the per-channel C loop). tosac_scale32_core's steps: the product of two sign-extended
+ * int32 (vpmuldq), + round + 2^62 as uint64, logical shift, - 2^(62-shift). Tails go through the
+ * C loop. The unit test checks it against the portable build bit for bit.
+ */
+__attribute__((target("avx2,avx512f,avx512vl,avx512dq,avx512bw"))) static uint32_t
+kr_avx512_rs_rows(const int32_t *restrict x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo, int32_t hi,
+                  int32_t *restrict y)
+{
+    const __m512i zero = _mm512_setzero_si512(), bias = _mm512_set1_epi64((int64_t)1 << 62);
+    const __m512i vozp = _mm512_set1_epi64(ozp), vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(hi);
+    const __m512i imin = _mm512_set1_epi64(INT32_MIN), imax = _mm512_set1_epi64(INT32_MAX);
+    __mmask8 bad = 0;
+    uint32_t tail_bad = 0;
+    int64_t n8 = nc >= 8 ? nc - nc % 8 : 0;
+    for (int64_t r = 0; r < n; r += nc) {
+        for (int64_t j = 0; j < n8; j += 8) {
+            __m512i v = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(x + r + j)));
+            bad |= _mm512_cmplt_epi64_mask(v, _mm512_loadu_si512(t->vmin + j)) |
+                   _mm512_cmpgt_epi64_mask(v, _mm512_loadu_si512(t->vmax + j));
+            __m512i s = _mm512_loadu_si512(t->shift + j);
+            __m512i rd = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(v, zero), _mm512_loadu_si512(t->rpos + j),
+                                                 _mm512_loadu_si512(t->rneg + j));
+            __m512i u = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, _mm512_loadu_si512(t->mult + j)), rd), bias);
+            __m512i q = _mm512_sub_epi64(_mm512_srlv_epi64(u, s), _mm512_srlv_epi64(bias, s));
+            q = _mm512_add_epi64(q, vozp);
+            bad |= _mm512_cmplt_epi64_mask(q, imin) | _mm512_cmpgt_epi64_mask(q, imax);
+            q = _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
+            _mm256_storeu_si256((__m256i *)(void *)(y + r + j), _mm512_cvtepi64_epi32(q));
+        }
+        if (n8 < nc) {
+            const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8};
+            tail_bad |= kr_base_rs_rows(x + r + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, y + r + n8);
+        }
+    }
+    return (uint32_t)bad | tail_bad;
+}
 #endif
 
-/* x (values minus input_zp, rows of channels from channel 0) -> y, in the variant c->isa picks. */
+static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo,
+                        int32_t hi, int32_t *y)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return kr_avx512_rs_rows(x, n, t, nc, ozp, lo, hi, y);
+    if (isa >= TOSAC_KISA_AVX2) return kr_avx2_rs_rows(x, n, t, nc, ozp, lo, hi, y);
+#endif
+    (void)isa;
+    return kr_base_rs_rows(x, n, t, nc, ozp, lo, hi, y);
+}
+
+/* x (values minus input_zp, rows of channels from channel 0) -> y, in the variant c->isa picks.
+   A per-tensor scale has its tables replicated RS_WIDE times: rows of RS_WIDE, then single ones. */
 static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *y)
 {
     const rs_prep *h = c->prep;
     const rs_tabs t = rs_tables(c->prep);
-    if (h->nc == 1) {
-#define KR_U(V) V##_rs_uniform(x, n, t.mult[0], t.shift[0], t.rpos[0], t.rneg[0], t.lim[0], h->ozp, lo, hi, y)
-#ifdef TOSAC_KERNEL_X86
-        if (c->isa >= TOSAC_KISA_AVX512) return KR_U(kr_avx512);
-        if (c->isa >= TOSAC_KISA_AVX2) return KR_U(kr_avx2);
-#endif
-        return KR_U(kr_base);
-#undef KR_U
-    }
-#define KR_C(V) V##_rs_channels(x, n, h->nc, t.mult, t.shift, t.rpos, t.rneg, t.lim, h->ozp, lo, hi, y)
-#ifdef TOSAC_KERNEL_X86
-    if (c->isa >= TOSAC_KISA_AVX512) return KR_C(kr_avx512);
-    if (c->isa >= TOSAC_KISA_AVX2) return KR_C(kr_avx2);
-#endif
-    return KR_C(kr_base);
-#undef KR_C
+    if (h->nc > 1) return rs_rows(c->isa, x, n, &t, h->nc, h->ozp, lo, hi, y);
+    int64_t nw = n - n % RS_WIDE;
+    uint32_t bad = nw ? rs_rows(c->isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y) : 0;
+    if (nw < n) bad |= rs_rows(c->isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw);
+    return bad;
 }
 
 /* Stores int32 values already within t's range (u8/u16 as their bit patterns). */
@@ -556,6 +601,7 @@ tosac_status tosac_kernel_rescale(tosac_kcall *c)
 {
     rs_params rp;
     const char *why = NULL;
+    if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
     tosac_status st = rs_check(c, &rp, &why);
     if (st == TOSAC_OK) st = rs_zps(c, &rp, &why);
     if (st != TOSAC_OK) return tosac_kfail(c, st, why);

@@ -51,7 +51,8 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
     case MK_I8:
         g->chunk = tosac_gemm_i32_chunk(255 * 255);
         g->off_a = o, o += tosac_kalign64(hc * sizeof(int16_t));
-        g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
+        /* constant B: transposed once by prepare (all N batches), else per batch into scratch */
+        if (!b->constant) g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
         if (g->C > g->chunk || c->epi) g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
         if (g->C > g->chunk) g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
         break;
@@ -77,20 +78,45 @@ static size_t matmul_scratch(const tosac_kcall *c)
     return g.total;
 }
 
-TOSAC_KERNEL_PREPARE_SCRATCH(matmul, matmul_scratch)
+/* B[n] [C][W] minus B_zp, transposed into [W][C] int16 (the dot-product form of tosac_gemm_i16). */
+static void mm_pack_b(const mm_plan *g, const int8_t *bn, int32_t bzp, int16_t *b16)
+{
+    int64_t C = g->C, W = g->W;
+    for (int64_t ci = 0; ci < C; ci++)
+        for (int64_t w = 0; w < W; w++) b16[w * C + ci] = (int16_t)(bn[ci * W + w] - bzp);
+}
+
+tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+{
+    sizes->const_size = 0;
+    sizes->scratch_size = matmul_scratch(c);
+    if (c->n_in < 4 || c->n_out < 1) return TOSAC_OK;
+    mm_plan g;
+    mm_make_plan(c, &g);
+    if (g.kind != MK_I8 || !c->in[1].constant) return TOSAC_OK;
+    sizes->const_size = (size_t)(g.N * g.C * g.W) * sizeof(int16_t);
+    if (!dst) return TOSAC_OK;
+    /* a bad zero point is the run's to report; the bytes are then unused */
+    const tosac_ktensor *bz = &c->in[3];
+    int32_t bzp = bz->constant && bz->nelem >= 1 ? (int32_t)tosac_kload_int(bz, 0) : 0;
+    for (int64_t n = 0; n < g.N; n++)
+        mm_pack_b(&g, (const int8_t *)c->in[1].data + n * g.C * g.W, bzp, (int16_t *)dst + n * g.C * g.W);
+    return TOSAC_OK;
+}
 
 static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
-    int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *b16 = (int16_t *)(void *)(sc + g->off_b);
+    int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *bs = (int16_t *)(void *)(sc + g->off_b);
     int64_t H = g->H, C = g->C, W = g->W;
     const int8_t *B = (const int8_t *)c->in[1].data;
     for (int64_t n = 0; n < g->N; n++) {
         tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
-        /* B[n] is [C][W]: transpose into [W][C] */
-        const int8_t *bn = B + n * C * W;
-        for (int64_t ci = 0; ci < C; ci++)
-            for (int64_t w = 0; w < W; w++) b16[w * C + ci] = (int16_t)(bn[ci * W + w] - bzp);
+        const int16_t *b16 = bs;
+        if (c->prep)
+            b16 = (const int16_t *)c->prep + n * C * W;
+        else
+            mm_pack_b(g, B + n * C * W, bzp, bs);
         int32_t *c32 = c->epi || C > g->chunk ? (int32_t *)(void *)(sc + g->off_c32) : NULL;
         /* with a fused epilogue the int32 results stay in scratch */
         int32_t *out = c->epi ? c32 : (int32_t *)c->out[0].data + n * H * W;
