@@ -159,25 +159,38 @@ void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, 
 
 /*
  * Generic edge loops (rows and columns beyond the last full register tile), with the same
- * per-output order of operations as the tiles. The fp64 tile is 4 rows x 4 doubles written as
- * scalar statements that the straight-line vectoriser packs into vector registers.
+ * per-output order of operations as the tiles: one output row at a time in the axpy form
+ * (C row += A[p][k] * B row k, k in order), which reads B along its rows and vectorises across
+ * columns. The fp64 tile is 4 rows x 4 doubles written as scalar statements that the
+ * straight-line vectoriser packs into vector registers.
  */
 #define TOSAC_EDGE(NAME, T)                                                                             \
     static void NAME(int64_t P, int64_t J, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,  \
                      T *C, int64_t ldc)                                                                  \
     {                                                                                                    \
-        for (int64_t p = 0; p < P; p++)                                                                  \
-            for (int64_t j = 0; j < J; j++) {                                                            \
-                T s = 0;                                                                                 \
-                for (int64_t k = 0; k < K; k++) {                                                        \
-                    T prod = A[p * lda + k] * B[k * ldb + j];                                            \
-                    s = s + prod;                                                                        \
+        for (int64_t p = 0; p < P; p++) {                                                                \
+            T *restrict c = C + p * ldc;                                                                 \
+            for (int64_t j = 0; j < J; j++) c[j] = 0;                                                    \
+            for (int64_t k = 0; k < K; k++) {                                                            \
+                const T a = A[p * lda + k];                                                              \
+                const T *restrict b = B + k * ldb;                                                       \
+                for (int64_t j = 0; j < J; j++) {                                                        \
+                    T prod = a * b[j];                                                                   \
+                    c[j] = c[j] + prod;                                                                  \
                 }                                                                                        \
-                C[p * ldc + j] = s;                                                                      \
             }                                                                                            \
+        }                                                                                                \
     }
+/* the edge loops have no reduction to reorder: -O3 vectorises them across columns */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
 TOSAC_EDGE(gemm_f32_edge, float)
 TOSAC_EDGE(gemm_f64_edge, double)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 #define D4_ROW(r) double s##r##0 = 0, s##r##1 = 0, s##r##2 = 0, s##r##3 = 0;
 #define D4_UPD(r, x) s##r##0 = s##r##0 + x * b0, s##r##1 = s##r##1 + x * b1, s##r##2 = s##r##2 + x * b2, s##r##3 = s##r##3 + x * b3;
