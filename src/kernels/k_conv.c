@@ -256,18 +256,28 @@ static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t
     const tosac_ktensor *out = &c->out[0], *bias = &c->in[2];
     bool bcast = bias->nelem == 1;
     if (out->dtype == TOSAC_DTYPE_INT32 && !acc64) {
-        /* an exact int32 sum fits acc_t; only the bias addition can overflow */
+        /* an exact int32 sum fits acc_t; only the bias addition can overflow (checked in the same
+           pass: nothing else reads the results before the check) */
         const int32_t *b = (const int32_t *)bias->data;
         int32_t *o = c->epi ? acc32 : (int32_t *)out->data + o0;
-        int64_t bad = 0;
-        for (int64_t i = 0; i < count; i += oc_n)
-            for (int64_t j = 0; j < oc_n; j++) {
-                int64_t r = (int64_t)acc32[i + j] + b[bcast ? 0 : j];
-                bad |= (r < INT32_MIN) | (r > INT32_MAX);
-            }
+        uint32_t bad = 0;
+        for (int64_t i = 0; i < count; i += oc_n) {
+            const int32_t *a = acc32 + i; /* may be d itself (fused epilogue: in place) */
+            int32_t *d = o + i;
+            if (bcast)
+                for (int64_t j = 0; j < oc_n; j++) {
+                    int64_t r = (int64_t)a[j] + b[0];
+                    bad |= (uint32_t)((r < INT32_MIN) | (r > INT32_MAX));
+                    d[j] = (int32_t)(uint32_t)r;
+                }
+            else
+                for (int64_t j = 0; j < oc_n; j++) {
+                    int64_t r = (int64_t)a[j] + b[j];
+                    bad |= (uint32_t)((r < INT32_MIN) | (r > INT32_MAX));
+                    d[j] = (int32_t)(uint32_t)r;
+                }
+        }
         if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
-        for (int64_t i = 0; i < count; i += oc_n)
-            for (int64_t j = 0; j < oc_n; j++) o[i + j] = (int32_t)((int64_t)acc32[i + j] + b[bcast ? 0 : j]);
         return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
     }
     for (int64_t i = 0; i < count; i++) {
@@ -300,9 +310,10 @@ static float bias_f32(const tosac_ktensor *bias, int64_t oc)
     }
 }
 
-/* Stores bias + acc (added in float, in place in acc) rounded once to the output type. */
+/* Stores bias + acc (added in float, in place in acc) rounded once to the output type; with a
+   fused CLAMP (epi) clamped and stored to the CLAMP's output instead. */
 static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
-                         int64_t oc_n, float *acc)
+                         int64_t oc_n, float *acc, const tosac_kepilogue *epi)
 {
     if (bias->nelem == 1) {
         float b = bias_f32(bias, 0);
@@ -313,6 +324,10 @@ static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, in
             for (int64_t j = 0; j < oc_n; j++) acc[i + j] = b[j] + acc[i + j];
     } else {
         for (int64_t i = 0; i < count; i++) acc[i] = bias_f32(bias, i % oc_n) + acc[i];
+    }
+    if (epi) {
+        tosac_clamp_f32_row(acc, count, epi->flo, epi->fhi, epi->fignore);
+        out = epi->out;
     }
     tosac_kstore_row_f32(out, o0, acc, count);
 }
@@ -517,6 +532,9 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     bool finite;
     const void *wbuf = conv_wbuf(c, g, wzp, &finite);
     bool direct = g->kind == CK_F16ACC || !finite;
+    bool pointwise = g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32 && g->op != TOSAC_OP_TRANSPOSE_CONV2D &&
+                     g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 && g->pt == 0 && g->pl == 0 &&
+                     g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
 
     for (int64_t p0 = 0; p0 < npix; p0 += g->pblk) {
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
@@ -530,6 +548,10 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
                     conv_direct_f32(g, (const float *)patch, mask, (const float *)wbuf, (float *)cbuf + i * OC);
                 }
             }
+        } else if (pointwise) {
+            /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
+            tosac_gemm_f32(pn, OC, K, (const float *)c->in[0].data + p0 * K, K, (const float *)wbuf, OC, (float *)cbuf,
+                           OC);
         } else {
             for (int64_t i = 0; i < pn; i++)
                 conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * K) * es, mask, coord, izp);
@@ -562,7 +584,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else {
-            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf);
+            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
     return TOSAC_OK;
@@ -677,7 +699,7 @@ static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int3
                 else if (g->kind == CK_F64)
                     fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
                 else
-                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af);
+                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
                 if (st != TOSAC_OK) return st;
             }
     return TOSAC_OK;

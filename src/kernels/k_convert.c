@@ -516,18 +516,30 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int3
     return bad;
 }
 
-/* Stores int32 values already within t's range (u8/u16 as their bit patterns). */
-static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32_t *s)
+/* The conversion loops below vectorise with GCC at -O3 only (code generation only). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+
+/* Stores int32 values already within t's range; an unsigned range (u8/u16) as bit patterns. */
+static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32_t *s, bool is_unsigned)
 {
     switch (t->dtype) {
     case TOSAC_DTYPE_INT8: {
         int8_t *d = (int8_t *)t->data + off;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku8_to_i8((uint32_t)s[i]);
+        if (is_unsigned)
+            for (int64_t i = 0; i < m; i++) d[i] = tosac_ku8_to_i8((uint32_t)s[i]);
+        else
+            for (int64_t i = 0; i < m; i++) d[i] = (int8_t)s[i];
         break;
     }
     case TOSAC_DTYPE_INT16: {
         int16_t *d = (int16_t *)t->data + off;
-        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)s[i]);
+        if (is_unsigned)
+            for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)s[i]);
+        else
+            for (int64_t i = 0; i < m; i++) d[i] = (int16_t)s[i];
         break;
     }
     default: memcpy((int32_t *)t->data + off, s, (size_t)m * sizeof(int32_t)); break;
@@ -570,10 +582,14 @@ static tosac_status rs_run_fast(tosac_kcall *c)
         }
         bad |= rs_apply(c, buf, m, h->qmin, h->qmax, buf);
         if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_require);
-        rs_store(&c->out[0], i0, m, buf);
+        rs_store(&c->out[0], i0, m, buf, h->qmin == 0);
     }
     return TOSAC_OK;
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 bool tosac_rescale_fusable(const tosac_kcall *rescale, int32_t *lo, int32_t *hi)
 {
@@ -593,7 +609,7 @@ tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int
     if (!h || !h->fast || h->izp != 0 || rs_apply(e->rescale, acc, n, e->lo, e->hi, acc))
         return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "fused RESCALE: REQUIRE failed (multiplier >= 0, "
                                                        "2 <= shift <= 62, value within +-2^(shift-1), input_zp 0)");
-    rs_store(e->out, off, n, acc);
+    rs_store(e->out, off, n, acc, false); /* a fused RESCALE has a signed output */
     return TOSAC_OK;
 }
 

@@ -15,6 +15,11 @@ bool tosac_rescale_fusable(const tosac_kcall *rescale, int32_t *lo, int32_t *hi)
 /* The [min_val, max_val] of an INT8 / INT16 CLAMP call (false for other types or bad bounds). */
 bool tosac_clamp_int_bounds(const tosac_kcall *clamp, int32_t *lo, int32_t *hi);
 
+/* The bounds and nan_mode of an FP32 CLAMP call (false for other types or bad bounds). */
+bool tosac_clamp_f32_bounds(const tosac_kcall *clamp, float *lo, float *hi, bool *ignore);
+/* CLAMP of fp32 values in place (the one implementation: the CLAMP kernel uses it too). */
+void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore);
+
 /* Rescales acc[0..n) in place (from the RESCALE's prepared tables, in c->isa's variant), clips to
    [epi->lo, epi->hi] and stores at element `off` of epi->out. UNPREDICTABLE when the RESCALE's
    REQUIREs fail, as the unfused RESCALE would report. */

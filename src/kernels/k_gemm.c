@@ -278,9 +278,89 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
     KG_DISPATCH(gemm_i16, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+
+/*
+ * AVX-512 fp32 GEMM: register tiles of R rows x 32 columns (two zmm per row, 16 accumulators for
+ * R = 8), K in blocks of KG512_KB so that the block of B a tile streams stays in L1 while the row
+ * tiles of the block reuse it. Each output is still summed over k = 0, 1, ... in order, with one
+ * rounding per product and per addition (separate multiply and add, no FMA): a later K block
+ * reloads the partial sum the previous one stored, exactly, so the blocking changes nothing and
+ * the results are the bits of the portable tiles.
+ */
+#define KG512_KB 256
+#define KG512_TILE(R)                                                                                    \
+    __attribute__((target("avx512f"))) static void kg512_tile_##R(int64_t K, const float *restrict A,    \
+                                                                  int64_t lda, const float *restrict B,  \
+                                                                  int64_t ldb, float *restrict C,        \
+                                                                  int64_t ldc, bool first)               \
+    {                                                                                                    \
+        __m512 c0[R], c1[R];                                                                             \
+        for (int r = 0; r < R; r++) {                                                                    \
+            c0[r] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(C + r * ldc);                          \
+            c1[r] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(C + r * ldc + 16);                     \
+        }                                                                                                \
+        for (int64_t k = 0; k < K; k++) {                                                                \
+            const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);      \
+            for (int r = 0; r < R; r++) {                                                                \
+                const __m512 a = _mm512_set1_ps(A[r * lda + k]);                                         \
+                c0[r] = _mm512_add_ps(c0[r], _mm512_mul_ps(a, b0));                                      \
+                c1[r] = _mm512_add_ps(c1[r], _mm512_mul_ps(a, b1));                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (int r = 0; r < R; r++) {                                                                    \
+            _mm512_storeu_ps(C + r * ldc, c0[r]);                                                        \
+            _mm512_storeu_ps(C + r * ldc + 16, c1[r]);                                                   \
+        }                                                                                                \
+    }
+
+/* complete unrolling of the row loops needs -O3 with GCC (code generation only) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+KG512_TILE(1)
+KG512_TILE(2)
+KG512_TILE(3)
+KG512_TILE(4)
+KG512_TILE(5)
+KG512_TILE(6)
+KG512_TILE(7)
+KG512_TILE(8)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+typedef void (*kg512_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t, bool);
+static const kg512_tile_fn kg512_tiles[9] = {NULL,        kg512_tile_1, kg512_tile_2, kg512_tile_3, kg512_tile_4,
+                                             kg512_tile_5, kg512_tile_6, kg512_tile_7, kg512_tile_8};
+
+static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+                           float *C, int64_t ldc)
+{
+    int64_t J32 = J - J % 32;
+    for (int64_t k0 = 0; k0 < K; k0 += KG512_KB) {
+        int64_t kb = K - k0 < KG512_KB ? K - k0 : KG512_KB;
+        for (int64_t j = 0; j < J32; j += 32)
+            for (int64_t p = 0; p < P; p += 8) {
+                int64_t r = P - p < 8 ? P - p : 8;
+                kg512_tiles[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, k0 == 0);
+            }
+    }
+    if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
+}
+#endif
+
 void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
                     int64_t ldc)
 {
+#ifdef TOSAC_KERNEL_X86
+    if (tosac_kernel_isa() >= TOSAC_KISA_AVX512 && J >= 32 && K > 0) {
+        kg512_gemm_f32(P, J, K, A, lda, B, ldb, C, ldc);
+        return;
+    }
+#endif
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 

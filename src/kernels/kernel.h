@@ -57,17 +57,21 @@ enum tosac_kisa { TOSAC_KISA_PORTABLE = 0, TOSAC_KISA_AVX2 = 1, TOSAC_KISA_AVX51
 struct tosac_kcall;
 
 /*
- * A fused epilogue (chosen by the runtime at create): the producer's int32 result goes through
- * the consumer RESCALE `rescale` (its prepared tables) and the clamp [lo, hi] straight into `out`,
- * element for element what running the producer, the RESCALE and the CLAMP one after the other
- * stores (the unfused int32 tensor is never written). Only for a RESCALE of int32 input, whose
- * channels are the producer's last dimension, to a signed type; lo/hi: the RESCALE output range
- * narrowed by a following CLAMP.
+ * A fused epilogue (chosen by the runtime at create): the producer's result goes through its
+ * consumers straight into `out`, element for element what running the operators one after the
+ * other stores (the intermediate tensors are never written):
+ *   int32 producers (conv family, MATMUL): the consumer RESCALE `rescale` (its prepared tables),
+ *     int32 input, channels = the producer's last dimension, to a signed type, then the clamp
+ *     [lo, hi] (the RESCALE output range, narrowed by a following CLAMP);
+ *   fp32 producers (conv family): rescale NULL, the CLAMP [flo, fhi] with nan_mode IGNORE or not
+ *     (tosac_clamp_f32_row) after the bias.
  */
 typedef struct tosac_kepilogue {
     const struct tosac_kcall *rescale;
     const struct tosac_ktensor *out;
     int32_t lo, hi;
+    float flo, fhi;
+    bool fignore;
 } tosac_kepilogue;
 
 typedef struct tosac_kcall {

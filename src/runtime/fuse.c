@@ -1,9 +1,10 @@
 /*
  * Fused epilogues, chosen once at create. A RESCALE that is the only reader of the int32 result of
  * a CONV2D / CONV3D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D / MATMUL (and a CLAMP that is the only
- * reader of that RESCALE's result) runs inside the producer's output loop
- * (kernels/k_epilogue.h), so the int32 tensor is never written: the producer gets rt_op.epi and
- * the absorbed operators fused_into. The results are the bits the operators give one by one.
+ * reader of that RESCALE's result), or a CLAMP that is the only reader of the fp32 result of a
+ * convolution, runs inside the producer's output loop (kernels/k_epilogue.h), so the intermediate
+ * tensor is never written: the producer gets rt_op.epi and the absorbed operators fused_into. The
+ * results are the bits the operators give one by one.
  *
  * The memory plan still gives the intermediate values storage: with an op callback set (which
  * promises every operator's result, tosac_program_op_output) the executor runs the operators one
@@ -50,8 +51,19 @@ void rt_fuse(tosac_program *p)
                         op->op == TOSAC_OP_TRANSPOSE_CONV2D || op->op == TOSAC_OP_MATMUL;
         if (!producer || op->mode != M_KERNEL || op->n_out != 1 || op->fused_into != RT_NONE) continue;
         uint32_t x = p->idx[op->out_base];
-        if (p->vals[x].dtype != TOSAC_DTYPE_INT32 || p->vals[x].rank < 1) continue;
         uint32_t r = sole_reader(p, x, readers);
+        if (r != RT_NONE && p->vals[x].dtype == TOSAC_DTYPE_FP32 && op->op != TOSAC_OP_MATMUL) {
+            rt_op *cop = &p->ops[r];
+            if (cop->op == TOSAC_OP_CLAMP && cop->mode == M_KERNEL && cop->inst == op->inst &&
+                tosac_clamp_f32_bounds(&cop->call, &op->epi.flo, &op->epi.fhi, &op->epi.fignore)) {
+                cop->fused_into = k;
+                op->has_epi = true;
+                op->epi.out = cop->call.out;
+                op->fused_out = p->idx[cop->out_base];
+            }
+            continue;
+        }
+        if (p->vals[x].dtype != TOSAC_DTYPE_INT32 || p->vals[x].rank < 1) continue;
         if (r == RT_NONE || p->ops[r].op != TOSAC_OP_RESCALE || p->ops[r].mode != M_KERNEL ||
             p->ops[r].inst != op->inst || p->idx[p->ops[r].in_base] != x)
             continue;

@@ -344,7 +344,7 @@ static void test_fused_epilogue(void)
             void *prep = kr_alloc(sz.const_size);
             EXPECT_EQ_I(tosac_kernel_rescale_prepare(&rc, &sz, prep), TOSAC_OK);
             rc.prep = prep;
-            tosac_kepilogue epi = {&rc, &got.t, clamp ? clo : lo, clamp ? chi : hi};
+            tosac_kepilogue epi = {&rc, &got.t, clamp ? clo : lo, clamp ? chi : hi, 0.0f, 0.0f, false};
             memset(got.buf, 0x5A, (size_t)n * got.es);
             memset(p.acc.buf, 0x77, (size_t)n * sizeof(int32_t)); /* must not be needed */
             tosac_status s3 = producer_run(&p, &epi);
@@ -362,9 +362,63 @@ static void test_fused_epilogue(void)
     }
 }
 
+/* FP32 convolution + CLAMP: fused vs the CLAMP kernel after the convolution, bit for bit. */
+static void test_fused_fp_clamp(void)
+{
+    for (int iter = 0; iter < 60; iter++) {
+        producer p;
+        int64_t oc;
+        producer_make(&p, iter % 2 ? TOSAC_OP_DEPTHWISE_CONV2D : TOSAC_OP_CONV2D, &oc);
+        /* the same shapes in fp32 */
+        tt in, w, bias, zi, zw, out, got, want;
+        mk(&in, TOSAC_DTYPE_FP32, p.in.t.rank, p.in.shape), mk(&w, TOSAC_DTYPE_FP32, p.w.t.rank, p.w.shape);
+        mk(&bias, TOSAC_DTYPE_FP32, 1, p.bias.shape), mk1(&zi, TOSAC_DTYPE_FP32, 1), mk1(&zw, TOSAC_DTYPE_FP32, 1);
+        mk(&out, TOSAC_DTYPE_FP32, p.acc.t.rank, p.acc.shape), mk(&got, TOSAC_DTYPE_FP32, p.acc.t.rank, p.acc.shape);
+        mk(&want, TOSAC_DTYPE_FP32, p.acc.t.rank, p.acc.shape);
+        for (int64_t i = 0; i < in.t.nelem; i++) ((float *)in.buf)[i] = (float)rnd_in(-1000, 1000) / 256.0f;
+        for (int64_t i = 0; i < w.t.nelem; i++) ((float *)w.buf)[i] = (float)rnd_in(-1000, 1000) / 512.0f;
+        for (int64_t i = 0; i < bias.t.nelem; i++) ((float *)bias.buf)[i] = (float)rnd_in(-100, 100) / 8.0f;
+        if (rnd() % 4 == 0) ((float *)w.buf)[0] = __builtin_nanf(""); /* NaN results through the clamp */
+        attr_i(p.a, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32);
+        float lo = (float)rnd_in(-20, 0) / 4.0f, hi = (float)rnd_in(0, 20) / 4.0f;
+        bool ignore = rnd() % 2;
+        tosac_attr_val ca[TOSAC_ATTR_MAX_FIELDS];
+        memset(ca, 0, sizeof ca);
+        attr_v(ca, TOSAC_ATTR_CLAMP_min_val, &lo, 4);
+        attr_v(ca, TOSAC_ATTR_CLAMP_max_val, &hi, 4);
+        attr_i(ca, TOSAC_ATTR_CLAMP_nan_mode, ignore ? TOSAC_NAN_IGNORE : TOSAC_NAN_PROPAGATE);
+        tosac_ktensor kin[5] = {in.t, w.t, bias.t, zi.t, zw.t};
+        tosac_kcall conv = mkcall(p.op, kin, 5, &out.t, p.a);
+        kr_const_mask = ~1u;
+        EXPECT_EQ_I(kernels_run_call(&conv), TOSAC_OK);
+        tosac_ktensor cin = out.t;
+        tosac_kcall clamp = mkcall(TOSAC_OP_CLAMP, &cin, 1, &want.t, ca);
+        kr_const_mask = 0;
+        EXPECT_EQ_I(kernels_run_call(&clamp), TOSAC_OK);
+        tosac_kepilogue epi;
+        memset(&epi, 0, sizeof epi);
+        epi.out = &got.t;
+        EXPECT(tosac_clamp_f32_bounds(&clamp, &epi.flo, &epi.fhi, &epi.fignore));
+        for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+            tosac_kernel_limit_isa(level);
+            memset(got.buf, 0x5A, (size_t)got.t.nelem * 4);
+            conv.epi = &epi;
+            kr_const_mask = ~1u;
+            EXPECT_EQ_I(kernels_run_call(&conv), TOSAC_OK);
+            kr_const_mask = 0;
+            if (memcmp(got.buf, want.buf, (size_t)got.t.nelem * 4) != 0)
+                EXPECT(!"fused fp32 CLAMP differs from the CLAMP kernel");
+        }
+        tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+        tt_free(&in), tt_free(&w), tt_free(&bias), tt_free(&zi), tt_free(&zw), tt_free(&out), tt_free(&got), tt_free(&want);
+        producer_free(&p);
+    }
+}
+
 int main(void)
 {
     RUN(test_rescale_random);
     RUN(test_fused_epilogue);
+    RUN(test_fused_fp_clamp);
     return test_summary();
 }
