@@ -58,12 +58,15 @@ typedef struct {
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
+    bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
+    int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
 
 /* Prepared constants of the family: this header, then the converted weights at CONV_PREP_W. */
 typedef struct conv_prep {
     uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
 } conv_prep;
+/* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, else conv_weights' form) */
 #define CONV_PREP_W 64
 
 static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
@@ -139,6 +142,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     }
     g->T = g->KD * g->KH * g->KW;
     g->K = g->T * g->IC;
+    g->lda = g->K;
 
     if (in->f64)
         g->kind = CK_F64;
@@ -182,8 +186,11 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
     g->wbytes = (size_t)(g->K * g->OC) * es;
     g->wprep = w->constant;
+    g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
+               (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
+    if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
-    g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->K) * es);
+    g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->lda) * es);
     g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
     if (g->kind == CK_INT && g->K > g->chunk)
         g->off_c64 = o, o += tosac_kalign64((size_t)(pb * g->OC) * sizeof(int64_t));
@@ -208,6 +215,11 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     const tosac_ktensor *wzp = &c->in[4];
     int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
     conv_prep *h = dst;
+    if (g.panel) {
+        tosac_gemm_i16_pack_panel(g.OC, g.K, &c->in[1], zp, (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
+        h->finite = 1;
+        return TOSAC_OK;
+    }
     h->finite = conv_weights(&g, c, (uint8_t *)dst + CONV_PREP_W, zp);
     return TOSAC_OK;
 }
@@ -261,22 +273,24 @@ static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t
         const int32_t *b = (const int32_t *)bias->data;
         int32_t *o = c->epi ? acc32 : (int32_t *)out->data + o0;
         uint32_t bad = 0;
+        /* 32-bit lanes only (GCC vectorises these, not int64 sums): the wrapped sum s overflowed
+           iff its sign differs from both operands'; s is read back as int32 without an
+           implementation-defined conversion */
+#define K_ADD_BIAS(BJ)                                                                    \
+    for (int64_t j = 0; j < oc_n; j++) {                                                  \
+        const uint32_t x = (uint32_t)a[j], y = (uint32_t)(BJ), sum = x + y;               \
+        bad |= ((x ^ sum) & (y ^ sum)) >> 31;                                             \
+        d[j] = (int32_t)(sum & 0x7FFFFFFFu) + ((sum >> 31) ? INT32_MIN : 0);              \
+    }
         for (int64_t i = 0; i < count; i += oc_n) {
             const int32_t *a = acc32 + i; /* may be d itself (fused epilogue: in place) */
             int32_t *d = o + i;
             if (bcast)
-                for (int64_t j = 0; j < oc_n; j++) {
-                    int64_t r = (int64_t)a[j] + b[0];
-                    bad |= (uint32_t)((r < INT32_MIN) | (r > INT32_MAX));
-                    d[j] = (int32_t)(uint32_t)r;
-                }
+                K_ADD_BIAS(b[0])
             else
-                for (int64_t j = 0; j < oc_n; j++) {
-                    int64_t r = (int64_t)a[j] + b[j];
-                    bad |= (uint32_t)((r < INT32_MIN) | (r > INT32_MAX));
-                    d[j] = (int32_t)(uint32_t)r;
-                }
+                K_ADD_BIAS(b[j])
         }
+#undef K_ADD_BIAS
         if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
         return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
     }
@@ -553,9 +567,13 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
             tosac_gemm_f32(pn, OC, K, (const float *)c->in[0].data + p0 * K, K, (const float *)wbuf, OC, (float *)cbuf,
                            OC);
         } else {
-            for (int64_t i = 0; i < pn; i++)
-                conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * K) * es, mask, coord, izp);
-            if (g->kind == CK_INT) {
+            for (int64_t i = 0; i < pn; i++) {
+                conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * g->lda) * es, mask, coord, izp);
+                if (g->lda > K) ((int16_t *)patch)[i * g->lda + K] = 0; /* the panels' even row length */
+            }
+            if (g->panel && c->prep) {
+                tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
+            } else if (g->kind == CK_INT) {
                 if (K <= g->chunk) {
                     tosac_gemm_i16(pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
                 } else {
@@ -716,6 +734,7 @@ tosac_status tosac_kernel_conv(tosac_kcall *c)
     conv_plan g;
     conv_make_plan(c, &g);
     if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: scratch too small");
+    if (g.wprep && !c->prep) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: the prepared weights are missing");
     if (g.N * g.OD * g.OH * g.OW * g.OC == 0) return TOSAC_OK;
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) return dw_run(c, &g, (int32_t)izp, (int32_t)wzp);
     return conv_gemm_run(c, &g, (int32_t)izp, (int32_t)wzp);

@@ -13,7 +13,13 @@
  */
 #include "kernels/k_gemm.h"
 
+#include <string.h>
+
 #include "core/fp.h"
+
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
 
 /* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
 #if defined(__clang__)
@@ -272,6 +278,92 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #define KG_DISPATCH(name, args) kg_base_##name args;
 #endif
 
+size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K)
+{
+    return (size_t)((J + 31) / 32) * (size_t)((K + 1) / 2) * 32u * sizeof(int32_t);
+}
+
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const tosac_ktensor *w, int32_t zp, int32_t *panel)
+{
+    int64_t Q = (K + 1) / 2;
+    const int8_t *B = (const int8_t *)w->data; /* INT8 and INT4 (one per byte) storage */
+    for (int64_t jb = 0; jb < J; jb += 32)
+        for (int64_t q = 0; q < Q; q++)
+            for (int64_t jj = 0; jj < 32; jj++) {
+                int64_t j = jb + jj, k = 2 * q;
+                uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * K + k] - zp) : 0u;
+                uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * K + k + 1] - zp) : 0u;
+                uint32_t v = lo | hi << 16;
+                memcpy(&panel[(jb / 32 * Q + q) * 32 + jj], &v, sizeof v);
+            }
+}
+
+#ifdef TOSAC_KERNEL_X86
+/*
+ * R rows x 32 columns: per pair of k, two panel vectors and one broadcast pair per row feed
+ * vpdpwssd (a[2q] * b[2q] + a[2q+1] * b[2q+1] added to each int32 lane).
+ */
+#define KGP_TILE(R)                                                                                      \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgp_tile_##R(                    \
+        int64_t Q, const int16_t *A, int64_t lda, const int32_t *Bp, int32_t *C, int64_t ldc, int64_t nc) \
+    {                                                                                                    \
+        __m512i c0[R], c1[R];                                                                            \
+        for (int r = 0; r < R; r++) c0[r] = c1[r] = _mm512_setzero_si512();                              \
+        for (int64_t q = 0; q < Q; q++) {                                                                \
+            const __m512i b0 = _mm512_loadu_si512(Bp + q * 32), b1 = _mm512_loadu_si512(Bp + q * 32 + 16); \
+            for (int r = 0; r < R; r++) {                                                                \
+                int32_t pair;                                                                            \
+                memcpy(&pair, A + r * lda + 2 * q, sizeof pair);                                         \
+                const __m512i a = _mm512_set1_epi32(pair);                                               \
+                c0[r] = _mm512_dpwssd_epi32(c0[r], a, b0);                                               \
+                c1[r] = _mm512_dpwssd_epi32(c1[r], a, b1);                                               \
+            }                                                                                            \
+        }                                                                                                \
+        __mmask16 m0 = nc >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nc) - 1u);                       \
+        __mmask16 m1 = nc >= 32 ? (__mmask16)0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1u); \
+        for (int r = 0; r < R; r++) {                                                                    \
+            _mm512_mask_storeu_epi32(C + r * ldc, m0, c0[r]);                                            \
+            _mm512_mask_storeu_epi32(C + r * ldc + 16, m1, c1[r]);                                       \
+        }                                                                                                \
+    }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+KGP_TILE(1)
+KGP_TILE(2)
+KGP_TILE(3)
+KGP_TILE(4)
+KGP_TILE(5)
+KGP_TILE(6)
+KGP_TILE(7)
+KGP_TILE(8)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+typedef void (*kgp_tile_fn)(int64_t, const int16_t *, int64_t, const int32_t *, int32_t *, int64_t, int64_t);
+static const kgp_tile_fn kgp_tiles[9] = {NULL,        kgp_tile_1, kgp_tile_2, kgp_tile_3, kgp_tile_4,
+                                         kgp_tile_5, kgp_tile_6, kgp_tile_7, kgp_tile_8};
+#endif
+
+void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
+                          int32_t *C, int64_t ldc)
+{
+#ifdef TOSAC_KERNEL_X86
+    int64_t Q = (K + 1) / 2;
+    for (int64_t jb = 0; jb < J; jb += 32) {
+        const int32_t *Bp = panel + jb / 32 * Q * 32;
+        int64_t nc = J - jb < 32 ? J - jb : 32;
+        for (int64_t p = 0; p < P; p += 8) {
+            int64_t r = P - p < 8 ? P - p : 8;
+            kgp_tiles[r](Q, A + p * lda, lda, Bp, C + p * ldc + jb, ldc, nc);
+        }
+    }
+#else
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+#endif
+}
+
 void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
                     int32_t *C, int64_t ldc)
 {
@@ -279,8 +371,6 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
 }
 
 #ifdef TOSAC_KERNEL_X86
-#include <immintrin.h>
-
 /*
  * AVX-512 fp32 GEMM: register tiles of R rows x 32 columns (two zmm per row, 16 accumulators for
  * R = 8), K in blocks of KG512_KB so that the block of B a tile streams stays in L1 while the row

@@ -38,6 +38,22 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
                     int32_t *C, int64_t ldc);
 
 /*
+ * Pair-interleaved int16 weight panels for tosac_gemm_i16_panel (AVX-512 VNNI): B [J][K] (the
+ * dot-form weights) as blocks of 32 columns, each [ceil(K/2)][32] int32 holding the int16 pair
+ * (B[j][2q], B[j][2q+1]) (zero beyond K and J). tosac_gemm_i16_panel_bytes() is the size.
+ */
+size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K);
+/* Packs B[j][k] = w[j*K + k] - zp from an INT8 / INT4 weight tensor w. */
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const tosac_ktensor *w, int32_t zp, int32_t *panel);
+/*
+ * C[p*ldc + j] = sum_k A[p*lda + k] * B[j][k] from the panels; A rows hold an even number of
+ * elements (lda even, A[p*lda + K] = 0 when K is odd). Same bits as tosac_gemm_i16 (integer sums
+ * are exact within the caller's K bound). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
+ */
+void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
+                          int32_t *C, int64_t ldc);
+
+/*
  * C[p*ldc + j] = sum over k = 0, 1, ..., K-1 (in that order, starting from +0) of
  * A[p*lda + k] * B[k*ldb + j], every product and every addition rounded in the working type
  * (no fused multiply-add, no reassociation): the spec's summation order for each output.
