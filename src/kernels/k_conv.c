@@ -216,7 +216,8 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
     conv_prep *h = dst;
     if (g.panel) {
-        tosac_gemm_i16_pack_panel(g.OC, g.K, &c->in[1], zp, (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
+        tosac_gemm_i16_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, g.K, 1, zp,
+                                  (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
         h->finite = 1;
         return TOSAC_OK;
     }
@@ -535,22 +536,33 @@ static void conv_direct_f64(const conv_plan *g, const double *row, const uint8_t
     }
 }
 
-static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+/* Blocks of output pixels as a parallel-for task (kernel.h): each range uses its worker's scratch. */
+typedef struct conv_task {
+    tosac_kcall *c;
+    const conv_plan *g;
+    int32_t izp;
+    const void *wbuf;
+    bool direct, pointwise;
+    tosac_status st; /* the first failure (one worker today; a pool will need one slot per worker) */
+} conv_task;
+
+static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
-    uint8_t *sc = (uint8_t *)c->scratch;
+    conv_task *t = ctx;
+    tosac_kcall *c = t->c;
+    const conv_plan *g = t->g;
+    const void *wbuf = t->wbuf;
+    const int32_t izp = t->izp;
+    const bool direct = t->direct, pointwise = t->pointwise;
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
     void *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
     int64_t *coord = (int64_t *)(void *)(sc + g->off_coord);
     uint8_t *mask = sc + g->off_mask;
     int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
     size_t es = work_size(g->kind);
-    bool finite;
-    const void *wbuf = conv_wbuf(c, g, wzp, &finite);
-    bool direct = g->kind == CK_F16ACC || !finite;
-    bool pointwise = g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32 && g->op != TOSAC_OP_TRANSPOSE_CONV2D &&
-                     g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 && g->pt == 0 && g->pl == 0 &&
-                     g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
 
-    for (int64_t p0 = 0; p0 < npix; p0 += g->pblk) {
+    for (size_t blk = b0; blk < b1 && t->st == TOSAC_OK; blk++) {
+        int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
         if (direct) {
             /* one pixel at a time, padding taps skipped */
@@ -598,14 +610,27 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
             tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
-            if (st != TOSAC_OK) return st;
+            if (st != TOSAC_OK) t->st = st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else {
             fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
-    return TOSAC_OK;
+}
+
+static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+{
+    conv_task t = {c, g, izp, NULL, false, false, TOSAC_OK};
+    bool finite;
+    t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
+    t.direct = g->kind == CK_F16ACC || !finite;
+    t.pointwise = g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32 && g->op != TOSAC_OP_TRANSPOSE_CONV2D &&
+                  g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 && g->pt == 0 && g->pl == 0 &&
+                  g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
+    int64_t npix = g->N * g->OD * g->OH * g->OW;
+    tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
+    return t.st;
 }
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */

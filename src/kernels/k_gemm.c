@@ -283,16 +283,16 @@ size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K)
     return (size_t)((J + 31) / 32) * (size_t)((K + 1) / 2) * 32u * sizeof(int32_t);
 }
 
-void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const tosac_ktensor *w, int32_t zp, int32_t *panel)
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj, int64_t sk, int32_t zp,
+                               int32_t *panel)
 {
     int64_t Q = (K + 1) / 2;
-    const int8_t *B = (const int8_t *)w->data; /* INT8 and INT4 (one per byte) storage */
     for (int64_t jb = 0; jb < J; jb += 32)
         for (int64_t q = 0; q < Q; q++)
             for (int64_t jj = 0; jj < 32; jj++) {
                 int64_t j = jb + jj, k = 2 * q;
-                uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * K + k] - zp) : 0u;
-                uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * K + k + 1] - zp) : 0u;
+                uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * sj + k * sk] - zp) : 0u;
+                uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * sj + (k + 1) * sk] - zp) : 0u;
                 uint32_t v = lo | hi << 16;
                 memcpy(&panel[(jb / 32 * Q + q) * 32 + jj], &v, sizeof v);
             }

@@ -43,8 +43,9 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
  * (B[j][2q], B[j][2q+1]) (zero beyond K and J). tosac_gemm_i16_panel_bytes() is the size.
  */
 size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K);
-/* Packs B[j][k] = w[j*K + k] - zp from an INT8 / INT4 weight tensor w. */
-void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const tosac_ktensor *w, int32_t zp, int32_t *panel);
+/* Packs B[j][k] = w[j*sj + k*sk] - zp from int8 storage (INT8, or INT4 one per byte). */
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *w, int64_t sj, int64_t sk, int32_t zp,
+                               int32_t *panel);
 /*
  * C[p*ldc + j] = sum_k A[p*lda + k] * B[j][k] from the panels; A rows hold an even number of
  * elements (lda even, A[p*lda + K] = 0 when K is odd). Same bits as tosac_gemm_i16 (integer sums
