@@ -458,6 +458,20 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
  * int32 (vpmuldq), + round + 2^62 as uint64, logical shift, - 2^(62-shift). Tails go through the
  * C loop. The unit test checks it against the portable build bit for bit.
  */
+/* Eight lanes of the loop below: v (sign-extended int32 values) with the tables of their channels. */
+#define KR512_LANES(V, MULT, SHIFT, RPOS, RNEG, VMIN, VMAX, OUT)                                              \
+    {                                                                                                      \
+        const __m512i v_ = (V);                                                                            \
+        bad |= _mm512_cmplt_epi64_mask(v_, (VMIN)) | _mm512_cmpgt_epi64_mask(v_, (VMAX));                  \
+        const __m512i rd_ = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(v_, zero), (RPOS), (RNEG));    \
+        const __m512i u_ = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(v_, (MULT)), rd_), bias);    \
+        __m512i q_ = _mm512_sub_epi64(_mm512_srlv_epi64(u_, (SHIFT)), _mm512_srlv_epi64(bias, (SHIFT)));   \
+        q_ = _mm512_add_epi64(q_, vozp);                                                                   \
+        bad |= _mm512_cmplt_epi64_mask(q_, imin) | _mm512_cmpgt_epi64_mask(q_, imax);                      \
+        q_ = _mm512_min_epi64(_mm512_max_epi64(q_, vlo), vhi);                                             \
+        _mm256_storeu_si256((__m256i *)(void *)(OUT), _mm512_cvtepi64_epi32(q_));                          \
+    }
+
 __attribute__((target("avx2,avx512f,avx512vl,avx512dq,avx512bw"))) static uint32_t
 kr_avx512_rs_rows(const int32_t *restrict x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo, int32_t hi,
                   int32_t *restrict y)
@@ -467,29 +481,38 @@ kr_avx512_rs_rows(const int32_t *restrict x, int64_t n, const rs_tabs *t, int64_
     const __m512i imin = _mm512_set1_epi64(INT32_MIN), imax = _mm512_set1_epi64(INT32_MAX);
     __mmask8 bad = 0;
     uint32_t tail_bad = 0;
+#define KR512_LOAD(p) _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+    if (nc == 1 || t->mult[0] == t->mult[nc - 1]) {
+        /* one scale (a per-tensor table is replicated): broadcast registers, 8 lanes at a time */
+        const bool one = nc == 1;
+        for (int64_t j = 1; j < nc && !one; j++)
+            if (t->mult[j] != t->mult[0] || t->shift[j] != t->shift[0]) goto per_channel;
+        {
+            const __m512i m = _mm512_set1_epi64(t->mult[0]), s = _mm512_set1_epi64(t->shift[0]);
+            const __m512i rp = _mm512_set1_epi64(t->rpos[0]), rn = _mm512_set1_epi64(t->rneg[0]);
+            const __m512i mn = _mm512_set1_epi64(t->vmin[0]), mx = _mm512_set1_epi64(t->vmax[0]);
+            int64_t n8 = n - n % 8;
+            for (int64_t i = 0; i < n8; i += 8) KR512_LANES(KR512_LOAD(x + i), m, s, rp, rn, mn, mx, y + i)
+            if (n8 < n) tail_bad |= kr_base_rs_rows(x + n8, n - n8, t, 1, ozp, lo, hi, y + n8);
+            return (uint32_t)bad | tail_bad;
+        }
+    }
+per_channel:;
     int64_t n8 = nc >= 8 ? nc - nc % 8 : 0;
     for (int64_t r = 0; r < n; r += nc) {
-        for (int64_t j = 0; j < n8; j += 8) {
-            __m512i v = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(x + r + j)));
-            bad |= _mm512_cmplt_epi64_mask(v, _mm512_loadu_si512(t->vmin + j)) |
-                   _mm512_cmpgt_epi64_mask(v, _mm512_loadu_si512(t->vmax + j));
-            __m512i s = _mm512_loadu_si512(t->shift + j);
-            __m512i rd = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(v, zero), _mm512_loadu_si512(t->rpos + j),
-                                                 _mm512_loadu_si512(t->rneg + j));
-            __m512i u = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(v, _mm512_loadu_si512(t->mult + j)), rd), bias);
-            __m512i q = _mm512_sub_epi64(_mm512_srlv_epi64(u, s), _mm512_srlv_epi64(bias, s));
-            q = _mm512_add_epi64(q, vozp);
-            bad |= _mm512_cmplt_epi64_mask(q, imin) | _mm512_cmpgt_epi64_mask(q, imax);
-            q = _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
-            _mm256_storeu_si256((__m256i *)(void *)(y + r + j), _mm512_cvtepi64_epi32(q));
-        }
+        for (int64_t j = 0; j < n8; j += 8)
+            KR512_LANES(KR512_LOAD(x + r + j), _mm512_loadu_si512(t->mult + j), _mm512_loadu_si512(t->shift + j),
+                        _mm512_loadu_si512(t->rpos + j), _mm512_loadu_si512(t->rneg + j),
+                        _mm512_loadu_si512(t->vmin + j), _mm512_loadu_si512(t->vmax + j), y + r + j)
         if (n8 < nc) {
             const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8};
             tail_bad |= kr_base_rs_rows(x + r + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, y + r + n8);
         }
     }
+#undef KR512_LOAD
     return (uint32_t)bad | tail_bad;
 }
+#undef KR512_LANES
 #endif
 
 static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo,
