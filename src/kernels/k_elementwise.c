@@ -34,6 +34,12 @@
 #include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
 
+/* GCC vectorises the row loops (unknown trip counts) only at -O3; IEEE results do not change (no
+   reassociation or contraction: ISO C mode keeps -ffp-contract=off). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
 #define K_MAX_RANK 16 /* merged dims of a broadcast; more only in pathological alternating shapes */
 #define K_CHUNK 128   /* elements per staged FP chunk (three double buffers on the stack) */
 
@@ -351,18 +357,10 @@ static inline double k_exp(double x)
         return true;                                                                        \
     }
 
-/* GCC vectorises these loops only at -O3 (no reduction: the same results at any level). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC optimize("O3")
-#endif
 K_FAST_ROWS(_base, )
 #ifdef TOSAC_KERNEL_X86
 K_FAST_ROWS(_avx2, __attribute__((target("avx2"))))
 K_FAST_ROWS(_avx512, __attribute__((target("avx2,avx512f,avx512dq,avx512vl"))))
-#endif
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
 #endif
 
 /* The fp32 EXP / SIGMOID row of the variant `isa` picks. */
