@@ -542,7 +542,7 @@ typedef struct conv_task {
     const conv_plan *g;
     int32_t izp;
     const void *wbuf;
-    bool direct, pointwise;
+    bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
     tosac_status st; /* the first failure (one worker today; a pool will need one slot per worker) */
 } conv_task;
 
@@ -553,7 +553,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     const conv_plan *g = t->g;
     const void *wbuf = t->wbuf;
     const int32_t izp = t->izp;
-    const bool direct = t->direct, pointwise = t->pointwise;
+    const bool direct = t->direct, pointwise = t->pointwise, rows = t->rows;
     uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
     void *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
     int64_t *coord = (int64_t *)(void *)(sc + g->off_coord);
@@ -579,9 +579,13 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             tosac_gemm_f32(pn, OC, K, (const float *)c->in[0].data + p0 * K, K, (const float *)wbuf, OC, (float *)cbuf,
                            OC);
         } else {
-            for (int64_t i = 0; i < pn; i++) {
-                conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * g->lda) * es, mask, coord, izp);
-                if (g->lda > K) ((int16_t *)patch)[i * g->lda + K] = 0; /* the panels' even row length */
+            if (rows && g->kind == CK_INT && g->lda == K) {
+                tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp); /* every pixel's row at once */
+            } else {
+                for (int64_t i = 0; i < pn; i++) {
+                    conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * g->lda) * es, mask, coord, izp);
+                    if (g->lda > K) ((int16_t *)patch)[i * g->lda + K] = 0; /* the panels' even row length */
+                }
             }
             if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
@@ -621,13 +625,13 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    conv_task t = {c, g, izp, NULL, false, false, TOSAC_OK};
+    conv_task t = {c, g, izp, NULL, false, false, false, TOSAC_OK};
     bool finite;
     t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
     t.direct = g->kind == CK_F16ACC || !finite;
-    t.pointwise = g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32 && g->op != TOSAC_OP_TRANSPOSE_CONV2D &&
-                  g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 && g->pt == 0 && g->pl == 0 &&
-                  g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
+    t.rows = g->op != TOSAC_OP_TRANSPOSE_CONV2D && g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 &&
+             g->pt == 0 && g->pl == 0 && g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
+    t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
     return t.st;
