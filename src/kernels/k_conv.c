@@ -169,7 +169,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
         /* weights [T][C*M], one converted input row [C], accumulators [C*M] (8 bytes each) */
         int64_t cm = g->IC * g->M;
         g->wbytes = (size_t)(g->T * cm) * es;
-        g->wprep = w->constant;
+        g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
         if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
         g->off_c = o, o += tosac_kalign64((size_t)cm * 8u);
@@ -185,7 +185,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->pblk = pb;
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
     g->wbytes = (size_t)(g->K * g->OC) * es;
-    g->wprep = w->constant;
+    g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
     g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
                (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
     if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);

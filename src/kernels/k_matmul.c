@@ -27,6 +27,7 @@ typedef struct {
     mm_kind kind;
     int64_t N, H, C, W;
     int64_t chunk;
+    bool bprep;  /* constant B (and B_zp): converted once by prepare */
     bool panel;  /* constant B as tosac_gemm_i16_panel's panels (AVX-512 VNNI), one per batch */
     int64_t lda; /* A row stride in scratch: C, made even for the panels */
     size_t off_a, off_b, off_c32, off_c64, total;
@@ -52,11 +53,12 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
     switch (g->kind) {
     case MK_I8:
         g->chunk = tosac_gemm_i32_chunk(255 * 255);
-        g->panel = b->constant && c->isa >= TOSAC_KISA_AVX512 && g->C <= g->chunk;
+        g->bprep = b->constant && c->in[3].constant;
+        g->panel = g->bprep && c->isa >= TOSAC_KISA_AVX512 && g->C <= g->chunk;
         g->lda = g->panel ? g->C + (g->C & 1) : g->C;
         g->off_a = o, o += tosac_kalign64((size_t)(g->H * g->lda) * sizeof(int16_t));
         /* constant B: transposed once by prepare (all N batches), else per batch into scratch */
-        if (!b->constant) g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
+        if (!g->bprep) g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
         if (g->C > g->chunk || c->epi) g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
         if (g->C > g->chunk) g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
         break;
@@ -97,7 +99,7 @@ tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *size
     if (c->n_in < 4 || c->n_out < 1) return TOSAC_OK;
     mm_plan g;
     mm_make_plan(c, &g);
-    if (g.kind != MK_I8 || !c->in[1].constant) return TOSAC_OK;
+    if (g.kind != MK_I8 || !g.bprep) return TOSAC_OK;
     size_t per = g.panel ? tosac_kalign64(tosac_gemm_i16_panel_bytes(g.W, g.C)) : 0;
     sizes->const_size = g.panel ? (size_t)g.N * per : (size_t)(g.N * g.C * g.W) * sizeof(int16_t);
     if (!dst) return TOSAC_OK;
@@ -264,7 +266,7 @@ tosac_status tosac_kernel_matmul(tosac_kcall *c)
     mm_plan g;
     mm_make_plan(c, &g);
     if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: scratch too small");
-    if (g.kind == MK_I8 && c->in[1].constant && !c->prep)
+    if (g.kind == MK_I8 && g.bprep && !c->prep)
         return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: the prepared B is missing");
     if (g.N * g.H * g.W == 0) return TOSAC_OK;
     switch (g.kind) {
