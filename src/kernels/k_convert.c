@@ -361,6 +361,8 @@ typedef struct rs_prep {
     int64_t nc;
     int32_t izp, ozp, qmin, qmax;
     uint32_t fast, chunk; /* chunk: elements per scratch pass (whole channel rows) */
+    uint32_t simple;      /* every shift >= 32 (no int32 value fails the range REQUIRE) and one
+                             rounding constant for both signs (not DOUBLE_ROUND) */
 } rs_prep;
 
 /* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below). */
@@ -418,13 +420,14 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
     h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
     int64_t *tab[RS_NTAB];
     for (int i = 0; i < RS_NTAB; i++) tab[i] = (int64_t *)(void *)(b + off[i]);
-    bool ok = true;
+    bool ok = true, simple = !r.dbl;
     for (int64_t j = 0; j < r.nc; j++) {
         const int32_t m = ((const int32_t *)c->in[1].data)[j], s0 = ((const int8_t *)c->in[2].data)[j];
         const bool good = m >= 0 && s0 >= 2 && s0 <= 62;
         const int32_t s = good ? s0 : 2;
         const int64_t lim = (int64_t)1 << (s - 1);
         ok &= good;
+        simple &= s >= 32;
         tab[0][j] = good ? m : 0;
         tab[1][j] = s;
         tab[2][j] = tosac_scale32_round(0, s, r.dbl);
@@ -435,6 +438,7 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
     for (int64_t j = r.nc; j < tw; j++)
         for (int i = 0; i < RS_NTAB; i++) tab[i][j] = tab[i][0];
     h->fast = ok;
+    h->simple = simple;
     return TOSAC_OK;
 }
 
@@ -474,7 +478,7 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
 
 __attribute__((target("avx2,avx512f,avx512vl,avx512dq,avx512bw"))) static uint32_t
 kr_avx512_rs_rows(const int32_t *restrict x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo, int32_t hi,
-                  int32_t *restrict y)
+                  int32_t *restrict y, bool simple)
 {
     const __m512i zero = _mm512_setzero_si512(), bias = _mm512_set1_epi64((int64_t)1 << 62);
     const __m512i vozp = _mm512_set1_epi64(ozp), vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(hi);
@@ -500,8 +504,21 @@ kr_avx512_rs_rows(const int32_t *restrict x, int64_t n, const rs_tabs *t, int64_
 per_channel:;
     int64_t n8 = nc >= 8 ? nc - nc % 8 : 0;
     for (int64_t r = 0; r < n; r += nc) {
-        for (int64_t j = 0; j < n8; j += 8)
-            KR512_LANES(KR512_LOAD(x + r + j), _mm512_loadu_si512(t->mult + j), _mm512_loadu_si512(t->shift + j),
+        if (simple) /* no range check, no sign-dependent rounding: the same lanes with fewer loads */
+            for (int64_t j = 0; j < n8; j += 8) {
+                const __m512i v = KR512_LOAD(x + r + j), s = _mm512_loadu_si512(t->shift + j);
+                const __m512i u = _mm512_add_epi64(
+                    _mm512_add_epi64(_mm512_mul_epi32(v, _mm512_loadu_si512(t->mult + j)), _mm512_loadu_si512(t->rpos + j)),
+                    bias);
+                __m512i q = _mm512_sub_epi64(_mm512_srlv_epi64(u, s), _mm512_srlv_epi64(bias, s));
+                q = _mm512_add_epi64(q, vozp);
+                bad |= _mm512_cmplt_epi64_mask(q, imin) | _mm512_cmpgt_epi64_mask(q, imax);
+                q = _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
+                _mm256_storeu_si256((__m256i *)(void *)(y + r + j), _mm512_cvtepi64_epi32(q));
+            }
+        else
+            for (int64_t j = 0; j < n8; j += 8)
+                KR512_LANES(KR512_LOAD(x + r + j), _mm512_loadu_si512(t->mult + j), _mm512_loadu_si512(t->shift + j),
                         _mm512_loadu_si512(t->rpos + j), _mm512_loadu_si512(t->rneg + j),
                         _mm512_loadu_si512(t->vmin + j), _mm512_loadu_si512(t->vmax + j), y + r + j)
         if (n8 < nc) {
@@ -516,10 +533,11 @@ per_channel:;
 #endif
 
 static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo,
-                        int32_t hi, int32_t *y)
+                        int32_t hi, int32_t *y, bool simple)
 {
+    (void)simple;
 #ifdef TOSAC_KERNEL_X86
-    if (isa >= TOSAC_KISA_AVX512) return kr_avx512_rs_rows(x, n, t, nc, ozp, lo, hi, y);
+    if (isa >= TOSAC_KISA_AVX512) return kr_avx512_rs_rows(x, n, t, nc, ozp, lo, hi, y, simple);
     if (isa >= TOSAC_KISA_AVX2) return kr_avx2_rs_rows(x, n, t, nc, ozp, lo, hi, y);
 #endif
     (void)isa;
@@ -532,10 +550,10 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int3
 {
     const rs_prep *h = c->prep;
     const rs_tabs t = rs_tables(c->prep);
-    if (h->nc > 1) return rs_rows(c->isa, x, n, &t, h->nc, h->ozp, lo, hi, y);
+    if (h->nc > 1) return rs_rows(c->isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
     int64_t nw = n - n % RS_WIDE;
-    uint32_t bad = nw ? rs_rows(c->isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y) : 0;
-    if (nw < n) bad |= rs_rows(c->isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw);
+    uint32_t bad = nw ? rs_rows(c->isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y, h->simple) : 0;
+    if (nw < n) bad |= rs_rows(c->isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw, h->simple);
     return bad;
 }
 
