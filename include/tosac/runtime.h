@@ -1,11 +1,13 @@
 /*
- * The tosac runtime: load -> verify -> plan -> invoke.
+ * The tosac runtime: load -> verify -> build -> plan -> prepare -> invoke.
  *
  * tosac_program_create() validates a graph (tosac_validate), expands its entry block (block "main"
  * of the first region) and every COND_IF / WHILE_LOOP sub-block reachable from it, converts the
- * constants to execution storage, prepares one kernel call per operator and computes a static
- * memory plan. Everything is allocated there; tosac_program_invoke() never calls the allocator
- * (only an error message added to a non-NULL tosac_diag allocates, in the diag).
+ * constants to execution storage, prepares one kernel call per operator (fusing a RESCALE /
+ * CLAMP into the convolution or MATMUL before it), computes a static memory plan and runs the
+ * kernels' prepare step (packed weights, requantization tables) into the prepared constants.
+ * Everything is allocated there; tosac_program_invoke() never calls the allocator (only an error
+ * message added to a non-NULL tosac_diag allocates, in the diag).
  *
  * Memory:
  *   - the ARENA holds every intermediate tensor, the graph inputs and outputs (unless bound to

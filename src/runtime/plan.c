@@ -1,6 +1,9 @@
 /*
  * Static memory plan.
  *
+ * 0. Sizes: every kernel's prepare reports its prepared-constant and scratch bytes
+ *    (kernels/kernel.h); the prepared constants are laid out one after the other (16-byte
+ *    aligned) in their own area.
  * 1. Lifetimes: every arena value is live from the step of its producer (or its block's opening
  *    step for block inputs) to the last step that reads it (its block's closing step for block
  *    outputs). A value read inside a sub-block but owned by an enclosing instance is live over
@@ -11,9 +14,6 @@
  *    same element count and storage size (and, for elementwise kernels, the same shape). Values
  *    sharing storage form one buffer.
  *    (RESHAPE / IDENTITY of a constant take no storage at all: build.c makes them the constant.)
- * 0. Sizes: every kernel's prepare reports its prepared-constant and scratch bytes
- *    (kernels/kernel.h); the prepared constants are laid out one after the other (16-byte
- *    aligned) in their own area.
  * 3. Scratch: a kernel's scratch space is a buffer live during its operator only. A fused
  *    epilogue's result is live from its producer on (fuse.c).
  * 4. Placement (TFLite Micro's greedy planner): buffers sorted by size (largest first), each put at
