@@ -39,6 +39,9 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF /* k_exp's bits must not depend on the variant (no FMA contraction) */
+#endif
 
 #define K_MAX_RANK 16 /* merged dims of a broadcast; more only in pathological alternating shapes */
 #define K_CHUNK 128   /* elements per staged FP chunk (three double buffers on the stack) */
