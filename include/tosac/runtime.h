@@ -1,11 +1,13 @@
 /*
- * The tosac runtime: load -> verify -> plan -> invoke.
+ * The tosac runtime: load -> verify -> build -> plan -> prepare -> invoke.
  *
  * tosac_program_create() validates a graph (tosac_validate), expands its entry block (block "main"
  * of the first region) and every COND_IF / WHILE_LOOP sub-block reachable from it, converts the
- * constants to execution storage, prepares one kernel call per operator and computes a static
- * memory plan. Everything is allocated there; tosac_program_invoke() never calls the allocator
- * (only an error message added to a non-NULL tosac_diag allocates, in the diag).
+ * constants to execution storage, prepares one kernel call per operator (fusing a RESCALE /
+ * CLAMP into the convolution or MATMUL before it), computes a static memory plan and runs the
+ * kernels' prepare step (packed weights, requantization tables) into the prepared constants.
+ * Everything is allocated there; tosac_program_invoke() never calls the allocator (only an error
+ * message added to a non-NULL tosac_diag allocates, in the diag).
  *
  * Memory:
  *   - the ARENA holds every intermediate tensor, the graph inputs and outputs (unless bound to
@@ -89,6 +91,9 @@ typedef struct tosac_program_opts {
         external_io are not counted): create fails with TOSAC_ERR_NOMEM beyond it, checked
         before each of them is allocated. */
     size_t max_memory;
+    /** Do not allocate the prepared constants in create: the caller must call
+        tosac_program_set_prepared before the first invoke. */
+    bool caller_prepared;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */
@@ -131,6 +136,19 @@ size_t tosac_program_variable_bytes(const tosac_program *p);
  * NULL with size 0 is accepted only when the arena size is 0.
  */
 tosac_status tosac_program_set_arena(tosac_program *p, void *buf, size_t size);
+
+/**
+ * Prepared constants: what the kernels derive once from the constants (packed weight panels,
+ * per-channel requantization tables), in their own area of tosac_program_prepared_size() bytes.
+ * Create fills an area it allocates unless opts.caller_prepared; tosac_program_set_prepared runs
+ * the kernels' prepare into `buf` (TOSAC_PROGRAM_ALIGN-aligned, at least that size, outliving the
+ * program or the next call) and uses it from then on; an area create allocated is freed.
+ * The bytes are a pure function of the graph, the options and the CPU's instruction-set level.
+ */
+size_t tosac_program_prepared_size(const tosac_program *p);
+tosac_status tosac_program_set_prepared(tosac_program *p, void *buf, size_t size, tosac_diag *d);
+/** The prepared constants in use (NULL if none yet). */
+const void *tosac_program_prepared(const tosac_program *p);
 
 /** One planned buffer user, for debugging and tests (tosac_program_plan_entry). */
 typedef struct tosac_plan_entry {

@@ -1,6 +1,6 @@
 /*
  * tosac run: execute a .tosa program on .npy inputs. Two spellings:
- *   tosac run MODEL.tosa -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N]
+ *   tosac run MODEL.tosa -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N] [--time]
  *   tosac run --test_desc desc.json [--tosa_file F] [--ifm_name a,b --ifm_file a.npy,b.npy]
  *             [--ofm_name ... --ofm_file ...] [--variable_name ... --variable_file ...]
  *             [--flatbuffer_dir D] [--output_dir D] [--precise_mode 1] [--tosa_level NONE|EIGHTK]
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "core/alloc.h"
@@ -39,7 +40,7 @@ enum { RUN_VALID = 0, RUN_UNPREDICTABLE = 1, RUN_ERROR = 2, RUN_FAILURE = 3 };
 void cli_run_help(FILE *out)
 {
     fprintf(out,
-            "usage: tosac run MODEL.tosa|MODEL.onnx -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N]\n"
+            "usage: tosac run MODEL.tosa|MODEL.onnx -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N] [--time]\n"
             "       tosac run --test_desc desc.json [reference-model options]\n"
             "\n"
             "Validates MODEL (an .onnx model is first compiled in memory for TOSA-1.0+FP, as\n"
@@ -55,6 +56,8 @@ void cli_run_help(FILE *out)
             "  -o, --output-dir DIR    write every output as DIR/<name>.npy\n"
             "  --profile               print the time per operator and per operator type\n"
             "  --repeat N              invoke N times (inputs rewritten each time; for --profile)\n"
+            "  --time                  print the median wall time of one invoke (the first of N > 1 is a\n"
+            "                          warm-up and not counted) to stderr\n"
             "  --precise_mode 1        compute floating point in fp64; FP outputs are written as <f8\n"
             "  --max-iterations N      a WHILE_LOOP running more than N iterations stops the run with\n"
             "                          UNPREDICTABLE (default 10000000)\n"
@@ -85,7 +88,7 @@ typedef struct run_args {
     const char *model, *desc, *out_dir, *flatbuffer_dir;
     strlist ifm_name, ifm_file, ofm_name, ofm_file, var_name, var_file;
     bool have_ifm_name, have_ifm_file, have_ofm_name, have_ofm_file, have_var_name, have_var_file;
-    bool profile, precise, init_vars;
+    bool profile, precise, init_vars, time;
     tosac_level level;
     long repeat;
     uint64_t max_iterations;
@@ -201,6 +204,10 @@ static int parse_args(run_args *a, int argc, char **argv)
         }
         if (cli_is(arg, "--profile", NULL)) {
             a->profile = true;
+            continue;
+        }
+        if (cli_is(arg, "--time", NULL)) {
+            a->time = true;
             continue;
         }
         bool matched = false;
@@ -517,6 +524,12 @@ static void print_summary(const tosac_tensor_info *info, const uint8_t *bytes, s
     printf("%s]\n", info->nelem > show ? ", ..." : "");
 }
 
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
 static void print_profile(const tosac_program *p, const op_times *t, long repeat)
 {
     uint64_t total = 0, by_type[TOSAC_OP_COUNT] = {0};
@@ -751,10 +764,25 @@ static int run_program(run_args *a, bool refmode)
         tosac_program_set_op_callback(p, on_op, &times);
     }
     long repeat = a->repeat > 0 ? a->repeat : 1;
+    double *inv_ms = a->time ? calloc((size_t)repeat, sizeof *inv_ms) : NULL;
+    if (a->time && !inv_ms) goto oom;
     for (long r = 0; r < repeat && st == TOSAC_OK; r++) {
         for (uint32_t i = 0; i < n_in && st == TOSAC_OK; i++) st = tosac_program_set_input_tosa(p, i, in_bytes[i], in_len[i], d);
+        struct timespec t0, t1;
+        if (inv_ms) clock_gettime(CLOCK_MONOTONIC, &t0);
         if (st == TOSAC_OK) st = tosac_program_invoke(p, d);
+        if (inv_ms) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            inv_ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        }
     }
+    if (inv_ms && st == TOSAC_OK) {
+        long first = repeat > 1 ? 1 : 0, n = repeat - first;
+        qsort(inv_ms + first, (size_t)n, sizeof *inv_ms, cmp_double);
+        double med = n % 2 ? inv_ms[first + n / 2] : (inv_ms[first + n / 2 - 1] + inv_ms[first + n / 2]) / 2;
+        fprintf(stderr, "invoke: median %.3f ms, min %.3f ms over %ld invoke%s\n", med, inv_ms[first], n, n == 1 ? "" : "s");
+    }
+    free(inv_ms);
     if (st != TOSAC_OK) {
         print_diag(model, d, st == TOSAC_ERR_UNPREDICTABLE ? "unpredictable" : "error");
         rc = status_exit(st);

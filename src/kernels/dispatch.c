@@ -7,15 +7,15 @@ static const tosac_kernel_fn k_run[TOSAC_OP_COUNT] = {
 #undef TOSAC_OP
 };
 
-static const tosac_kernel_scratch_fn k_scratch[TOSAC_OP_COUNT] = {
-#define TOSAC_OP(E, num, A, chk, acc, ins, outs) [num] = tosac_kernel_##chk##_scratch,
+static const tosac_kernel_prepare_fn k_prepare[TOSAC_OP_COUNT] = {
+#define TOSAC_OP(E, num, A, chk, acc, ins, outs) [num] = tosac_kernel_##chk##_prepare,
 #include "tosac/ops.def"
 #undef TOSAC_OP
 };
 
 tosac_kernel_fn tosac_kernel_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_run[op] : NULL; }
 
-tosac_kernel_scratch_fn tosac_kernel_scratch_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_scratch[op] : NULL; }
+tosac_kernel_prepare_fn tosac_kernel_prepare_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_prepare[op] : NULL; }
 
 size_t tosac_exec_elem_size(tosac_dtype t, bool f64)
 {
@@ -34,4 +34,21 @@ size_t tosac_exec_elem_size(tosac_dtype t, bool f64)
     case TOSAC_DTYPE_FP8E5M2: return f64 ? 8 : 1;
     default: return 0;
     }
+}
+
+static uint32_t isa_cap = TOSAC_KISA_AVX512;
+
+void tosac_kernel_limit_isa(uint32_t level) { isa_cap = level; }
+
+uint32_t tosac_kernel_isa(void)
+{
+    uint32_t l = TOSAC_KISA_PORTABLE;
+#ifdef TOSAC_KERNEL_X86
+    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f"))
+        l = TOSAC_KISA_AVX512;
+    else if (__builtin_cpu_supports("avx2"))
+        l = TOSAC_KISA_AVX2;
+#endif
+    return l < isa_cap ? l : isa_cap;
 }

@@ -15,7 +15,14 @@
 #include <string.h>
 
 #include "core/encoding.h"
+#include "kernels/k_epilogue.h"
 #include "kernels/kutil.h"
+
+/* GCC vectorises the row loops (unknown trip counts) only at -O3; IEEE results do not change (no
+   reassociation or contraction: ISO C mode keeps -ffp-contract=off). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* CLAMP                                                                                        */
@@ -49,6 +56,42 @@ static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int6
         return true;
     default: return false;
     }
+}
+
+void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float xv = x[i];
+        const float v = xv >= lo ? xv : lo, r = v < hi ? v : hi;
+        x[i] = xv != xv ? (ignore ? lo : xv) : r; /* NaN */
+    }
+}
+
+bool tosac_clamp_f32_bounds(const tosac_kcall *clamp, float *lo, float *hi, bool *ignore)
+{
+    int64_t iv;
+    double flo, fhi;
+    if (clamp->in[0].dtype != TOSAC_DTYPE_FP32 || clamp->in[0].f64 || clamp->out[0].dtype != TOSAC_DTYPE_FP32 ||
+        clamp->out[0].f64 || !k_clamp_bound(clamp, TOSAC_ATTR_CLAMP_min_val, TOSAC_DTYPE_FP32, &iv, &flo) ||
+        !k_clamp_bound(clamp, TOSAC_ATTR_CLAMP_max_val, TOSAC_DTYPE_FP32, &iv, &fhi) || isnan(flo) || isnan(fhi) ||
+        fhi < flo)
+        return false;
+    *lo = (float)flo, *hi = (float)fhi;
+    *ignore = tosac_kattr_or(clamp, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
+    return true;
+}
+
+bool tosac_clamp_int_bounds(const tosac_kcall *clamp, int32_t *lo, int32_t *hi)
+{
+    const tosac_dtype t = clamp->in[0].dtype;
+    int64_t ilo, ihi;
+    double f;
+    if ((t != TOSAC_DTYPE_INT8 && t != TOSAC_DTYPE_INT16) || clamp->out[0].dtype != t ||
+        !k_clamp_bound(clamp, TOSAC_ATTR_CLAMP_min_val, t, &ilo, &f) ||
+        !k_clamp_bound(clamp, TOSAC_ATTR_CLAMP_max_val, t, &ihi, &f) || ihi < ilo)
+        return false;
+    *lo = (int32_t)ilo, *hi = (int32_t)ihi;
+    return true;
 }
 
 tosac_status tosac_kernel_clamp(tosac_kcall *c)
@@ -99,18 +142,8 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     const bool ignore = tosac_kattr_or(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
     if (t == TOSAC_DTYPE_FP32 && !in->f64) {
         /* the bounds are fp32 values, so float arithmetic is exact here */
-        const float lo = (float)flo, hi = (float)fhi;
-        const float *x = (const float *)in->data;
-        float *y = (float *)out->data;
-        for (int64_t i = 0; i < n; i++) {
-            const float xv = x[i];
-            if (isnan(xv)) {
-                y[i] = ignore ? lo : xv;
-                continue;
-            }
-            const float v = xv >= lo ? xv : lo;
-            y[i] = v < hi ? v : hi;
-        }
+        if (out->data != in->data) memcpy(out->data, in->data, (size_t)n * sizeof(float));
+        tosac_clamp_f32_row((float *)out->data, n, (float)flo, (float)fhi, ignore);
         return TOSAC_OK;
     }
     /* fp16 / bf16 storage and precise mode: every candidate result is a value of the type */
@@ -128,7 +161,7 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(clamp)
+TOSAC_KERNEL_NO_PREPARE(clamp)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TABLE                                                                                        */
@@ -172,4 +205,4 @@ tosac_status tosac_kernel_table(tosac_kcall *c)
     return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: unsupported element type");
 }
 
-TOSAC_KERNEL_NO_SCRATCH(table)
+TOSAC_KERNEL_NO_PREPARE(table)

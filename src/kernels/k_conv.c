@@ -29,6 +29,7 @@
  */
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
 
@@ -55,7 +56,18 @@ typedef struct {
     int64_t pblk;  /* output pixels per patch block */
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
+    size_t wbytes;  /* converted weights */
+    bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
+    bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
+    int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
+
+/* Prepared constants of the family: this header, then the converted weights at CONV_PREP_W. */
+typedef struct conv_prep {
+    uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
+} conv_prep;
+/* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, else conv_weights' form) */
+#define CONV_PREP_W 64
 
 static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
 
@@ -130,6 +142,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     }
     g->T = g->KD * g->KH * g->KW;
     g->K = g->T * g->IC;
+    g->lda = g->K;
 
     if (in->f64)
         g->kind = CK_F64;
@@ -155,7 +168,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         /* weights [T][C*M], one converted input row [C], accumulators [C*M] (8 bytes each) */
         int64_t cm = g->IC * g->M;
-        g->off_w = o, o += tosac_kalign64((size_t)(g->T * cm) * es);
+        g->wbytes = (size_t)(g->T * cm) * es;
+        g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
+        if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
         g->off_c = o, o += tosac_kalign64((size_t)cm * 8u);
         g->total = o;
@@ -169,8 +184,13 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (pb > npix) pb = npix > 0 ? npix : 1;
     g->pblk = pb;
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
-    g->off_w = o, o += tosac_kalign64((size_t)(g->K * g->OC) * es);
-    g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->K) * es);
+    g->wbytes = (size_t)(g->K * g->OC) * es;
+    g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
+    g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
+               (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
+    if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
+    if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
+    g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->lda) * es);
     g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
     if (g->kind == CK_INT && g->K > g->chunk)
         g->off_c64 = o, o += tosac_kalign64((size_t)(pb * g->OC) * sizeof(int64_t));
@@ -179,12 +199,42 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->total = o;
 }
 
-size_t tosac_kernel_conv_scratch(const tosac_kcall *c)
+static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp);
+
+tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
-    if (c->n_in < 5 || c->n_out < 1) return 0;
+    sizes->const_size = sizes->scratch_size = 0;
+    if (c->n_in < 5 || c->n_out < 1) return TOSAC_OK;
     conv_plan g;
     conv_make_plan(c, &g);
-    return g.total;
+    sizes->scratch_size = g.total;
+    if (!g.wprep) return TOSAC_OK;
+    sizes->const_size = CONV_PREP_W + g.wbytes;
+    if (!dst) return TOSAC_OK;
+    /* a bad zero point is the run's to report (check_zps); the bytes are then unused */
+    const tosac_ktensor *wzp = &c->in[4];
+    int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
+    conv_prep *h = dst;
+    if (g.panel) {
+        tosac_gemm_i16_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, g.K, 1, zp,
+                                  (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
+        h->finite = 1;
+        return TOSAC_OK;
+    }
+    h->finite = conv_weights(&g, c, (uint8_t *)dst + CONV_PREP_W, zp);
+    return TOSAC_OK;
+}
+
+/* The converted weights: prepared, or converted now into scratch. */
+static const void *conv_wbuf(tosac_kcall *c, const conv_plan *g, int32_t wzp, bool *finite)
+{
+    if (g->wprep && c->prep) {
+        *finite = ((const conv_prep *)c->prep)->finite != 0;
+        return (const uint8_t *)c->prep + CONV_PREP_W;
+    }
+    void *w = (uint8_t *)c->scratch + g->off_w;
+    *finite = conv_weights(g, c, w, wzp);
+    return w;
 }
 
 /* ---- shared pieces ---------------------------------------------------------------------------- */
@@ -209,27 +259,41 @@ static bool acc_fits(const tosac_ktensor *out, int64_t v)
 
 /*
  * Integer epilogue: out[i] = acc + bias[oc] for count outputs (a multiple of oc_n) starting at
- * output element o0; acc from int64 sums (acc64) or exact int32 sums (acc32).
+ * output element o0; acc from int64 sums (acc64) or exact int32 sums (acc32). With a fused
+ * epilogue (c->epi) the int32 results go through it instead (acc32, count elements, is
+ * overwritten: when acc64 is given it may alias it, read before written at each index).
  */
 static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t oc_n, const int64_t *acc64,
-                              const int32_t *acc32)
+                              int32_t *acc32)
 {
     const tosac_ktensor *out = &c->out[0], *bias = &c->in[2];
     bool bcast = bias->nelem == 1;
     if (out->dtype == TOSAC_DTYPE_INT32 && !acc64) {
-        /* an exact int32 sum fits acc_t; only the bias addition can overflow */
+        /* an exact int32 sum fits acc_t; only the bias addition can overflow (checked in the same
+           pass: nothing else reads the results before the check) */
         const int32_t *b = (const int32_t *)bias->data;
-        int32_t *o = (int32_t *)out->data + o0;
-        int64_t bad = 0;
-        for (int64_t i = 0; i < count; i += oc_n)
-            for (int64_t j = 0; j < oc_n; j++) {
-                int64_t r = (int64_t)acc32[i + j] + b[bcast ? 0 : j];
-                bad |= (r < INT32_MIN) | (r > INT32_MAX);
-            }
+        int32_t *o = c->epi ? acc32 : (int32_t *)out->data + o0;
+        uint32_t bad = 0;
+        /* 32-bit lanes only (GCC vectorises these, not int64 sums): the wrapped sum s overflowed
+           iff its sign differs from both operands'; s is read back as int32 without an
+           implementation-defined conversion */
+#define K_ADD_BIAS(BJ)                                                                    \
+    for (int64_t j = 0; j < oc_n; j++) {                                                  \
+        const uint32_t x = (uint32_t)a[j], y = (uint32_t)(BJ), sum = x + y;               \
+        bad |= ((x ^ sum) & (y ^ sum)) >> 31;                                             \
+        d[j] = (int32_t)(sum & 0x7FFFFFFFu) + ((sum >> 31) ? INT32_MIN : 0);              \
+    }
+        for (int64_t i = 0; i < count; i += oc_n) {
+            const int32_t *a = acc32 + i; /* may be d itself (fused epilogue: in place) */
+            int32_t *d = o + i;
+            if (bcast)
+                K_ADD_BIAS(b[0])
+            else
+                K_ADD_BIAS(b[j])
+        }
+#undef K_ADD_BIAS
         if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
-        for (int64_t i = 0; i < count; i += oc_n)
-            for (int64_t j = 0; j < oc_n; j++) o[i + j] = (int32_t)((int64_t)acc32[i + j] + b[bcast ? 0 : j]);
-        return TOSAC_OK;
+        return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
     }
     for (int64_t i = 0; i < count; i++) {
         int64_t oc = i % oc_n;
@@ -239,12 +303,14 @@ static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t
         int64_t r = a + b;
         if (!acc_fits(out, a) || !acc_fits(out, r))
             return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator overflows acc_t (REQUIRE)");
-        if (out->dtype == TOSAC_DTYPE_INT48)
+        if (c->epi)
+            acc32[i] = (int32_t)r;
+        else if (out->dtype == TOSAC_DTYPE_INT48)
             ((int64_t *)out->data)[o0 + i] = r;
         else
             ((int32_t *)out->data)[o0 + i] = (int32_t)r;
     }
-    return TOSAC_OK;
+    return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
 }
 
 /* Bias as float (fp32 / fp16 / bf16 storage), broadcast when its length is 1. */
@@ -259,9 +325,10 @@ static float bias_f32(const tosac_ktensor *bias, int64_t oc)
     }
 }
 
-/* Stores bias + acc (added in float, in place in acc) rounded once to the output type. */
+/* Stores bias + acc (added in float, in place in acc) rounded once to the output type; with a
+   fused CLAMP (epi) clamped and stored to the CLAMP's output instead. */
 static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
-                         int64_t oc_n, float *acc)
+                         int64_t oc_n, float *acc, const tosac_kepilogue *epi)
 {
     if (bias->nelem == 1) {
         float b = bias_f32(bias, 0);
@@ -272,6 +339,10 @@ static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, in
             for (int64_t j = 0; j < oc_n; j++) acc[i + j] = b[j] + acc[i + j];
     } else {
         for (int64_t i = 0; i < count; i++) acc[i] = bias_f32(bias, i % oc_n) + acc[i];
+    }
+    if (epi) {
+        tosac_clamp_f32_row(acc, count, epi->flo, epi->fhi, epi->fignore);
+        out = epi->out;
     }
     tosac_kstore_row_f32(out, o0, acc, count);
 }
@@ -371,12 +442,24 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
             }
 }
 
-/* Weights [OC][K] of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form). */
+/* Weights of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form);
+   depthwise [T][C*M]. Returns whether every weight is finite. */
 static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp)
 {
     const tosac_ktensor *w = &c->in[1];
     int64_t K = g->K, OC = g->OC;
     bool finite = true;
+    if (g->op == TOSAC_OP_DEPTHWISE_CONV2D) {
+        /* weights [KH][KW][C][M] are already [T][C*M] */
+        int64_t n = g->T * g->IC * g->M;
+        if (g->kind == CK_INT)
+            tosac_krow_i16((int16_t *)wbuf, w, 0, n, wzp);
+        else if (g->kind == CK_F64)
+            tosac_krow_f64((double *)wbuf, w, 0, n);
+        else
+            tosac_krow_f32((float *)wbuf, w, 0, n);
+        return true; /* the depthwise loop skips padding taps */
+    }
     if (g->kind == CK_INT) {
         tosac_krow_i16((int16_t *)wbuf, w, 0, OC * K, wzp);
         return true;
@@ -453,18 +536,33 @@ static void conv_direct_f64(const conv_plan *g, const double *row, const uint8_t
     }
 }
 
-static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+/* Blocks of output pixels as a parallel-for task (kernel.h): each range uses its worker's scratch. */
+typedef struct conv_task {
+    tosac_kcall *c;
+    const conv_plan *g;
+    int32_t izp;
+    const void *wbuf;
+    bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
+    tosac_status st; /* the first failure (one worker today; a pool will need one slot per worker) */
+} conv_task;
+
+static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
-    uint8_t *sc = (uint8_t *)c->scratch;
-    void *wbuf = sc + g->off_w, *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
+    conv_task *t = ctx;
+    tosac_kcall *c = t->c;
+    const conv_plan *g = t->g;
+    const void *wbuf = t->wbuf;
+    const int32_t izp = t->izp;
+    const bool direct = t->direct, pointwise = t->pointwise, rows = t->rows;
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
+    void *patch = sc + g->off_patch, *cbuf = sc + g->off_c;
     int64_t *coord = (int64_t *)(void *)(sc + g->off_coord);
     uint8_t *mask = sc + g->off_mask;
     int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
     size_t es = work_size(g->kind);
-    bool finite = conv_weights(g, c, wbuf, wzp);
-    bool direct = g->kind == CK_F16ACC || !finite;
 
-    for (int64_t p0 = 0; p0 < npix; p0 += g->pblk) {
+    for (size_t blk = b0; blk < b1 && t->st == TOSAC_OK; blk++) {
+        int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
         if (direct) {
             /* one pixel at a time, padding taps skipped */
@@ -476,10 +574,22 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
                     conv_direct_f32(g, (const float *)patch, mask, (const float *)wbuf, (float *)cbuf + i * OC);
                 }
             }
+        } else if (pointwise) {
+            /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
+            tosac_gemm_f32(pn, OC, K, (const float *)c->in[0].data + p0 * K, K, (const float *)wbuf, OC, (float *)cbuf,
+                           OC);
         } else {
-            for (int64_t i = 0; i < pn; i++)
-                conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * K) * es, mask, coord, izp);
-            if (g->kind == CK_INT) {
+            if (rows && g->kind == CK_INT && g->lda == K) {
+                tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp); /* every pixel's row at once */
+            } else {
+                for (int64_t i = 0; i < pn; i++) {
+                    conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * g->lda) * es, mask, coord, izp);
+                    if (g->lda > K) ((int16_t *)patch)[i * g->lda + K] = 0; /* the panels' even row length */
+                }
+            }
+            if (g->panel && c->prep) {
+                tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
+            } else if (g->kind == CK_INT) {
                 if (K <= g->chunk) {
                     tosac_gemm_i16(pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
                 } else {
@@ -503,15 +613,28 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         int64_t o0 = p0 * OC;
         if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
-            tosac_status st = int_store(c, o0, pn * OC, OC, c64, (const int32_t *)cbuf);
-            if (st != TOSAC_OK) return st;
+            tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
+            if (st != TOSAC_OK) t->st = st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else {
-            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf);
+            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
-    return TOSAC_OK;
+}
+
+static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+{
+    conv_task t = {c, g, izp, NULL, false, false, false, TOSAC_OK};
+    bool finite;
+    t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
+    t.direct = g->kind == CK_F16ACC || !finite;
+    t.rows = g->op != TOSAC_OP_TRANSPOSE_CONV2D && g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 &&
+             g->pt == 0 && g->pl == 0 && g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
+    t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
+    int64_t npix = g->N * g->OD * g->OH * g->OW;
+    tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
+    return t.st;
 }
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
@@ -519,16 +642,12 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
 static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
-    const tosac_ktensor *in = &c->in[0], *w = &c->in[1];
+    const tosac_ktensor *in = &c->in[0];
     int64_t C = g->IC, M = g->M, CM = C * M, T = g->T;
-    void *wbuf = sc + g->off_w, *xrow = sc + g->off_patch, *acc = sc + g->off_c;
-    /* weights [KH][KW][C][M] are already [T][C*M] */
-    if (g->kind == CK_INT)
-        tosac_krow_i16((int16_t *)wbuf, w, 0, T * CM, wzp);
-    else if (g->kind == CK_F64)
-        tosac_krow_f64((double *)wbuf, w, 0, T * CM);
-    else
-        tosac_krow_f32((float *)wbuf, w, 0, T * CM);
+    void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
+    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
+    const void *wbuf = conv_wbuf(c, g, wzp, &finite);
+    (void)finite;
     int64_t mx = in->dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
     bool wide = g->kind == CK_INT && T * mx * 255 > INT32_MAX;
 
@@ -627,7 +746,7 @@ static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int3
                 else if (g->kind == CK_F64)
                     fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
                 else
-                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af);
+                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
                 if (st != TOSAC_OK) return st;
             }
     return TOSAC_OK;
@@ -644,6 +763,7 @@ tosac_status tosac_kernel_conv(tosac_kcall *c)
     conv_plan g;
     conv_make_plan(c, &g);
     if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: scratch too small");
+    if (g.wprep && !c->prep) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: the prepared weights are missing");
     if (g.N * g.OD * g.OH * g.OW * g.OC == 0) return TOSAC_OK;
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) return dw_run(c, &g, (int32_t)izp, (int32_t)wzp);
     return conv_gemm_run(c, &g, (int32_t)izp, (int32_t)wzp);

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/kutil.h"
 
 #define K_CHUNK 256
@@ -198,7 +199,7 @@ tosac_status tosac_kernel_cast(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(cast)
+TOSAC_KERNEL_NO_PREPARE(cast)
 
 /* ------------------------------------------------------------------------------------------ */
 /* RESCALE                                                                                      */
@@ -279,58 +280,397 @@ static bool k_is_rescale_in(tosac_dtype t)
     return t == TOSAC_DTYPE_INT8 || t == TOSAC_DTYPE_INT16 || t == TOSAC_DTYPE_INT32 || t == TOSAC_DTYPE_INT48;
 }
 
-tosac_status tosac_kernel_rescale(tosac_kcall *c)
+/* The attributes and zero points of a RESCALE call once its ERROR_IFs are checked. */
+typedef struct rs_params {
+    bool scale32, dbl, inexact, iu, ou;
+    int64_t nc, izp, ozp, qmin, qmax;
+} rs_params;
+
+static tosac_status rs_check(const tosac_kcall *c, rs_params *r, const char **why)
 {
-    if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+#define RS_FAIL(S, W) return (*why = (W), (S))
+    if (!c->in || !c->out || c->n_in < 5 || c->n_out < 1) RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+    for (uint32_t i = 0; i < 5; i++)
+        if (c->in[i].nelem < 1 || (c->in[i].constant && !c->in[i].data))
+            RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
     const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
     const tosac_dtype ti = in->dtype, to = out->dtype;
     if (!k_is_rescale_in(ti) || (to != TOSAC_DTYPE_INT8 && to != TOSAC_DTYPE_INT16 && to != TOSAC_DTYPE_INT32))
-        return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESCALE: unsupported element types");
-    if (out->nelem != in->nelem)
-        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: output shape differs from the input");
+        RS_FAIL(TOSAC_ERR_UNSUPPORTED, "RESCALE: unsupported element types");
+    if (out->nelem != in->nelem) RS_FAIL(TOSAC_ERR_INTERNAL, "RESCALE: output shape differs from the input");
     if ((mul->dtype != TOSAC_DTYPE_INT32 && mul->dtype != TOSAC_DTYPE_INT16) || shf->dtype != TOSAC_DTYPE_INT8)
-        return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESCALE: multiplier must be INT32/INT16 and shift INT8");
+        RS_FAIL(TOSAC_ERR_UNSUPPORTED, "RESCALE: multiplier must be INT32/INT16 and shift INT8");
 
-    const bool scale32 = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
+    r->scale32 = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_scale32, 0) != 0;
     const int64_t rm = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_UNKNOWN);
     const bool per_channel = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_per_channel, 0) != 0;
     const bool iu = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
     const bool ou = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_output_unsigned, 0) != 0;
     const bool wide_in = ti == TOSAC_DTYPE_INT32 || ti == TOSAC_DTYPE_INT48;
+    r->iu = iu, r->ou = ou;
 
     /* ERROR_IFs the validator owns, re-checked because the kernel depends on them */
     if (rm != TOSAC_ROUND_SINGLE && rm != TOSAC_ROUND_DOUBLE && rm != TOSAC_ROUND_INEXACT)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid rounding_mode");
-    if (scale32 && ti == TOSAC_DTYPE_INT48)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: scale32 with INT48 input");
-    if (!scale32 && rm == TOSAC_ROUND_DOUBLE)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: DOUBLE_ROUND requires scale32");
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid rounding_mode");
+    if (r->scale32 && ti == TOSAC_DTYPE_INT48) RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: scale32 with INT48 input");
+    if (!r->scale32 && rm == TOSAC_ROUND_DOUBLE) RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: DOUBLE_ROUND requires scale32");
     if ((iu && ou) || (iu && (wide_in || to == TOSAC_DTYPE_INT32)) || (ou && (wide_in || to == TOSAC_DTYPE_INT32)))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid input_unsigned/output_unsigned combination");
-    if (scale32 != (mul->dtype == TOSAC_DTYPE_INT32))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier type does not match scale32");
-    if (per_channel && in->rank < 1) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: per_channel with rank 0");
-    const int64_t nc = per_channel ? in->shape[in->rank - 1] : 1;
-    if (nc < 1 || mul->nelem != nc || shf->nelem != nc)
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier/shift length must be NC");
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: invalid input_unsigned/output_unsigned combination");
+    if (r->scale32 != (mul->dtype == TOSAC_DTYPE_INT32))
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier type does not match scale32");
+    if (per_channel && in->rank < 1) RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: per_channel with rank 0");
+    r->nc = per_channel ? in->shape[in->rank - 1] : 1;
+    if (r->nc < 1 || mul->nelem != r->nc || shf->nelem != r->nc)
+        RS_FAIL(TOSAC_ERR_TOSA_ERROR, "RESCALE: multiplier/shift length must be NC");
+    r->dbl = rm == TOSAC_ROUND_DOUBLE;
+    r->inexact = rm == TOSAC_ROUND_INEXACT;
+    r->izp = r->ozp = 0;
+    const unsigned obits = tosac_dtype_bits(to);
+    r->qmin = ou ? 0 : -((int64_t)1 << (obits - 1));
+    r->qmax = ou ? ((int64_t)1 << obits) - 1 : ((int64_t)1 << (obits - 1)) - 1;
+    return TOSAC_OK;
+#undef RS_FAIL
+}
 
-    /* zero points, extended as the data they describe */
+/* The zero points (run time, or prepare for constant ones), extended as the data they describe. */
+static tosac_status rs_zps(const tosac_kcall *c, rs_params *r, const char **why)
+{
+    const tosac_dtype ti = c->in[0].dtype, to = c->out[0].dtype;
     const unsigned ibits = tosac_dtype_bits(ti), obits = tosac_dtype_bits(to);
     int64_t izp = tosac_kload_int(&c->in[3], 0), ozp = tosac_kload_int(&c->in[4], 0);
-    if (iu) izp &= ((int64_t)1 << ibits) - 1;
-    if (ou) ozp &= ((int64_t)1 << obits) - 1;
-    if (izp != 0 && !(ti == TOSAC_DTYPE_INT8 || (ti == TOSAC_DTYPE_INT16 && iu && izp == 32768)))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: input_zp must be 0 for this input type");
-    if (ozp != 0 && !(to == TOSAC_DTYPE_INT8 || (to == TOSAC_DTYPE_INT16 && ou && ozp == 32768)))
-        return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "RESCALE: output_zp must be 0 for this output type");
-    const int64_t qmin = ou ? 0 : -((int64_t)1 << (obits - 1));
-    const int64_t qmax = ou ? ((int64_t)1 << obits) - 1 : ((int64_t)1 << (obits - 1)) - 1;
+    if (r->iu) izp &= ((int64_t)1 << ibits) - 1;
+    if (r->ou) ozp &= ((int64_t)1 << obits) - 1;
+    *why = "RESCALE: input_zp must be 0 for this input type";
+    if (izp != 0 && !(ti == TOSAC_DTYPE_INT8 || (ti == TOSAC_DTYPE_INT16 && r->iu && izp == 32768)))
+        return TOSAC_ERR_TOSA_ERROR;
+    *why = "RESCALE: output_zp must be 0 for this output type";
+    if (ozp != 0 && !(to == TOSAC_DTYPE_INT8 || (to == TOSAC_DTYPE_INT16 && r->ou && ozp == 32768)))
+        return TOSAC_ERR_TOSA_ERROR;
+    *why = NULL;
+    r->izp = izp, r->ozp = ozp;
+    return TOSAC_OK;
+}
 
+/*
+ * Prepared RESCALE (constant multiplier, shift and zero points of a scale32 SINGLE / DOUBLE_ROUND
+ * rescale of 8/16/32-bit input): a header, then per channel the multiplier, shift, round for a
+ * value >= 0 and < 0, and the REQUIRE bound 2^(shift-1) on the value. `fast` is 0 when a channel
+ * fails the multiplier / shift REQUIREs: the run then takes the per-element path, which reports it.
+ */
+typedef struct rs_prep {
+    int64_t nc;
+    int32_t izp, ozp, qmin, qmax;
+    uint32_t fast, chunk; /* chunk: elements per scratch pass (whole channel rows) */
+    uint32_t simple;      /* every shift >= 32 (no int32 value fails the range REQUIRE) and one
+                             rounding constant for both signs (not DOUBLE_ROUND) */
+} rs_prep;
+
+/* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below). */
+typedef struct rs_tabs {
+    const int64_t *mult, *shift, *rpos, *rneg, *vmin, *vmax;
+} rs_tabs;
+
+#define RS_NTAB 6
+#define RS_WIDE 64 /* table entries of a per-tensor scale (replicated) */
+
+static int64_t rs_width(int64_t nc) { return nc == 1 ? RS_WIDE : nc; }
+
+static size_t rs_layout(int64_t nc, size_t off[RS_NTAB])
+{
+    size_t o = tosac_kalign64(sizeof(rs_prep));
+    nc = rs_width(nc);
+    for (int i = 0; i < RS_NTAB; i++) off[i] = o, o += tosac_kalign64((size_t)nc * sizeof(int64_t));
+    return o;
+}
+
+static rs_tabs rs_tables(const void *prep)
+{
+    const rs_prep *h = prep;
+    size_t off[RS_NTAB];
+    rs_layout(h->nc, off);
+    const int64_t *tab[RS_NTAB];
+    for (int i = 0; i < RS_NTAB; i++) tab[i] = (const int64_t *)(const void *)((const uint8_t *)prep + off[i]);
+    return (rs_tabs){tab[0], tab[1], tab[2], tab[3], tab[4], tab[5]};
+}
+
+static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
+{
+    for (int i = 1; i < 5; i++)
+        if (!c->in[i].constant) return false;
+    return r->scale32 && !r->inexact && c->in[0].dtype != TOSAC_DTYPE_INT48;
+}
+
+tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+{
+    rs_params r;
+    const char *why;
+    sizes->const_size = sizes->scratch_size = 0;
+    if (rs_check(c, &r, &why) != TOSAC_OK || !rs_preparable(c, &r)) return TOSAC_OK; /* the run reports */
+    size_t off[RS_NTAB];
+    sizes->const_size = rs_layout(r.nc, off);
+    const int64_t tw = rs_width(r.nc), rows = tw < 1024 ? 1024 / tw : 1;
+    sizes->scratch_size = tosac_kalign64((size_t)(rows * tw) * sizeof(int32_t));
+    if (!dst) return TOSAC_OK;
+    uint8_t *b = dst;
+    rs_prep *h = dst;
+    memset(h, 0, sizeof *h);
+    h->nc = r.nc;
+    h->chunk = (uint32_t)(rows * tw);
+    if (rs_zps(c, &r, &why) != TOSAC_OK) return TOSAC_OK; /* fast stays 0: the run reports */
+    h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
+    int64_t *tab[RS_NTAB];
+    for (int i = 0; i < RS_NTAB; i++) tab[i] = (int64_t *)(void *)(b + off[i]);
+    bool ok = true, simple = !r.dbl;
+    for (int64_t j = 0; j < r.nc; j++) {
+        const int32_t m = ((const int32_t *)c->in[1].data)[j], s0 = ((const int8_t *)c->in[2].data)[j];
+        const bool good = m >= 0 && s0 >= 2 && s0 <= 62;
+        const int32_t s = good ? s0 : 2;
+        const int64_t lim = (int64_t)1 << (s - 1);
+        ok &= good;
+        simple &= s >= 32;
+        tab[0][j] = good ? m : 0;
+        tab[1][j] = s;
+        tab[2][j] = tosac_scale32_round(0, s, r.dbl);
+        tab[3][j] = tosac_scale32_round(-1, s, r.dbl);
+        tab[4][j] = lim > -(int64_t)INT32_MIN ? INT32_MIN : -lim; /* int32 values need no check beyond */
+        tab[5][j] = lim - 1 > INT32_MAX ? INT32_MAX : lim - 1;
+    }
+    for (int64_t j = r.nc; j < tw; j++)
+        for (int i = 0; i < RS_NTAB; i++) tab[i][j] = tab[i][0];
+    h->fast = ok;
+    h->simple = simple;
+    return TOSAC_OK;
+}
+
+#define KR_FN(name) kr_base_##name
+#define KR_TARGET
+#include "kernels/k_rescale_core.h"
+#undef KR_FN
+#undef KR_TARGET
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+
+#define KR_FN(name) kr_avx2_##name
+#define KR_TARGET __attribute__((target("avx2")))
+#include "kernels/k_rescale_core.h"
+#undef KR_FN
+#undef KR_TARGET
+
+/*
+ * AVX-512: k_rescale_core.h lane by lane, 8 channels at a time in int64 lanes (GCC does not
+ * vectorise the per-channel C loop). tosac_scale32_core's steps: the product of two sign-extended
+ * int32 (vpmuldq), + round + 2^62 as uint64, logical shift, - 2^(62-shift). Tails go through the
+ * C loop. The unit test checks it against the portable build bit for bit.
+ */
+/* Eight lanes of the loop below: v (sign-extended int32 values) with the tables of their channels. */
+#define KR512_LANES(V, MULT, SHIFT, RPOS, RNEG, VMIN, VMAX, OUT)                                              \
+    {                                                                                                      \
+        const __m512i v_ = (V);                                                                            \
+        bad |= _mm512_cmplt_epi64_mask(v_, (VMIN)) | _mm512_cmpgt_epi64_mask(v_, (VMAX));                  \
+        const __m512i rd_ = _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(v_, zero), (RPOS), (RNEG));    \
+        const __m512i u_ = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(v_, (MULT)), rd_), bias);    \
+        __m512i q_ = _mm512_sub_epi64(_mm512_srlv_epi64(u_, (SHIFT)), _mm512_srlv_epi64(bias, (SHIFT)));   \
+        q_ = _mm512_add_epi64(q_, vozp);                                                                   \
+        bad |= _mm512_cmplt_epi64_mask(q_, imin) | _mm512_cmpgt_epi64_mask(q_, imax);                      \
+        q_ = _mm512_min_epi64(_mm512_max_epi64(q_, vlo), vhi);                                             \
+        _mm256_storeu_si256((__m256i *)(void *)(OUT), _mm512_cvtepi64_epi32(q_));                          \
+    }
+
+__attribute__((target("avx2,avx512f,avx512vl,avx512dq,avx512bw"))) static uint32_t
+kr_avx512_rs_rows(const int32_t *restrict x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo, int32_t hi,
+                  int32_t *restrict y, bool simple)
+{
+    const __m512i zero = _mm512_setzero_si512(), bias = _mm512_set1_epi64((int64_t)1 << 62);
+    const __m512i vozp = _mm512_set1_epi64(ozp), vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(hi);
+    const __m512i imin = _mm512_set1_epi64(INT32_MIN), imax = _mm512_set1_epi64(INT32_MAX);
+    __mmask8 bad = 0;
+    uint32_t tail_bad = 0;
+#define KR512_LOAD(p) _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+    if (nc == 1 || t->mult[0] == t->mult[nc - 1]) {
+        /* one scale (a per-tensor table is replicated): broadcast registers, 8 lanes at a time */
+        const bool one = nc == 1;
+        for (int64_t j = 1; j < nc && !one; j++)
+            if (t->mult[j] != t->mult[0] || t->shift[j] != t->shift[0]) goto per_channel;
+        {
+            const __m512i m = _mm512_set1_epi64(t->mult[0]), s = _mm512_set1_epi64(t->shift[0]);
+            const __m512i rp = _mm512_set1_epi64(t->rpos[0]), rn = _mm512_set1_epi64(t->rneg[0]);
+            const __m512i mn = _mm512_set1_epi64(t->vmin[0]), mx = _mm512_set1_epi64(t->vmax[0]);
+            int64_t n8 = n - n % 8;
+            for (int64_t i = 0; i < n8; i += 8) KR512_LANES(KR512_LOAD(x + i), m, s, rp, rn, mn, mx, y + i)
+            if (n8 < n) tail_bad |= kr_base_rs_rows(x + n8, n - n8, t, 1, ozp, lo, hi, y + n8);
+            return (uint32_t)bad | tail_bad;
+        }
+    }
+per_channel:;
+    int64_t n8 = nc >= 8 ? nc - nc % 8 : 0;
+    for (int64_t r = 0; r < n; r += nc) {
+        if (simple) /* no range check, no sign-dependent rounding: the same lanes with fewer loads */
+            for (int64_t j = 0; j < n8; j += 8) {
+                const __m512i v = KR512_LOAD(x + r + j), s = _mm512_loadu_si512(t->shift + j);
+                const __m512i u = _mm512_add_epi64(
+                    _mm512_add_epi64(_mm512_mul_epi32(v, _mm512_loadu_si512(t->mult + j)), _mm512_loadu_si512(t->rpos + j)),
+                    bias);
+                __m512i q = _mm512_sub_epi64(_mm512_srlv_epi64(u, s), _mm512_srlv_epi64(bias, s));
+                q = _mm512_add_epi64(q, vozp);
+                bad |= _mm512_cmplt_epi64_mask(q, imin) | _mm512_cmpgt_epi64_mask(q, imax);
+                q = _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
+                _mm256_storeu_si256((__m256i *)(void *)(y + r + j), _mm512_cvtepi64_epi32(q));
+            }
+        else
+            for (int64_t j = 0; j < n8; j += 8)
+                KR512_LANES(KR512_LOAD(x + r + j), _mm512_loadu_si512(t->mult + j), _mm512_loadu_si512(t->shift + j),
+                        _mm512_loadu_si512(t->rpos + j), _mm512_loadu_si512(t->rneg + j),
+                        _mm512_loadu_si512(t->vmin + j), _mm512_loadu_si512(t->vmax + j), y + r + j)
+        if (n8 < nc) {
+            const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8};
+            tail_bad |= kr_base_rs_rows(x + r + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, y + r + n8);
+        }
+    }
+#undef KR512_LOAD
+    return (uint32_t)bad | tail_bad;
+}
+#undef KR512_LANES
+#endif
+
+static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo,
+                        int32_t hi, int32_t *y, bool simple)
+{
+    (void)simple;
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return kr_avx512_rs_rows(x, n, t, nc, ozp, lo, hi, y, simple);
+    if (isa >= TOSAC_KISA_AVX2) return kr_avx2_rs_rows(x, n, t, nc, ozp, lo, hi, y);
+#endif
+    (void)isa;
+    return kr_base_rs_rows(x, n, t, nc, ozp, lo, hi, y);
+}
+
+/* x (values minus input_zp, rows of channels from channel 0) -> y, in the variant c->isa picks.
+   A per-tensor scale has its tables replicated RS_WIDE times: rows of RS_WIDE, then single ones. */
+static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *y)
+{
+    const rs_prep *h = c->prep;
+    const rs_tabs t = rs_tables(c->prep);
+    if (h->nc > 1) return rs_rows(c->isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
+    int64_t nw = n - n % RS_WIDE;
+    uint32_t bad = nw ? rs_rows(c->isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y, h->simple) : 0;
+    if (nw < n) bad |= rs_rows(c->isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw, h->simple);
+    return bad;
+}
+
+/* The conversion loops below vectorise with GCC at -O3 only (code generation only). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+
+/* Stores int32 values already within t's range; an unsigned range (u8/u16) as bit patterns. */
+static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32_t *s, bool is_unsigned)
+{
+    switch (t->dtype) {
+    case TOSAC_DTYPE_INT8: {
+        int8_t *d = (int8_t *)t->data + off;
+        if (is_unsigned)
+            for (int64_t i = 0; i < m; i++) d[i] = tosac_ku8_to_i8((uint32_t)s[i]);
+        else
+            for (int64_t i = 0; i < m; i++) d[i] = (int8_t)s[i];
+        break;
+    }
+    case TOSAC_DTYPE_INT16: {
+        int16_t *d = (int16_t *)t->data + off;
+        if (is_unsigned)
+            for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)s[i]);
+        else
+            for (int64_t i = 0; i < m; i++) d[i] = (int16_t)s[i];
+        break;
+    }
+    default: memcpy((int32_t *)t->data + off, s, (size_t)m * sizeof(int32_t)); break;
+    }
+}
+
+static const char rs_require[] = "RESCALE: REQUIRE failed (multiplier >= 0, 2 <= shift <= 62, value within "
+                                 "+-2^(shift-1), scaled result and result + output_zp fit INT32)";
+
+/* The prepared path: chunks of whole channel rows through scratch. */
+static tosac_status rs_run_fast(tosac_kcall *c)
+{
+    const rs_prep *h = c->prep;
+    const tosac_ktensor *in = &c->in[0];
+    const bool iu = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
+    int32_t *buf = c->scratch;
+    const int64_t n = in->nelem, ch = h->chunk;
+    const int32_t izp = h->izp;
+    uint32_t bad = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += ch) {
+        const int64_t m = n - i0 < ch ? n - i0 : ch;
+        switch (in->dtype) {
+        case TOSAC_DTYPE_INT8: {
+            const int8_t *s = (const int8_t *)in->data + i0;
+            if (iu)
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)(uint8_t)s[i] - izp;
+            else
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)s[i] - izp;
+            break;
+        }
+        case TOSAC_DTYPE_INT16: {
+            const int16_t *s = (const int16_t *)in->data + i0;
+            if (iu)
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)(uint16_t)s[i] - izp;
+            else
+                for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)s[i] - izp;
+            break;
+        }
+        default: memcpy(buf, (const int32_t *)in->data + i0, (size_t)m * sizeof(int32_t)); break; /* izp is 0 */
+        }
+        bad |= rs_apply(c, buf, m, h->qmin, h->qmax, buf);
+        if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_require);
+        rs_store(&c->out[0], i0, m, buf, h->qmin == 0);
+    }
+    return TOSAC_OK;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+bool tosac_rescale_fusable(const tosac_kcall *rescale, int32_t *lo, int32_t *hi)
+{
+    rs_params r;
+    const char *why;
+    if (rs_check(rescale, &r, &why) != TOSAC_OK || !rs_preparable(rescale, &r) || r.ou ||
+        rescale->in[0].dtype != TOSAC_DTYPE_INT32 || rescale->out[0].dtype == TOSAC_DTYPE_INT32)
+        return false;
+    *lo = (int32_t)r.qmin, *hi = (int32_t)r.qmax;
+    return true;
+}
+
+tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int64_t n)
+{
+    const tosac_kepilogue *e = c->epi;
+    const rs_prep *h = e->rescale->prep;
+    if (!h || !h->fast || h->izp != 0 || rs_apply(e->rescale, acc, n, e->lo, e->hi, acc))
+        return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "fused RESCALE: REQUIRE failed (multiplier >= 0, "
+                                                       "2 <= shift <= 62, value within +-2^(shift-1), input_zp 0)");
+    rs_store(e->out, off, n, acc, false); /* a fused RESCALE has a signed output */
+    return TOSAC_OK;
+}
+
+tosac_status tosac_kernel_rescale(tosac_kcall *c)
+{
+    rs_params rp;
+    const char *why = NULL;
+    if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");
+    tosac_status st = rs_check(c, &rp, &why);
+    if (st == TOSAC_OK) st = rs_zps(c, &rp, &why);
+    if (st != TOSAC_OK) return tosac_kfail(c, st, why);
+    if (c->prep && ((const rs_prep *)c->prep)->fast) return rs_run_fast(c);
+
+    const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
+    const int64_t nc = rp.nc, izp = rp.izp, ozp = rp.ozp, qmin = rp.qmin, qmax = rp.qmax;
+    const bool iu = rp.iu, scale32 = rp.scale32;
     const int32_t *m32 = mul->dtype == TOSAC_DTYPE_INT32 ? (const int32_t *)mul->data : NULL;
     const int16_t *m16 = mul->dtype == TOSAC_DTYPE_INT16 ? (const int16_t *)mul->data : NULL;
     const int8_t *sh = (const int8_t *)shf->data;
-    const bool dbl = rm == TOSAC_ROUND_DOUBLE, inexact = rm == TOSAC_ROUND_INEXACT;
-
+    const bool dbl = rp.dbl, inexact = rp.inexact;
     int64_t buf[K_CHUNK];
     const int64_t n = in->nelem;
     int64_t ch = 0;
@@ -361,15 +701,13 @@ tosac_status tosac_kernel_rescale(tosac_kcall *c)
         }
         if (bad)
             return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE,
-                               "RESCALE: REQUIRE failed (multiplier >= 0, 2 <= shift <= 62, value within "
-                               "+-2^(shift-1), scaled result and result + output_zp fit INT32)");
+                               rs_require);
         k_st_int(out, i0, m, buf);
     }
 #undef K_RS_LOOP
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(rescale)
 
 /* ------------------------------------------------------------------------------------------ */
 /* IDENTITY                                                                                     */
@@ -385,4 +723,4 @@ tosac_status tosac_kernel_identity(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(identity)
+TOSAC_KERNEL_NO_PREPARE(identity)

@@ -9,8 +9,13 @@
  *
  * Floating point. fp32 tensors use float rows: +, -, *, / and the exact ops (abs, negate, floor,
  * ceil, min/max, compare) computed in float are the correctly rounded IEEE fp32 results. The
- * transcendental functions are computed in double via <math.h> and rounded once to fp32 with
- * tosac_fp64_to_fp32. Precise mode (f64 storage) uses the same bodies on double rows. fp16, bf16
+ * transcendental functions are computed in double via <math.h> and rounded once to fp32 (a
+ * hardware conversion: it needs the default round-to-nearest mode without flush-to-zero, like
+ * tosac_round_fp16); EXP and SIGMOID of fp32 use k_exp below instead of libm, a double exp within
+ * a few double ulps whose loops vectorise (portable, AVX2 and AVX-512 builds chosen by c->isa),
+ * so their fp32 results may differ from the correctly rounded ones by one ulp in rare cases,
+ * well within TOSA's ABS_ERROR bounds. Precise mode (f64 storage) uses the libm bodies on double
+ * rows. fp16, bf16
  * and fp8 are staged: a chunk is widened to double, run through the double row and rounded once
  * to the storage type (for +, -, *, / one rounding of the double result equals the correctly
  * rounded result because binary64 has more than 2p+2 bits for each of these formats).
@@ -28,6 +33,15 @@
 
 #include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
+
+/* GCC vectorises the row loops (unknown trip counts) only at -O3; IEEE results do not change (no
+   reassociation or contraction: ISO C mode keeps -ffp-contract=off). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF /* k_exp's bits must not depend on the variant (no FMA contraction) */
+#endif
 
 #define K_MAX_RANK 16 /* merged dims of a broadcast; more only in pathological alternating shapes */
 #define K_CHUNK 128   /* elements per staged FP chunk (three double buffers on the stack) */
@@ -48,7 +62,7 @@ struct kargs {
 };
 
 /* Rounds a double to the type of the row's output variable `r` (fp32 rows) or keeps it (double). */
-#define K_RND(x) _Generic(r, float: tosac_fp64_to_fp32(x), default: (x))
+#define K_RND(x) _Generic(r, float: (float)(x), default: (x))
 #define K_FABS(x) _Generic((x), float: fabsf, default: fabs)(x)
 #define K_FLOOR(x) _Generic((x), float: floorf, default: floor)(x)
 #define K_CEIL(x) _Generic((x), float: ceilf, default: ceil)(x)
@@ -130,13 +144,13 @@ struct kargs {
 /* Rows of raw FP storage of type t through the shared row converters (k_gemm.c). */
 static void k_ld_fp(tosac_dtype t, const void *p, int64_t m, double *d)
 {
-    const tosac_ktensor view = {(void *)(uintptr_t)p, t, false, 0, NULL, m};
+    const tosac_ktensor view = {(void *)(uintptr_t)p, t, false, 0, NULL, m, false};
     tosac_krow_f64(d, &view, 0, m);
 }
 
 static void k_st_fp(tosac_dtype t, void *p, int64_t m, const double *s)
 {
-    const tosac_ktensor view = {p, t, false, 0, NULL, m};
+    const tosac_ktensor view = {p, t, false, 0, NULL, m, false};
     tosac_kstore_row_f64(&view, 0, s, m);
 }
 
@@ -296,13 +310,73 @@ K_FP_ROW1(u_ceil, r = K_CEIL(a))
 K_FP_ROW1(u_floor, r = K_FLOOR(a))
 K_FP_ROW1(u_recip, r = 1 / a)
 K_FP_ROW1(u_rsqrt, r = K_RND(1.0 / sqrt((double)a)))
-K_FP_ROW1(u_exp, r = K_RND(exp((double)a)))
+K_ROW1(u_exp_f64, double, double, r = exp(a))
 K_FP_ROW1(u_log, r = K_RND(log((double)a)))
 K_FP_ROW1(u_sin, r = K_RND(sin((double)a)))
 K_FP_ROW1(u_cos, r = K_RND(cos((double)a)))
 K_FP_ROW1(u_tanh, r = K_RND(tanh((double)a)))
 K_FP_ROW1(u_erf, r = K_RND(erf((double)a)))
-K_FP_ROW1(u_sigmoid, r = K_RND(1.0 / (1.0 + exp(-(double)a))))
+K_ROW1(u_sigmoid_f64, double, double, r = 1.0 / (1.0 + exp(-a)))
+
+/*
+ * exp(x) in double without branches or libm: k = nearest integer to x / ln 2 (the 1.5 * 2^52
+ * shifter), r = x - k ln 2 in two parts (Cody-Waite: k * LN2_HI is exact for |k| < 2^11), the
+ * degree-13 Taylor polynomial of exp on |r| <= ln 2 / 2 (truncation below 2^-57), then the scale
+ * 2^k applied as two exact powers of two, so that results down to the subnormals round once. x is
+ * clamped to [-746, 710] first (beyond, the result is 0 or inf anyway); NaN stays NaN.
+ */
+static inline double k_exp(double x)
+{
+    const double xc = x < -746.0 ? -746.0 : x > 710.0 ? 710.0 : x == x ? x : 0.0; /* k stays an integer */
+    const double shifter = 0x1.8p52, t = xc * 0x1.71547652b82fep0 + shifter, kf = t - shifter;
+    const double r = (xc - kf * 0x1.62e42fee00000p-1) - kf * 0x1.a39ef35793c76p-33;
+    double p = 1.0 / 6227020800.0;
+    static const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                                        1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
+                                        1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
+                                        1.0};
+    for (int i = 0; i < 13; i++) p = p * r + inv_fact[i];
+    const int64_t k = (int64_t)kf, k1 = k / 2, k2 = k - k1;
+    const double s1 = tosac_fp64_from_bits((uint64_t)(k1 + 1023) << 52);
+    const double s2 = tosac_fp64_from_bits((uint64_t)(k2 + 1023) << 52);
+    return x != x ? x : p * s1 * s2;
+}
+
+#define K_FAST_ROWS(SFX, TARGET)                                                            \
+    TARGET static bool u_exp_fast##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
+    {                                                                                       \
+        const float *a = (const float *)pa;                                                 \
+        float *o = (float *)po;                                                             \
+        (void)k;                                                                            \
+        for (int64_t i = 0; i < n; i++) o[i] = (float)k_exp((double)a[i]);                  \
+        return true;                                                                        \
+    }                                                                                       \
+    TARGET static bool u_sigmoid_fast##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
+    {                                                                                       \
+        const float *a = (const float *)pa;                                                 \
+        float *o = (float *)po;                                                             \
+        (void)k;                                                                            \
+        for (int64_t i = 0; i < n; i++) o[i] = (float)(1.0 / (1.0 + k_exp(-(double)a[i]))); \
+        return true;                                                                        \
+    }
+
+K_FAST_ROWS(_base, )
+#ifdef TOSAC_KERNEL_X86
+K_FAST_ROWS(_avx2, __attribute__((target("avx2"))))
+K_FAST_ROWS(_avx512, __attribute__((target("avx2,avx512f,avx512dq,avx512vl"))))
+#endif
+
+/* The fp32 EXP / SIGMOID row of the variant `isa` picks. */
+static krow1 k_fast_row(uint32_t op, uint32_t isa)
+{
+    bool e = op == TOSAC_OP_EXP;
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return e ? u_exp_fast_avx512 : u_sigmoid_fast_avx512;
+    if (isa >= TOSAC_KISA_AVX2) return e ? u_exp_fast_avx2 : u_sigmoid_fast_avx2;
+#endif
+    (void)isa;
+    return e ? u_exp_fast_base : u_sigmoid_fast_base;
+}
 
 /* Value 0 of a zero-point operand of any type (false if absent or unreadable). */
 static bool k_zp_value(const tosac_kcall *c, uint32_t i, int64_t *v, double *f)
@@ -335,13 +409,13 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
         case TOSAC_OP_FLOOR: f32 = u_floor_f32, f64 = u_floor_f64; break;
         case TOSAC_OP_RECIPROCAL: f32 = u_recip_f32, f64 = u_recip_f64; break;
         case TOSAC_OP_RSQRT: f32 = u_rsqrt_f32, f64 = u_rsqrt_f64; break;
-        case TOSAC_OP_EXP: f32 = u_exp_f32, f64 = u_exp_f64; break;
+        case TOSAC_OP_EXP: f32 = k_fast_row(c->op, c->isa), f64 = u_exp_f64; break;
         case TOSAC_OP_LOG: f32 = u_log_f32, f64 = u_log_f64; break;
         case TOSAC_OP_SIN: f32 = u_sin_f32, f64 = u_sin_f64; break;
         case TOSAC_OP_COS: f32 = u_cos_f32, f64 = u_cos_f64; break;
         case TOSAC_OP_TANH: f32 = u_tanh_f32, f64 = u_tanh_f64; break;
         case TOSAC_OP_ERF: f32 = u_erf_f32, f64 = u_erf_f64; break;
-        case TOSAC_OP_SIGMOID: f32 = u_sigmoid_f32, f64 = u_sigmoid_f64; break;
+        case TOSAC_OP_SIGMOID: f32 = k_fast_row(c->op, c->isa), f64 = u_sigmoid_f64; break;
         case TOSAC_OP_NEGATE: {
             int64_t zi;
             double z1 = 0.0, z2 = 0.0;
@@ -408,7 +482,7 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(unary)
+TOSAC_KERNEL_NO_PREPARE(unary)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Binary rows                                                                                  */
@@ -613,7 +687,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
     return k_run2(c, fn, &k, why);
 }
 
-TOSAC_KERNEL_NO_SCRATCH(binary)
+TOSAC_KERNEL_NO_PREPARE(binary)
 
 /* ------------------------------------------------------------------------------------------ */
 /* SELECT: output = input1 ? input2 : input3, three-way broadcast, any element type             */
@@ -672,4 +746,4 @@ tosac_status tosac_kernel_select(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(select)
+TOSAC_KERNEL_NO_PREPARE(select)

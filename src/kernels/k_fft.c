@@ -37,13 +37,15 @@ static void fft_make_plan(const tosac_kcall *c, fft_plan *g)
     g->total = o;
 }
 
-size_t tosac_kernel_fft_scratch(const tosac_kcall *c)
+static size_t fft_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 1 || c->n_out < 1 || c->in[0].rank != 3 || c->out[0].rank != 3) return 0;
     fft_plan g;
     fft_make_plan(c, &g);
     return g.total;
 }
+
+TOSAC_KERNEL_PREPARE_SCRATCH(fft, fft_scratch)
 
 static bool pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 

@@ -38,7 +38,7 @@ tosac_status tosac_kernel_gather(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(gather)
+TOSAC_KERNEL_NO_PREPARE(gather)
 
 /* Bytes of the N*K written-bitmap. */
 static size_t kg_bitmap_bytes(const tosac_kcall *c)
@@ -57,7 +57,7 @@ tosac_status tosac_kernel_scatter(tosac_kcall *c)
     const int64_t N = vin->shape[0], K = vin->shape[1], C = vin->shape[2], W = indices->shape[1];
     const size_t need = kg_bitmap_bytes(c);
     if (!c->scratch || c->scratch_size < need)
-        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "SCATTER: scratch smaller than tosac_kernel_scatter_scratch()");
+        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "SCATTER: scratch smaller than scatter_scratch()");
     uint8_t *seen = (uint8_t *)c->scratch;
     memset(seen, 0, need);
     const int32_t *idx = (const int32_t *)indices->data;
@@ -87,4 +87,6 @@ tosac_status tosac_kernel_scatter(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-size_t tosac_kernel_scatter_scratch(const tosac_kcall *c) { return kg_bitmap_bytes(c); }
+static size_t scatter_scratch(const tosac_kcall *c) { return kg_bitmap_bytes(c); }
+
+TOSAC_KERNEL_PREPARE_SCRATCH(scatter, scatter_scratch)

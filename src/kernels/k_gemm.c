@@ -13,7 +13,13 @@
  */
 #include "kernels/k_gemm.h"
 
+#include <string.h>
+
 #include "core/fp.h"
+
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
 
 /* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
 #if defined(__clang__)
@@ -159,25 +165,38 @@ void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, 
 
 /*
  * Generic edge loops (rows and columns beyond the last full register tile), with the same
- * per-output order of operations as the tiles. The fp64 tile is 4 rows x 4 doubles written as
- * scalar statements that the straight-line vectoriser packs into vector registers.
+ * per-output order of operations as the tiles: one output row at a time in the axpy form
+ * (C row += A[p][k] * B row k, k in order), which reads B along its rows and vectorises across
+ * columns. The fp64 tile is 4 rows x 4 doubles written as scalar statements that the
+ * straight-line vectoriser packs into vector registers.
  */
 #define TOSAC_EDGE(NAME, T)                                                                             \
     static void NAME(int64_t P, int64_t J, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,  \
                      T *C, int64_t ldc)                                                                  \
     {                                                                                                    \
-        for (int64_t p = 0; p < P; p++)                                                                  \
-            for (int64_t j = 0; j < J; j++) {                                                            \
-                T s = 0;                                                                                 \
-                for (int64_t k = 0; k < K; k++) {                                                        \
-                    T prod = A[p * lda + k] * B[k * ldb + j];                                            \
-                    s = s + prod;                                                                        \
+        for (int64_t p = 0; p < P; p++) {                                                                \
+            T *restrict c = C + p * ldc;                                                                 \
+            for (int64_t j = 0; j < J; j++) c[j] = 0;                                                    \
+            for (int64_t k = 0; k < K; k++) {                                                            \
+                const T a = A[p * lda + k];                                                              \
+                const T *restrict b = B + k * ldb;                                                       \
+                for (int64_t j = 0; j < J; j++) {                                                        \
+                    T prod = a * b[j];                                                                   \
+                    c[j] = c[j] + prod;                                                                  \
                 }                                                                                        \
-                C[p * ldc + j] = s;                                                                      \
             }                                                                                            \
+        }                                                                                                \
     }
+/* the edge loops have no reduction to reorder: -O3 vectorises them across columns */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
 TOSAC_EDGE(gemm_f32_edge, float)
 TOSAC_EDGE(gemm_f64_edge, double)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 #define D4_ROW(r) double s##r##0 = 0, s##r##1 = 0, s##r##2 = 0, s##r##3 = 0;
 #define D4_UPD(r, x) s##r##0 = s##r##0 + x * b0, s##r##1 = s##r##1 + x * b1, s##r##2 = s##r##2 + x * b2, s##r##3 = s##r##3 + x * b3;
@@ -227,8 +246,7 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define TOSAC_KGEMM_X86 1
+#ifdef TOSAC_KERNEL_X86
 #define KG_FN(name) kg_avx2_##name
 #define KG_TARGET __attribute__((target("avx2")))
 #define KG_I16_ROWS 2
@@ -249,26 +267,9 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #undef KG_F32_ROWS
 #endif
 
-static int kg_max_level = 2;
-
-void tosac_gemm_limit_isa(int level) { kg_max_level = level < 0 ? 0 : level; }
-
-/* Instruction-set level the micro-kernels may use: 0 baseline, 1 AVX2, 2 AVX-512 with VNNI. */
-static int kg_level(void)
-{
-#ifdef TOSAC_KGEMM_X86
-    if (kg_max_level >= 2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl"))
-        return 2;
-    return kg_max_level >= 1 && __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
-
-#ifdef TOSAC_KGEMM_X86
+#ifdef TOSAC_KERNEL_X86
 #define KG_DISPATCH(name, args)                                                                         \
-    switch (kg_level()) {                                                                                \
+    switch (tosac_kernel_isa()) {                                                                                \
     case 2: kg_vnni_##name args; return;                                                                 \
     case 1: kg_avx2_##name args; return;                                                                 \
     default: kg_base_##name args; return;                                                                \
@@ -277,15 +278,179 @@ static int kg_level(void)
 #define KG_DISPATCH(name, args) kg_base_##name args;
 #endif
 
+size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K)
+{
+    return (size_t)((J + 31) / 32) * (size_t)((K + 1) / 2) * 32u * sizeof(int32_t);
+}
+
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj, int64_t sk, int32_t zp,
+                               int32_t *panel)
+{
+    int64_t Q = (K + 1) / 2;
+    for (int64_t jb = 0; jb < J; jb += 32)
+        for (int64_t q = 0; q < Q; q++)
+            for (int64_t jj = 0; jj < 32; jj++) {
+                int64_t j = jb + jj, k = 2 * q;
+                uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * sj + k * sk] - zp) : 0u;
+                uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * sj + (k + 1) * sk] - zp) : 0u;
+                uint32_t v = lo | hi << 16;
+                memcpy(&panel[(jb / 32 * Q + q) * 32 + jj], &v, sizeof v);
+            }
+}
+
+#ifdef TOSAC_KERNEL_X86
+/*
+ * R rows x 32 columns: per pair of k, two panel vectors and one broadcast pair per row feed
+ * vpdpwssd (a[2q] * b[2q] + a[2q+1] * b[2q+1] added to each int32 lane).
+ */
+#define KGP_TILE(R)                                                                                      \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgp_tile_##R(                    \
+        int64_t Q, const int16_t *A, int64_t lda, const int32_t *Bp, int32_t *C, int64_t ldc, int64_t nc) \
+    {                                                                                                    \
+        __m512i c0[R], c1[R];                                                                            \
+        for (int r = 0; r < R; r++) c0[r] = c1[r] = _mm512_setzero_si512();                              \
+        for (int64_t q = 0; q < Q; q++) {                                                                \
+            const __m512i b0 = _mm512_loadu_si512(Bp + q * 32), b1 = _mm512_loadu_si512(Bp + q * 32 + 16); \
+            for (int r = 0; r < R; r++) {                                                                \
+                int32_t pair;                                                                            \
+                memcpy(&pair, A + r * lda + 2 * q, sizeof pair);                                         \
+                const __m512i a = _mm512_set1_epi32(pair);                                               \
+                c0[r] = _mm512_dpwssd_epi32(c0[r], a, b0);                                               \
+                c1[r] = _mm512_dpwssd_epi32(c1[r], a, b1);                                               \
+            }                                                                                            \
+        }                                                                                                \
+        __mmask16 m0 = nc >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nc) - 1u);                       \
+        __mmask16 m1 = nc >= 32 ? (__mmask16)0xFFFF : nc <= 16 ? 0 : (__mmask16)((1u << (nc - 16)) - 1u); \
+        for (int r = 0; r < R; r++) {                                                                    \
+            _mm512_mask_storeu_epi32(C + r * ldc, m0, c0[r]);                                            \
+            _mm512_mask_storeu_epi32(C + r * ldc + 16, m1, c1[r]);                                       \
+        }                                                                                                \
+    }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+KGP_TILE(1)
+KGP_TILE(2)
+KGP_TILE(3)
+KGP_TILE(4)
+KGP_TILE(5)
+KGP_TILE(6)
+KGP_TILE(7)
+KGP_TILE(8)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+typedef void (*kgp_tile_fn)(int64_t, const int16_t *, int64_t, const int32_t *, int32_t *, int64_t, int64_t);
+static const kgp_tile_fn kgp_tiles[9] = {NULL,        kgp_tile_1, kgp_tile_2, kgp_tile_3, kgp_tile_4,
+                                         kgp_tile_5, kgp_tile_6, kgp_tile_7, kgp_tile_8};
+#endif
+
+void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
+                          int32_t *C, int64_t ldc)
+{
+#ifdef TOSAC_KERNEL_X86
+    int64_t Q = (K + 1) / 2;
+    for (int64_t jb = 0; jb < J; jb += 32) {
+        const int32_t *Bp = panel + jb / 32 * Q * 32;
+        int64_t nc = J - jb < 32 ? J - jb : 32;
+        for (int64_t p = 0; p < P; p += 8) {
+            int64_t r = P - p < 8 ? P - p : 8;
+            kgp_tiles[r](Q, A + p * lda, lda, Bp, C + p * ldc + jb, ldc, nc);
+        }
+    }
+#else
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+#endif
+}
+
 void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
                     int32_t *C, int64_t ldc)
 {
     KG_DISPATCH(gemm_i16, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 
+#ifdef TOSAC_KERNEL_X86
+/*
+ * AVX-512 fp32 GEMM: register tiles of R rows x 32 columns (two zmm per row, 16 accumulators for
+ * R = 8), K in blocks of KG512_KB so that the block of B a tile streams stays in L1 while the row
+ * tiles of the block reuse it. Each output is still summed over k = 0, 1, ... in order, with one
+ * rounding per product and per addition (separate multiply and add, no FMA): a later K block
+ * reloads the partial sum the previous one stored, exactly, so the blocking changes nothing and
+ * the results are the bits of the portable tiles.
+ */
+#define KG512_KB 256
+#define KG512_TILE(R)                                                                                    \
+    __attribute__((target("avx512f"))) static void kg512_tile_##R(int64_t K, const float *restrict A,    \
+                                                                  int64_t lda, const float *restrict B,  \
+                                                                  int64_t ldb, float *restrict C,        \
+                                                                  int64_t ldc, bool first)               \
+    {                                                                                                    \
+        __m512 c0[R], c1[R];                                                                             \
+        for (int r = 0; r < R; r++) {                                                                    \
+            c0[r] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(C + r * ldc);                          \
+            c1[r] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(C + r * ldc + 16);                     \
+        }                                                                                                \
+        for (int64_t k = 0; k < K; k++) {                                                                \
+            const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);      \
+            for (int r = 0; r < R; r++) {                                                                \
+                const __m512 a = _mm512_set1_ps(A[r * lda + k]);                                         \
+                c0[r] = _mm512_add_ps(c0[r], _mm512_mul_ps(a, b0));                                      \
+                c1[r] = _mm512_add_ps(c1[r], _mm512_mul_ps(a, b1));                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (int r = 0; r < R; r++) {                                                                    \
+            _mm512_storeu_ps(C + r * ldc, c0[r]);                                                        \
+            _mm512_storeu_ps(C + r * ldc + 16, c1[r]);                                                   \
+        }                                                                                                \
+    }
+
+/* complete unrolling of the row loops needs -O3 with GCC (code generation only) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+KG512_TILE(1)
+KG512_TILE(2)
+KG512_TILE(3)
+KG512_TILE(4)
+KG512_TILE(5)
+KG512_TILE(6)
+KG512_TILE(7)
+KG512_TILE(8)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
+typedef void (*kg512_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t, bool);
+static const kg512_tile_fn kg512_tiles[9] = {NULL,        kg512_tile_1, kg512_tile_2, kg512_tile_3, kg512_tile_4,
+                                             kg512_tile_5, kg512_tile_6, kg512_tile_7, kg512_tile_8};
+
+static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+                           float *C, int64_t ldc)
+{
+    int64_t J32 = J - J % 32;
+    for (int64_t k0 = 0; k0 < K; k0 += KG512_KB) {
+        int64_t kb = K - k0 < KG512_KB ? K - k0 : KG512_KB;
+        for (int64_t j = 0; j < J32; j += 32)
+            for (int64_t p = 0; p < P; p += 8) {
+                int64_t r = P - p < 8 ? P - p : 8;
+                kg512_tiles[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, k0 == 0);
+            }
+    }
+    if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
+}
+#endif
+
 void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
                     int64_t ldc)
 {
+#ifdef TOSAC_KERNEL_X86
+    if (tosac_kernel_isa() >= TOSAC_KISA_AVX512 && J >= 32 && K > 0) {
+        kg512_gemm_f32(P, J, K, A, lda, B, ldb, C, ldc);
+        return;
+    }
+#endif
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 

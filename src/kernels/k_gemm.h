@@ -38,6 +38,23 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
                     int32_t *C, int64_t ldc);
 
 /*
+ * Pair-interleaved int16 weight panels for tosac_gemm_i16_panel (AVX-512 VNNI): B [J][K] (the
+ * dot-form weights) as blocks of 32 columns, each [ceil(K/2)][32] int32 holding the int16 pair
+ * (B[j][2q], B[j][2q+1]) (zero beyond K and J). tosac_gemm_i16_panel_bytes() is the size.
+ */
+size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K);
+/* Packs B[j][k] = w[j*sj + k*sk] - zp from int8 storage (INT8, or INT4 one per byte). */
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *w, int64_t sj, int64_t sk, int32_t zp,
+                               int32_t *panel);
+/*
+ * C[p*ldc + j] = sum_k A[p*lda + k] * B[j][k] from the panels; A rows hold an even number of
+ * elements (lda even, A[p*lda + K] = 0 when K is odd). Same bits as tosac_gemm_i16 (integer sums
+ * are exact within the caller's K bound). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
+ */
+void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
+                          int32_t *C, int64_t ldc);
+
+/*
  * C[p*ldc + j] = sum over k = 0, 1, ..., K-1 (in that order, starting from +0) of
  * A[p*lda + k] * B[k*ldb + j], every product and every addition rounded in the working type
  * (no fused multiply-add, no reassociation): the spec's summation order for each output.
@@ -76,13 +93,6 @@ void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n);
  * with one x, or with x[i]. */
 void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n);
 void tosac_dw_acc_f16(float *acc, const float *x, const float *w, int64_t n);
-
-/*
- * Test hook: caps the instruction-set variant of the micro-kernels at `level` (0 portable C for
- * the baseline target, 1 AVX2, 2 AVX-512 VNNI = no cap, the default) even where the CPU offers
- * more; results are identical at every level. Not thread-safe; tests only.
- */
-void tosac_gemm_limit_isa(int level);
 
 /* Largest number of int32 partial-sum terms whose products are each at most max_prod in magnitude. */
 static inline int64_t tosac_gemm_i32_chunk(int64_t max_prod)

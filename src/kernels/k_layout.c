@@ -269,7 +269,7 @@ tosac_status tosac_kernel_concat(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(concat)
+TOSAC_KERNEL_NO_PREPARE(concat)
 
 /* ------------------------------------------------------------------------------------------ */
 /* PAD                                                                                            */
@@ -335,7 +335,7 @@ tosac_status tosac_kernel_pad(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(pad)
+TOSAC_KERNEL_NO_PREPARE(pad)
 
 /* ------------------------------------------------------------------------------------------ */
 /* RESHAPE                                                                                        */
@@ -349,7 +349,7 @@ tosac_status tosac_kernel_reshape(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(reshape)
+TOSAC_KERNEL_NO_PREPARE(reshape)
 
 /* ------------------------------------------------------------------------------------------ */
 /* REVERSE                                                                                        */
@@ -408,7 +408,7 @@ tosac_status tosac_kernel_reverse(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(reverse)
+TOSAC_KERNEL_NO_PREPARE(reverse)
 
 /* ------------------------------------------------------------------------------------------ */
 /* SLICE                                                                                          */
@@ -437,7 +437,7 @@ tosac_status tosac_kernel_slice(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(slice)
+TOSAC_KERNEL_NO_PREPARE(slice)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TILE                                                                                           */
@@ -497,7 +497,7 @@ tosac_status tosac_kernel_tile(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(tile)
+TOSAC_KERNEL_NO_PREPARE(tile)
 
 /* ------------------------------------------------------------------------------------------ */
 /* TRANSPOSE                                                                                      */
@@ -529,4 +529,4 @@ tosac_status tosac_kernel_transpose(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(transpose)
+TOSAC_KERNEL_NO_PREPARE(transpose)

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/kutil.h"
 
@@ -26,6 +27,9 @@ typedef struct {
     mm_kind kind;
     int64_t N, H, C, W;
     int64_t chunk;
+    bool bprep;  /* constant B (and B_zp): converted once by prepare */
+    bool panel;  /* constant B as tosac_gemm_i16_panel's panels (AVX-512 VNNI), one per batch */
+    int64_t lda; /* A row stride in scratch: C, made even for the panels */
     size_t off_a, off_b, off_c32, off_c64, total;
 } mm_plan;
 
@@ -49,12 +53,14 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
     switch (g->kind) {
     case MK_I8:
         g->chunk = tosac_gemm_i32_chunk(255 * 255);
-        g->off_a = o, o += tosac_kalign64(hc * sizeof(int16_t));
-        g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
-        if (g->C > g->chunk) {
-            g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
-            g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
-        }
+        g->bprep = b->constant && c->in[3].constant;
+        g->panel = g->bprep && c->isa >= TOSAC_KISA_AVX512 && g->C <= g->chunk;
+        g->lda = g->panel ? g->C + (g->C & 1) : g->C;
+        g->off_a = o, o += tosac_kalign64((size_t)(g->H * g->lda) * sizeof(int16_t));
+        /* constant B: transposed once by prepare (all N batches), else per batch into scratch */
+        if (!g->bprep) g->off_b = o, o += tosac_kalign64(cw * sizeof(int16_t));
+        if (g->C > g->chunk || c->epi) g->off_c32 = o, o += tosac_kalign64(hw * sizeof(int32_t));
+        if (g->C > g->chunk) g->off_c64 = o, o += tosac_kalign64(hw * sizeof(int64_t));
         break;
     case MK_I16: g->off_c64 = o, o += tosac_kalign64((size_t)g->W * sizeof(int64_t)); break;
     case MK_F32:
@@ -70,7 +76,7 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
     g->total = o;
 }
 
-size_t tosac_kernel_matmul_scratch(const tosac_kcall *c)
+static size_t matmul_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 4 || c->n_out < 1) return 0;
     mm_plan g;
@@ -78,24 +84,79 @@ size_t tosac_kernel_matmul_scratch(const tosac_kcall *c)
     return g.total;
 }
 
+/* B[n] [C][W] minus B_zp, transposed into [W][C] int16 (the dot-product form of tosac_gemm_i16). */
+static void mm_pack_b(const mm_plan *g, const int8_t *bn, int32_t bzp, int16_t *b16)
+{
+    int64_t C = g->C, W = g->W;
+    for (int64_t ci = 0; ci < C; ci++)
+        for (int64_t w = 0; w < W; w++) b16[w * C + ci] = (int16_t)(bn[ci * W + w] - bzp);
+}
+
+tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+{
+    sizes->const_size = 0;
+    sizes->scratch_size = matmul_scratch(c);
+    if (c->n_in < 4 || c->n_out < 1) return TOSAC_OK;
+    mm_plan g;
+    mm_make_plan(c, &g);
+    if (g.kind != MK_I8 || !g.bprep) return TOSAC_OK;
+    size_t per = g.panel ? tosac_kalign64(tosac_gemm_i16_panel_bytes(g.W, g.C)) : 0;
+    sizes->const_size = g.panel ? (size_t)g.N * per : (size_t)(g.N * g.C * g.W) * sizeof(int16_t);
+    if (!dst) return TOSAC_OK;
+    /* a bad zero point is the run's to report; the bytes are then unused */
+    const tosac_ktensor *bz = &c->in[3];
+    int32_t bzp = bz->constant && bz->nelem >= 1 ? (int32_t)tosac_kload_int(bz, 0) : 0;
+    if (g.panel) {
+        /* B[n] is [C][W]: column j = w, k = c */
+        for (int64_t n = 0; n < g.N; n++)
+            tosac_gemm_i16_pack_panel(g.W, g.C, (const int8_t *)c->in[1].data + n * g.C * g.W, 1, g.W, bzp,
+                                      (int32_t *)(void *)((uint8_t *)dst + (size_t)n * per));
+        return TOSAC_OK;
+    }
+    for (int64_t n = 0; n < g.N; n++)
+        mm_pack_b(&g, (const int8_t *)c->in[1].data + n * g.C * g.W, bzp, (int16_t *)dst + n * g.C * g.W);
+    return TOSAC_OK;
+}
+
 static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
-    int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *b16 = (int16_t *)(void *)(sc + g->off_b);
+    int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *bs = (int16_t *)(void *)(sc + g->off_b);
     int64_t H = g->H, C = g->C, W = g->W;
     const int8_t *B = (const int8_t *)c->in[1].data;
     for (int64_t n = 0; n < g->N; n++) {
-        tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
-        /* B[n] is [C][W]: transpose into [W][C] */
-        const int8_t *bn = B + n * C * W;
-        for (int64_t ci = 0; ci < C; ci++)
-            for (int64_t w = 0; w < W; w++) b16[w * C + ci] = (int16_t)(bn[ci * W + w] - bzp);
-        int32_t *out = (int32_t *)c->out[0].data + n * H * W;
-        if (C <= g->chunk) {
-            tosac_gemm_i16(H, W, C, a16, C, b16, C, out, W);
+        if (g->panel && c->prep) {
+            size_t per = tosac_kalign64(tosac_gemm_i16_panel_bytes(W, C));
+            for (int64_t h = 0; h < H; h++) {
+                tosac_krow_i16(a16 + h * g->lda, &c->in[0], (n * H + h) * C, C, azp);
+                if (g->lda > C) a16[h * g->lda + C] = 0;
+            }
+            int32_t *out = c->epi ? (int32_t *)(void *)(sc + g->off_c32) : (int32_t *)c->out[0].data + n * H * W;
+            tosac_gemm_i16_panel(H, W, C, a16, g->lda,
+                                 (const int32_t *)(const void *)((const uint8_t *)c->prep + (size_t)n * per), out, W);
+            if (c->epi) {
+                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
+                if (st != TOSAC_OK) return st;
+            }
             continue;
         }
-        int32_t *c32 = (int32_t *)(void *)(sc + g->off_c32);
+        tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
+        const int16_t *b16 = bs;
+        if (c->prep)
+            b16 = (const int16_t *)c->prep + n * C * W;
+        else
+            mm_pack_b(g, B + n * C * W, bzp, bs);
+        int32_t *c32 = c->epi || C > g->chunk ? (int32_t *)(void *)(sc + g->off_c32) : NULL;
+        /* with a fused epilogue the int32 results stay in scratch */
+        int32_t *out = c->epi ? c32 : (int32_t *)c->out[0].data + n * H * W;
+        if (C <= g->chunk) {
+            tosac_gemm_i16(H, W, C, a16, C, b16, C, out, W);
+            if (c->epi) {
+                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
+                if (st != TOSAC_OK) return st;
+            }
+            continue;
+        }
         int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
         for (int64_t i = 0; i < H * W; i++) c64[i] = 0;
         for (int64_t k0 = 0; k0 < C; k0 += g->chunk) {
@@ -107,6 +168,10 @@ static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32
             if (c64[i] < INT32_MIN || c64[i] > INT32_MAX)
                 return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "MATMUL accumulator overflows i32 (REQUIRE)");
             out[i] = (int32_t)c64[i];
+        }
+        if (c->epi) {
+            tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
+            if (st != TOSAC_OK) return st;
         }
     }
     return TOSAC_OK;
@@ -201,6 +266,8 @@ tosac_status tosac_kernel_matmul(tosac_kcall *c)
     mm_plan g;
     mm_make_plan(c, &g);
     if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: scratch too small");
+    if (g.kind == MK_I8 && g.bprep && !c->prep)
+        return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: the prepared B is missing");
     if (g.N * g.H * g.W == 0) return TOSAC_OK;
     switch (g.kind) {
     case MK_I8: return mm_int8(c, &g, (int32_t)azp, (int32_t)bzp);

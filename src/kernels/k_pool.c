@@ -41,12 +41,14 @@ static void pool_geometry(const tosac_kcall *c, pool_geom *g)
     g->pt = tosac_kattr_at(c, pid, 0, 0), g->pl = tosac_kattr_at(c, pid, 2, 0);
 }
 
-size_t tosac_kernel_pool2d_scratch(const tosac_kcall *c)
+static size_t pool2d_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 1 || c->in[0].rank != 4) return 0;
     /* accumulator row and one converted input row, 8 bytes per channel each */
     return 2 * tosac_kalign64((size_t)c->in[0].shape[3] * 8u);
 }
+
+TOSAC_KERNEL_PREPARE_SCRATCH(pool2d, pool2d_scratch)
 
 /* Valid window [y0, y1) x [x0, x1) of output (oy, ox). */
 static void window(const pool_geom *g, int64_t oy, int64_t ox, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1)
@@ -261,7 +263,7 @@ tosac_status tosac_kernel_pool2d(tosac_kcall *c)
 {
     if (c->n_in < 1 || c->n_out < 1 || c->in[0].rank != 4 || c->out[0].rank != 4)
         return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: operands");
-    if (c->scratch_size < tosac_kernel_pool2d_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: scratch");
+    if (c->scratch_size < pool2d_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: scratch");
     pool_geom g;
     pool_geometry(c, &g);
     const tosac_ktensor *in = &c->in[0];
@@ -307,7 +309,7 @@ static void argmax_geometry(const tosac_kcall *c, argmax_geom *g)
     }
 }
 
-size_t tosac_kernel_argmax_scratch(const tosac_kcall *c)
+static size_t argmax_scratch(const tosac_kcall *c)
 {
     if (c->n_in < 1) return 0;
     argmax_geom g;
@@ -315,6 +317,8 @@ size_t tosac_kernel_argmax_scratch(const tosac_kcall *c)
     /* best value and one converted row, 8 bytes per inner position each */
     return 2 * tosac_kalign64((size_t)g.inner * 8u);
 }
+
+TOSAC_KERNEL_PREPARE_SCRATCH(argmax, argmax_scratch)
 
 #define TOSAC_ARGMAX_INT(T, NAME)                                                                       \
     static void NAME(const T *x, const argmax_geom *g, T *best, int32_t *idx)                           \
@@ -336,7 +340,7 @@ TOSAC_ARGMAX_INT(int16_t, argmax_i16)
 tosac_status tosac_kernel_argmax(tosac_kcall *c)
 {
     if (c->n_in < 1 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "argmax: operands");
-    if (c->scratch_size < tosac_kernel_argmax_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "argmax: scratch");
+    if (c->scratch_size < argmax_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "argmax: scratch");
     argmax_geom g;
     argmax_geometry(c, &g);
     const tosac_ktensor *in = &c->in[0];

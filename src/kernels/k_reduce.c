@@ -254,4 +254,4 @@ tosac_status tosac_kernel_reduce(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(reduce)
+TOSAC_KERNEL_NO_PREPARE(reduce)

@@ -237,4 +237,4 @@ tosac_status tosac_kernel_resize(tosac_kcall *c)
     return TOSAC_OK;
 }
 
-TOSAC_KERNEL_NO_SCRATCH(resize)
+TOSAC_KERNEL_NO_PREPARE(resize)

@@ -12,11 +12,7 @@
     {                                                                                        \
         return tosac_kfail(c, TOSAC_ERR_INTERNAL, "handled by the executor, not a kernel"); \
     }                                                                                        \
-    size_t tosac_kernel_##fam##_scratch(const tosac_kcall *c)                                \
-    {                                                                                        \
-        (void)c;                                                                             \
-        return 0;                                                                            \
-    }
+    TOSAC_KERNEL_NO_PREPARE(fam)
 
 TOSAC_EXECUTOR_FAMILY(const)
 TOSAC_EXECUTOR_FAMILY(const_shape)
@@ -29,4 +25,4 @@ tosac_status tosac_kernel_custom(tosac_kcall *c)
     return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "no custom operator library");
 }
 
-TOSAC_KERNEL_NO_SCRATCH(custom)
+TOSAC_KERNEL_NO_PREPARE(custom)

@@ -31,7 +31,48 @@ typedef struct tosac_ktensor {
     int32_t rank;
     const int64_t *shape; /* rank entries */
     int64_t nelem;        /* product of shape (1 for rank 0) */
+    bool constant;        /* a constant operand: data is valid already at prepare time and never
+                             changes (CONST values, which the prepared bytes may be derived from) */
 } tosac_ktensor;
+
+/*
+ * Parallel-for supplied by the runtime (kernels never create threads): runs fn(ctx, worker,
+ * begin, end) over disjoint ranges covering [0, n), each range on one worker (worker <
+ * tosac_kprep.workers, the number of scratch copies the kernel was given). A kernel must produce
+ * the same bits whatever the split. NULL run: the kernel calls fn(ctx, 0, 0, n) itself.
+ */
+typedef void (*tosac_ktask_fn)(void *ctx, uint32_t worker, size_t begin, size_t end);
+typedef struct tosac_kparallel {
+    void (*run)(void *pool, tosac_ktask_fn fn, void *ctx, size_t n);
+    void *pool;
+} tosac_kparallel;
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(TOSAC_NO_SIMD)
+#define TOSAC_KERNEL_X86 1 /* AVX2 / AVX-512 variants are compiled (CMake TOSAC_SIMD) */
+#endif
+
+/* Instruction-set variants of the x86-64 kernels (tosac_kernel_isa); other hosts are portable. */
+enum tosac_kisa { TOSAC_KISA_PORTABLE = 0, TOSAC_KISA_AVX2 = 1, TOSAC_KISA_AVX512 = 2 };
+
+struct tosac_kcall;
+
+/*
+ * A fused epilogue (chosen by the runtime at create): the producer's result goes through its
+ * consumers straight into `out`, element for element what running the operators one after the
+ * other stores (the intermediate tensors are never written):
+ *   int32 producers (conv family, MATMUL): the consumer RESCALE `rescale` (its prepared tables),
+ *     int32 input, channels = the producer's last dimension, to a signed type, then the clamp
+ *     [lo, hi] (the RESCALE output range, narrowed by a following CLAMP);
+ *   fp32 producers (conv family): rescale NULL, the CLAMP [flo, fhi] with nan_mode IGNORE or not
+ *     (tosac_clamp_f32_row) after the bias.
+ */
+typedef struct tosac_kepilogue {
+    const struct tosac_kcall *rescale;
+    const struct tosac_ktensor *out;
+    int32_t lo, hi;
+    float flo, fhi;
+    bool fignore;
+} tosac_kepilogue;
 
 typedef struct tosac_kcall {
     uint32_t op;                /* tosac_op */
@@ -40,40 +81,89 @@ typedef struct tosac_kcall {
                                    SHAPE tensors of rank 1) */
     const tosac_ktensor *out;
     const tosac_attr_val *attr; /* [TOSAC_ATTR_MAX_FIELDS], indexed by flatbuffer field id */
-    void *scratch;              /* tosac_kernel_scratch_size() bytes, 16-byte aligned, uninitialised */
+    void *scratch;              /* tosac_kprep.scratch_size bytes, 16-byte aligned, uninitialised */
     size_t scratch_size;
+    const void *prep;           /* tosac_kprep.const_size bytes the prepare step wrote (NULL when 0) */
+    size_t prep_size;
+    const tosac_kepilogue *epi; /* fused epilogue, NULL if none (kernels that accept one: conv
+                                   family, MATMUL with int32 results) */
+    tosac_kparallel par;
+    uint32_t isa;               /* tosac_kisa: the variant picked once at create */
     const char *why;            /* set by a kernel that fails: a static explanation of the rule */
 } tosac_kcall;
 
 /*
- * One pair per validator family of ops.def (the `check` column): tosac_kernel_<family>() runs the
- * op (switching on c->op and the dtypes) and returns TOSAC_OK, TOSAC_ERR_UNPREDICTABLE (a REQUIRE
- * failed), TOSAC_ERR_TOSA_ERROR (a data-dependent ERROR_IF) or TOSAC_ERR_UNSUPPORTED; and
- * tosac_kernel_<family>_scratch() the scratch bytes it needs (0 for most).
+ * The kernel ABI: one pair per validator family of ops.def (the `check` column).
+ *
+ * tosac_kernel_<family>_prepare(c, sizes, dst) is a pure function of the call's shapes, types,
+ * attributes, epilogue, isa and constant operands (tosac_ktensor.constant; the data of the other
+ * operands is not read). With dst == NULL it only fills *sizes: the bytes of prepared constants
+ * (packed weight panels, per-channel tables) and of scratch it needs. Otherwise dst holds
+ * sizes->const_size bytes (16-byte aligned) and it writes the prepared constants there. The runtime
+ * calls it once per operator at create (and for emitted C on the host: the bytes become const
+ * arrays), then passes them as c->prep to every run; a run never packs what prepare could have.
+ * The bytes may depend on c->isa (panel layouts), never the results. It returns TOSAC_OK, or
+ * TOSAC_ERR_INTERNAL for a call the family cannot handle; data-dependent REQUIREs of constants
+ * (a negative multiplier...) are not prepare's to report: the run reports them.
+ *
+ * tosac_kernel_<family>(c) runs the op (switching on c->op and the dtypes) and returns TOSAC_OK,
+ * TOSAC_ERR_UNPREDICTABLE (a REQUIRE failed), TOSAC_ERR_TOSA_ERROR (a data-dependent ERROR_IF) or
+ * TOSAC_ERR_UNSUPPORTED. It never allocates, prints or blocks.
  * Outputs never alias inputs unless the runtime's planner says so: only elementwise families whose
  * output has the same shape and element size as input 0 may be run in place (out[0].data ==
  * in[0].data), and they must support it.
  */
-#define TOSAC_OP(E, num, A, chk, acc, ins, outs)                 \
-    tosac_status tosac_kernel_##chk(tosac_kcall *c);            \
-    size_t tosac_kernel_##chk##_scratch(const tosac_kcall *c);
+typedef struct tosac_kprep {
+    size_t const_size;   /* prepared constant bytes */
+    size_t scratch_size; /* scratch bytes of one worker */
+} tosac_kprep;
+
+#define TOSAC_OP(E, num, A, chk, acc, ins, outs)                                              \
+    tosac_status tosac_kernel_##chk(tosac_kcall *c);                                         \
+    tosac_status tosac_kernel_##chk##_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst);
 #include "tosac/ops.def"
 #undef TOSAC_OP
 
-/* Defines the scratch function of a family that needs no scratch memory. */
-#define TOSAC_KERNEL_NO_SCRATCH(chk)                                   \
-    size_t tosac_kernel_##chk##_scratch(const tosac_kcall *c)         \
-    {                                                                  \
-        (void)c;                                                       \
-        return 0;                                                      \
+/* Defines the prepare function of a family with no prepared constants and the scratch that
+   scratch_fn(c) reports. */
+#define TOSAC_KERNEL_PREPARE_SCRATCH(chk, scratch_fn)                                         \
+    tosac_status tosac_kernel_##chk##_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst) \
+    {                                                                                         \
+        (void)dst;                                                                            \
+        sizes->const_size = 0;                                                                \
+        sizes->scratch_size = scratch_fn(c);                                                  \
+        return TOSAC_OK;                                                                      \
     }
+static inline size_t tosac_kernel_no_scratch(const tosac_kcall *c)
+{
+    (void)c;
+    return 0;
+}
+/* A family that needs neither prepared constants nor scratch. */
+#define TOSAC_KERNEL_NO_PREPARE(chk) TOSAC_KERNEL_PREPARE_SCRATCH(chk, tosac_kernel_no_scratch)
 
 typedef tosac_status (*tosac_kernel_fn)(tosac_kcall *c);
-typedef size_t (*tosac_kernel_scratch_fn)(const tosac_kcall *c);
+typedef tosac_status (*tosac_kernel_prepare_fn)(const tosac_kcall *c, tosac_kprep *sizes, void *dst);
 
 /* Dispatch by op number (NULL for invalid numbers). */
 tosac_kernel_fn tosac_kernel_for(uint32_t op);
-tosac_kernel_scratch_fn tosac_kernel_scratch_for(uint32_t op);
+tosac_kernel_prepare_fn tosac_kernel_prepare_for(uint32_t op);
+
+/* The best variant this CPU runs (tosac_kisa), capped by tosac_kernel_limit_isa; the runtime reads
+   it once per program at create. */
+uint32_t tosac_kernel_isa(void);
+/* Test hook: caps tosac_kernel_isa() at `level` (results are identical at every level). Not
+   thread-safe; tests only. */
+void tosac_kernel_limit_isa(uint32_t level);
+
+/* Runs fn over [0, n) through c->par (or directly when the runtime supplies none). */
+static inline void tosac_kparallel_for(const tosac_kcall *c, tosac_ktask_fn fn, void *ctx, size_t n)
+{
+    if (c->par.run)
+        c->par.run(c->par.pool, fn, ctx, n);
+    else if (n)
+        fn(ctx, 0, 0, n);
+}
 
 /* Attribute helpers (absent field -> default). */
 static inline int64_t tosac_kattr_int(const tosac_kcall *c, unsigned id, int64_t def)

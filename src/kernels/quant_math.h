@@ -37,6 +37,25 @@ static inline int64_t tosac_wrap(int64_t x, unsigned bits)
 }
 
 /*
+ * The arithmetic of apply_scale_32 once its REQUIREs hold (multiplier >= 0, 2 <= shift <= 62,
+ * -2^(shift-1) <= value < 2^(shift-1)): floor((value * multiplier + round) / 2^shift) with round
+ * from tosac_scale32_round. value * multiplier + round lies in (-2^62, 2^63), so adding 2^62 makes
+ * it non-negative and the floor division an unsigned shift (2^62 is a multiple of 2^shift): no
+ * signed shift, and loops over it vectorise (kernels keep round and shift per channel).
+ */
+static inline int64_t tosac_scale32_round(int32_t value, int32_t shift, bool double_round)
+{
+    int64_t round = (int64_t)1 << (shift - 1);
+    if (double_round && shift > 31) round += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+    return round;
+}
+static inline int32_t tosac_scale32_core(int32_t value, int32_t multiplier, int64_t round, uint32_t shift)
+{
+    uint64_t u = (uint64_t)((int64_t)value * multiplier + round) + ((uint64_t)1 << 62);
+    return (int32_t)(int64_t)((u >> shift) - ((uint64_t)1 << (62 - shift))); /* |r| < 2^31 */
+}
+
+/*
  * apply_scale_32(value, multiplier, shift, double_round): REQUIRE multiplier >= 0,
  * 2 <= shift <= 62, -2^(shift-1) <= value < 2^(shift-1). Returns false if a REQUIRE fails.
  */
@@ -46,10 +65,7 @@ static inline bool tosac_apply_scale_32(int32_t value, int32_t multiplier, int32
     if (multiplier < 0 || shift < 2 || shift > 62) return false;
     int64_t lim = (int64_t)1 << (shift - 1);
     if ((int64_t)value < -lim || (int64_t)value >= lim) return false;
-    int64_t round = lim;
-    if (double_round && shift > 31) round += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
-    int64_t r = tosac_asr64((int64_t)value * multiplier + round, (unsigned)shift);
-    *out = (int32_t)r; /* |r| < 2^31 by the REQUIRE on value */
+    *out = tosac_scale32_core(value, multiplier, tosac_scale32_round(value, shift, double_round), (uint32_t)shift);
     return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/diag.h"
+#include "core/strbuf.h"
 #include "ir/graph.h"
 #include "runtime/program.h"
 
@@ -718,6 +719,7 @@ static tosac_status build_inst(bctx *bc, uint32_t ri, uint32_t bi, int32_t paren
         uint32_t oi = op_base + k;
         memset(&p->ops[oi], 0, sizeof(rt_op));
         p->ops[oi].scratch_buf = RT_NONE;
+        p->ops[oi].fused_into = p->ops[oi].fused_out = RT_NONE;
         p->ops[oi].sub[0] = p->ops[oi].sub[1] = RT_NONE;
         if (!n) return tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR, "block '%s': operator %u is missing", nm(b->name), k);
         p->ops[oi].op = n->op;
@@ -917,7 +919,7 @@ static tosac_status finish_kinds(bctx *bc)
     return TOSAC_OK;
 }
 
-/* Kernel tensors and calls; scratch sizes (constants and variables already have their data). */
+/* Kernel tensors and calls (constants and variables already have their data). */
 static tosac_status prepare_calls(bctx *bc)
 {
     tosac_program *p = bc->p;
@@ -938,16 +940,55 @@ static tosac_status prepare_calls(bctx *bc)
         t->shape = rv->shape;
         t->nelem = rv->nelem;
     }
+    for (uint32_t j = 0; j < p->n_idx; j++) p->kt[j].constant = p->vals[rt_final_val(p, p->idx[j])].kind == RV_CONST;
+    p->isa = tosac_kernel_isa();
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
         op->call.in = p->kt + op->in_base;
         op->call.out = p->kt + op->out_base;
-        if (op->mode != M_KERNEL && op->mode != M_ALIAS) continue;
-        tosac_kernel_scratch_fn sf = tosac_kernel_scratch_for(op->op);
-        op->scratch_size = sf ? sf(&op->call) : 0;
+        op->call.isa = p->isa;
     }
     return TOSAC_OK;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Messages                                                                                      */
+
+void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size)
+{
+    if (!size) return;
+    size_t len = 0;
+    buf[0] = '\0';
+    /* the chain of control-flow operators leading to `op`, outermost first */
+    enum { MAXC = 32 };
+    uint32_t chain[MAXC];
+    int n = 0;
+    bool elided = false;
+    for (int32_t k = (int32_t)op; k >= 0; k = p->insts[p->ops[k].inst].parent_op) {
+        if (n == MAXC) {
+            elided = true;
+            break;
+        }
+        chain[n++] = (uint32_t)k;
+    }
+    if (elided) tosac_fixbuf_appendf(buf, size, &len, "... > ");
+    for (int i = n - 1; i >= 0; i--) {
+        const rt_op *o = &p->ops[chain[i]];
+        const rt_inst *I = &p->insts[o->inst];
+        if (I->parent >= 0 || (elided && i == n - 1)) tosac_fixbuf_appendf(buf, size, &len, "block '%s' ", I->name);
+        tosac_fixbuf_appendf(buf, size, &len, "op %u (%s)", (unsigned)o->index, tosac_op_name(o->op));
+        if (i) tosac_fixbuf_appendf(buf, size, &len, " > ");
+    }
+    const rt_op *o = &p->ops[op];
+    tosac_fixbuf_appendf(buf, size, &len, " [");
+    for (uint32_t i = 0; i < o->n_in; i++)
+        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->in_base + i]].name);
+    tosac_fixbuf_appendf(buf, size, &len, "%s", o->n_in ? " -> " : "-> ");
+    for (uint32_t i = 0; i < o->n_out; i++)
+        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->out_base + i]].name);
+    tosac_fixbuf_appendf(buf, size, &len, "]");
+}
+
 
 tosac_status rt_build(tosac_program *p, const tosac_graph *g, const tosac_program_opts *o, tosac_diag *d)
 {

@@ -41,46 +41,10 @@ void rt_resolve(tosac_program *p)
         rt_op *op = &p->ops[k];
         op->call.scratch = op->scratch_size && p->arena ? p->arena + op->scratch_off : NULL;
         op->call.scratch_size = op->scratch_size;
+        op->call.prep = op->prep_size && p->prepared ? p->prepared + op->prep_off : NULL;
+        op->call.prep_size = op->prep_size;
     }
     p->dirty = false;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Messages                                                                                      */
-
-void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size)
-{
-    if (!size) return;
-    size_t len = 0;
-    buf[0] = '\0';
-    /* the chain of control-flow operators leading to `op`, outermost first */
-    enum { MAXC = 32 };
-    uint32_t chain[MAXC];
-    int n = 0;
-    bool elided = false;
-    for (int32_t k = (int32_t)op; k >= 0; k = p->insts[p->ops[k].inst].parent_op) {
-        if (n == MAXC) {
-            elided = true;
-            break;
-        }
-        chain[n++] = (uint32_t)k;
-    }
-    if (elided) tosac_fixbuf_appendf(buf, size, &len, "... > ");
-    for (int i = n - 1; i >= 0; i--) {
-        const rt_op *o = &p->ops[chain[i]];
-        const rt_inst *I = &p->insts[o->inst];
-        if (I->parent >= 0 || (elided && i == n - 1)) tosac_fixbuf_appendf(buf, size, &len, "block '%s' ", I->name);
-        tosac_fixbuf_appendf(buf, size, &len, "op %u (%s)", (unsigned)o->index, tosac_op_name(o->op));
-        if (i) tosac_fixbuf_appendf(buf, size, &len, " > ");
-    }
-    const rt_op *o = &p->ops[op];
-    tosac_fixbuf_appendf(buf, size, &len, " [");
-    for (uint32_t i = 0; i < o->n_in; i++)
-        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->in_base + i]].name);
-    tosac_fixbuf_appendf(buf, size, &len, "%s", o->n_in ? " -> " : "-> ");
-    for (uint32_t i = 0; i < o->n_out; i++)
-        tosac_fixbuf_appendf(buf, size, &len, "%s%s", i ? ", " : "", p->vals[p->idx[o->out_base + i]].name);
-    tosac_fixbuf_appendf(buf, size, &len, "]");
 }
 
 static tosac_status fail(tosac_program *p, uint32_t op, tosac_status s, const char *why)
@@ -121,6 +85,8 @@ static tosac_status run_kernel(tosac_program *p, uint32_t k)
     rt_op *op = &p->ops[k];
     if (!op->fn) return fail(p, k, TOSAC_ERR_UNSUPPORTED, "no kernel for this operator");
     op->call.why = NULL;
+    /* an op callback observes every result: fused operators then run one by one */
+    op->call.epi = op->has_epi && !p->cb ? &op->epi : NULL;
     tosac_status s = op->fn(&op->call);
     return s == TOSAC_OK ? s : fail(p, k, s, op->call.why);
 }
@@ -152,6 +118,7 @@ static tosac_status run_while(tosac_program *p, uint32_t k)
 static tosac_status run_op(tosac_program *p, uint32_t k)
 {
     const rt_op *op = &p->ops[k];
+    if (op->fused_into != RT_NONE && !p->cb) return TOSAC_OK; /* its producer ran it */
     switch (op->mode) {
     case M_NOP: return TOSAC_OK;
     case M_ALIAS:
@@ -205,6 +172,9 @@ tosac_status tosac_program_invoke(tosac_program *p, tosac_diag *d)
     p->err[0] = '\0';
     if (p->arena_size && !p->arena)
         return invoke_fail(p, d, TOSAC_ERR_INVALID_ARG, "%s", "no arena: call tosac_program_set_arena first");
+    if (p->prepared_size && !p->prepared)
+        return invoke_fail(p, d, TOSAC_ERR_INVALID_ARG, "%s",
+                           "no prepared constants: call tosac_program_set_prepared first");
     if (p->dirty) rt_resolve(p);
     const rt_inst *m = &p->insts[0];
     for (uint32_t i = 0; i < m->n_in; i++) {

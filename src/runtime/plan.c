@@ -1,6 +1,9 @@
 /*
  * Static memory plan.
  *
+ * 0. Sizes: every kernel's prepare reports its prepared-constant and scratch bytes
+ *    (kernels/kernel.h); the prepared constants are laid out one after the other (16-byte
+ *    aligned) in their own area.
  * 1. Lifetimes: every arena value is live from the step of its producer (or its block's opening
  *    step for block inputs) to the last step that reads it (its block's closing step for block
  *    outputs). A value read inside a sub-block but owned by an enclosing instance is live over
@@ -11,7 +14,8 @@
  *    same element count and storage size (and, for elementwise kernels, the same shape). Values
  *    sharing storage form one buffer.
  *    (RESHAPE / IDENTITY of a constant take no storage at all: build.c makes them the constant.)
- * 3. Scratch: a kernel's scratch space is a buffer live during its operator only.
+ * 3. Scratch: a kernel's scratch space is a buffer live during its operator only. A fused
+ *    epilogue's result is live from its producer on (fuse.c).
  * 4. Placement (TFLite Micro's greedy planner): buffers sorted by size (largest first), each put at
  *    the lowest 16-byte aligned offset where it overlaps no already placed buffer whose lifetime
  *    overlaps its own (very large graphs: first fit in execution order, see place_online).
@@ -73,6 +77,30 @@ static void use_copies(tosac_program *p, uint32_t base, uint32_t n, uint32_t ins
     }
 }
 
+static tosac_status kernel_sizes(tosac_program *p, tosac_diag *d)
+{
+    size_t total = 0;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        rt_op *op = &p->ops[k];
+        if (op->mode != M_KERNEL && op->mode != M_ALIAS) continue;
+        tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(op->op);
+        tosac_kprep sz = {0, 0};
+        op->call.epi = op->has_epi ? &op->epi : NULL;
+        if (pf && pf(&op->call, &sz, NULL) != TOSAC_OK) {
+            char label[256];
+            rt_op_label(p, k, label, sizeof label);
+            return tosac_diag_add(d, TOSAC_ERR_INTERNAL, "%s: the kernel cannot prepare this operator", label);
+        }
+        op->scratch_size = sz.scratch_size;
+        op->prep_size = sz.const_size;
+        op->prep_off = total;
+        if (!tosac_add_size(total, rt_align(sz.const_size), &total) || rt_align(sz.const_size) < sz.const_size)
+            return tosac_diag_add(d, TOSAC_ERR_NOMEM, "prepared constants too large");
+    }
+    p->prepared_size = total;
+    return TOSAC_OK;
+}
+
 static void lifetimes(tosac_program *p)
 {
     for (uint32_t i = 0; i < p->n_insts; i++) {
@@ -85,6 +113,7 @@ static void lifetimes(tosac_program *p)
         const rt_op *op = &p->ops[k];
         for (uint32_t j = 0; j < op->n_in; j++) use_at(p, p->idx[op->in_base + j], op->inst, op->step, op->step_end);
         for (uint32_t j = 0; j < op->n_out; j++) use_at(p, p->idx[op->out_base + j], op->inst, op->step, op->step_end);
+        if (op->has_epi) use_at(p, op->fused_out, op->inst, op->step, op->step_end);
         if (op->mode != M_WHILE) continue;
         for (uint32_t j = 0; j < op->n_out; j++) use_at(p, p->idx[op->state_base + j], op->inst, op->step, op->step_end);
         use_copies(p, op->pre_base, op->n_pre, op->inst, op->step, op->step);
@@ -274,6 +303,7 @@ tosac_status rt_plan(tosac_program *p, tosac_diag *d)
     okey *order = NULL;
     span *tmp = NULL;
     int64_t *diff = NULL;
+    if ((st = kernel_sizes(p, d)) != TOSAC_OK) return st;
     lifetimes(p);
     group *g = tosac_malloc(gsize);
     uint32_t *bufof = tosac_malloc(bsize);

@@ -41,6 +41,7 @@ void tosac_program_destroy(tosac_program *p)
     tosac_free(p->consts_raw, p->consts_raw_size);
     tosac_free(p->var_raw, p->var_raw_size);
     tosac_free(p->arena_raw, p->arena_raw_size);
+    tosac_free(p->prepared_raw, p->prepared_raw_size);
     tosac_arena_deinit(&p->mem);
     tosac_free(p, sizeof *p);
 }
@@ -63,14 +64,29 @@ tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts
     p->precise = o.precise;
     p->external_io = o.external_io;
     p->max_iter = o.max_iterations ? o.max_iterations : TOSAC_DEFAULT_MAX_ITERATIONS;
-    if ((st = rt_build(p, g, &o, d)) != TOSAC_OK || (st = rt_plan(p, d)) != TOSAC_OK) goto fail;
+    /* build -> fuse -> plan -> prepare: each step reads only what the ones before produced */
+    if ((st = rt_build(p, g, &o, d)) != TOSAC_OK) goto fail;
+    rt_fuse(p);
+    if ((st = rt_plan(p, d)) != TOSAC_OK) goto fail;
     if (o.max_memory) {
         size_t fixed = p->const_size + p->var_size; /* <= max_memory: checked in rt_build */
-        if (p->arena_size > o.max_memory - fixed) {
-            st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "the arena (%zu bytes) exceeds max_memory (%zu) with %zu bytes of constants and variables",
-                                p->arena_size, o.max_memory, fixed);
+        if (p->prepared_size > o.max_memory - fixed || p->arena_size > o.max_memory - fixed - p->prepared_size) {
+            st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "the arena (%zu bytes) and prepared constants (%zu) exceed max_memory (%zu) with %zu bytes of constants and variables",
+                                p->arena_size, p->prepared_size, o.max_memory, fixed);
             goto fail;
         }
+    }
+    if (!o.caller_prepared && p->prepared_size) {
+        size_t n;
+        if (!tosac_add_size(p->prepared_size, RT_ALIGN - 1, &n) || !(p->prepared_raw = tosac_malloc(n))) {
+            st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "tosac_program_create: cannot allocate %zu bytes of prepared constants",
+                                p->prepared_size);
+            goto fail;
+        }
+        p->prepared_raw_size = n;
+        p->own_prepared = true;
+        uint8_t *dst = (uint8_t *)(((uintptr_t)p->prepared_raw + (RT_ALIGN - 1)) & ~(uintptr_t)(RT_ALIGN - 1));
+        if ((st = rt_prepare(p, dst, d)) != TOSAC_OK) goto fail;
     }
     if (!o.caller_arena && p->arena_size) {
         size_t n;
@@ -118,6 +134,25 @@ tosac_status tosac_program_set_arena(tosac_program *p, void *buf, size_t size)
     p->dirty = true;
     return TOSAC_OK;
 }
+
+size_t tosac_program_prepared_size(const tosac_program *p) { return p ? p->prepared_size : 0; }
+
+tosac_status tosac_program_set_prepared(tosac_program *p, void *buf, size_t size, tosac_diag *d)
+{
+    if (!p || (!buf && p->prepared_size) || (buf && (size < p->prepared_size || (uintptr_t)buf % RT_ALIGN)))
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_program_set_prepared: a %d-byte aligned buffer of %zu bytes is needed",
+                              RT_ALIGN, p ? p->prepared_size : (size_t)0);
+    if (p->own_prepared) {
+        tosac_free(p->prepared_raw, p->prepared_raw_size);
+        p->prepared_raw = NULL;
+        p->prepared_raw_size = 0;
+        p->own_prepared = false;
+    }
+    p->prepared = NULL;
+    return buf ? rt_prepare(p, buf, d) : TOSAC_OK;
+}
+
+const void *tosac_program_prepared(const tosac_program *p) { return p ? p->prepared : NULL; }
 
 /* ---- tensors ----------------------------------------------------------------------------- */
 

@@ -1,7 +1,13 @@
 /*
- * Runtime internals shared by build.c (graph -> block instances, values, operators, constants,
- * variables), plan.c (lifetimes, in-place reuse, arena placement), exec.c (invoke) and program.c
- * (public accessors).
+ * Runtime internals shared by the steps program.c runs in this order, each using only the ones
+ * before it:
+ *   build.c    graph -> block instances, values, operators, constants, variables, kernel calls
+ *   fuse.c     fused epilogues (a RESCALE / CLAMP run inside its producer's output loop)
+ *   plan.c     kernels' prepared-constant and scratch sizes, lifetimes, in-place reuse, arena
+ *              placement, prepared-constants layout
+ *   prepare.c  kernels' prepare into the prepared-constants area
+ *   exec.c     invoke
+ * and program.c (public accessors).
  *
  * Block instances. The main block is instance 0; every COND_IF / WHILE_LOOP operator gets its
  * own instance of each sub-block it runs, so a sub-block's values can be bound to that operator's
@@ -117,6 +123,13 @@ typedef struct rt_op {
     uint32_t pre_base, n_pre, stage_base, n_stage, commit_base, n_commit, post_base, n_post;
     size_t scratch_size, scratch_off;
     uint32_t scratch_buf; /* plan buffer of the scratch space (RT_NONE if none) */
+    size_t prep_size, prep_off; /* the kernel's prepared constants in p->prepared */
+    /* fusion (fuse.c): a producer runs `epi` (has_epi) unless an op callback observes every
+       result; the RESCALE / CLAMP it absorbs then have fused_into = the producer and are skipped */
+    bool has_epi;
+    tosac_kepilogue epi;
+    uint32_t fused_into;
+    uint32_t fused_out;   /* has_epi: the value epi.out writes (live from this operator on) */
     tosac_kernel_fn fn;
     tosac_kcall call;
 } rt_op;
@@ -186,6 +199,11 @@ struct tosac_program {
     uint8_t *arena;
     size_t arena_cap;
     bool own_arena;
+    void *prepared_raw; /* prepared constants (tosac_program_prepared_size) */
+    size_t prepared_raw_size, prepared_size;
+    uint8_t *prepared;
+    bool own_prepared;
+    uint32_t isa; /* tosac_kisa of every kernel call */
 
     bool precise, external_io, dirty;
     uint64_t max_iter;
@@ -223,13 +241,21 @@ tosac_status rt_build(tosac_program *p, const tosac_graph *g, const tosac_progra
 /* Constants layout shared with tosac_program_const_size. */
 tosac_status rt_const_size(const tosac_graph *g, const tosac_program_opts *o, size_t *bytes);
 
-/* plan.c: lifetimes, in-place reuse, buffers, placement (p->bufs, entries, arena_size). */
+/* "op 3 (WHILE_LOOP) > block 'body' op 1 (ADD) [a, b -> c]" into buf (build.c). */
+void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size);
+
+/* fuse.c: marks fused producer / consumer pairs (rt_op.has_epi, fused_into). */
+void rt_fuse(tosac_program *p);
+
+/* plan.c: kernel sizes, lifetimes, in-place reuse, buffers, placement (p->bufs, entries,
+   arena_size), prepared-constants offsets (prepared_size). */
 tosac_status rt_plan(tosac_program *p, tosac_diag *d);
+
+/* prepare.c: runs every kernel's prepare into `dst` (p->prepared_size bytes, aligned). */
+tosac_status rt_prepare(tosac_program *p, uint8_t *dst, tosac_diag *d);
 
 /* exec.c */
 void rt_resolve(tosac_program *p);
-/* "op 3 (WHILE_LOOP) > block 'body' op 1 (ADD) [a, b -> c]" into buf. */
-void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size);
 
 /* convert.c: TOSA data encoding <-> execution storage. */
 bool rt_is_float(tosac_dtype t);

@@ -19,6 +19,7 @@
 #include "harness/ktensor.h"
 #include "harness/test.h"
 #include "kernels/kernel.h"
+#include "unit/kernels_run.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                    */
@@ -170,12 +171,11 @@ static tosac_status run_op(uint32_t op, tt *const *ins, int nin, tt *out, const 
     c.in = in;
     c.out = &out->t;
     c.attr = a;
-    tosac_kernel_fn fn = tosac_kernel_for(op);
-    tosac_kernel_scratch_fn sfn = tosac_kernel_scratch_for(op);
-    EXPECT(fn != NULL && sfn != NULL);
-    if (!fn || !sfn) return TOSAC_ERR_INTERNAL;
-    EXPECT_EQ_I(sfn(&c), 0);
-    tosac_status s = fn(&c);
+    tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(op);
+    tosac_kprep sz = {1, 1};
+    EXPECT(pf != NULL && pf(&c, &sz, NULL) == TOSAC_OK);
+    EXPECT_EQ_I(sz.scratch_size, 0);
+    tosac_status s = kernels_run_call(&c);
     last_why = c.why;
     if (s != TOSAC_OK) EXPECT(c.why != NULL && c.why[0] != '\0');
     return s;
@@ -1863,8 +1863,49 @@ static void test_broadcast_corners(void)
     tt_free(&H);
 }
 
+/* fp32 EXP and SIGMOID (k_exp, not libm) over their whole range, subnormal results, overflow and
+   specials: within one ulp of the correctly rounded result and the same bits at every ISA level. */
+static void test_exp_sigmoid_levels(void)
+{
+    enum { N = 4000 };
+    tt A, O;
+    tt_make1(&A, TOSAC_DTYPE_FP32, false, N);
+    tt_make1(&O, TOSAC_DTYPE_FP32, false, N);
+    float *a = (float *)(void *)A.buf;
+    for (int i = 0; i < N - 6; i++) a[i] = -110.0f + 200.0f * (float)i / (float)(N - 6) + (float)rnd_unit() * 0.05f;
+    a[N - 6] = INFINITY, a[N - 5] = -INFINITY, a[N - 4] = NAN, a[N - 3] = 0.0f, a[N - 2] = -0.0f, a[N - 1] = 88.72f;
+    static const uint32_t ops[2] = {TOSAC_OP_EXP, TOSAC_OP_SIGMOID};
+    for (int k = 0; k < 2; k++) {
+        float *first = malloc(N * sizeof(float));
+        for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+            tosac_kernel_limit_isa(level);
+            tt *ins[1] = {&A};
+            EXPECT_EQ_I(run_op(ops[k], ins, 1, &O, NULL), TOSAC_OK);
+            const float *r = (const float *)(void *)O.buf;
+            int bad = 0;
+            for (int i = 0; i < N; i++) {
+                double want = ops[k] == TOSAC_OP_EXP ? exp((double)a[i]) : d_sigmoid((double)a[i]);
+                bool good = fp_close(r[i], want, TOSAC_DTYPE_FP32, false, 1.0);
+                if (level && memcmp(&r[i], &first[i], sizeof(float)) != 0 && !(isnan(r[i]) && isnan(first[i])))
+                    good = false;
+                t_checks++;
+                if (!good && bad++ < 3)
+                    fprintf(stderr, "  op %u level %u x %.9g: got %.9g want %.17g\n", (unsigned)ops[k], level,
+                            (double)a[i], (double)r[i], want);
+            }
+            if (bad) t_failures++;
+            if (!level) memcpy(first, r, N * sizeof(float));
+        }
+        free(first);
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+    tt_free(&A);
+    tt_free(&O);
+}
+
 int main(void)
 {
+    RUN(test_exp_sigmoid_levels);
     RUN(test_binary_int_random);
     RUN(test_binary_int_spots);
     RUN(test_unary_int);

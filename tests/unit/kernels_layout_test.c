@@ -16,6 +16,7 @@
 #include "harness/ktensor.h"
 #include "harness/test.h"
 #include "kernels/kernel.h"
+#include "unit/kernels_run.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                      */
@@ -77,20 +78,8 @@ static tosac_status run_op(uint32_t op, tt **ins, uint32_t nin, tt *out, const t
     c.in = kin;
     c.out = &out->t;
     c.attr = attr ? attr : none;
-    tosac_kernel_scratch_fn sf = tosac_kernel_scratch_for(op);
-    tosac_kernel_fn fn = tosac_kernel_for(op);
-    if (!sf || !fn) return TOSAC_ERR_INTERNAL;
-    size_t ss = sf(&c);
-    void *scr = NULL;
-    if (ss) {
-        scr = aligned_alloc(16, (ss + 15) & ~(size_t)15);
-        memset(scr, 0xA5, ss); /* uninitialised per the interface */
-    }
-    c.scratch = scr;
-    c.scratch_size = ss;
-    tosac_status s = fn(&c);
+    tosac_status s = kernels_run_call(&c);
     if (why) *why = c.why;
-    free(scr);
     return s;
 }
 
@@ -585,7 +574,7 @@ static void test_scatter(void)
                                es);
                     }
             tt *ins[3] = {&vin, &ix, &input};
-            CHECK_CASE(!(tosac_kernel_scatter_scratch(&(tosac_kcall){.op = TOSAC_OP_SCATTER, .n_in = 3, .in = &vin.t}) <
+            CHECK_CASE(!(kernels_scratch_size(&(tosac_kcall){.op = TOSAC_OP_SCATTER, .n_in = 3, .in = &vin.t}) <
                 (size_t)((N * K + 7) / 8)));
             CHECK_CASE(!(run_op(TOSAC_OP_SCATTER, ins, 3, &out, NULL, NULL) != TOSAC_OK || !same_bytes("scatter", &out, exp)));
             /* a repeated index in the same batch: UNPREDICTABLE */

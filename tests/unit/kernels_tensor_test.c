@@ -22,6 +22,7 @@
 #include "harness/test.h"
 #include "kernels/k_gemm.h"
 #include "kernels/kernel.h"
+#include "unit/kernels_run.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                      */
@@ -130,19 +131,7 @@ static tosac_status run_op(uint32_t op, tt **ins, uint32_t nin, tt **outs, uint3
     c.in = kin;
     c.out = kout;
     c.attr = attr;
-    tosac_kernel_scratch_fn sf = tosac_kernel_scratch_for(op);
-    tosac_kernel_fn fn = tosac_kernel_for(op);
-    if (!sf || !fn) return TOSAC_ERR_INTERNAL;
-    size_t ss = sf(&c);
-    void *scr = NULL;
-    if (ss) {
-        scr = malloc(ss); /* 16-byte aligned */
-        memset(scr, 0xA5, ss);
-    }
-    c.scratch = scr;
-    c.scratch_size = ss;
-    tosac_status st = fn(&c);
-    free(scr);
+    tosac_status st = kernels_run_call(&c);
     return st;
 }
 
@@ -1361,10 +1350,13 @@ int main(void)
     RUN(test_max_pool_random);
     RUN(test_argmax_random);
     RUN(test_fft);
-    /* the micro-kernel users again at each lower instruction-set level (the same bits are required) */
-    for (int level = 0; level < 2; level++) {
-        fprintf(stderr, "micro-kernels capped at level %d:\n", level);
-        tosac_gemm_limit_isa(level);
+    /* the micro-kernel users again at each lower instruction-set level (the same bits are
+       required), the weights as constant operands (prepared once) at some levels and not at
+       others (packed by the run) */
+    for (int level = 0; level < 3; level++) {
+        fprintf(stderr, "micro-kernels capped at level %d, weights %s:\n", level, level == 1 ? "not constant" : "constant");
+        tosac_kernel_limit_isa((uint32_t)level);
+        kr_const_mask = level == 1 ? 0u : ~1u;
         RUN(test_conv2d_random);
         RUN(test_conv3d_random);
         RUN(test_depthwise_random);
@@ -1373,6 +1365,7 @@ int main(void)
         RUN(test_conv_fp_special);
         RUN(test_matmul);
     }
-    tosac_gemm_limit_isa(2);
+    tosac_kernel_limit_isa((uint32_t)2);
+    kr_const_mask = 0;
     return test_summary();
 }

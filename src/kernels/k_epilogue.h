@@ -1,0 +1,28 @@
+/*
+ * Fused epilogues (kernel.h: tosac_kepilogue). The runtime asks whether a consumer can be fused;
+ * a producer with c->epi set hands its int32 results (accumulator + bias, whole channel rows from
+ * channel 0) to tosac_epilogue_store instead of storing them.
+ */
+#ifndef TOSAC_KERNELS_K_EPILOGUE_H
+#define TOSAC_KERNELS_K_EPILOGUE_H
+
+#include "kernels/kernel.h"
+
+/* A RESCALE call the epilogue runs exactly: int32 input, signed 8/16-bit output, scale32 with
+   SINGLE or DOUBLE_ROUND, constant multiplier / shift / zero points. *lo, *hi: its output range. */
+bool tosac_rescale_fusable(const tosac_kcall *rescale, int32_t *lo, int32_t *hi);
+
+/* The [min_val, max_val] of an INT8 / INT16 CLAMP call (false for other types or bad bounds). */
+bool tosac_clamp_int_bounds(const tosac_kcall *clamp, int32_t *lo, int32_t *hi);
+
+/* The bounds and nan_mode of an FP32 CLAMP call (false for other types or bad bounds). */
+bool tosac_clamp_f32_bounds(const tosac_kcall *clamp, float *lo, float *hi, bool *ignore);
+/* CLAMP of fp32 values in place (the one implementation: the CLAMP kernel uses it too). */
+void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore);
+
+/* Rescales acc[0..n) in place (from the RESCALE's prepared tables, in c->isa's variant), clips to
+   [epi->lo, epi->hi] and stores at element `off` of epi->out. UNPREDICTABLE when the RESCALE's
+   REQUIREs fail, as the unfused RESCALE would report. */
+tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int64_t n);
+
+#endif
