@@ -12,27 +12,15 @@
  *
  * Exit status: 0 success; 1 failure (onnxruntime-node missing, model error); 2 bad usage.
  */
-const path = require('path');
 
-function loadOrt() {
-  const root = path.resolve(__dirname, '..');
-  for (const p of [path.join(root, 'node_modules', 'onnxruntime-node'), 'onnxruntime-node']) {
-    try {
-      return require(p);
-    } catch (e) {
-      if (e.code !== 'MODULE_NOT_FOUND') throw e;
-    }
-  }
-  process.stderr.write(`ort_session: onnxruntime-node is not installed (npm install --ignore-scripts in ${root})\n`);
-  process.exit(1);
-}
+const { loadOrt } = require('../tools/zoo/ort_load.js');
 
 async function main(argv) {
   if (argv.length !== 2 || !(Number(argv[1]) >= 1)) {
     process.stderr.write('usage: node bench/ort_session.js MODEL.onnx RUNS\n');
     return 2;
   }
-  const ort = loadOrt();
+  const ort = loadOrt('ort_session');
   const runs = Math.floor(Number(argv[1]));
   const opts = { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 };
   const ms = [];

@@ -11,28 +11,16 @@
  *
  * Exit status: 0 success; 1 failure (onnxruntime-node missing, model error); 2 bad usage.
  */
-const path = require('path');
 const { readNpy } = require('../tools/zoo/npy.js');
 
-function loadOrt() {
-  const root = path.resolve(__dirname, '..');
-  for (const p of [path.join(root, 'node_modules', 'onnxruntime-node'), 'onnxruntime-node']) {
-    try {
-      return require(p);
-    } catch (e) {
-      if (e.code !== 'MODULE_NOT_FOUND') throw e;
-    }
-  }
-  process.stderr.write(`ort_time: onnxruntime-node is not installed (npm install --ignore-scripts in ${root})\n`);
-  process.exit(1);
-}
+const { loadOrt } = require('../tools/zoo/ort_load.js');
 
 async function main(argv) {
   if (argv.length !== 4 || !(Number(argv[2]) >= 1) || !(Number(argv[3]) >= 1)) {
     process.stderr.write('usage: node bench/ort_time.js MODEL.onnx IN.npy RUNS THREADS\n');
     return 2;
   }
-  const ort = loadOrt();
+  const ort = loadOrt('ort_time');
   const runs = Math.floor(Number(argv[2])), threads = Math.floor(Number(argv[3]));
   const s = await ort.InferenceSession.create(argv[0], {
     executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1,

@@ -24,21 +24,9 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                    */
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
+#define RNG_SEED 0x243F6A8885A308D3ull
+#include "harness/rng.h"
 
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    rng_state = x;
-    return x;
-}
-
-/* Uniform in [lo, hi]. */
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
-static double rnd_unit(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
 static int64_t pow2(int s) { return (int64_t)1 << s; }
 

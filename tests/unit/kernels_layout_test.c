@@ -21,17 +21,8 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                      */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    rng_state = x;
-    return x;
-}
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+#include "harness/rng.h"
 
 /* One whole-tensor case, counted as one check. */
 #define CHECK_CASE(ok)                                                          \
@@ -43,8 +34,6 @@ static uint64_t rnd(void)
         }                                                                       \
     } while (0)
 
-/* Uniform in [lo, hi]. */
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 /* A SHAPE operand (rank 1, int64) holding vals[0..n). */
 static void tt_shape(tt *x, int n, const int64_t *vals)

@@ -16,18 +16,8 @@
 #include "kernels/kernel.h"
 #include "unit/kernels_run.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    rng_state = x;
-    return x;
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+#include "harness/rng.h"
 
 static void seti(tt *x, int64_t i, int64_t v)
 {

@@ -27,20 +27,9 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Utilities                                                                                      */
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+#define RNG_SEED 0x2545F4914F6CDD1Dull
+#include "harness/rng.h"
 
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    rng_state = x;
-    return x;
-}
-
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
-static double rnd_unit(void) { return (double)(rnd() >> 11) * (1.0 / 9007199254740992.0); }
 
 #define CHECK_CASE(ok, ...)                                                     \
     do {                                                                        \

@@ -21,19 +21,7 @@ const fs = require('fs');
 const path = require('path');
 const { readNpy, writeNpy } = require('./npy.js');
 
-function loadOrt() {
-  const root = path.resolve(__dirname, '..', '..');
-  for (const p of [path.join(root, 'node_modules', 'onnxruntime-node'), 'onnxruntime-node']) {
-    try {
-      return require(p);
-    } catch (e) {
-      if (e.code !== 'MODULE_NOT_FOUND') throw e;
-    }
-  }
-  process.stderr.write('ort_run: onnxruntime-node is not installed (run `npm install --ignore-scripts` ' +
-                       `in ${root}, or scripts/install-deps.sh)\n`);
-  process.exit(1);
-}
+const { loadOrt } = require('./ort_load.js');
 
 function safeName(n) {
   return n.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -44,7 +32,7 @@ async function main(argv) {
     process.stderr.write('usage: node tools/zoo/ort_run.js MODEL.onnx [IN.npy | NAME=IN.npy]... OUTDIR\n');
     return argv.includes('-h') || argv.includes('--help') ? 0 : 2;
   }
-  const ort = loadOrt();
+  const ort = loadOrt('ort_run');
   const model = argv[0];
   const outdir = argv[argv.length - 1];
   const ins = argv.slice(1, -1);
