@@ -13,7 +13,10 @@
  *       tosac_compiled_destroy(c);
  *   }
  *
- * Targets are parsed by tosac_target_parse. TOSA-1.0+INT (no +FP) always quantizes; +INT+FP
+ * Targets are looked up with tosac_target_lookup: TOSA-1.0+... strings and devices (ethos-u55-128,
+ * cortex-m55, ...; `tosac targets`). A device target quantizes with its lowering choices and
+ * partitions the program into NPU and CPU segments (tosac_compiled_artifact, docs/TARGETS.md).
+ * TOSA-1.0+INT (no +FP) always quantizes; +INT+FP
  * quantizes when calibration data is given (with float I/O inside the program unless io is INT8 /
  * UINT8 or preserve_io is set); otherwise the result is the FP program. A QDQ model brings its
  * own scales and needs no calibration data.
@@ -30,6 +33,7 @@
 #include "tosac/onnx.h"
 #include "tosac/quant.h"
 #include "tosac/status.h"
+#include "tosac/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,11 +90,19 @@ typedef struct tosac_driver_opts {
     bool a16w8;                            /**< int16 activations (needs +int16 in the target) */
     tosac_driver_io io;
     bool preserve_io; /**< INT+FP with float io: keep the I/O quantization out of the program */
-    uint32_t lowering; /**< TOSAC_LOWER_* bits of the target */
+    /** TOSAC_LOWER_* bits when lowering_given; otherwise the target's own (none for TOSA-1.0+INT,
+        the Vela-ready set for Ethos-U targets: tosac targets). */
+    uint32_t lowering;
+    bool lowering_given;
     const char *emit_qdq; /**< also write the quantized FP graph as QDQ ONNX to this file */
     bool report;          /**< measure the per-layer SQNR report (one more FP and INT run per sample) */
     tosac_quant_progress_fn progress; /**< calibration progress, optional */
     void *progress_user;
+    /** Called with every file the compile reads besides the model (external data, calibration
+        files), before it is read: `tosac compile` refuses to write over any of them. Optional;
+        an error status stops the compile. */
+    tosac_status (*on_input)(void *user, const char *path, tosac_diag *d);
+    void *on_input_user;
 } tosac_driver_opts;
 
 /** Everything off, target NULL (FP), calib_method percentile (the best on the zoo, docs/QUANT.md). */
@@ -126,6 +138,12 @@ const tosac_compile_report *tosac_compiled_report(const tosac_compiled *c);
 /** The ONNX model that was compiled (NULL for a program read with tosac_compiled_read). */
 const tosac_onnx_model *tosac_compiled_onnx_model(const tosac_compiled *c);
 
+/** The device target's partitioned program (NPU and CPU segments, manifest, partition report:
+    include/tosac/target.h); NULL for TOSA-1.0+... targets. Owned by `c`. */
+const tosac_artifact *tosac_compiled_artifact(const tosac_compiled *c);
+/** The device the program was compiled for; NULL for TOSA-1.0+... targets. */
+const tosac_target_info *tosac_compiled_device(const tosac_compiled *c);
+
 /** Wall times of the stages, milliseconds. */
 typedef struct tosac_driver_times {
     double read_ms, compile_ms, quantize_ms;
@@ -133,7 +151,8 @@ typedef struct tosac_driver_times {
 const tosac_driver_times *tosac_compiled_times(const tosac_compiled *c);
 
 /**
- * Writes the program to `path` and, for a quantized program, its sidecar PATH.quant.json; for an
+ * Writes the program to `path` and, for a quantized program, its sidecar PATH.quant.json (a device
+ * target's artifact is written with tosac_artifact_write, this writes its unpartitioned program); for an
  * FP program a PATH.quant.json left there by an earlier quantized one is removed (it describes
  * another program). The .tosa is written through a temporary file; when the sidecar cannot be
  * written the .tosa is removed again, so no half of the pair is left.

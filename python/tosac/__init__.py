@@ -86,13 +86,6 @@ def _is_random(calibration):
     return isinstance(calibration, str) and calibration == "random"
 
 
-def _partitioned_target(target):
-    """Hook for NPU targets: `tosac compile --target ethos-u55-128` gives an artifact of several
-    segments (NPU and CPU partitions). When the driver returns those, Program gets its segments and
-    partition report here; until then such targets are refused by name."""
-    return target.lower().startswith("ethos-u")
-
-
 def _calibration(calibration, opts):
     """Adds the calibration sources of `calibration` to the driver options."""
     if calibration is None:
@@ -130,9 +123,6 @@ def compile(model, target="TOSA-1.0+FP", calibration=None, io="float", **options
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise TypeError(f"compile: unknown option(s) {', '.join(unknown)} (known: {', '.join(sorted(_OPTIONS))})")
-    if target is not None and _partitioned_target(target):
-        raise _error(f"target {target}: NPU targets (partitioned programs) are not yet supported by the Python API; "
-                    "use `tosac compile --target` for now")
     if io not in _IO:
         raise _error(f"unknown io '{io}' (float, int8 or uint8)")
     opts = {"target": target, "io": _IO[io]}
@@ -229,7 +219,8 @@ def inspect(path):
 class Program:
     """A TOSA program ready to run: from compile() or load().
 
-    run() takes and returns numpy arrays by input / output name. A quantized program's float
+    run() takes and returns numpy arrays by input / output name (for an Ethos-U / Cortex-M target,
+    the whole program: bit-identical to running its segments one after another). A quantized program's float
     inputs are quantized with its q-params and its outputs dequantized to float32, as `tosac run`
     does with the .quant.json sidecar; integer codes of the sidecar's type are taken as they are.
     """
@@ -273,9 +264,24 @@ class Program:
         outs = self._impl.run([_array(inputs[n], f"input '{n}'") for n in names])
         return {name: np.frombuffer(buf, dtype=np.dtype(descr)).reshape(shape) for name, descr, shape, buf in outs}
 
+    @property
+    def partition_report(self):
+        """For an Ethos-U / Cortex-M target: where every ONNX node and TOSA operator runs, the rule
+        that kept it off the NPU, the segments with their sizes (partition_report.json, see
+        docs/TARGETS.md); None otherwise."""
+        text = self._impl.partition()
+        return None if text is None else json.loads(text)
+
     def save(self, path):
-        """Writes PATH (.tosa) and, for a quantized program, PATH.quant.json."""
-        self._impl.save(os.fspath(path))
+        """Writes PATH (.tosa) and, for a quantized program, PATH.quant.json. For an Ethos-U /
+        Cortex-M target a PATH not ending in .tosa is the artifact directory (segments, manifest,
+        partition report: what `tosac compile --target ethos-u55-128 -o DIR` writes); a .tosa PATH
+        is the whole program lowered for the target, unpartitioned."""
+        path = os.fspath(path)
+        if self._impl.partition() is not None and not str(path).endswith(".tosa"):
+            self._impl.save_artifact(path)
+        else:
+            self._impl.save(path)
 
     def inspect(self):
         """inspect() of this program."""

@@ -22,6 +22,7 @@
 #include "tosac/npy.h"
 #include "tosac/quant.h"
 #include "tosac/runtime.h"
+#include "tosac/target.h"
 #include "tosac/tosa_file.h"
 #include "tosac/validate.h"
 
@@ -256,6 +257,8 @@ static bool args_parse(PyObject *opts, compile_args *a)
         a->o.progress = progress_cb;
         a->o.progress_user = progress; /* the options dict keeps it alive during the call */
     }
+    /* lowering given (even 0, "none") replaces the target's own choices */
+    a->o.lowering_given = PyDict_GetItemString(opts, "lowering") && PyDict_GetItemString(opts, "lowering") != Py_None;
     a->o.io = (tosac_driver_io)io;
     a->o.calib_method = (tosac_quant_calib_method)method;
 
@@ -777,6 +780,41 @@ static PyObject *program_report(ProgramObject *self, PyObject *unused)
     return dict;
 }
 
+/* A device target's partition report (the JSON of partition_report.json), or None. */
+static PyObject *program_partition(ProgramObject *self, PyObject *unused)
+{
+    (void)unused;
+    const tosac_artifact *a = tosac_compiled_artifact(self->c);
+    if (!a) Py_RETURN_NONE;
+    char *text = tosac_artifact_report_json(a);
+    if (!text) return PyErr_NoMemory();
+    PyObject *r = PyUnicode_FromString(text);
+    tosac_string_free(text);
+    return r;
+}
+
+/* Writes a device target's artifact directory (docs/TARGETS.md). */
+static PyObject *program_save_artifact(ProgramObject *self, PyObject *args)
+{
+    PyObject *path;
+    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path)) return NULL;
+    const tosac_artifact *a = tosac_compiled_artifact(self->c);
+    if (!a) {
+        Py_DECREF(path);
+        return PyErr_Format(PyExc_ValueError, "the program was not compiled for an Ethos-U or Cortex-M target: it "
+                                              "has no artifact");
+    }
+    tosac_diag *d = tosac_diag_create();
+    tosac_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = tosac_artifact_write(a, PyBytes_AS_STRING(path), d);
+    Py_END_ALLOW_THREADS
+    PyObject *r = s == TOSAC_OK ? Py_NewRef(Py_None) : raise_error(s, d, PyBytes_AS_STRING(path));
+    tosac_diag_destroy(d);
+    Py_DECREF(path);
+    return r;
+}
+
 static PyMethodDef program_methods[] = {
     {"run", (PyCFunction)program_run, METH_O, "run([(descr, shape, buffer)...]) -> [(name, descr, shape, bytearray)]"},
     {"inputs", (PyCFunction)program_inputs, METH_NOARGS, "[(name, dtype, shape, qparams)]"},
@@ -784,6 +822,8 @@ static PyMethodDef program_methods[] = {
     {"save", (PyCFunction)program_save, METH_VARARGS, "save(path): the .tosa file and its sidecar"},
     {"inspect", (PyCFunction)program_inspect, METH_NOARGS, "tosac_inspect_json of the program"},
     {"report", (PyCFunction)program_report, METH_NOARGS, "compile and quantization report"},
+    {"partition", (PyCFunction)program_partition, METH_NOARGS, "a device target's partition report (JSON) or None"},
+    {"save_artifact", (PyCFunction)program_save_artifact, METH_VARARGS, "save_artifact(dir): a device target's artifact"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -274,8 +274,7 @@ static int write_dot(const tosac_artifact *a, const char *path)
     return rc;
 }
 
-int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, const tosac_target_info *t, const char *out,
-                         bool report, const char *dot, const char *vela)
+int cli_artifact_write(const tosac_artifact *a, const char *out, bool report, const char *dot, const char *vela)
 {
     if (vela && access(vela, X_OK) != 0) {
         fprintf(stderr, "tosac compile: --vela %s: not an executable file (%s); Vela is optional: leave --vela out to "
@@ -284,15 +283,13 @@ int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, cons
         return CLI_EXIT_FAILURE;
     }
     tosac_diag *d = tosac_diag_create();
-    tosac_artifact *a = NULL;
     int rc = CLI_EXIT_FAILURE;
     if (!d) {
         fprintf(stderr, "tosac: out of memory\n");
         return rc;
     }
-    vela_job job = {vela, t};
-    if (tosac_artifact_partition(q, io, t, &a, d) != TOSAC_OK ||
-        tosac_artifact_write_with(a, out, vela ? vela_all : NULL, &job, d) != TOSAC_OK) {
+    vela_job job = {vela, tosac_artifact_target(a)};
+    if (tosac_artifact_write_with(a, out, vela ? vela_all : NULL, &job, d) != TOSAC_OK) {
         print_diag(out, d);
         goto done;
     }
@@ -307,7 +304,6 @@ int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, cons
     if (dot && write_dot(a, dot) != CLI_EXIT_OK) goto done;
     rc = CLI_EXIT_OK;
 done:
-    tosac_artifact_destroy(a);
     tosac_diag_destroy(d);
     return rc;
 }

@@ -105,11 +105,10 @@ int cli_write_output(const char *in_path, const char *out_path, const char *text
 
 /* ---- the partitioned artifact (artifact.c; docs/TARGETS.md) ---- */
 
-/* Partitions the quantized program for target t, writes the artifact directory `out`, runs Vela
-   on its NPU segments (vela: its path, or NULL), prints the partition report (report) and writes
-   the DOT picture (dot: a path, or NULL). */
-int cli_artifact_compile(const tosac_graph *q, const tosac_quant_iomap *io, const tosac_target_info *t,
-                         const char *out, bool report, const char *dot, const char *vela);
+/* Writes the partitioned program `a` (tosac_compiled_artifact) as the artifact directory `out`,
+   runs Vela on its NPU segments (vela: its path, or NULL), prints the partition report (report)
+   and writes the DOT picture (dot: a path, or NULL). */
+int cli_artifact_write(const tosac_artifact *a, const char *out, bool report, const char *dot, const char *vela);
 int cli_artifact_inspect(const char *dir, bool json, const char *out);
 int cli_artifact_validate(const char *dir, bool quiet);
 /* Runs an artifact on .npy inputs (names[k] from files[k]); outputs to out_dir or summarised.

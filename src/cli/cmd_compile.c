@@ -8,8 +8,6 @@
  * docs/QUANT.md) and MODEL.tosa.quant.json records the float <-> int8 mapping of its I/O;
  * --report then also prints the per-layer SQNR of the INT program against the FP one.
  */
-#include <dirent.h>
-#include <math.h>
 #include <unistd.h>
 #include <errno.h>
 #include <stddef.h>
@@ -26,6 +24,7 @@
 #include "core/hash.h"
 #include "ir/graph.h"
 #include "tosac/compile.h"
+#include "tosac/driver.h"
 #include "tosac/npy.h"
 #include "tosac/onnx.h"
 #include "tosac/quant.h"
@@ -147,7 +146,6 @@ typedef struct compile_args {
     const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
     int n_shapes, n_binds, n_calib;
     long calib_samples;
-    uint32_t lowering; /* the target's TOSAC_LOWER_* choices */
 } compile_args;
 
 /* Options taking one string value, stored as given. */
@@ -320,121 +318,11 @@ static void print_report(const char *path, const char *out_path, const tosac_onn
 }
 
 
-/* Calibration samples of one input: every source gives one sample (an array of the input's size)
-   or several (a leading sample dimension); directories give their .npy files in
-   name order, so the sample order, and the result, do not depend on the file system. */
-typedef struct calib_set {
-    float **samples;
-    uint32_t n, cap;
-} calib_set;
-
-static bool calib_push(calib_set *c, float *x)
-{
-    if (c->n == c->cap) {
-        uint32_t cap = c->cap ? 2 * c->cap : 16;
-        float **s = realloc(c->samples, cap * sizeof *s);
-        if (!s) return false;
-        c->samples = s;
-        c->cap = cap;
-    }
-    c->samples[c->n++] = x;
-    return true;
-}
-
 /* The files a compile writes: the write paths given by its output set (NULL: not written). */
 typedef struct compile_outs {
     tosac_outset *set;
     const char *program, *sidecar, *report_json, *qdq;
 } compile_outs;
-
-/* The count of NaN and infinite values among n float32s. */
-static size_t count_nonfinite(const uint8_t *bytes, size_t n)
-{
-    size_t bad = 0;
-    for (size_t k = 0; k < n; k++) {
-        float x;
-        memcpy(&x, bytes + 4 * k, 4);
-        bad += !isfinite(x);
-    }
-    return bad;
-}
-
-static bool calib_file(calib_set *c, const char *path, const char *input, int64_t nelem, long limit, tosac_outset *os,
-                       tosac_diag *d)
-{
-    tosac_npy npy;
-    if (tosac_outset_add_input(os, path, d) != TOSAC_OK || tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
-    uint8_t *bytes = NULL;
-    size_t nbytes = 0;
-    bool ok = strcmp(npy.descr, "<f4") == 0 && nelem > 0 && npy.count > 0 && npy.count % nelem == 0;
-    if (!ok)
-        tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                       "%s: calibration data must be float32 with the input's %lld elements per sample", path,
-                       (long long)nelem);
-    else
-        ok = tosac_npy_to_tosa(&npy, TOSAC_DTYPE_FP32, path, &bytes, &nbytes, d) == TOSAC_OK;
-    /* a NaN or infinity would make every range built from it meaningless */
-    size_t bad = ok ? count_nonfinite(bytes, nbytes / 4) : 0;
-    if (bad)
-        ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                             "%s: %zu of its %lld values for input '%s' are NaN or infinite; calibration data must be "
-                             "finite",
-                             path, bad, (long long)npy.count, input);
-    for (int64_t k = 0; ok && k < npy.count / nelem && (long)c->n < limit; k++) {
-        float *x = malloc((size_t)nelem * sizeof *x);
-        if (!x || !calib_push(c, x)) {
-            free(x);
-            ok = false;
-            tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-            break;
-        }
-        memcpy(x, bytes + (size_t)k * (size_t)nelem * 4, (size_t)nelem * 4);
-    }
-    if (bytes) tosac_free(bytes, nbytes);
-    tosac_npy_free(&npy);
-    return ok;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static bool calib_dir(calib_set *c, const char *dir, const char *input, int64_t nelem, long limit, tosac_outset *os,
-                      tosac_diag *d)
-{
-    DIR *dp = opendir(dir);
-    if (!dp) return !tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot open the folder: %s", dir, strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    bool ok = true;
-    struct dirent *e;
-    while (ok && (e = readdir(dp)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".npy")) continue;
-        if (n == cap) {
-            char **t = realloc(names, (cap = cap ? 2 * cap : 32) * sizeof *t);
-            if (!t) {
-                ok = false;
-                break;
-            }
-            names = t;
-        }
-        size_t plen = strlen(dir) + len + 2;
-        if (!(names[n] = malloc(plen))) {
-            ok = false;
-            break;
-        }
-        snprintf(names[n++], plen, "%s/%s", dir, e->d_name);
-    }
-    closedir(dp);
-    if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    if (ok && !n) ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: no .npy files for calibration", dir);
-    if (ok) qsort(names, n, sizeof *names, cmp_str);
-    for (size_t k = 0; k < n; k++) {
-        if (ok && (long)c->n < limit) ok = calib_file(c, names[k], input, nelem, limit, os, d);
-        free(names[k]);
-    }
-    free(names);
-    return ok;
-}
 
 static void progress_bar(void *user, uint32_t done, uint32_t total)
 {
@@ -460,106 +348,6 @@ static void print_sqnr(const tosac_quant_report *r, tosac_quant_calib_method met
     }
 }
 
-/* Quantizes the FP graph *g in place of it (the FP graph is destroyed), gives the I/O mapping
-   (the sidecar's content) in *iomap and writes the QDQ model and the SQNR report JSON when asked
-   (to the write paths of `o`). fp_allowed: the target has FP, so float I/O can be quantized inside
-   the program. */
-static bool quantize(const compile_args *a, const char *path, bool fp_allowed, const compile_outs *o, tosac_graph **g,
-                     tosac_diag *d, tosac_quant_report **rep, tosac_quant_iomap **iomap)
-{
-    const tosac_block *b = (*g)->regions[0]->blocks[0];
-    uint32_t n_in = b->n_inputs;
-    calib_set *sets = calloc(n_in ? n_in : 1, sizeof *sets);
-    calib_set c = {0};
-    bool random = false, ok = sets != NULL;
-    long limit = a->calib_samples > 0 ? a->calib_samples : 1000000;
-    if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < a->n_calib && ok; k++) {
-        const char *src = a->calib_arg[k], *eq = strchr(src, '=');
-        struct stat stt;
-        if (!strcmp(src, "random")) {
-            random = true;
-            continue;
-        }
-        /* NAME=SRC for one input of a multi-input model (a one-input model also takes plain paths,
-           which may contain '=') */
-        uint32_t in = 0;
-        bool match = false;
-        for (uint32_t i = 0; eq && i < n_in && !match; i++)
-            if (strlen(b->inputs[i]->name) == (size_t)(eq - src) && !strncmp(src, b->inputs[i]->name, (size_t)(eq - src)))
-                in = i, match = true;
-        if (match) src = eq + 1;
-        else if (n_in != 1) {
-            ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                                 "--calibrate '%s': this model has %u inputs; give NAME=DIR|FILE.npy for each of them "
-                                 "(or --calibrate random)",
-                                 a->calib_arg[k], n_in);
-            break;
-        }
-        int64_t nelem = tosac_value_nelem(b->inputs[in]);
-        const char *input = b->inputs[in]->name;
-        if (stat(src, &stt) == 0 && S_ISDIR(stt.st_mode)) ok = calib_dir(&sets[in], src, input, nelem, limit, o->set, d);
-        else ok = calib_file(&sets[in], src, input, nelem, limit, o->set, d);
-    }
-    /* samples pair up by position: sample s is the s-th of every input */
-    for (uint32_t i = 0; ok && !random && a->n_calib && i < n_in; i++)
-        if (sets[i].n != sets[0].n || !sets[i].n)
-            ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                                 "--calibrate: input '%s' has %u sample(s) but '%s' has %u; every input needs the same "
-                                 "number",
-                                 b->inputs[i]->name, sets[i].n, b->inputs[0]->name, sets[0].n);
-    for (uint32_t s = 0; ok && n_in && s < sets[0].n; s++)
-        for (uint32_t i = 0; ok && i < n_in; i++) {
-            ok = calib_push(&c, sets[i].samples[s]);
-            if (ok) sets[i].samples[s] = NULL;
-            else tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-        }
-    for (uint32_t i = 0; sets && i < n_in; i++) {
-        for (uint32_t s = 0; s < sets[i].n; s++) free(sets[i].samples[s]);
-        free(sets[i].samples);
-    }
-    free(sets);
-    if (ok && random && c.n) ok = !tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "--calibrate random cannot be mixed with files");
-    uint32_t n_samples = n_in ? c.n / n_in : 0;
-    tosac_quant_opts qo = {0};
-    qo.n_samples = n_samples;
-    qo.data = c.n ? (const float *const *)c.samples : NULL;
-    qo.n_random = random ? (uint32_t)(a->calib_samples > 0 ? a->calib_samples : 16) : 0;
-    qo.seed = 0x746f736163ull; /* fixed: the same command gives the same program */
-    if (isatty(STDERR_FILENO)) qo.progress = progress_bar;
-    qo.per_tensor = a->per_tensor;
-    qo.emit_qdq = o->qdq;
-    qo.a16w8 = a->a16w8;
-    /* --lowering replaces the target's own choices (checked in cli_compile) */
-    qo.lowering = a->lowering;
-    const char *bad;
-    size_t bad_len;
-    if (a->lowering_arg) tosac_quant_lowering_parse(a->lowering_arg, &qo.lowering, &bad, &bad_len);
-    if (a->io && !strcmp(a->io, "uint8")) qo.io = TOSAC_QUANT_IO_UINT8;
-    else if ((!a->io || !strcmp(a->io, "float")) && fp_allowed && !a->preserve_io && !a->a16w8)
-        qo.io = TOSAC_QUANT_IO_FLOAT32;
-    qo.method = TOSAC_QUANT_CALIB_PERCENTILE; /* the best on the zoo (docs/QUANT.md) */
-    if (a->calib_method) tosac_quant_calib_method_parse(a->calib_method, &qo.method); /* checked in cli_compile */
-    tosac_graph *q = NULL;
-    tosac_quant_iomap *io = NULL;
-    bool want = a->report || a->report_json;
-    if (ok) ok = tosac_quantize_report(*g, &qo, &q, &io, want ? rep : NULL, d) == TOSAC_OK;
-    for (uint32_t k = 0; k < c.n; k++) free(c.samples[k]);
-    free(c.samples);
-    if (!ok) {
-        print_diag(path, d);
-        return false;
-    }
-    tosac_graph_destroy(*g);
-    *g = q;
-    *iomap = io;
-    if (o->report_json && *rep && tosac_quant_report_write_json(*rep, o->report_json, d) != TOSAC_OK) {
-        print_diag(a->report_json, d);
-        return false;
-    }
-    return true;
-}
-
 /* --target: a device from the target table (its profiles, extensions and lowering) or a
    TOSA-1.0+... spec string. Returns CLI_PARSED, or CLI_EXIT_FAILURE after a usage error. */
 static int lookup_target(compile_args *a, uint32_t *profiles, uint32_t *extensions, const tosac_target_info **dev)
@@ -574,7 +362,6 @@ static int lookup_target(compile_args *a, uint32_t *profiles, uint32_t *extensio
     if (rc != CLI_PARSED) return rc;
     *profiles = t->profiles;
     *extensions = t->extensions;
-    a->lowering = t->lowering;
     *dev = t->device ? t : NULL;
     return CLI_PARSED;
 }
@@ -608,7 +395,7 @@ int cli_compile(int argc, char **argv)
     if (a.a16w8 && (!quant || !(extensions & TOSAC_EXT_INT16)))
         return cli_usage_error(CMD, "--a16w8 makes int16 activations and INT48 accumulators, which need the int16 "
                                     "extension: use --target TOSA-1.0+INT+int16 (got %s)", a.target ? a.target : "the FP default");
-    uint32_t lowering;
+    uint32_t lowering = 0;
     const char *bad;
     size_t bad_len;
     if (a.lowering_arg && !tosac_quant_lowering_parse(a.lowering_arg, &lowering, &bad, &bad_len))
@@ -636,10 +423,7 @@ int cli_compile(int argc, char **argv)
     int n_names = 0, n_arrays = 0;
     memset(arrays, 0, sizeof arrays);
     tosac_diag *d = tosac_diag_create();
-    tosac_onnx_model *m = NULL;
-    tosac_graph *g = NULL;
-    tosac_quant_report *qrep = NULL;
-    tosac_quant_iomap *iomap = NULL;
+    tosac_compiled *c = NULL;
     compile_outs outs = {0};
     size_t side_len = strlen(a.out) + sizeof ".quant.json";
     char *side = malloc(side_len);
@@ -692,74 +476,85 @@ int cli_compile(int argc, char **argv)
         binds[k].name = name;
         binds[k].value = &arrays[k];
     }
-    double t_read = now_ms();
-    tosac_onnx_read_opts ro = {.on_external_file = cli_external_input, .user = outs.set};
-    if (tosac_onnx_read_file(path, &ro, &m, d) != TOSAC_OK) {
+    /* everything from reading the model to the quantized (and, for a device, partitioned) program
+       is the library's one compile entry (include/tosac/driver.h); the command parses, checks
+       its outputs, writes and reports */
+    const char *sources[MAX_ITEMS];
+    tosac_driver_opts o = tosac_driver_opts_default();
+    o.target = a.target;
+    o.n_shapes = (size_t)a.n_shapes;
+    o.shapes = shapes;
+    o.n_bindings = (size_t)a.n_binds;
+    o.bindings = binds;
+    o.io_nhwc = a.io_layout && !strcasecmp(a.io_layout, "nhwc");
+    o.verify_each = a.verify_each;
+    o.dump_after = a.dump_after;
+    o.dump = dump_graph;
+    bool random = false;
+    for (int k = 0; k < a.n_calib; k++) {
+        if (!strcmp(a.calib_arg[k], "random")) random = true;
+        else sources[o.n_calib_sources++] = a.calib_arg[k];
+    }
+    o.calib_sources = sources;
+    /* --calib-samples caps the files' samples, or counts the random ones */
+    if (random) o.calib_random = (uint32_t)(a.calib_samples > 0 ? a.calib_samples : 16);
+    else o.calib_samples = (uint32_t)(a.calib_samples > 0 ? a.calib_samples : 0);
+    o.calib_method = method;
+    o.per_tensor = a.per_tensor;
+    o.a16w8 = a.a16w8;
+    o.io = !a.io || !strcmp(a.io, "float") ? TOSAC_DRIVER_IO_FLOAT
+           : !strcmp(a.io, "uint8")        ? TOSAC_DRIVER_IO_UINT8
+                                           : TOSAC_DRIVER_IO_INT8;
+    o.preserve_io = a.preserve_io;
+    o.lowering_given = a.lowering_arg != NULL;
+    o.lowering = lowering;
+    o.emit_qdq = outs.qdq;
+    o.report = a.report || a.report_json;
+    if (isatty(STDERR_FILENO)) o.progress = progress_bar;
+    o.on_input = cli_external_input;
+    o.on_input_user = outs.set;
+    if (tosac_driver_compile_file(path, &o, &c, d) != TOSAC_OK) {
         print_diag(path, d);
         goto out;
     }
-    t_read = now_ms() - t_read;
-    tosac_compile_report report;
-    tosac_compile_opts o = {
-        /* quantization starts from the FP program (integer operators allowed for the model's own
-           integer computations) */
-        .profiles = quant ? TOSAC_PROFILE_FP | TOSAC_PROFILE_INT : profiles,
-        .extensions = extensions,
-        .n_shapes = (size_t)a.n_shapes,
-        .shapes = shapes,
-        .n_bindings = (size_t)a.n_binds,
-        .bindings = binds,
-        .io_nhwc = a.io_layout && !strcasecmp(a.io_layout, "nhwc"),
-        .verify_each = a.verify_each,
-        .report = &report,
-        .dump_after = a.dump_after,
-        .dump = dump_graph,
-    };
-    tosac_status s = tosac_onnx_compile(m, &o, &g, d);
-    print_diag(path, d);
-    if (s != TOSAC_OK) {
-        if (!tosac_diag_count(d)) cli_print_finding(path, "error", tosac_status_str(s));
+    print_diag(path, d); /* notes */
+    const tosac_graph *g = tosac_compiled_program(c);
+    const tosac_quant_report *qrep = tosac_compiled_quant_report(c);
+    if (outs.report_json && qrep && tosac_quant_report_write_json(qrep, outs.report_json, d) != TOSAC_OK) {
+        print_diag(a.report_json, d);
         goto out;
     }
-    tosac_diag_clear(d);
-    if (quant && !a.n_calib && !tosac_quant_has_qdq(g)) { /* a QDQ model brings its own scales */
-        rc = cli_usage_error(CMD, "--target %s quantizes the model to int8 and needs calibration data: give "
-                                  "--calibrate DIR|FILE.npy... (representative inputs), or --calibrate random to "
-                                  "calibrate on seeded random inputs", a.target);
-        goto out;
-    }
-    double t_quant = now_ms();
-    if (quant && !quantize(&a, path, (profiles & TOSAC_PROFILE_FP) != 0, &outs, &g, d, &qrep, &iomap)) goto out;
-    t_quant = now_ms() - t_quant;
     double t_write = now_ms();
     if (artifact) { /* the artifact directory (docs/TARGETS.md), written and renamed by itself */
-        if (cli_artifact_compile(g, iomap, dev, a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK) goto out;
+        if (cli_artifact_write(tosac_compiled_artifact(c), a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK)
+            goto out;
     } else if (tosac_tosa_write_file(g, outs.program, d) != TOSAC_OK) {
         print_diag(a.out, d);
         goto out;
     }
     /* the sidecar names its program by the bytes just written (docs/QUANT.md) */
-    if (outs.sidecar && (tosac_hash_file(outs.program, &iomap->program_fnv1a64, &iomap->program_bytes, d) != TOSAC_OK ||
-                         tosac_quant_iomap_write(iomap, outs.sidecar, d) != TOSAC_OK)) {
-        print_diag(side, d);
-        goto out;
+    if (outs.sidecar) {
+        tosac_quant_iomap io = *tosac_compiled_iomap(c);
+        if (tosac_hash_file(outs.program, &io.program_fnv1a64, &io.program_bytes, d) != TOSAC_OK ||
+            tosac_quant_iomap_write(&io, outs.sidecar, d) != TOSAC_OK) {
+            print_diag(side, d);
+            goto out;
+        }
     }
     if (!cli_out_commit(outs.set)) goto out;
     t_write = now_ms() - t_write;
     if (a.report) {
-        print_report(path, a.out, m, g, &report);
-        printf("%-20s %10.3f\n%-20s %10.3f\n", "read ONNX", t_read, "write TOSA", t_write);
-        if (quant) printf("%-20s %10.3f\n", "quantize", t_quant);
+        const tosac_driver_times *t = tosac_compiled_times(c);
+        print_report(path, a.out, tosac_compiled_onnx_model(c), g, tosac_compiled_report(c));
+        printf("%-20s %10.3f\n%-20s %10.3f\n", "read ONNX", t->read_ms, "write TOSA", t_write);
+        if (quant) printf("%-20s %10.3f\n", "quantize", t->quantize_ms);
         if (qrep) print_sqnr(qrep, method, a.per_tensor);
     }
     rc = CLI_EXIT_OK;
 out:
     tosac_outset_destroy(outs.set); /* removes every output's temporary unless committed */
     free(side);
-    tosac_quant_iomap_free(iomap);
-    tosac_quant_report_free(qrep);
-    tosac_graph_destroy(g);
-    tosac_onnx_model_destroy(m);
+    tosac_compiled_destroy(c);
     for (int k = 0; k < n_arrays; k++) tosac_npy_free(&arrays[k]);
     for (int k = 0; k < n_names; k++) free(names[k]);
     tosac_diag_destroy(d);

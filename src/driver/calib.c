@@ -25,14 +25,16 @@ static tosac_status append(drv_calib *c, uint32_t i, const tosac_block *b, const
 {
     drv_calib_input *in = &c->in[i];
     size_t take = in->n >= cap ? 0 : cap - in->n < n ? cap - in->n : n;
-    size_t nelem = (size_t)in->nelem;
-    for (size_t k = 0; k < take * nelem; k++)
-        if (!isfinite(x[k]))
-            return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                                  "%s: calibration data for input '%s' holds %s (sample %zu, element %zu); every value "
-                                  "must be finite",
-                                  what, b->inputs[i]->name, isnan(x[k]) ? "NaN" : x[k] > 0 ? "+Inf" : "-Inf",
-                                  k / nelem, k % nelem);
+    size_t nelem = (size_t)in->nelem, bad = 0, first = 0;
+    /* a NaN or infinity would make every range built from it meaningless */
+    for (size_t k = 0; k < n * nelem; k++)
+        if (!isfinite(x[k]) && !bad++) first = k;
+    if (bad)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                              "%s: %zu of its %zu values for input '%s' are NaN or infinite (the first: %s at sample "
+                              "%zu, element %zu); calibration data must be finite",
+                              what, bad, n * nelem, b->inputs[i]->name,
+                              isnan(x[first]) ? "NaN" : x[first] > 0 ? "+Inf" : "-Inf", first / nelem, first % nelem);
     if (!take) return TOSAC_OK;
     if (!tosac_grow((void **)&in->buf, &in->cap, in->n + take, nelem * sizeof(float)))
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory holding the calibration data of input '%s'", what,
@@ -47,7 +49,9 @@ static tosac_status load_file(drv_calib *c, uint32_t i, const tosac_block *b, co
                               tosac_diag *d)
 {
     tosac_npy npy;
-    tosac_status s = tosac_npy_read_file(path, &npy, d);
+    const tosac_driver_opts *o = c->opts;
+    tosac_status s = o && o->on_input ? o->on_input(o->on_input_user, path, d) : TOSAC_OK;
+    if (s == TOSAC_OK) s = tosac_npy_read_file(path, &npy, d);
     if (s != TOSAC_OK) return s;
     int64_t nelem = c->in[i].nelem;
     if (strcmp(npy.descr, "<f4") || npy.count <= 0 || npy.count % nelem) {
@@ -130,14 +134,15 @@ static tosac_status find_input(const tosac_block *b, const char *name, size_t le
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: the model has no input '%.*s' (inputs: %s)", what, (int)len,
                               name, list);
     return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                          "%s: this model has %" PRIu32 " inputs (%s): name the input each calibration source is for "
-                          "(NAME=DIR|FILE.npy)",
+                          "%s: this model has %" PRIu32 " inputs (%s): name the input each calibration source is for: "
+                          "give NAME=DIR|FILE.npy for each of them (or --calibrate random)",
                           what, b->n_inputs, list);
 }
 
 tosac_status drv_calib_load(const tosac_block *b, const tosac_driver_opts *o, drv_calib *c, tosac_diag *d)
 {
     memset(c, 0, sizeof *c);
+    c->opts = o;
     if (!o->n_calib_arrays && !o->n_calib_sources) return TOSAC_OK;
     size_t cap = o->calib_samples ? o->calib_samples : SIZE_MAX;
     c->n_inputs = b->n_inputs;

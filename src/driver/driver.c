@@ -29,6 +29,8 @@ struct tosac_compiled {
     tosac_quant_report *qrep;
     tosac_compile_report report;
     tosac_driver_times times;
+    const tosac_target_info *device; /* a device target (static table entry), else NULL */
+    tosac_artifact *artifact;        /* its partitioned program */
 };
 
 tosac_driver_opts tosac_driver_opts_default(void)
@@ -49,21 +51,26 @@ static double now_ms(void)
 /* What the target asks for, and whether the options fit it. */
 typedef struct drv_plan {
     const char *target;
-    uint32_t profiles, extensions;
-    bool quant; /* the FP program is quantized */
+    uint32_t profiles, extensions, lowering;
+    const tosac_target_info *device; /* Ethos-U / Cortex-M: quantize and partition */
+    bool quant;                      /* the FP program is quantized */
 } drv_plan;
 
 static tosac_status plan(const tosac_driver_opts *o, drv_plan *p, tosac_diag *d)
 {
     const char *target = p->target = o->target ? o->target : "TOSA-1.0+FP";
-    p->profiles = TOSAC_PROFILE_FP;
-    p->extensions = 0;
-    tosac_status s = tosac_target_parse(target, &p->profiles, &p->extensions, d);
+    tosac_target_info spec;
+    const tosac_target_info *t = NULL;
+    tosac_status s = tosac_target_lookup(target, &spec, &t, d);
     if (s != TOSAC_OK) return s;
+    p->profiles = t->profiles;
+    p->extensions = t->extensions;
+    p->lowering = o->lowering_given ? o->lowering : t->lowering;
+    p->device = t->device ? t : NULL; /* device rows are static; `spec` is not kept */
     bool data = o->n_calib_arrays || o->n_calib_sources, calib = data || o->calib_random;
     /* INT alone always quantizes; INT+FP when given calibration data (else it is the FP program
        with integer operators for the model's own integer computations) */
-    p->quant = (p->profiles & TOSAC_PROFILE_INT) && (!(p->profiles & TOSAC_PROFILE_FP) || calib);
+    p->quant = p->device || ((p->profiles & TOSAC_PROFILE_INT) && (!(p->profiles & TOSAC_PROFILE_FP) || calib));
     if (!p->quant && (o->io != TOSAC_DRIVER_IO_FLOAT || o->preserve_io || o->emit_qdq))
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
                               "target %s: the I/O type, preserve-io-quantization and emit-qdq apply to quantized "
@@ -74,14 +81,15 @@ static tosac_status plan(const tosac_driver_opts *o, drv_plan *p, tosac_diag *d)
                               "target %s: a16w8 makes int16 activations and INT48 accumulators, which need a quantized "
                               "target with the int16 extension (TOSA-1.0+INT+int16)",
                               target);
-    if (!p->quant && (calib || o->calib_samples || o->per_tensor))
+    if (!p->quant && (calib || o->calib_samples || o->per_tensor || o->lowering_given))
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                              "target %s: calibration data, the sample count and per-tensor weights apply to "
-                              "quantized targets (TOSA-1.0+INT)",
+                              "target %s: calibration data, the sample count, per-tensor weights and lowering choices "
+                              "apply to quantized targets (TOSA-1.0+INT)",
                               target);
     if (data && o->calib_random)
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                              "random calibration samples cannot be mixed with calibration data");
+                              "--calibrate random cannot be mixed with files (random calibration samples and "
+                              "calibration data)");
     if ((unsigned)o->calib_method > TOSAC_QUANT_CALIB_MSE || (unsigned)o->io > TOSAC_DRIVER_IO_UINT8)
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "unknown calibration method or I/O type");
     return TOSAC_OK;
@@ -102,7 +110,7 @@ static tosac_quant_opts quant_opts(const tosac_driver_opts *o, const drv_plan *p
     qo.per_tensor = o->per_tensor;
     qo.emit_qdq = o->emit_qdq;
     qo.a16w8 = o->a16w8;
-    qo.lowering = o->lowering;
+    qo.lowering = p->lowering;
     if (o->io == TOSAC_DRIVER_IO_UINT8) qo.io = TOSAC_QUANT_IO_UINT8;
     else if (o->io == TOSAC_DRIVER_IO_FLOAT && (p->profiles & TOSAC_PROFILE_FP) && !o->preserve_io && !o->a16w8)
         qo.io = TOSAC_QUANT_IO_FLOAT32;
@@ -145,7 +153,8 @@ static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_dri
     if (s == TOSAC_OK && p->quant && !calib && !tosac_quant_has_qdq(c->fp)) /* a QDQ model brings its own scales */
         s = tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
                            "%s: target %s quantizes the model to int8 and needs calibration data: representative "
-                           "inputs (arrays, .npy files or directories), or seeded random samples",
+                           "inputs (arrays, .npy files or directories: --calibrate DIR|FILE.npy...), or seeded random "
+                           "samples (--calibrate random)",
                            name, p->target);
     if (s == TOSAC_OK && p->quant) {
         t = now_ms();
@@ -158,6 +167,8 @@ static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_dri
         drv_calib_free(&cal);
         c->times.quantize_ms = now_ms() - t;
     }
+    c->device = p->device;
+    if (s == TOSAC_OK && p->device) s = tosac_artifact_partition(c->program, c->io, p->device, &c->artifact, d);
     if (s != TOSAC_OK) {
         tosac_compiled_destroy(c);
         return s;
@@ -175,7 +186,11 @@ tosac_status tosac_driver_compile_file(const char *path, const tosac_driver_opts
     if (s != TOSAC_OK) return s;
     tosac_onnx_model *m = NULL;
     double t = now_ms();
-    s = tosac_onnx_read_file(path, NULL, &m, d);
+    tosac_onnx_read_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.on_external_file = o->on_input;
+    ro.user = o->on_input_user;
+    s = tosac_onnx_read_file(path, &ro, &m, d);
     if (s != TOSAC_OK) return s;
     return drive(m, path, o, &p, now_ms() - t, out, d);
 }
@@ -202,6 +217,8 @@ const tosac_quant_report *tosac_compiled_quant_report(const tosac_compiled *c) {
 const tosac_compile_report *tosac_compiled_report(const tosac_compiled *c) { return c ? &c->report : NULL; }
 const tosac_onnx_model *tosac_compiled_onnx_model(const tosac_compiled *c) { return c ? c->model : NULL; }
 const tosac_driver_times *tosac_compiled_times(const tosac_compiled *c) { return c ? &c->times : NULL; }
+const tosac_artifact *tosac_compiled_artifact(const tosac_compiled *c) { return c ? c->artifact : NULL; }
+const tosac_target_info *tosac_compiled_device(const tosac_compiled *c) { return c ? c->device : NULL; }
 
 tosac_status tosac_compiled_write(const tosac_compiled *c, const char *path, tosac_diag *d)
 {
@@ -261,6 +278,7 @@ void tosac_compiled_destroy(tosac_compiled *c)
     tosac_graph_destroy(c->fp);
     tosac_quant_iomap_free(c->io);
     tosac_quant_report_free(c->qrep);
+    tosac_artifact_destroy(c->artifact);
     tosac_onnx_model_destroy(c->model);
     tosac_free(c, sizeof *c);
 }

@@ -17,6 +17,7 @@ typedef struct drv_calib {
     uint32_t n_inputs, n_samples;
     drv_calib_input *in;
     const float **data;
+    const tosac_driver_opts *opts; /* on_input: told of every file before it is read */
 } drv_calib;
 
 /* Loads the arrays and .npy sources of `o` for the inputs of block `b` (nothing when there are

@@ -125,6 +125,28 @@ def test_intfp_float_io(tmp_path, tosac_bin):
     assert np.array_equal(prog.run({"x": x})["y"], ref)
 
 
+def test_ethos_u_target(tmp_path, tosac_bin):
+    """An Ethos-U target: the partition report, the artifact directory `tosac compile` writes
+    (byte-identical segments and manifest), and run() equal to `tosac run` on the artifact."""
+    p = tosac.compile(SMALL_CNN, target="ethos-u55-128", calibration=calib_samples(4))
+    rep = p.partition_report
+    assert rep is not None and rep["segments"], rep
+    assert tosac.compile(SMALL_CNN).partition_report is None
+    p.save(tmp_path / "art")
+    for k in range(4):
+        np.save(tmp_path / f"c{k}.npy", calib_samples(4)[k])
+    run_tosac(tosac_bin, "compile", SMALL_CNN, "-o", tmp_path / "cli_art", "--target", "ethos-u55-128",
+              "--calibrate", *[tmp_path / f"c{k}.npy" for k in range(4)])
+    names = sorted(os.listdir(tmp_path / "cli_art"))
+    assert names == sorted(os.listdir(tmp_path / "art")) and "manifest.json" in names
+    for n in names:
+        if n.endswith(".tosa") or n == "manifest.json":
+            assert same_bytes(tmp_path / "art" / n, tmp_path / "cli_art" / n), n
+    x = np.load(SMALL_CNN_INPUT)
+    ref = tosac_run_outputs(tosac_bin, tmp_path / "art", {"x": x}, tmp_path / "run")["y"]
+    assert np.array_equal(p.run({"x": x})["y"], ref)
+
+
 def test_errors(tmp_path):
     with pytest.raises(tosac.Error) as e:
         tosac.compile(tmp_path / "missing.onnx")
@@ -133,12 +155,12 @@ def test_errors(tmp_path):
         tosac.compile(SMALL_CNN, target="TOSA-1.0+INT")
     bad = calib_samples(2)
     bad[1][0, 2, 3, 4] = np.inf
-    with pytest.raises(tosac.Error, match=r"calibration data for input 'x' holds \+Inf \(sample 1"):
+    with pytest.raises(tosac.Error, match=r"values for input 'x' are NaN or infinite \(the first: \+Inf at sample 1"):
         tosac.compile(SMALL_CNN, target="TOSA-1.0+INT", calibration=bad)
     with pytest.raises(tosac.Error, match="no input 'y'"):
         tosac.compile(SMALL_CNN, target="TOSA-1.0+INT", calibration=[{"y": bad[0]}])
-    with pytest.raises(tosac.Error, match="not yet supported by the Python API"):
-        tosac.compile(SMALL_CNN, target="ethos-u55-128", calibration="random")
+    with pytest.raises(tosac.Error, match="needs calibration data"):
+        tosac.compile(SMALL_CNN, target="ethos-u55-128")
     with pytest.raises(tosac.Error, match="apply to quantized"):
         tosac.compile(SMALL_CNN, io="uint8")
     with pytest.raises(tosac.Error):

@@ -273,20 +273,20 @@ static void test_errors(void)
     const char *nan_src[] = {path};
     o.n_calib_sources = 1;
     o.calib_sources = nan_src;
-    expect_error(&o, TOSAC_ERR_INVALID_ARG, "nan.npy: calibration data for input 'x' holds NaN", "element 7");
+    expect_error(&o, TOSAC_ERR_INVALID_ARG, "nan.npy: 1 of its 768 values for input 'x' are NaN or infinite", "NaN at sample 0, element 7");
     x[7] = -INFINITY;
     EXPECT(tosac_npy_write_file(tmp("calib/inf.npy"), "<f4", 4, shape, x, sizeof x, NULL) == TOSAC_OK);
     char dir[512];
     snprintf(dir, sizeof dir, "%s", tmp("calib"));
     const char *dir_src[] = {dir};
     o.calib_sources = dir_src;
-    expect_error(&o, TOSAC_ERR_INVALID_ARG, "inf.npy: calibration data for input 'x' holds -Inf", NULL);
+    expect_error(&o, TOSAC_ERR_INVALID_ARG, "inf.npy: 1 of its 768 values for input 'x' are NaN or infinite", "-Inf");
     unlink(tmp("calib/inf.npy"));
     o.n_calib_sources = 0;
     tosac_driver_calib_array arr = {"x", x, NELEM};
     o.n_calib_arrays = 1;
     o.calib_arrays = &arr;
-    expect_error(&o, TOSAC_ERR_INVALID_ARG, "calibration array 0: calibration data for input 'x' holds -Inf", NULL);
+    expect_error(&o, TOSAC_ERR_INVALID_ARG, "calibration array 0: 1 of its 768 values for input 'x' are NaN or infinite", "-Inf");
 
     /* wrong type / size, unknown input, missing file */
     int32_t ints[NELEM] = {0};
