@@ -64,6 +64,23 @@ compile qtf "$M/make_quant_transformer/qtf.onnx" --target TOSA-1.0+INT --calibra
 compile qresize "$M/make_quant_resize/qresize.onnx" --target TOSA-1.0+INT --calibrate "$M/make_quant_resize/calib"
 compile qdq "$M/make_qdq_model/qdq.onnx" --target TOSA-1.0+INT
 compile qdq_cnn "$M/make_qdq_cnn/qdq_cnn.onnx" --target TOSA-1.0+INT
+# the Ethos-U lowering (every TOSAC_LOWER_* choice) on the zoo's CNNs, and partitioned artifacts
+for n in squeezenet1_1 mobilenet_v2 shufflenet_v2_x1_0 efficientnet_b0 ds_cnn; do
+    [ -f "$MODELS/$n.onnx" ] && compile "$n.u55" "$MODELS/$n.onnx" --target ethos-u55-128 --calibrate random --calib-samples 2
+done
+compile_dir() { # NAME MODEL ARGS...: an artifact directory, compared whole
+    local out=$1 model=$2
+    shift 2
+    jobs=$((jobs + 1))
+    if ! "$A" compile "$model" -o "$WORK/a/$out" "$@" > /dev/null 2> "$WORK/a/$out.err" ||
+       ! "$B" compile "$model" -o "$WORK/b/$out" "$@" > /dev/null 2> "$WORK/b/$out.err"; then
+        echo "FAIL $out: compile"; cat "$WORK/a/$out.err" "$WORK/b/$out.err"; fails=$((fails + 1))
+    elif ! diff -r "$WORK/a/$out" "$WORK/b/$out" > /dev/null; then
+        echo "FAIL $out: the artifact differs between the two builds"; fails=$((fails + 1))
+    fi
+}
+compile_dir qresize_u55 "$M/make_quant_resize/qresize.onnx" --target ethos-u55-128 --calibrate "$M/make_quant_resize/calib"
+compile_dir qtf_u55 "$M/make_quant_transformer/qtf.onnx" --target ethos-u55-128 --calibrate "$M/make_quant_transformer/calib_tf"
 
 files=0
 for fa in "$WORK"/a/*.tosa "$WORK"/a/*.json "$WORK"/a/*.onnx; do
