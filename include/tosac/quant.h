@@ -87,6 +87,12 @@ const char *tosac_quant_io_type_name(tosac_quant_io_type t);
 /** The codes of an I/O type: [-128, 127] (int8, and the int8 codes inside a float32 boundary),
     [0, 255] (uint8), [-32767, 32767] (int16, symmetric). */
 void tosac_quant_io_range(tosac_quant_io_type t, int32_t *lo, int32_t *hi);
+/** Quantizes `count` float32 (f64 false) or float64 values at `data` (little-endian, any
+    alignment) to the codes of type `t` at q (round half to even, saturating; NaN gives the zero
+    point), written little-endian into `out`: 1 byte a code, 2 for INT16. Returns how many were
+    NaN. What `tosac run` and the Python package do with float inputs of a quantized program. */
+size_t tosac_quant_io_quantize(tosac_quant_io_type t, tosac_qparams q, const void *data, bool f64, size_t count,
+                               uint8_t *out);
 
 /** One graph input or output of a quantized program: its float <-> integer mapping. */
 typedef struct tosac_quant_io {

@@ -530,20 +530,7 @@ static bool input_bytes(const tosac_npy *npy, const tosac_tensor_info *info, con
         *n = (size_t)npy->count * w;
         *bytes = malloc(*n ? *n : 1);
         if (!*bytes) return snprintf(err, errlen, "out of memory"), false;
-        int32_t lo, hi;
-        tosac_quant_io_range(q->type, &lo, &hi);
-        for (int64_t k = 0; k < npy->count; k++) {
-            double x;
-            if (npy->descr[2] == '8') {
-                memcpy(&x, (const uint8_t *)npy->data + 8 * k, 8);
-            } else {
-                float f;
-                memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
-                x = f;
-            }
-            uint32_t v = (uint32_t)tosac_quant_quantize(x, q->q, lo, hi);
-            for (size_t j = 0; j < w; j++) (*bytes)[w * (size_t)k + j] = (uint8_t)(v >> (8 * j));
-        }
+        tosac_quant_io_quantize(q->type, q->q, npy->data, npy->descr[2] == '8', (size_t)npy->count, *bytes);
         return true;
     }
     if (holds_codes(q, info) && info->dtype == TOSAC_DTYPE_INT8 &&

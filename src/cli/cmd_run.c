@@ -396,23 +396,7 @@ static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t 
     *n = (size_t)npy->count * code_bytes(q);
     *bytes = tosac_malloc(*n ? *n : 1);
     if (!*bytes) return false;
-    bool f8 = !strcmp(npy->descr, "<f8");
-    int32_t lo, hi;
-    tosac_quant_io_range(q->type, &lo, &hi);
-    size_t w = code_bytes(q);
-    for (int64_t k = 0; k < npy->count; k++) {
-        double x;
-        if (f8) {
-            memcpy(&x, (const uint8_t *)npy->data + 8 * k, 8);
-        } else {
-            float f;
-            memcpy(&f, (const uint8_t *)npy->data + 4 * k, 4);
-            x = f;
-        }
-        *nans += isnan(x) != 0;
-        uint32_t v = (uint32_t)tosac_quant_quantize(x, q->q, lo, hi);
-        for (size_t j = 0; j < w; j++) (*bytes)[w * (size_t)k + j] = (uint8_t)(v >> (8 * j));
-    }
+    *nans += tosac_quant_io_quantize(q->type, q->q, npy->data, !strcmp(npy->descr, "<f8"), (size_t)npy->count, *bytes);
     return true;
 }
 

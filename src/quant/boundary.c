@@ -17,6 +17,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "ir/rewrite.h"
@@ -36,6 +37,28 @@ void tosac_quant_io_range(tosac_quant_io_type t, int32_t *lo, int32_t *hi)
 {
     *lo = t == TOSAC_QUANT_IO_UINT8 ? 0 : t == TOSAC_QUANT_IO_INT16 ? -32767 : -128;
     *hi = t == TOSAC_QUANT_IO_UINT8 ? 255 : t == TOSAC_QUANT_IO_INT16 ? 32767 : 127;
+}
+
+size_t tosac_quant_io_quantize(tosac_quant_io_type t, tosac_qparams q, const void *data, bool f64, size_t count,
+                               uint8_t *out)
+{
+    int32_t lo, hi;
+    tosac_quant_io_range(t, &lo, &hi);
+    size_t w = t == TOSAC_QUANT_IO_INT16 ? 2 : 1, nans = 0;
+    for (size_t k = 0; k < count; k++) {
+        double x;
+        if (f64) {
+            memcpy(&x, (const uint8_t *)data + 8 * k, 8);
+        } else {
+            float f;
+            memcpy(&f, (const uint8_t *)data + 4 * k, 4);
+            x = f;
+        }
+        nans += isnan(x) != 0;
+        uint32_t v = (uint32_t)tosac_quant_quantize(x, q, lo, hi);
+        for (size_t j = 0; j < w; j++) out[w * k + j] = (uint8_t)(v >> (8 * j));
+    }
+    return nans;
 }
 
 /* A constant of one element: INT8 [1] (a MUL's shift) or FP32 with `rank` dims of 1 (TOSA's
