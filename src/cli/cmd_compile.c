@@ -16,10 +16,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/diag.h"
 #include "core/hash.h"
 #include "ir/graph.h"
@@ -265,13 +265,6 @@ static void print_diag(const char *path, tosac_diag *d)
         const char *msg = tosac_diag_message(d, k, &code);
         cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
     }
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 static void dump_graph(void *ctx, const char *step, const tosac_graph *g)
@@ -524,7 +517,7 @@ int cli_compile(int argc, char **argv)
         print_diag(a.report_json, d);
         goto out;
     }
-    double t_write = now_ms();
+    double t_write = tosac_now_ms();
     if (artifact) { /* the artifact directory (docs/TARGETS.md), written and renamed by itself */
         if (cli_artifact_write(tosac_compiled_artifact(c), a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK)
             goto out;
@@ -542,7 +535,7 @@ int cli_compile(int argc, char **argv)
         }
     }
     if (!cli_out_commit(outs.set)) goto out;
-    t_write = now_ms() - t_write;
+    t_write = tosac_now_ms() - t_write;
     if (a.report) {
         const tosac_driver_times *t = tosac_compiled_times(c);
         print_report(path, a.out, tosac_compiled_onnx_model(c), g, tosac_compiled_report(c));

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/diag.h"
 #include "core/hash.h"
 #include "core/outfile.h"
@@ -39,13 +39,6 @@ tosac_driver_opts tosac_driver_opts_default(void)
     memset(&o, 0, sizeof o);
     o.calib_method = TOSAC_QUANT_CALIB_PERCENTILE;
     return o;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 /* What the target asks for, and whether the options fit it. */
@@ -145,9 +138,9 @@ static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_dri
         .dump = o->dump,
         .dump_ctx = o->dump_ctx,
     };
-    double t = now_ms();
+    double t = tosac_now_ms();
     tosac_status s = tosac_onnx_compile(m, &co, &c->fp, d);
-    c->times.compile_ms = now_ms() - t;
+    c->times.compile_ms = tosac_now_ms() - t;
     if (s == TOSAC_OK) c->program = c->fp;
     bool calib = o->n_calib_arrays || o->n_calib_sources || o->calib_random;
     if (s == TOSAC_OK && p->quant && !calib && !tosac_quant_has_qdq(c->fp)) /* a QDQ model brings its own scales */
@@ -157,7 +150,7 @@ static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_dri
                            "samples (--calibrate random)",
                            name, p->target);
     if (s == TOSAC_OK && p->quant) {
-        t = now_ms();
+        t = tosac_now_ms();
         drv_calib cal;
         s = drv_calib_load(c->fp->regions[0]->blocks[0], o, &cal, d);
         tosac_quant_opts qo = quant_opts(o, p, &cal);
@@ -165,7 +158,7 @@ static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_dri
         if (s == TOSAC_OK) s = tosac_quantize_report(c->fp, &qo, &q, &c->io, o->report ? &c->qrep : NULL, d);
         if (s == TOSAC_OK) c->program = q;
         drv_calib_free(&cal);
-        c->times.quantize_ms = now_ms() - t;
+        c->times.quantize_ms = tosac_now_ms() - t;
     }
     c->device = p->device;
     if (s == TOSAC_OK && p->device) s = tosac_artifact_partition(c->program, c->io, p->device, &c->artifact, d);
@@ -185,14 +178,14 @@ tosac_status tosac_driver_compile_file(const char *path, const tosac_driver_opts
     tosac_status s = plan(o, &p, d);
     if (s != TOSAC_OK) return s;
     tosac_onnx_model *m = NULL;
-    double t = now_ms();
+    double t = tosac_now_ms();
     tosac_onnx_read_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.on_external_file = o->on_input;
     ro.user = o->on_input_user;
     s = tosac_onnx_read_file(path, &ro, &m, d);
     if (s != TOSAC_OK) return s;
-    return drive(m, path, o, &p, now_ms() - t, out, d);
+    return drive(m, path, o, &p, tosac_now_ms() - t, out, d);
 }
 
 tosac_status tosac_driver_compile_mem(const void *onnx, size_t len, const char *name, const tosac_driver_opts *o,
@@ -204,10 +197,10 @@ tosac_status tosac_driver_compile_mem(const void *onnx, size_t len, const char *
     tosac_status s = plan(o, &p, d);
     if (s != TOSAC_OK) return s;
     tosac_onnx_model *m = NULL;
-    double t = now_ms();
+    double t = tosac_now_ms();
     s = tosac_onnx_read_mem(onnx, len, name, NULL, NULL, &m, d);
     if (s != TOSAC_OK) return s;
-    return drive(m, name, o, &p, now_ms() - t, out, d);
+    return drive(m, name, o, &p, tosac_now_ms() - t, out, d);
 }
 
 const tosac_graph *tosac_compiled_program(const tosac_compiled *c) { return c ? c->program : NULL; }

@@ -205,3 +205,22 @@ tosac_status ir_compact(tosac_block *b)
     for (uint32_t i = 0; i < b->n_inputs; i++) b->inputs[i]->n_uses--;
     return tosac_block_rehash(b) ? TOSAC_OK : TOSAC_ERR_NOMEM;
 }
+
+tosac_status ir_copy_attrs(tosac_node *dst, const tosac_node *src)
+{
+    for (unsigned id = 0; id < tosac_op_attr_count(src->op) && id < TOSAC_ATTR_MAX_FIELDS; id++) {
+        const tosac_attr_val *a = &src->attr[id];
+        if (!a->present) continue;
+        tosac_status s = TOSAC_OK;
+        switch (tosac_op_attr_kind(src->op, id)) {
+        case TOSAC_AK_I32V: s = tosac_node_set_ints(dst, id, a->data, a->len); break;
+        case TOSAC_AK_BYTES:
+        case TOSAC_AK_BYTES8: s = tosac_node_set_bytes(dst, id, a->data, a->len); break;
+        case TOSAC_AK_STR: s = tosac_node_set_str(dst, id, a->data); break;
+        case TOSAC_AK_NONE: break;
+        default: s = tosac_node_set_int(dst, id, a->i); break;
+        }
+        if (s != TOSAC_OK) return s;
+    }
+    return TOSAC_OK;
+}

@@ -30,6 +30,8 @@ tosac_value *ir_new_shape(tosac_block *b, const int64_t *values, uint32_t count)
 tosac_node *ir_add_op(tosac_block *b, tosac_op op, uint32_t n_in, tosac_value *const *in, tosac_value *out,
                       const tosac_node *like);
 /* Renames a value (TOSAC_ERR_INVALID_ARG when another value has that name). */
+/* Copies every attribute set on `src` to `dst` (same operator: a node rebuilt with other operands). */
+tosac_status ir_copy_attrs(tosac_node *dst, const tosac_node *src);
 tosac_status ir_rename(tosac_block *b, tosac_value *v, const char *name);
 /* Drops dead operators and values that are neither block inputs/outputs nor referenced by a live
    operator, orders the operators topologically (stable), reindexes and rehashes.

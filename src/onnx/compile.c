@@ -80,7 +80,7 @@ tosac_status tosac_onnx_compile(const tosac_onnx_model *m, const tosac_compile_o
     memset(&local, 0, sizeof local);
     pass_ctx pc = {.d = d, .o = o, .r = o->report ? o->report : &local};
     memset(pc.r, 0, sizeof *pc.r);
-    double t0 = pass_now();
+    double t0 = tosac_now_ms();
     tosac_status s = cvt_import(m, o, &pc.g, d);
     if (s != TOSAC_OK) return s;
     pc.b = pc.g->regions[0]->blocks[0];

@@ -6,6 +6,7 @@
 #ifndef TOSAC_PASSES_PASS_H
 #define TOSAC_PASSES_PASS_H
 
+#include "core/clock.h"
 #include "core/diag.h"
 #include "ir/graph.h"
 #include "tosac/compile.h"
@@ -24,14 +25,12 @@ typedef struct pass_ctx {
 #undef PASS
 
 /* Records one step in the report and handles compaction, verification and dumping. `t0` is the
-   step's start (pass_now()). */
+   step's start (tosac_now_ms(), core/clock.h). */
 tosac_status pass_step_done(pass_ctx *pc, const char *name, double t0);
 /* Validates the graph; findings become "internal error: WHEN: ..." (a converter or pass bug). */
 tosac_status pass_verify(pass_ctx *pc, const char *when);
 /* Runs every pass of passes.def in order. */
 tosac_status pass_run_all(pass_ctx *pc);
-/* Monotonic clock in milliseconds. */
-double pass_now(void);
 /* Number of live operators with the given op. */
 uint32_t pass_count_op(const tosac_block *b, tosac_op op);
 

@@ -1,7 +1,6 @@
 /* The pass manager: runs passes.def in order (see pass.h). */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "ir/rewrite.h"
 #include "passes/pass.h"
@@ -17,13 +16,6 @@ static const char *const k_step_names[] = {
 };
 
 const char *const *tosac_compile_step_names(void) { return k_step_names; }
-
-double pass_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 uint32_t pass_count_op(const tosac_block *b, tosac_op op)
 {
@@ -60,7 +52,7 @@ tosac_status pass_step_done(pass_ctx *pc, const char *name, double t0)
     if (r->n_steps < TOSAC_COMPILE_MAX_STEPS) {
         tosac_compile_step *st = &r->steps[r->n_steps++];
         st->name = name;
-        st->ms = pass_now() - t0;
+        st->ms = tosac_now_ms() - t0;
         st->ops = pc->b->n_nodes;
         st->changes = pc->changes;
     }
@@ -113,7 +105,7 @@ tosac_status pass_run_all(pass_ctx *pc)
     tosac_status s = check_operand_counts(pc);
 #define PASS(name, fn, doc)                                                                                          \
     if (s == TOSAC_OK) {                                                                                             \
-        double t0 = pass_now();                                                                                      \
+        double t0 = tosac_now_ms();                                                                                      \
         pc->changes = 0;                                                                                             \
         s = fn(pc);                                                                                                  \
         if (s == TOSAC_OK) s = pass_step_done(pc, #name, t0);                                                        \

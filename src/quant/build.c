@@ -22,25 +22,6 @@ float quant_const_f32(const tosac_value *v, int64_t k)
     return f;
 }
 
-tosac_status quant_copy_attrs(tosac_node *dst, const tosac_node *src)
-{
-    for (unsigned id = 0; id < tosac_op_attr_count(src->op) && id < TOSAC_ATTR_MAX_FIELDS; id++) {
-        const tosac_attr_val *a = &src->attr[id];
-        if (!a->present) continue;
-        tosac_status s = TOSAC_OK;
-        switch (tosac_op_attr_kind(src->op, id)) {
-        case TOSAC_AK_I32V: s = tosac_node_set_ints(dst, id, a->data, a->len); break;
-        case TOSAC_AK_BYTES:
-        case TOSAC_AK_BYTES8: s = tosac_node_set_bytes(dst, id, a->data, a->len); break;
-        case TOSAC_AK_STR: s = tosac_node_set_str(dst, id, a->data); break;
-        case TOSAC_AK_NONE: break;
-        default: s = tosac_node_set_int(dst, id, a->i); break;
-        }
-        if (s != TOSAC_OK) return s;
-    }
-    return TOSAC_OK;
-}
-
 const char *quant_where(const tosac_node *n, char *buf, size_t size)
 {
     if (n && n->location) snprintf(buf, size, " (ONNX node '%s')", n->location);

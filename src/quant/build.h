@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ir/graph.h"
+#include "ir/rewrite.h" /* ir_copy_attrs and the other graph edits every step uses */
 #include "tosac/status.h"
 
 /* The main block of a graph, or NULL. */
@@ -19,8 +20,6 @@ tosac_block *quant_main_block(const tosac_graph *g);
 float quant_const_f32(const tosac_value *v, int64_t k);
 /* An FP32 attribute stored as bytes (CLAMP's min_val/max_val), or dflt when absent. */
 float quant_attr_f32(const tosac_node *n, unsigned id, float dflt);
-/* Copies the attributes of `src` onto `dst` (same op), into dst's graph. */
-tosac_status quant_copy_attrs(tosac_node *dst, const tosac_node *src);
 /* " (ONNX node 'X')" or "" for messages. */
 const char *quant_where(const tosac_node *n, char *buf, size_t size);
 

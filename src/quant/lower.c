@@ -433,7 +433,7 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
     tosac_value *out = new_tensor(l, y, acc_t);
     tosac_node *op = bt ? ir_add_op(l->b, (tosac_op)n->op, 5, ins, out, n) : NULL;
     unsigned acc = n->op == TOSAC_OP_TRANSPOSE_CONV2D ? TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type : TOSAC_ATTR_CONV2D_acc_type;
-    if (!op || quant_copy_attrs(op, n) != TOSAC_OK || tosac_node_set_int(op, acc, acc_t) != TOSAC_OK ||
+    if (!op || ir_copy_attrs(op, n) != TOSAC_OK || tosac_node_set_int(op, acc, acc_t) != TOSAC_OK ||
         !set_i32(l, y, out, sc, (uint32_t)oc, wide ? 47 : 31))
         s = oom(l);
 out:
@@ -596,7 +596,7 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     }
     tosac_value *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
     tosac_node *op = ir_add_op(l->b, TOSAC_OP_REDUCE_SUM, 1, &t, out, n);
-    if (!op || quant_copy_attrs(op, n) != TOSAC_OK || !set_i32(l, y, out, sc, nsc, bits + nb)) return oom(l);
+    if (!op || ir_copy_attrs(op, n) != TOSAC_OK || !set_i32(l, y, out, sc, nsc, bits + nb)) return oom(l);
     return TOSAC_OK;
 }
 
@@ -672,7 +672,7 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
     }
     tosac_value *out = new_tensor(l, y, wide ? TOSAC_DTYPE_INT32 : l->act);
     tosac_node *op = ir_add_op(l->b, (tosac_op)n->op, n->n_inputs, ins, out, n);
-    if (!op || quant_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    if (!op || ir_copy_attrs(op, n) != TOSAC_OK) return oom(l);
     if (n->op == TOSAC_OP_AVG_POOL2D && tosac_node_set_int(op, TOSAC_ATTR_AVG_POOL2D_acc_type, TOSAC_DTYPE_INT32) != TOSAC_OK)
         return oom(l);
     if (wide) return set_i32(l, y, out, f->sc, f->nsc, f->bits) ? TOSAC_OK : TOSAC_ERR_NOMEM;
@@ -717,7 +717,7 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
     if (!ins[1] || !ins[2] || !ins[3]) return oom(l);
     tosac_value *r = new_tensor(l, y, TOSAC_DTYPE_INT32);
     tosac_node *op = r ? ir_add_op(l->b, TOSAC_OP_RESIZE, 4, ins, r, n) : NULL;
-    if (!op || quant_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    if (!op || ir_copy_attrs(op, n) != TOSAC_OK) return oom(l);
     int64_t ones[TOSAC_MAX_RANK];
     for (int k = 0; k < y->rank; k++) ones[k] = 1;
     int32_t off = (int32_t)(-(double)q.zero_point * units);
@@ -740,7 +740,7 @@ static tosac_status lower_concat(lower *l, const tosac_node *n)
         if (!(ins[k] = as_i8(l, n->inputs[k], q, n))) s = TOSAC_ERR_UNSUPPORTED;
     tosac_value *out = s == TOSAC_OK ? new_tensor(l, y, l->act) : NULL;
     tosac_node *op = out ? ir_add_op(l->b, TOSAC_OP_CONCAT, n->n_inputs, ins, out, n) : NULL;
-    if (s == TOSAC_OK && (!op || quant_copy_attrs(op, n) != TOSAC_OK)) s = oom(l);
+    if (s == TOSAC_OK && (!op || ir_copy_attrs(op, n) != TOSAC_OK)) s = oom(l);
     if (s == TOSAC_OK) set_i8(l, y, out, q);
     free(ins);
     return s;

@@ -215,7 +215,7 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
                 tosac_value *o4 = ir_new_tensor(t->b, "rescaled", c->outputs[0]->dtype, 4, os);
                 tosac_value *rin[5] = {out, c->inputs[1], c->inputs[2], c->inputs[3], c->inputs[4]};
                 tosac_node *r2 = o4 ? ir_add_op(t->b, TOSAC_OP_RESCALE, 5, rin, o4, c) : NULL;
-                if (!r2 || quant_copy_attrs(r2, c) != TOSAC_OK ||
+                if (!r2 || ir_copy_attrs(r2, c) != TOSAC_OK ||
                     !reshape(t, o4, target->rank, target->shape, c->outputs[0], c))
                     s = oom(t);
                 c->dead = true;
@@ -396,7 +396,7 @@ static tosac_status resize_half_pixel(tl *t, tosac_node *n)
     in[2] = ir_new_shape(t->b, off, 2);
     in[3] = ir_new_shape(t->b, bord, 2);
     tosac_node *r = ir_add_op(t->b, TOSAC_OP_RESIZE, 4, in, y, n);
-    if (!r || quant_copy_attrs(r, n) != TOSAC_OK) return oom(t);
+    if (!r || ir_copy_attrs(r, n) != TOSAC_OK) return oom(t);
     n->dead = true;
     return TOSAC_OK;
 }
@@ -548,7 +548,7 @@ static tosac_status fold_unit_chain(tl *t, tosac_node *r2)
         return TOSAC_OK;
     tosac_value *in[5] = {r1->inputs[0], r2->inputs[1], r2->inputs[2], zp, r2->inputs[4]};
     tosac_node *r = ir_add_op(t->b, TOSAC_OP_RESCALE, 5, in, r2->outputs[0], r2);
-    if (!r || quant_copy_attrs(r, r2) != TOSAC_OK) return oom(t);
+    if (!r || ir_copy_attrs(r, r2) != TOSAC_OK) return oom(t);
     r2->dead = true;
     return TOSAC_OK;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/diag.h"
+#include "ir/rewrite.h"
 #include "target/target_internal.h"
 #include "tosac/runtime.h"
 #include "tosac/validate.h"
@@ -146,24 +147,6 @@ static void place(part *p)
 }
 
 /* ---- segment graphs -------------------------------------------------------------------------- */
-
-static tosac_status copy_attrs(tosac_node *dst, const tosac_node *src)
-{
-    for (unsigned id = 0; id < tosac_op_attr_count(src->op) && id < TOSAC_ATTR_MAX_FIELDS; id++) {
-        const tosac_attr_val *a = &src->attr[id];
-        tosac_status s = TOSAC_OK;
-        if (!a->present) continue;
-        switch (tosac_op_attr_kind(src->op, id)) {
-        case TOSAC_AK_I32V: s = tosac_node_set_ints(dst, id, a->data, a->len); break;
-        case TOSAC_AK_BYTES: case TOSAC_AK_BYTES8: s = tosac_node_set_bytes(dst, id, a->data, a->len); break;
-        case TOSAC_AK_STR: s = tosac_node_set_str(dst, id, a->data); break;
-        case TOSAC_AK_NONE: break;
-        default: s = tosac_node_set_int(dst, id, a->i); break;
-        }
-        if (s != TOSAC_OK) return s;
-    }
-    return TOSAC_OK;
-}
 
 /* The value `v` of the source graph in segment graph nb: created on first use (a constant with
    its CONST / CONST_SHAPE operator, anything else as a plain tensor). */
@@ -355,7 +338,7 @@ static tosac_status build_segments(part *p, const tosac_graph *g, const tosac_qu
             for (uint32_t j = 0; j < n->n_outputs; j++)
                 if (!(vo[j] = seg_value(&p->c, nb, n->outputs[j]))) goto oom;
             tosac_node *m = tosac_block_add_node(nb, (tosac_op)n->op, n->n_inputs, vi, n->n_outputs, vo);
-            if (!m || copy_attrs(m, n) != TOSAC_OK || (n->location && tosac_node_set_location(m, n->location) != TOSAC_OK))
+            if (!m || ir_copy_attrs(m, n) != TOSAC_OK || (n->location && tosac_node_set_location(m, n->location) != TOSAC_OK))
                 goto oom;
         }
         for (uint32_t o = 0; o < n_out; o++) {

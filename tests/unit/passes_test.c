@@ -105,7 +105,7 @@ static bool run_passes(tosac_graph *g, const pass_fn *fns, size_t n)
     opts.verify_each = true;
     pass_ctx pc = {.g = g, .b = g->regions[0]->blocks[0], .d = d, .o = &opts, .r = &report};
     bool ok = ir_compact(pc.b) == TOSAC_OK;
-    for (size_t k = 0; k < n && ok; k++) ok = fns[k](&pc) == TOSAC_OK && pass_step_done(&pc, "test", pass_now()) == TOSAC_OK;
+    for (size_t k = 0; k < n && ok; k++) ok = fns[k](&pc) == TOSAC_OK && pass_step_done(&pc, "test", tosac_now_ms()) == TOSAC_OK;
     for (size_t k = 0; k < tosac_diag_count(d); k++) fprintf(stderr, "  diag: %s\n", tosac_diag_message(d, k, NULL));
     tosac_diag_destroy(d);
     return ok;
