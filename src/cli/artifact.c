@@ -18,23 +18,13 @@
 #include "tosac/inspect.h"
 #include "tosac/target.h"
 
-static void print_diag(const char *path, tosac_diag *d)
-{
-    for (size_t k = 0; k < tosac_diag_count(d); k++) {
-        tosac_status code = TOSAC_OK;
-        const char *msg = tosac_diag_message(d, k, &code);
-        cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
-    }
-    tosac_diag_clear(d);
-}
-
 static tosac_artifact *read_artifact(const char *dir)
 {
     tosac_diag *d = tosac_diag_create();
     tosac_artifact *a = NULL;
     if (d && tosac_artifact_read(dir, &a, d) != TOSAC_OK) a = NULL;
     if (!a) {
-        if (d) print_diag(dir, d);
+        if (d) cli_print_diag(dir, d);
         else fprintf(stderr, "tosac: out of memory\n");
     }
     tosac_diag_destroy(d);
@@ -86,7 +76,7 @@ int cli_artifact_validate(const char *dir, bool quiet)
     if (!a) return CLI_EXIT_FAILURE;
     tosac_diag *d = tosac_diag_create();
     tosac_status s = d ? tosac_artifact_validate(a, d) : TOSAC_ERR_NOMEM;
-    if (d) print_diag(dir, d);
+    if (d) cli_print_diag(dir, d);
     uint32_t npu = 0;
     for (uint32_t k = 0; k < tosac_artifact_segment_count(a); k++) npu += tosac_artifact_segment_at(a, k)->npu;
     if (s == TOSAC_OK && !quiet)
@@ -149,7 +139,7 @@ int cli_artifact_run(const char *dir, uint32_t n, const char *const *names, cons
         tosac_quant_io q;
         tensor_info(t, &info, &q);
         if (!cli_run_load_npy(files[k], &info, t->has_q ? &q : NULL, &in[i], &in_n[i], d)) {
-            print_diag(files[k], d);
+            cli_print_diag(files[k], d);
             goto done;
         }
     }
@@ -162,7 +152,7 @@ int cli_artifact_run(const char *dir, uint32_t n, const char *const *names, cons
     }
     tosac_status s = tosac_artifact_run(a, (const void *const *)in, in_n, (void *const *)outb, out_n, NULL, NULL, NULL, d);
     if (s != TOSAC_OK) {
-        print_diag(dir, d);
+        cli_print_diag(dir, d);
         rc = s == TOSAC_ERR_UNPREDICTABLE ? 1 : s == TOSAC_ERR_TOSA_ERROR ? 2 : 3;
         goto done;
     }
@@ -187,7 +177,7 @@ int cli_artifact_run(const char *dir, uint32_t n, const char *const *names, cons
         for (char *c = path + strlen(out_dir) + 1; len > 0 && (size_t)len < sizeof path && *c; c++)
             if (*c == '/' || *c == '\\') *c = '_';
         if (len <= 0 || (size_t)len >= sizeof path || !cli_run_write_npy(path, &info, outb[k], out_n[k], t->has_q ? &q : NULL, d)) {
-            print_diag(path, d);
+            cli_print_diag(path, d);
             goto done;
         }
     }
@@ -290,7 +280,7 @@ int cli_artifact_write(const tosac_artifact *a, const char *out, bool report, co
     }
     vela_job job = {vela, tosac_artifact_target(a)};
     if (tosac_artifact_write_with(a, out, vela ? vela_all : NULL, &job, d) != TOSAC_OK) {
-        print_diag(out, d);
+        cli_print_diag(out, d);
         goto done;
     }
     if (report) {

@@ -258,15 +258,6 @@ static bool parse_dims(const char *s, int64_t *dims, int *rank)
     }
 }
 
-static void print_diag(const char *path, tosac_diag *d)
-{
-    for (size_t k = 0; k < tosac_diag_count(d); k++) {
-        tosac_status code = TOSAC_OK;
-        const char *msg = tosac_diag_message(d, k, &code);
-        cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
-    }
-}
-
 static void dump_graph(void *ctx, const char *step, const tosac_graph *g)
 {
     (void)ctx;
@@ -435,7 +426,7 @@ int cli_compile(int argc, char **argv)
     bool program_in_file = !artifact && strcmp(outs.program, a.out) != 0;
     if (program_in_file && quant && !(outs.sidecar = cli_out_add(outs.set, side))) goto out;
     if (program_in_file && !quant && tosac_outset_add_stale(outs.set, side, d) != TOSAC_OK) {
-        print_diag(side, d);
+        cli_print_diag(side, d);
         goto out;
     }
     if (a.report_json && !(outs.report_json = cli_out_add(outs.set, a.report_json))) goto out;
@@ -462,7 +453,7 @@ int cli_compile(int argc, char **argv)
         names[n_names++] = name;
         if (!cli_out_input(outs.set, v)) goto out;
         if (tosac_npy_read_file(v, &arrays[k], d) != TOSAC_OK) {
-            print_diag(v, d);
+            cli_print_diag(v, d);
             goto out;
         }
         n_arrays = k + 1;
@@ -507,14 +498,14 @@ int cli_compile(int argc, char **argv)
     o.on_input = cli_external_input;
     o.on_input_user = outs.set;
     if (tosac_driver_compile_file(path, &o, &c, d) != TOSAC_OK) {
-        print_diag(path, d);
+        cli_print_diag(path, d);
         goto out;
     }
-    print_diag(path, d); /* notes */
+    cli_print_diag(path, d); /* notes */
     const tosac_graph *g = tosac_compiled_program(c);
     const tosac_quant_report *qrep = tosac_compiled_quant_report(c);
     if (outs.report_json && qrep && tosac_quant_report_write_json(qrep, outs.report_json, d) != TOSAC_OK) {
-        print_diag(a.report_json, d);
+        cli_print_diag(a.report_json, d);
         goto out;
     }
     double t_write = tosac_now_ms();
@@ -522,7 +513,7 @@ int cli_compile(int argc, char **argv)
         if (cli_artifact_write(tosac_compiled_artifact(c), a.out, a.report, a.report_dot, a.vela) != CLI_EXIT_OK)
             goto out;
     } else if (tosac_tosa_write_file(g, outs.program, d) != TOSAC_OK) {
-        print_diag(a.out, d);
+        cli_print_diag(a.out, d);
         goto out;
     }
     /* the sidecar names its program by the bytes just written (docs/QUANT.md) */
@@ -530,7 +521,7 @@ int cli_compile(int argc, char **argv)
         tosac_quant_iomap io = *tosac_compiled_iomap(c);
         if (tosac_hash_file(outs.program, &io.program_fnv1a64, &io.program_bytes, d) != TOSAC_OK ||
             tosac_quant_iomap_write(&io, outs.sidecar, d) != TOSAC_OK) {
-            print_diag(side, d);
+            cli_print_diag(side, d);
             goto out;
         }
     }
