@@ -28,6 +28,8 @@
 #include <stdint.h>
 
 #include "tosac/graph.h"
+#include "tosac/npy.h"
+#include "tosac/runtime.h"
 #include "tosac/status.h"
 
 #ifdef __cplusplus
@@ -102,6 +104,22 @@ typedef struct tosac_quant_io {
     int32_t rank;
     int64_t shape[8];
 } tosac_quant_io;
+
+/** Whether a program tensor of type `t` holds the integer codes of its sidecar entry `q` (NULL: no
+    entry; a FLOAT32 entry: the program quantizes itself). */
+bool tosac_quant_io_holds_codes(const tosac_quant_io *q, tosac_dtype t);
+/**
+ * Converts `npy` into the TOSA encoding of the program input `info`, as `tosac run` reads a .npy
+ * file: shapes equal up to size-1 dimensions; for an input holding the codes of sidecar entry `q`,
+ * float32/float64 data is quantized with it (the count of NaNs, which became the zero point, added
+ * to *nans) and int8/uint8 data of the entry's signedness is taken as codes; anything else goes
+ * through tosac_npy_to_tosa. `label` names the data and the tensor in messages ("x.npy for input
+ * 'x'", "the array for input 'x'"), `what` the kind of tensor ("input", "variable"). On success *bytes (free with tosac_free(*bytes,
+ * *n)) holds *n bytes.
+ */
+tosac_status tosac_quant_input_bytes(const tosac_npy *npy, const tosac_tensor_info *info, const tosac_quant_io *q,
+                                     const char *label, const char *what, uint8_t **bytes, size_t *n, size_t *nans,
+                                     tosac_diag *d);
 
 /** The I/O mapping of a quantized program (the `.quant.json` sidecar, docs/QUANT.md). */
 typedef struct tosac_quant_iomap {

@@ -418,21 +418,11 @@ static const tosac_quant_io *find_io(const tosac_compiled *c, bool input, const 
     return NULL;
 }
 
-/* The tensor holds the integer codes of its sidecar entry (a float32 entry: the program itself
-   quantizes), as `tosac run` decides. */
-static bool holds_codes(const tosac_quant_io *q, const tosac_tensor_info *info)
-{
-    return q && q->type != TOSAC_QUANT_IO_FLOAT32 &&
-           info->dtype == (q->type == TOSAC_QUANT_IO_INT16 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8);
-}
-
-static size_t code_bytes(const tosac_quant_io *q) { return q->type == TOSAC_QUANT_IO_INT16 ? 2 : 1; }
-
 /* The .npy descr run() returns for an output (execution storage, host order; BF16 widened to
    float32 since NumPy has no bfloat16). */
 static const char *out_descr(const tosac_tensor_info *info, const tosac_quant_io *q, size_t *elem)
 {
-    if (holds_codes(q, info) || info->dtype == TOSAC_DTYPE_BF16) return *elem = 4, "<f4";
+    if (tosac_quant_io_holds_codes(q, info->dtype) || info->dtype == TOSAC_DTYPE_BF16) return *elem = 4, "<f4";
     if (info->f64) return *elem = 8, "<f8";
     switch (info->dtype) {
     case TOSAC_DTYPE_BOOL: return *elem = 1, "|b1";
@@ -479,7 +469,7 @@ static PyObject *shape_tuple(const tosac_tensor_info *info)
 static void copy_output(const tosac_tensor_info *info, const tosac_quant_io *q, const void *src, uint8_t *dst)
 {
     size_t n = (size_t)info->nelem;
-    if (holds_codes(q, info)) {
+    if (tosac_quant_io_holds_codes(q, info->dtype)) {
         for (size_t k = 0; k < n; k++) {
             float f = (float)tosac_quant_dequantize(get_code(q, src, k), q->q);
             memcpy(dst + 4 * k, &f, 4);
@@ -494,67 +484,6 @@ static void copy_output(const tosac_tensor_info *info, const tosac_quant_io *q, 
     } else {
         memcpy(dst, src, info->nbytes);
     }
-}
-
-/*
- * One input as `tosac run` reads one .npy file: shapes equal up to size-1 dimensions; for a
- * tensor holding codes, float data is quantized with the entry's q-params (NaN gives the zero
- * point) and integer data of the entry's signedness is taken as codes; anything else goes
- * through tosac_npy_to_tosa. Adds a message and returns false on a mismatch.
- */
-static bool input_bytes(const tosac_npy *npy, const tosac_tensor_info *info, const tosac_quant_io *q, uint8_t **bytes,
-                        size_t *n, char *err, size_t errlen, tosac_diag *d)
-{
-    bool ok = npy->count == info->nelem;
-    int ia = 0, ib = 0;
-    while (ok) {
-        while (ia < npy->rank && npy->shape[ia] == 1) ia++;
-        while (ib < info->rank && info->shape[ib] == 1) ib++;
-        if (ia == npy->rank || ib == info->rank) break;
-        ok = npy->shape[ia++] == info->shape[ib++];
-    }
-    if (!ok) {
-        char want[160], got[160];
-        size_t lw = 0, lg = 0;
-        want[0] = got[0] = '\0';
-        for (int32_t k = 0; k < info->rank && lw < sizeof want - 24; k++)
-            lw += (size_t)snprintf(want + lw, sizeof want - lw, "%s%lld", k ? "," : "", (long long)info->shape[k]);
-        for (int k = 0; k < npy->rank && lg < sizeof got - 24; k++)
-            lg += (size_t)snprintf(got + lg, sizeof got - lg, "%s%lld", k ? "," : "", (long long)npy->shape[k]);
-        snprintf(err, errlen, "input '%s': the array has shape [%s] but the input has shape [%s]", info->name, got, want);
-        return false;
-    }
-    bool fl = !strcmp(npy->descr, "<f4") || !strcmp(npy->descr, "<f8");
-    if (holds_codes(q, info) && fl) {
-        size_t w = code_bytes(q);
-        *n = (size_t)npy->count * w;
-        *bytes = malloc(*n ? *n : 1);
-        if (!*bytes) return snprintf(err, errlen, "out of memory"), false;
-        tosac_quant_io_quantize(q->type, q->q, npy->data, npy->descr[2] == '8', (size_t)npy->count, *bytes);
-        return true;
-    }
-    if (holds_codes(q, info) && info->dtype == TOSAC_DTYPE_INT8 &&
-        (!strcmp(npy->descr, "|i1") || !strcmp(npy->descr, "|u1"))) {
-        /* codes as they are, of the sidecar's signedness: the other one would be read 128 off */
-        if ((q->type == TOSAC_QUANT_IO_UINT8) != !strcmp(npy->descr, "|u1")) {
-            snprintf(err, errlen,
-                     "input '%s' takes %s codes (see the program's .quant.json) or float data, but the array holds %s",
-                     info->name, tosac_quant_io_type_name(q->type), npy->descr[1] == 'u' ? "uint8" : "int8");
-            return false;
-        }
-        *n = (size_t)npy->count;
-        *bytes = malloc(*n ? *n : 1);
-        if (!*bytes) return snprintf(err, errlen, "out of memory"), false;
-        memcpy(*bytes, npy->data, *n);
-        return true;
-    }
-    uint8_t *t = NULL;
-    if (tosac_npy_to_tosa(npy, info->dtype, info->name, &t, n, d) != TOSAC_OK) return false;
-    *bytes = malloc(*n ? *n : 1);
-    if (*bytes) memcpy(*bytes, t, *n);
-    tosac_free(t, *n);
-    if (!*bytes) return snprintf(err, errlen, "out of memory"), false;
-    return true;
 }
 
 /* run(inputs) with inputs a list of (descr, shape, buffer) in program input order; returns the
@@ -593,22 +522,21 @@ static PyObject *program_run(ProgramObject *self, PyObject *arg)
         }
         if (!(outs[k] = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(elem * (size_t)info.nelem)))) goto done;
     }
-    char err[512] = "";
     tosac_status s = TOSAC_OK;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
-    for (uint32_t i = 0; i < n_in && s == TOSAC_OK && !err[0]; i++) {
+    for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
         tosac_tensor_info info;
         tosac_program_input_info(self->rt, i, &info);
-        if (!input_bytes(&views[i].npy, &info, find_io(self->c, true, info.name), &bytes[i], &lens[i], err, sizeof err,
-                         d)) {
-            if (!err[0] && !tosac_diag_count(d)) snprintf(err, sizeof err, "input '%s': cannot convert", info.name);
-            s = TOSAC_ERR_INVALID_ARG;
-        }
+        char label[300];
+        size_t nans = 0;
+        snprintf(label, sizeof label, "the array for input '%s'", info.name);
+        s = tosac_quant_input_bytes(&views[i].npy, &info, find_io(self->c, true, info.name), label, "input", &bytes[i],
+                                    &lens[i], &nans, d);
         if (s == TOSAC_OK) s = tosac_program_set_input_tosa(self->rt, i, bytes[i], lens[i], d);
     }
-    if (s == TOSAC_OK && !err[0]) s = tosac_program_invoke(self->rt, d);
-    for (uint32_t k = 0; k < n_out && s == TOSAC_OK && !err[0]; k++) {
+    if (s == TOSAC_OK) s = tosac_program_invoke(self->rt, d);
+    for (uint32_t k = 0; k < n_out && s == TOSAC_OK; k++) {
         tosac_tensor_info info;
         tosac_program_output_info(self->rt, k, &info);
         copy_output(&info, find_io(self->c, false, info.name), tosac_program_output_ptr(self->rt, k),
@@ -616,10 +544,6 @@ static PyObject *program_run(ProgramObject *self, PyObject *arg)
     }
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
-    if (err[0]) {
-        raise_msg("%s", err);
-        goto done;
-    }
     if (s != TOSAC_OK) {
         raise_error(s, d, "run");
         goto done;
@@ -641,7 +565,7 @@ static PyObject *program_run(ProgramObject *self, PyObject *arg)
     }
 done:
     for (uint32_t i = 0; i < held; i++) view_release(&views[i]);
-    for (uint32_t i = 0; bytes && i < n_in; i++) free(bytes[i]);
+    for (uint32_t i = 0; bytes && i < n_in; i++) tosac_free(bytes[i], lens[i]);
     for (uint32_t k = 0; outs && k < n_out; k++) Py_XDECREF(outs[k]);
     PyMem_Free(views);
     PyMem_Free(bytes);

@@ -381,25 +381,6 @@ static int32_t get_code(const tosac_quant_io *q, const uint8_t *bytes, size_t k)
 
 static size_t code_bytes(const tosac_quant_io *q) { return q->type == TOSAC_QUANT_IO_INT16 ? 2 : 1; }
 
-/* The tensor holds the codes of its sidecar entry q (float32 entries: the program quantizes). */
-static bool holds_codes(const tosac_quant_io *q, const tosac_tensor_info *info)
-{
-    return q && q->type != TOSAC_QUANT_IO_FLOAT32 &&
-           info->dtype == (q->type == TOSAC_QUANT_IO_INT16 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8);
-}
-
-/* Quantized programs (docs/QUANT.md): float32/float64 data for an integer input with an entry in
-   MODEL.tosa.quant.json is quantized with its scale and zero point (integer data of the entry's
-   type is taken as is). */
-static bool quantize_npy(const tosac_npy *npy, const tosac_quant_io *q, uint8_t **bytes, size_t *n, size_t *nans)
-{
-    *n = (size_t)npy->count * code_bytes(q);
-    *bytes = tosac_malloc(*n ? *n : 1);
-    if (!*bytes) return false;
-    *nans += tosac_quant_io_quantize(q->type, q->q, npy->data, !strcmp(npy->descr, "<f8"), (size_t)npy->count, *bytes);
-    return true;
-}
-
 /* Reads FILE.npy for a tensor of `info` and converts it to TOSA encoding (caller frees); `q`: the
    input's entry in a quantization sidecar, or NULL. */
 static bool load_npy(const char *path, const char *what, const tosac_tensor_info *info, const tosac_quant_io *q,
@@ -407,52 +388,19 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
 {
     tosac_npy npy;
     if (tosac_npy_read_file(path, &npy, d) != TOSAC_OK) return false;
-    /* shapes must agree up to size-1 dimensions ([] for [1], [3] for [1,3]); equal element
-       counts alone would let NCHW data into an NHWC input unnoticed */
-    bool ok = npy.count == info->nelem;
-    int ia = 0, ib = 0;
-    while (ok) {
-        while (ia < npy.rank && npy.shape[ia] == 1) ia++;
-        while (ib < info->rank && info->shape[ib] == 1) ib++;
-        if (ia == npy.rank || ib == info->rank) break;
-        ok = npy.shape[ia++] == info->shape[ib++];
-    }
-    if (!ok) {
-        char want[160], got[160];
-        size_t lw = 0, lg = 0;
-        want[0] = got[0] = '\0';
-        for (int32_t k = 0; k < info->rank && lw < sizeof want - 24; k++)
-            lw += (size_t)snprintf(want + lw, sizeof want - lw, "%s%" PRId64, k ? "," : "", info->shape[k]);
-        for (int k = 0; k < npy.rank && lg < sizeof got - 24; k++)
-            lg += (size_t)snprintf(got + lg, sizeof got - lg, "%s%" PRId64, k ? "," : "", npy.shape[k]);
-        tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but %s '%s' has shape [%s]", path, got, what,
-                       info->name, want);
-    } else if (holds_codes(q, info) && (!strcmp(npy.descr, "<f4") || !strcmp(npy.descr, "<f8"))) {
-        size_t nans = 0;
-        ok = quantize_npy(&npy, q, bytes, n, &nans);
-        if (!ok) tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-        /* the program cannot tell a NaN from a real value once quantized: say so */
+    size_t nans = 0;
+    char label[4200];
+    snprintf(label, sizeof label, "%s for %s '%s'", path, what, info->name);
+    bool ok = tosac_quant_input_bytes(&npy, info, q, label, what, bytes, n, &nans, d) == TOSAC_OK;
+    /* the program cannot tell a NaN from a real value once quantized: say so */
+    if (ok && nans) {
         int32_t lo, hi;
         tosac_quant_io_range(q->type, &lo, &hi);
-        if (ok && nans)
-            fprintf(stderr,
-                    "%s: warning: %zu of its %lld values for %s '%s' are NaN; they became the zero point %d "
-                    "(the code of 0.0)\n",
-                    path, nans, (long long)npy.count, what, info->name, tosac_quant_quantize(NAN, q->q, lo, hi));
-    } else if (holds_codes(q, info) && info->dtype == TOSAC_DTYPE_INT8 &&
-               (!strcmp(npy.descr, "|i1") || !strcmp(npy.descr, "|u1"))) {
-        /* codes are taken as they are, but their signedness must be the sidecar's: uint8 data in
-           an int8 input (or the reverse) would be read 128 off */
-        ok = (q->type == TOSAC_QUANT_IO_UINT8) == !strcmp(npy.descr, "|u1");
-        if (!ok)
-            tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: %s '%s' takes %s codes (see the model's .quant.json) or float data, but the file holds %s",
-                           path, what, info->name, tosac_quant_io_type_name(q->type), npy.descr);
-        else if ((*bytes = tosac_malloc(npy.count ? (size_t)npy.count : 1)) != NULL)
-            memcpy(*bytes, npy.data, *n = (size_t)npy.count);
-        else
-            ok = !tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    } else
-        ok = tosac_npy_to_tosa(&npy, info->dtype, path, bytes, n, d) == TOSAC_OK;
+        fprintf(stderr,
+                "%s: warning: %zu of its %lld values for %s '%s' are NaN; they became the zero point %d "
+                "(the code of 0.0)\n",
+                path, nans, (long long)npy.count, what, info->name, tosac_quant_quantize(NAN, q->q, lo, hi));
+    }
     tosac_npy_free(&npy);
     return ok;
 }
@@ -460,7 +408,7 @@ static bool load_npy(const char *path, const char *what, const tosac_tensor_info
 static bool write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
                       const tosac_quant_io *q, tosac_diag *d)
 {
-    if (holds_codes(q, info)) { /* dequantized float32 */
+    if (tosac_quant_io_holds_codes(q, info->dtype)) { /* dequantized float32 */
         n /= code_bytes(q);
         float *f = tosac_malloc(n ? n * sizeof *f : 1);
         if (!f) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory"), false;
@@ -479,7 +427,7 @@ static bool write_npy(const char *path, const tosac_tensor_info *info, const uin
    output (`q`, its sidecar entry) is shown dequantized, as the .npy files are written. */
 static void print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n, const tosac_quant_io *q)
 {
-    if (holds_codes(q, info)) {
+    if (tosac_quant_io_holds_codes(q, info->dtype)) {
         printf("%s: FP32[", info->name);
         for (int32_t k = 0; k < info->rank; k++) printf("%s%" PRId64, k ? "," : "", info->shape[k]);
         printf("] (%s codes dequantized) = [", tosac_quant_io_type_name(q->type));

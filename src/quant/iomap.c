@@ -180,3 +180,64 @@ tosac_status tosac_quant_iomap_read(const char *path, tosac_quant_iomap **out, t
     *out = m;
     return TOSAC_OK;
 }
+
+bool tosac_quant_io_holds_codes(const tosac_quant_io *q, tosac_dtype t)
+{
+    return q && q->type != TOSAC_QUANT_IO_FLOAT32 &&
+           t == (q->type == TOSAC_QUANT_IO_INT16 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8);
+}
+
+/* "d0,d1,...": a shape for messages. */
+static void shape_text(char *buf, size_t size, int rank, const int64_t *shape)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < rank && at < size - 24; k++)
+        at += (size_t)snprintf(buf + at, size - at, "%s%lld", k ? "," : "", (long long)shape[k]);
+}
+
+tosac_status tosac_quant_input_bytes(const tosac_npy *npy, const tosac_tensor_info *info, const tosac_quant_io *q,
+                                     const char *label, const char *what, uint8_t **bytes, size_t *n, size_t *nans,
+                                     tosac_diag *d)
+{
+    /* shapes must agree up to size-1 dimensions ([] for [1], [3] for [1,3]); equal element counts
+       alone would let NCHW data into an NHWC input unnoticed */
+    bool ok = npy->count == info->nelem;
+    int ia = 0, ib = 0;
+    while (ok) {
+        while (ia < npy->rank && npy->shape[ia] == 1) ia++;
+        while (ib < info->rank && info->shape[ib] == 1) ib++;
+        if (ia == npy->rank || ib == info->rank) break;
+        ok = npy->shape[ia++] == info->shape[ib++];
+    }
+    if (!ok) {
+        char want[160], got[160];
+        shape_text(want, sizeof want, info->rank, info->shape);
+        shape_text(got, sizeof got, npy->rank, npy->shape);
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "%s: has shape [%s] but the %s has shape [%s]", label, got, what,
+                              want);
+    }
+    bool codes = tosac_quant_io_holds_codes(q, info->dtype);
+    if (codes && (!strcmp(npy->descr, "<f4") || !strcmp(npy->descr, "<f8"))) {
+        *n = (size_t)npy->count * (q->type == TOSAC_QUANT_IO_INT16 ? 2 : 1);
+        if (!(*bytes = tosac_malloc(*n ? *n : 1))) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        *nans += tosac_quant_io_quantize(q->type, q->q, npy->data, !strcmp(npy->descr, "<f8"), (size_t)npy->count,
+                                         *bytes);
+        return TOSAC_OK;
+    }
+    if (codes && info->dtype == TOSAC_DTYPE_INT8 && (!strcmp(npy->descr, "|i1") || !strcmp(npy->descr, "|u1"))) {
+        /* codes are taken as they are, but their signedness must be the sidecar's: uint8 data in
+           an int8 input (or the reverse) would be read 128 off */
+        if ((q->type == TOSAC_QUANT_IO_UINT8) != !strcmp(npy->descr, "|u1"))
+            return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                                  "%s: the %s takes %s codes (see the program's .quant.json) or float data, but the "
+                                  "data holds %s",
+                                  label, what, tosac_quant_io_type_name(q->type),
+                                  npy->descr[1] == 'u' ? "uint8" : "int8");
+        *n = (size_t)npy->count;
+        if (!(*bytes = tosac_malloc(*n ? *n : 1))) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        memcpy(*bytes, npy->data, *n);
+        return TOSAC_OK;
+    }
+    return tosac_npy_to_tosa(npy, info->dtype, label, bytes, n, d);
+}
