@@ -203,7 +203,9 @@ double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
     X(NO_INT16_MATMUL, 4, "no-int16-matmul", "int16 MATMUL with constant weights as CONV2D 1x1 (i16 x i8 -> i48)")    \
     X(GATHER_CONST_AS_SLICE, 5, "gather-const-as-slice", "GATHER with constant indices: SLICEs (and a CONCAT)")       \
     X(DILATED_CENTER, 6, "dilated-center", "a dilated convolution whose every tap but one reads padding: the 1x1")    \
-    X(UPSAMPLE_1X1_BROADCAST, 7, "upsample-1x1-broadcast", "RESIZE of a 1x1 map: TILE (nearest), RESCALE+ADD (bilinear)")
+    X(UPSAMPLE_1X1_BROADCAST, 7, "upsample-1x1-broadcast", "RESIZE of a 1x1 map: TILE (nearest), RESCALE+ADD (bilinear)") \
+    X(ADD_FUSABLE_SCALES, 8, "add-fusable-scales",                                                                     \
+      "ADD/SUB of two inputs at the same scale: widened by 1, the common 2^19 in the output RESCALE's shift")
 
 typedef enum tosac_quant_lowering {
 #define TOSAC_QUANT_LOWER_ENUM_(name, bit, cli, what) TOSAC_LOWER_##name = 1u << (bit),

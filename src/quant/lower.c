@@ -1043,6 +1043,71 @@ static tosac_status trim_table_inputs(lower *l, double *lo, double *hi)
     return s;
 }
 
+static uint32_t qp_group(uint32_t *parent, uint32_t k)
+{
+    while (parent[k] != k) k = parent[k] = parent[parent[k]];
+    return k;
+}
+
+/*
+ * CONCAT_DIRECT, shared q-params (ExecuTorch's SharedQuantizationSpec for cat): a CONCAT input
+ * that data movement makes from an earlier value (shufflenet's channel split of the previous
+ * block's shuffled CONCAT) would need a RESCALE to the CONCAT's scale between two data-layout
+ * operators, where Vela fuses no scaling (ETHOS_U.md §2). That value and the CONCAT share one set
+ * of q-params from the union of their ranges instead, and the data movement in between follows.
+ */
+static tosac_status share_concat_qparams(lower *l)
+{
+    const tosac_block *fb = l->fb;
+    uint32_t nt = fb->n_tensors, *parent = malloc((nt ? nt : 1) * sizeof *parent), *size = calloc(nt ? nt : 1, sizeof *size);
+    double *glo = malloc((nt ? nt : 1) * sizeof *glo), *ghi = malloc((nt ? nt : 1) * sizeof *ghi);
+    if (!parent || !size || !glo || !ghi) {
+        free(parent), free(size), free(glo), free(ghi);
+        return oom(l);
+    }
+    for (uint32_t k = 0; k < nt; k++) parent[k] = k;
+    bool any = false;
+    for (uint32_t i = 0; i < fb->n_nodes; i++) {
+        const tosac_node *n = fb->nodes[i];
+        uint32_t o = n->n_outputs == 1 ? n->outputs[0]->index : 0;
+        if (n->op != TOSAC_OP_CONCAT || n->n_outputs != 1 || !l->has_qp[o] || l->fx->has[o] || o >= l->st->n ||
+            !l->st->seen[o])
+            continue;
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            const tosac_value *r = n->inputs[k];
+            while (r->producer && shares_input_qp(r->producer->op) && r->producer->n_inputs &&
+                   !ir_is_const(r->producer->inputs[0]) && !l->fx->has[r->index])
+                r = r->producer->inputs[0];
+            if (r == n->inputs[k] || ir_is_const(r) || !l->has_qp[r->index] || l->fx->has[r->index] ||
+                r->index >= l->st->n || !l->st->seen[r->index])
+                continue;
+            uint32_t a = qp_group(parent, r->index), b = qp_group(parent, o);
+            if (a != b) parent[a < b ? b : a] = a < b ? a : b, any = true;
+        }
+    }
+    for (uint32_t k = 0; k < nt && any; k++) glo[k] = INFINITY, ghi[k] = -INFINITY;
+    for (uint32_t k = 0; k < nt && any; k++) size[qp_group(parent, k)]++;
+    for (uint32_t k = 0; k < nt && any; k++) { /* a group's members are all calibrated values */
+        uint32_t g = qp_group(parent, k);
+        if (size[g] > 1) glo[g] = fmin(glo[g], l->lo[k]), ghi[g] = fmax(ghi[g], l->hi[k]);
+    }
+    for (uint32_t k = 0; k < nt && any; k++) {
+        uint32_t g = qp_group(parent, k);
+        if (size[g] > 1) l->qp[k] = choose_act(l, glo[g], ghi[g]);
+    }
+    /* the data movement between them takes its input's q-params again (operators in order) */
+    for (uint32_t i = 0; i < fb->n_nodes && any; i++) {
+        const tosac_node *n = fb->nodes[i];
+        if (shares_input_qp(n->op) && n->n_outputs == 1 && n->n_inputs && !ir_is_const(n->inputs[0]) &&
+            l->has_qp[n->inputs[0]->index] && !l->fx->has[n->outputs[0]->index]) {
+            l->qp[n->outputs[0]->index] = l->qp[n->inputs[0]->index];
+            l->has_qp[n->outputs[0]->index] = true;
+        }
+    }
+    free(parent), free(size), free(glo), free(ghi);
+    return TOSAC_OK;
+}
+
 static tosac_status build(lower *l, tosac_quant_iomap *io)
 {
     const tosac_block *fb = l->fb;
@@ -1077,6 +1142,10 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
                 l->has_qp[n->outputs[0]->index] = true;
             }
         }
+    }
+    if (l->o->lowering & TOSAC_LOWER_CONCAT_DIRECT) {
+        tosac_status ss = share_concat_qparams(l);
+        if (ss != TOSAC_OK) return ss;
     }
     /* CONCAT_DIRECT: an input only the CONCAT reads, made by an operator with q-params of its own,
        takes the CONCAT's (PT2E's shared qspec for cat): its producer then writes straight into the

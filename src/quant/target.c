@@ -553,6 +553,85 @@ static tosac_status fold_unit_chain(tl *t, tosac_node *r2)
     return TOSAC_OK;
 }
 
+/* ---- ADD_FUSABLE_SCALES --------------------------------------------------------------------- */
+
+/* A per-tensor RESCALE i8/i16 -> int32 (signed, output zero point 0) by an exact power of two
+   2^p, p >= 0: its result is (x - zp) * 2^p, exactly. -1 otherwise. */
+static int widening_pow2(const tosac_node *r)
+{
+    if (!r || r->dead || r->op != TOSAC_OP_RESCALE || r->n_inputs != 5 || r->outputs[0]->dtype != TOSAC_DTYPE_INT32 ||
+        !is_i8_or_i16(r->inputs[0]) || r->attr[TOSAC_ATTR_RESCALE_input_unsigned].i ||
+        r->attr[TOSAC_ATTR_RESCALE_output_unsigned].i)
+        return -1;
+    for (int k = 1; k < 5; k++)
+        if (!ir_is_const(r->inputs[k])) return -1;
+    if (tosac_value_nelem(r->inputs[1]) != 1 || cint(r->inputs[4], 0) != 0) return -1;
+    int64_t m = cint(r->inputs[1], 0), s = cint(r->inputs[2], 0);
+    if (m <= 0 || (m & (m - 1))) return -1;
+    int e = 0;
+    while ((1ll << e) < m) e++;
+    return e >= s ? (int)(e - s) : -1;
+}
+
+/*
+ * ADD/SUB of two int8/int16 values at the same scale: the default lowering widens both by the
+ * common 2^19 (2^14 for int16) of the ADD rule and its output RESCALE divides it out again. Vela's
+ * U55 fuses input RESCALEs into an ADD only in the 16-bit form with shift 0 or when the two
+ * scales differ with the larger exactly 2^19 (ETHOS_U.md §2, c55:101-153), so equal scales would
+ * leave both input RESCALEs and the output one standalone. Widen by 1 instead (x - zp) and take
+ * the 2^p into every output RESCALE's shift: (sum * 2^p) * M >> S == sum * M >> (S - p) exactly,
+ * with TOSA's range condition on the value unchanged.
+ */
+static tosac_status add_fusable_scales(tl *t, tosac_node *n)
+{
+    tosac_node *ra = n->inputs[0]->producer, *rb = n->inputs[1]->producer;
+    int p = widening_pow2(ra);
+    if (p <= 0 || ra == rb || widening_pow2(rb) != p || sole_reader(t->b, ra->outputs[0]) != n ||
+        sole_reader(t->b, rb->outputs[0]) != n || cint(ra->inputs[1], 0) != cint(rb->inputs[1], 0) ||
+        cint(ra->inputs[2], 0) != cint(rb->inputs[2], 0))
+        return TOSAC_OK;
+    /* every reader of the sum is a RESCALE (signed, input zero point 0) whose shifts stay >= 2 */
+    tosac_value *y = n->outputs[0];
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < t->b->n_nodes; i++) {
+        const tosac_node *c = t->b->nodes[i];
+        if (c->dead || !(c->n_inputs && c->inputs[0] == y)) continue;
+        if (c->op != TOSAC_OP_RESCALE || c->n_inputs != 5 || c->attr[TOSAC_ATTR_RESCALE_input_unsigned].i ||
+            !ir_is_const(c->inputs[2]) || !ir_is_const(c->inputs[3]) || cint(c->inputs[3], 0) != 0)
+            return TOSAC_OK;
+        for (int64_t e = 0; e < tosac_value_nelem(c->inputs[2]); e++)
+            if (cint(c->inputs[2], e) - p < 2) return TOSAC_OK;
+        found++;
+    }
+    for (uint32_t k = 0; k < t->b->n_outputs; k++)
+        if (t->b->outputs[k] == y) return TOSAC_OK;
+    if (!found || found != reads(t->b, y)) return TOSAC_OK;
+    static const int32_t m1 = 1 << 30, s1 = 30;
+    tosac_node *r[2] = {ra, rb};
+    for (int k = 0; k < 2; k++) {
+        if (!quant_add_rescale(t->b, r[k]->inputs[0], r[k]->outputs[0], &m1, &s1, 1, (int32_t)cint(r[k]->inputs[3], 0), 0,
+                               false, false, r[k]))
+            return oom(t);
+        r[k]->dead = true;
+    }
+    for (uint32_t i = 0, nn = t->b->n_nodes; i < nn; i++) {
+        tosac_node *c = t->b->nodes[i];
+        if (c->dead || c->op != TOSAC_OP_RESCALE || c->inputs[0] != y) continue;
+        int64_t len = tosac_value_nelem(c->inputs[2]);
+        int32_t *sh = malloc((size_t)len * sizeof *sh);
+        if (!sh) return oom(t);
+        for (int64_t e = 0; e < len; e++) sh[e] = (int32_t)(cint(c->inputs[2], e) - p);
+        int64_t ln = len;
+        tosac_value *in[5] = {y, c->inputs[1], NULL, c->inputs[3], c->inputs[4]};
+        in[2] = quant_enc_const(t->b, "shift", TOSAC_DTYPE_INT8, 1, &ln, sh, NULL, len);
+        free(sh);
+        tosac_node *r2 = in[2] ? ir_add_op(t->b, TOSAC_OP_RESCALE, 5, in, c->outputs[0], c) : NULL;
+        if (!r2 || ir_copy_attrs(r2, c) != TOSAC_OK) return oom(t);
+        c->dead = true;
+    }
+    return TOSAC_OK;
+}
+
 /* ---- driver ---------------------------------------------------------------------------------- */
 
 tosac_status quant_lower_target(tosac_block *b, uint32_t bits, tosac_diag *d)
@@ -586,6 +665,10 @@ tosac_status quant_lower_target(tosac_block *b, uint32_t bits, tosac_diag *d)
             break;
         case TOSAC_OP_RESCALE:
             if (bits & TOSAC_LOWER_CONCAT_DIRECT) s = fold_unit_chain(&t, n);
+            break;
+        case TOSAC_OP_ADD:
+        case TOSAC_OP_SUB:
+            if (bits & TOSAC_LOWER_ADD_FUSABLE_SCALES) s = add_fusable_scales(&t, n);
             break;
         default: break;
         }

@@ -3,6 +3,8 @@
  * operator n off the NPU?" for the operator in its current neighbourhood (who produces and reads
  * its tensors, and where they run), so that RESCALE fusion can be modelled the way Vela does it.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -75,64 +77,234 @@ static void conv_kernel(const tosac_node *n, int64_t *kh, int64_t *kw)
     *kw = dim(w, h + 1);
 }
 
-/* A per-tensor RESCALE's multiplier / 2^shift: unit (== 1) or a power of two. */
-static bool rescale_factor(const tosac_node *r, bool *unit, bool *pow2)
+static bool per_channel(const tosac_node *r) { return r->attr[TOSAC_ATTR_RESCALE_per_channel].i != 0; }
+
+/* ---- RESCALE fusion (ETHOS_U.md §2 RESCALE) ------------------------------------------------
+ * A model of Vela 5.1.0's FuseRescale (gio:1309-1672), which runs after RemoveReshape: a RESCALE
+ * is fused into its producer as output scaling or into its reader as input scaling when the
+ * tensor between them has exactly one reader and one writer, a zero point of 0, is no graph
+ * input/output, the other operator is no data layout/SELECT and has unit scaling on that side
+ * (so two RESCALEs are never merged), and the architecture's SupportsQuantization accepts the
+ * result (c55:101-199, c85:152-230). A binary elementwise operator takes both of its input
+ * RESCALEs at once, together with its output RESCALE (the compound fuse): this is how a
+ * residual ADD of int8 tensors becomes one NPU ADD. Modelled per operator, not by replaying
+ * Vela's traversal order; the one simplification is that a binary operator fuses both input
+ * RESCALEs or, when only one can go, one whose input type equals the other input's. */
+
+/* A quantized scale as Vela compares it: multiplier and shift with common factors of two removed
+   (scaling.cpp:100-110 ReduceScale). */
+typedef struct qscale {
+    int64_t m, s;
+} qscale;
+
+static const qscale UNIT = {1, 0};
+
+static bool is_unit(qscale q) { return q.m == 1 && q.s == 0; }
+
+/* The per-tensor scale of RESCALE r, reduced; false when per-channel or not constant. */
+static bool rescale_scale(const tosac_node *r, qscale *q)
 {
     int64_t m, s;
-    if (!ival(in(r, 1), 0, &m) || !ival(in(r, 2), 0, &s) || m <= 0) return false;
-    *pow2 = (m & (m - 1)) == 0;
-    int shift = 0;
-    while ((1ll << shift) < m) shift++;
-    *unit = *pow2 && shift == s;
+    if (per_channel(r) || !ival(in(r, 1), 0, &m) || !ival(in(r, 2), 0, &s) || m <= 0 || s < 0) return false;
+    while (m > 1 && !(m & 1) && s > 0) m >>= 1, s--;
+    *q = (qscale){m, s};
     return true;
 }
 
-static bool per_channel(const tosac_node *r) { return r->attr[TOSAC_ATTR_RESCALE_per_channel].i != 0; }
-
-/* ETHOS_U.md §2 RESCALE: Vela fuses RESCALE r into its producer as output scaling unless the
-   rescaled tensor has another reader or is a graph output, its zero point is not 0, the producer
-   is data layout, SELECT or already scales (so two RESCALEs never merge), or the hardware
-   scaling rules refuse the result (gio:1309-1373, c55:159-199, c85:182-230). */
-static const tosac_node *fused_producer(const place_ctx *c, const tosac_node *r)
+static int64_t zp_of(const tosac_node *r, uint32_t k)
 {
-    const tosac_value *x = in(r, 0);
-    const tosac_node *p = x ? place_producer(c, x) : NULL;
-    int64_t zp;
-    if (!p || p->op == TOSAC_OP_CONST || c->where[p->index] != 1) return NULL;
-    if (c->is_output[x->index] || place_readers(c, x) != 1) return NULL;
-    if (!ival(in(r, 3), 0, &zp) || zp != 0) return NULL;
-    if (is_layout(p->op) || p->op == TOSAC_OP_SELECT || p->op == TOSAC_OP_RESCALE || p->op == TOSAC_OP_AVG_POOL2D ||
-        p->op == TOSAC_OP_TABLE)
-        return NULL;
-    bool conv_like = is_conv(p->op) || p->op == TOSAC_OP_MAX_POOL2D || (c->set == RS_U85 && p->op == TOSAC_OP_MATMUL);
-    if (per_channel(r)) return conv_like ? p : NULL;
-    if (conv_like || p->op == TOSAC_OP_MATMUL) return p;
-    bool unit = false, pow2 = false;
-    if (!rescale_factor(r, &unit, &pow2)) return NULL;
-    switch (p->op) {
-    case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM: case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT:
-    case TOSAC_OP_LOGICAL_LEFT_SHIFT: case TOSAC_OP_CLZ: case TOSAC_OP_INTDIV:
-        return unit ? p : NULL; /* unit OFM scaling only */
-    default:
-        /* other elementwise ops: any scaling when IFM and OFM are narrower than 32 bits, else
-           shift only */
-        if (tosac_dtype_bits(in(p, 0)->dtype) >= 32 && !pow2) return NULL;
-        return p;
+    int64_t z = 0;
+    return ival(in(r, k), 0, &z) ? z : 0;
+}
+
+/* Vela removes every RESHAPE before fusing (gio:1689-1758): its readers read its input. It keeps
+   a copy when the input has other readers or both ends are graph I/O; modelled as: a RESHAPE on
+   the NPU is transparent when its input has no other reader and neither end is a block output. */
+static bool transparent_reshape(const place_ctx *c, const tosac_node *n)
+{
+    return n && n->op == TOSAC_OP_RESHAPE && c->where[n->index] == 1 && place_readers(c, in(n, 0)) == 1 &&
+           !c->is_output[in(n, 0)->index] && !c->is_output[out0(n)->index];
+}
+
+/* The operator writing v once the RESHAPEs are gone. */
+static const tosac_node *writer(const place_ctx *c, const tosac_value *v)
+{
+    const tosac_node *p = place_producer(c, v);
+    while (transparent_reshape(c, p)) p = place_producer(c, in(p, 0));
+    return p;
+}
+
+/* The only reader of v once the RESHAPEs are gone; NULL when v has several or is a block output. */
+static const tosac_node *sole_reader(const place_ctx *c, const tosac_value *v)
+{
+    for (;;) {
+        if (c->is_output[v->index] || place_readers(c, v) != 1) return NULL;
+        const tosac_node *q = c->readers[c->reader_off[v->index]];
+        if (!transparent_reshape(c, q)) return q;
+        v = out0(q);
     }
 }
 
-/* Input-scaling fusion into the single reader (gio:1377-1498; c55:101-153 ADD/SUB only on U55,
-   c85:152-180 anything but DIV/MUL on U85), zero point 0 on the intermediate. */
+static bool on_npu(const place_ctx *c, const tosac_node *n) { return n && c->where[n->index] == 1; }
+
+static bool is_binary_elementwise(uint32_t op)
+{
+    switch (op) {
+    case TOSAC_OP_ADD: case TOSAC_OP_SUB: case TOSAC_OP_MUL: case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM:
+    case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT: case TOSAC_OP_LOGICAL_LEFT_SHIFT: case TOSAC_OP_LOGICAL_RIGHT_SHIFT:
+    case TOSAC_OP_INTDIV: return true;
+    default: return false;
+    }
+}
+
+static int64_t type_min(tosac_dtype t) { return -(1ll << (tosac_dtype_bits(t) - 1)); }
+static int64_t type_max(tosac_dtype t) { return (1ll << (tosac_dtype_bits(t) - 1)) - 1; }
+
+/* CanBeFused(ontoConsumers) of RESCALE r (gio:1309-1373): its result has one reader, a zero point
+   of 0, and the extreme input value it can see does not clip once scaled (input fusion drops the
+   RESCALE's saturation). */
+static bool input_candidate(const place_ctx *c, const tosac_node *r, const tosac_node *q)
+{
+    int64_t m, s;
+    if (!on_npu(c, r) || r->op != TOSAC_OP_RESCALE || per_channel(r) || sole_reader(c, out0(r)) != q ||
+        zp_of(r, 4) != 0 || !ival(in(r, 1), 0, &m) || !ival(in(r, 2), 0, &s) || s < 0 || s > 62)
+        return false;
+    tosac_dtype ti = in(r, 0)->dtype, to = out0(r)->dtype;
+    if (tosac_dtype_bits(ti) > 32 || tosac_dtype_bits(to) > 32) return false;
+    int64_t zp = zp_of(r, 3), v = (zp < 0 ? type_max(ti) : type_min(ti)) - zp;
+    int64_t w = v * m; /* |v| <= 2^17, m < 2^31 */
+    w = w >= 0 ? w >> s : -((-w) >> s);
+    return w >= type_min(to) && w <= type_max(to);
+}
+
+/* SupportsQuantization of a binary elementwise operator with input scales qa/qb (types ta/tb,
+   zero points za/zb) and output scale qo (type to, zero point zo): c55:101-199,300-453 and
+   c85:152-230,385-416. */
+static bool supports_binary(const place_ctx *c, uint32_t op, qscale qa, tosac_dtype ta, int64_t za, qscale qb,
+                            tosac_dtype tb, int64_t zb, qscale qo, tosac_dtype to, int64_t zo)
+{
+    unsigned bi = tosac_dtype_bits(ta), bo = tosac_dtype_bits(to);
+    if (ta != tb || (bi == 32 && (za || zb)) || (bo == 32 && zo)) return false;
+    bool in_unit = is_unit(qa) && is_unit(qb);
+    if (c->set == RS_U55) {
+        if (op == TOSAC_OP_ADD || op == TOSAC_OP_SUB) {
+            if (bo > 16 && !in_unit) return false;
+            bool simple = qa.s == 0 && qb.s == 0 && qa.m <= INT16_MAX && qb.m <= INT16_MAX;
+            /* "advanced": the larger scale is exactly 2^19 (8 bit) or 2^14 (16 bit), the two differ */
+            qscale big = (double)qa.m * ldexp(1, (int)-qa.s) >= (double)qb.m * ldexp(1, (int)-qb.s) ? qa : qb;
+            int64_t fixed = bi == 8 ? 1ll << 19 : 1ll << 14;
+            bool advanced = (bi == 8 || bi == 16) && (qa.m != qb.m || qa.s != qb.s) && big.m == fixed && big.s == 0;
+            if (!simple && !advanced) return false;
+        } else if (!in_unit)
+            return false;
+        switch (op) {
+        case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM: case TOSAC_OP_ARITHMETIC_RIGHT_SHIFT:
+        case TOSAC_OP_LOGICAL_LEFT_SHIFT:
+            if (!is_unit(qo)) return false;
+            break;
+        default:
+            if (!(bi < 32 && bo < 32) && qo.m != 1) return false;
+        }
+        if (op == TOSAC_OP_LOGICAL_LEFT_SHIFT || op == TOSAC_OP_ARITHMETIC_RIGHT_SHIFT) return bi == 32;
+        return bi >= 8 && bi <= 32 && (bo <= 32 || op == TOSAC_OP_ADD);
+    }
+    if (op == TOSAC_OP_MUL || op == TOSAC_OP_INTDIV) {
+        if (!in_unit) return false;
+    } else if (!(bi == 8 || bi == 16) && !in_unit)
+        return false;
+    if (op == TOSAC_OP_MUL && bi == 32 && qo.m != 1) return false;
+    if ((op == TOSAC_OP_ARITHMETIC_RIGHT_SHIFT || op == TOSAC_OP_LOGICAL_LEFT_SHIFT ||
+         op == TOSAC_OP_LOGICAL_RIGHT_SHIFT || op == TOSAC_OP_INTDIV) && !is_unit(qo))
+        return false;
+    return true;
+}
+
+/* What Vela fuses into binary elementwise operator q: its input RESCALEs (in[k], NULL when that
+   input keeps its own tensor) and its output RESCALE (out). */
+typedef struct bin_fusion {
+    const tosac_node *in[2], *out;
+} bin_fusion;
+
+static bin_fusion binary_fusion(const place_ctx *c, const tosac_node *q)
+{
+    bin_fusion f = {{NULL, NULL}, NULL};
+    const tosac_node *cand[2], *r3 = sole_reader(c, out0(q));
+    qscale q3;
+    if (!(on_npu(c, r3) && r3->op == TOSAC_OP_RESCALE && zp_of(r3, 3) == 0 && rescale_scale(r3, &q3))) r3 = NULL;
+    for (int k = 0; k < 2; k++) {
+        cand[k] = writer(c, in(q, (uint32_t)k));
+        if (!input_candidate(c, cand[k], q)) cand[k] = NULL;
+    }
+    /* both input RESCALEs, else one of them */
+    static const bool use[3][2] = {{true, true}, {true, false}, {false, true}};
+    for (int u = 0; u < 3; u++) {
+        if ((use[u][0] && !cand[0]) || (use[u][1] && !cand[1])) continue;
+        qscale qs[2] = {UNIT, UNIT};
+        tosac_dtype ts[2];
+        int64_t zs[2] = {0, 0};
+        bool ok = true;
+        for (int k = 0; k < 2 && ok; k++) {
+            ts[k] = in(q, (uint32_t)k)->dtype;
+            if (!use[u][k]) continue;
+            ok = rescale_scale(cand[k], &qs[k]);
+            ts[k] = in(cand[k], 0)->dtype;
+            zs[k] = zp_of(cand[k], 3);
+        }
+        if (!ok) continue;
+        bool with_out = r3 && supports_binary(c, q->op, qs[0], ts[0], zs[0], qs[1], ts[1], zs[1], q3, out0(r3)->dtype,
+                                              zp_of(r3, 4));
+        if (with_out || supports_binary(c, q->op, qs[0], ts[0], zs[0], qs[1], ts[1], zs[1], UNIT, out0(q)->dtype, 0)) {
+            f.in[0] = use[u][0] ? cand[0] : NULL;
+            f.in[1] = use[u][1] ? cand[1] : NULL;
+            f.out = with_out ? r3 : NULL;
+            return f;
+        }
+    }
+    /* no input fusion: the output RESCALE alone, on the operator's own types */
+    if (r3 && supports_binary(c, q->op, UNIT, in(q, 0)->dtype, 0, UNIT, in(q, 1)->dtype, 0, q3, out0(r3)->dtype,
+                              zp_of(r3, 4)))
+        f.out = r3;
+    return f;
+}
+
+/* The operator RESCALE r fuses into as output scaling, or NULL. */
+static const tosac_node *fused_producer(const place_ctx *c, const tosac_node *r)
+{
+    const tosac_value *x = in(r, 0);
+    const tosac_node *p = x ? writer(c, x) : NULL;
+    if (!on_npu(c, p) || p->op == TOSAC_OP_CONST || sole_reader(c, out0(p)) != r || zp_of(r, 3) != 0) return NULL;
+    if (is_layout(p->op) || p->op == TOSAC_OP_SELECT || p->op == TOSAC_OP_RESCALE) return NULL;
+    if (is_binary_elementwise(p->op)) return binary_fusion(c, p).out == r ? p : NULL;
+    /* the ops whose OFM takes any scaling, per-channel included (c55:159-199, c85:182-230) */
+    if (is_conv(p->op) || p->op == TOSAC_OP_MAX_POOL2D || (c->set == RS_U85 && p->op == TOSAC_OP_MATMUL)) return p;
+    qscale q;
+    if (!rescale_scale(r, &q)) return NULL; /* per-channel scaling: those only */
+    switch (p->op) {
+    case TOSAC_OP_MATMUL: case TOSAC_OP_REDUCE_SUM: return p;
+    case TOSAC_OP_TABLE: return q.m == 1 && q.s == 7 ? p : NULL;
+    case TOSAC_OP_CLAMP: return NULL; /* activations take no fused scaling */
+    case TOSAC_OP_ABS: case TOSAC_OP_NEGATE: case TOSAC_OP_CLZ:
+        if (c->set == RS_U55 && p->op != TOSAC_OP_NEGATE && !is_unit(q)) return NULL;
+        return (tosac_dtype_bits(in(p, 0)->dtype) < 32 && tosac_dtype_bits(out0(r)->dtype) < 32) || q.m == 1 ? p : NULL;
+    default: return is_unit(q) ? p : NULL; /* AVG_POOL2D and the rest: unit only */
+    }
+}
+
+/* The operator RESCALE r fuses into as input scaling, or NULL. */
 static const tosac_node *fused_consumer(const place_ctx *c, const tosac_node *r)
 {
-    const tosac_value *y = out0(r);
-    int64_t zp;
-    if (!y || c->is_output[y->index] || place_readers(c, y) != 1 || per_channel(r)) return NULL;
-    if (!ival(in(r, 4), 0, &zp) || zp != 0) return NULL;
-    const tosac_node *q = c->readers[c->reader_off[y->index]];
-    if (c->where[q->index] != 1 || is_layout(q->op) || q->op == TOSAC_OP_SELECT) return NULL;
-    if (c->set == RS_U55) return q->op == TOSAC_OP_ADD || q->op == TOSAC_OP_SUB ? q : NULL;
-    return q->op == TOSAC_OP_MUL || q->op == TOSAC_OP_INTDIV || !is_int8_16(in(r, 0)->dtype) ? NULL : q;
+    const tosac_node *q = sole_reader(c, out0(r));
+    qscale s;
+    if (!on_npu(c, q) || !input_candidate(c, r, q) || is_layout(q->op) || q->op == TOSAC_OP_SELECT ||
+        q->op == TOSAC_OP_RESCALE || q->op == TOSAC_OP_CLAMP || !rescale_scale(r, &s))
+        return NULL;
+    if (is_binary_elementwise(q->op)) {
+        bin_fusion f = binary_fusion(c, q);
+        return f.in[0] == r || f.in[1] == r ? q : NULL;
+    }
+    /* any other reader takes unit input scaling only (c55:121-127, c85:152-180), of a type it reads */
+    tosac_dtype ti = in(r, 0)->dtype;
+    return is_unit(s) && (ti == TOSAC_DTYPE_INT8 || ti == TOSAC_DTYPE_INT16) && q->op != TOSAC_OP_TABLE ? q : NULL;
 }
 
 static const char *rescale_note(const place_ctx *c, const tosac_node *r)

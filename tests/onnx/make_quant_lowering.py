@@ -11,6 +11,9 @@ docs/QUANT.md "Target lowering"), each with a seeded random input NAME.in.npy (o
   dilated   3x3 convolution, dilation 6, pad 6, on a 5x5 map (only the centre tap reads the input),
             and its depthwise twin
   up1x1     GlobalAveragePool -> 1x1 conv -> Resize nearest and linear to 6x6 (ASPP's image pool)
+  addsame   conv -> Relu -> the two channel halves added: an ADD of two inputs at one scale
+  shuffle   two ShuffleNet units: Concat(Slice(c)[:4], conv(Slice(c)[4:])), the second one reading
+            the first's Concat through a Slice
 """
 import os
 import sys
@@ -94,3 +97,22 @@ save("up1x1", [helper.make_node("GlobalAveragePool", ["x"], ["p"]), conv("c", "p
                helper.make_node("Resize", ["c1", "", "scales"], ["yl"], mode="linear",
                                 coordinate_transformation_mode="half_pixel")],
      inits, [1, 4, 6, 6], [("yn", [1, 4, 6, 6]), ("yl", [1, 4, 6, 6])])
+
+def half(x, y, lo):
+    return helper.make_node("Slice", [x, "lo" if lo else "mid", "mid" if lo else "end", "ax"], [y])
+
+
+halves = [numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("lo", 0), ("mid", 4), ("end", 8), ("ax", 1))]
+inits = list(halves)
+save("addsame", [conv("c", "x", "c0", 8, 8), helper.make_node("Relu", ["c0"], ["r"]), half("r", "a", True),
+                 half("r", "b", False), helper.make_node("Add", ["a", "b"], ["s"]), conv("o", "s", "y", 4, 4)],
+     inits, [1, 8, 6, 6], [("y", [1, 4, 6, 6])])
+
+inits = list(halves)
+unit = []
+for k, src in enumerate(["r0", "cat0"]):
+    unit += [half(src, "p%d" % k, True), half(src, "q%d" % k, False), conv("u%d" % k, "q%d" % k, "v%d" % k, 4, 4),
+             helper.make_node("Relu", ["v%d" % k], ["vr%d" % k]),
+             helper.make_node("Concat", ["p%d" % k, "vr%d" % k], ["cat%d" % k], axis=1)]
+save("shuffle", [conv("c", "x", "c0", 8, 8), helper.make_node("Relu", ["c0"], ["r0"])] + unit + [conv("o", "cat1", "y", 8, 4)],
+     inits, [1, 8, 6, 6], [("y", [1, 4, 6, 6])])

@@ -67,11 +67,14 @@ case_ gather gather gather-const-as-slice SAME 'c["GATHER"] == 0 and c["SLICE"] 
 case_ dilated dilated dilated-center SAME 'all(o["attributes"]["dilation"] == [1, 1] and tt[o["inputs"][1]]["shape"][(o["op"] == "CONV2D"):][:2] == [1, 1] for o in ops if "CONV2D" in o["op"]) and c["CONV2D"] + c["DEPTHWISE_CONV2D"] == 2'
 case_ up1x1 up1x1 upsample-1x1-broadcast SAME 'c["RESIZE"] == 0 and c["TILE"] == 1'
 case_ resize qresize resize-half-pixel SAME '[(sv[o["inputs"][2]], sv[o["inputs"][3]]) for o in ops if o["op"] == "RESIZE" and o["attributes"]["mode"] == "NEAREST"] == [([-1, -1], [1, 1])]'
+case_ addsame addsame add-fusable-scales SAME '[(tt[prod[i]["inputs"][1]]["values"], tt[prod[i]["inputs"][2]]["values"]) for o in ops if o["op"] == "ADD" for i in o["inputs"]] == [([1 << 30], [30])] * 2'
+case_ shuffle shuffle concat-direct SPEC 'chain == 0 and not [o for o in ops if o["op"] == "RESCALE" and prod.get(o["inputs"][0], {}).get("op") == "SLICE"]'
 # the default program really had what was rewritten
 "$TOSAC" inspect --json fc.d.tosa > fc.d.json && "$TOSAC" inspect --json gap.d.tosa > gap.d.json &&
     "$TOSAC" inspect --json resize.d.tosa > resize.d.json && "$TOSAC" inspect --json concat.d.tosa > concat.d.json &&
-    "$TOSAC" inspect --json fold.d.tosa > fold.d.json
-check "default programs: MATMUL, REDUCE_SUM, nearest offset -2, RESCALE->RESCALE before CONCAT and a unit one" '$PY ops.py fold.d.json "chain == 1" && $PY ops.py fc.d.json "c[\"MATMUL\"] == 2" && $PY ops.py gap.d.json "c[\"REDUCE_SUM\"] == 2" && $PY ops.py resize.d.json "[sv[o[\"inputs\"][2]] for o in ops if o[\"op\"] == \"RESIZE\" and o[\"attributes\"][\"mode\"] == \"NEAREST\"] == [[-2, -2]]" && $PY ops.py concat.d.json "chain == 1"'
+    "$TOSAC" inspect --json fold.d.tosa > fold.d.json && "$TOSAC" inspect --json addsame.d.tosa > addsame.d.json &&
+    "$TOSAC" inspect --json shuffle.d.tosa > shuffle.d.json
+check "default programs: MATMUL, REDUCE_SUM, nearest offset -2, RESCALE->RESCALE before CONCAT and a unit one, ADD inputs widened by 2^19, SLICE -> RESCALE -> CONCAT" '$PY ops.py addsame.d.json "[(tt[prod[i][\"inputs\"][1]][\"values\"], tt[prod[i][\"inputs\"][2]][\"values\"]) for o in ops if o[\"op\"] == \"ADD\" for i in o[\"inputs\"]] == [([1 << 30], [11])] * 2" && $PY ops.py shuffle.d.json "len([o for o in ops if o[\"op\"] == \"RESCALE\" and prod.get(o[\"inputs\"][0], {}).get(\"op\") == \"SLICE\"]) == 2" && $PY ops.py fold.d.json "chain == 1" && $PY ops.py fc.d.json "c[\"MATMUL\"] == 2" && $PY ops.py gap.d.json "c[\"REDUCE_SUM\"] == 2" && $PY ops.py resize.d.json "[sv[o[\"inputs\"][2]] for o in ops if o[\"op\"] == \"RESIZE\" and o[\"attributes\"][\"mode\"] == \"NEAREST\"] == [[-2, -2]]" && $PY ops.py concat.d.json "chain == 1"'
 
 "$TOSAC" compile fc.onnx -o x.tosa --target TOSA-1.0+INT --calibrate random --lowering fc-as-conv2d,bogus > /dev/null 2> bad.txt
 check "an unknown --lowering name is a usage error naming it" '[ $? -eq 1 ] && grep -q "bogus" bad.txt'
@@ -80,5 +83,5 @@ check "--lowering on an FP target is refused" '[ $? -eq 1 ] && grep -q -- "--low
 "$TOSAC" compile fc.onnx -o none.tosa --target TOSA-1.0+INT --calibrate random --calib-samples 8 --lowering all,none > /dev/null
 check "--lowering all,none is the default program" 'cmp -s none.tosa fc.d.tosa'
 names=$("$TOSAC" compile --help | sed -n 's/.*comma-separated: all, none, //p' | tr -d ' ' | tr ',' ' ')
-check "the help lists the 8 choices, each documented in docs/QUANT.md" '[ $(echo $names | wc -w) -eq 8 ] && for n in $names; do grep -q "\`$n\`" "$TOSAC_SOURCE_DIR/docs/QUANT.md" || { echo "  $n undocumented"; exit 1; }; done'
+check "the help lists the 9 choices, each documented in docs/QUANT.md" '[ $(echo $names | wc -w) -eq 9 ] && for n in $names; do grep -q "\`$n\`" "$TOSAC_SOURCE_DIR/docs/QUANT.md" || { echo "  $n undocumented"; exit 1; }; done'
 finish

@@ -422,20 +422,53 @@ static void test_rescale_int48(void)
     tosac_graph_destroy(g);
 }
 
-/* The RESCALE notes of the report follow Vela's fusion conditions (ETHOS_U.md §2 RESCALE):
-   int8 -> RESCALE(i32) -> ADD(i32) -> RESCALE(i8 by 0.375): the first fuses into the ADD as input
-   scaling (U55: ADD/SUB, zero point 0), the second cannot fuse into an ADD with 32-bit inputs
-   (shift-only scaling there) and stands alone; with a power-of-two factor it fuses. */
+/* RESCALE x -> `to` by m / 2^sh (per tensor), input zero point zi, output zero point 0. */
+static tosac_value *rescale_by(gb *g, tosac_value *x, tosac_dtype to, int64_t m, int64_t sh, int64_t zi)
+{
+    tosac_value *y = tensor(g, to, x->rank, x->shape);
+    tosac_value *in[5] = {x, scalar(g, TOSAC_DTYPE_INT32, m), scalar(g, TOSAC_DTYPE_INT8, sh), scalar(g, x->dtype, zi),
+                          scalar(g, to, 0)};
+    tosac_node *n = op(g, TOSAC_OP_RESCALE, 5, in, y);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_scale32, 1);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_per_channel, 0);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_input_unsigned, 0);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_output_unsigned, 0);
+    return y;
+}
+
+/* The RESCALE notes follow Vela 5.1.0's fusion (ETHOS_U.md §2 RESCALE, gio:1309-1672, c55:101-199):
+   the residual ADD int8 a, b -> RESCALE(i32) each -> ADD -> RESCALE(i8 by 0.375). Expected per
+   case, from the U55 rules: the input scales 2^30/2^11 = 2^19 and 2^29/2^11 = 2^18 are the
+   "advanced" form (they differ, the larger is 2^19): all three fuse into one ADD (the compound
+   fuse). Both 2^19: neither the advanced (equal scales) nor the 16-bit form (2^19 > 2^15) holds,
+   so nothing fuses into the ADD, and its output RESCALE on 32-bit inputs needs a power-of-two
+   factor: all three stand alone. b a constant int32 instead of a RESCALE: the two inputs would
+   have different types, so a's RESCALE stands alone, and the output one fuses only with a
+   power-of-two factor. */
 static void test_rescale_notes(void)
 {
-    for (int pow2 = 0; pow2 < 2; pow2++) {
+    static const struct {
+        int64_t mb; /* b's multiplier (shift 11); 0: b is a constant */
+        int64_t m3; /* the output RESCALE's multiplier (shift 31) */
+        const char *want[3];
+    } cases[] = {
+        {1 << 29, 3 << 28, {"fused into its reader as input scaling", "fused into its reader as input scaling",
+                            "fused into its producer as output scaling"}},
+        {1 << 30, 3 << 28, {"standalone", "standalone", "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)"}},
+        {0, 3 << 28, {"standalone", NULL, "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)"}},
+        {0, 1 << 29, {"standalone", NULL, "fused into its producer as output scaling"}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         gb g = gb_new();
         const int64_t xs[2] = {1, 8};
-        tosac_value *x = rescale(&g, input(&g, TOSAC_DTYPE_INT8, 2, xs), TOSAC_DTYPE_INT32, false);
-        tosac_value *in[2] = {x, cst(&g, TOSAC_DTYPE_INT32, 2, xs, 5)}, *y = tensor(&g, TOSAC_DTYPE_INT32, 2, xs);
+        tosac_value *a = rescale_by(&g, input(&g, TOSAC_DTYPE_INT8, 2, xs), TOSAC_DTYPE_INT32, 1 << 30, 11, 3);
+        tosac_value *b = cases[c].mb ? rescale_by(&g, input(&g, TOSAC_DTYPE_INT8, 2, xs), TOSAC_DTYPE_INT32, cases[c].mb, 11, -5)
+                                     : cst(&g, TOSAC_DTYPE_INT32, 2, xs, 5);
+        tosac_value *in[2] = {a, b}, *y = tensor(&g, TOSAC_DTYPE_INT32, 2, xs);
         op(&g, TOSAC_OP_ADD, 2, in, y);
         tosac_value *z = tensor(&g, TOSAC_DTYPE_INT8, 2, xs);
-        tosac_value *rin[5] = {y, scalar(&g, TOSAC_DTYPE_INT32, pow2 ? 1 << 29 : 3 << 28), scalar(&g, TOSAC_DTYPE_INT8, 31),
+        tosac_value *rin[5] = {y, scalar(&g, TOSAC_DTYPE_INT32, cases[c].m3), scalar(&g, TOSAC_DTYPE_INT8, 31),
                                scalar(&g, TOSAC_DTYPE_INT32, 0), scalar(&g, TOSAC_DTYPE_INT8, 0)};
         tosac_node *r = op(&g, TOSAC_OP_RESCALE, 5, rin, z);
         tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
@@ -444,15 +477,18 @@ static void test_rescale_notes(void)
         tosac_node_set_int(r, TOSAC_ATTR_RESCALE_input_unsigned, 0);
         tosac_node_set_int(r, TOSAC_ATTR_RESCALE_output_unsigned, 0);
         output(&g, z);
-        tosac_artifact *a = partition(g.g, "ethos-u55-128");
-        const char *notes[2] = {NULL, NULL};
+        tosac_artifact *art = partition(g.g, "ethos-u55-128");
+        const char *notes[3] = {NULL, NULL, NULL};
         int n = 0;
-        for (uint32_t k = 0; a && k < tosac_artifact_op_count(a); k++)
-            if (tosac_artifact_op_at(a, k)->op == TOSAC_OP_RESCALE && n < 2) notes[n++] = tosac_artifact_op_at(a, k)->note;
-        EXPECT_STREQ(notes[0], "fused into its reader as input scaling");
-        EXPECT_STREQ(notes[1], pow2 ? "fused into its producer as output scaling"
-                                    : "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)");
-        tosac_artifact_destroy(a);
+        for (uint32_t k = 0; art && k < tosac_artifact_op_count(art); k++) {
+            const tosac_artifact_op *o = tosac_artifact_op_at(art, k);
+            if (o->op != TOSAC_OP_RESCALE || n >= 3) continue;
+            if (n == 1 && !cases[c].mb) n++; /* no RESCALE for b */
+            notes[n++] = o->note;
+        }
+        for (int k = 0; k < 3; k++)
+            if (cases[c].want[k]) EXPECT_STREQ(notes[k], cases[c].want[k]);
+        tosac_artifact_destroy(art);
         tosac_graph_destroy(g.g);
     }
 }
