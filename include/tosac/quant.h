@@ -128,6 +128,12 @@ typedef struct tosac_quant_iomap {
     /** The program the mapping belongs to: size and FNV-1a 64 hash of its .tosa file (the
         sidecar's "program"; program_bytes 0: not recorded). `tosac run` refuses a mismatch. */
     uint64_t program_bytes, program_fnv1a64;
+    /** In memory only (tosac_quantize fills it; the sidecar does not carry it): the q-params the
+        quantizer chose for the int8/int16 tensors of the INT program that hold a quantized FP
+        value, by tensor name (type INT8 or INT16, the program's own codes). The Ethos-U artifact
+        states segment boundaries with them (docs/TARGETS.md). */
+    uint32_t n_tensors;
+    tosac_quant_io *tensors;
 } tosac_quant_iomap;
 
 void tosac_quant_iomap_free(tosac_quant_iomap *m);

@@ -24,9 +24,9 @@
 void tosac_quant_iomap_free(tosac_quant_iomap *m)
 {
     if (!m) return;
-    tosac_quant_io *lists[2] = {m->inputs, m->outputs};
-    uint32_t counts[2] = {m->n_inputs, m->n_outputs};
-    for (int l = 0; l < 2; l++) {
+    tosac_quant_io *lists[3] = {m->inputs, m->outputs, m->tensors};
+    uint32_t counts[3] = {m->n_inputs, m->n_outputs, m->n_tensors};
+    for (int l = 0; l < 3; l++) {
         for (uint32_t k = 0; lists[l] && k < counts[l]; k++) free((char *)lists[l][k].name);
         free(lists[l]);
     }

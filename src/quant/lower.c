@@ -1226,6 +1226,34 @@ static tosac_status fill_io(tosac_quant_io *io, const tosac_value *v)
     return TOSAC_OK;
 }
 
+/* io->tensors: the q-params of every int8/int16 tensor of the finished INT program that is the
+   activation form of an FP value (set where the form is made: set_i8), once per tensor. The
+   target lowering's new tensors (data movement of these) are left to their readers to derive. */
+static tosac_status tensor_map(lower *l, tosac_quant_iomap *io)
+{
+    const tosac_block *fb = l->fb, *b = l->b;
+    io->tensors = calloc(fb->n_tensors ? fb->n_tensors : 1, sizeof *io->tensors);
+    bool *done = calloc(b->n_tensors ? b->n_tensors : 1, sizeof *done);
+    tosac_status s = io->tensors && done ? TOSAC_OK : oom(l);
+    for (uint32_t k = 0; k < fb->n_tensors && s == TOSAC_OK; k++) {
+        const tosac_value *t = l->f[k].i8;
+        if (!t || t->index >= b->n_tensors || b->tensors[t->index] != t || done[t->index] ||
+            (t->dtype != TOSAC_DTYPE_INT8 && t->dtype != TOSAC_DTYPE_INT16))
+            continue;
+        done[t->index] = true;
+        tosac_quant_io *e = &io->tensors[io->n_tensors];
+        if (fill_io(e, t) != TOSAC_OK) {
+            s = oom(l);
+            break;
+        }
+        io->n_tensors++;
+        e->type = t->dtype == TOSAC_DTYPE_INT16 ? TOSAC_QUANT_IO_INT16 : TOSAC_QUANT_IO_INT8;
+        e->q = l->f[k].i8q;
+    }
+    free(done);
+    return s;
+}
+
 /* The SQNR report's map: every FP value with an integer form, except those pure data movement
    produces (the same codes as its input: no error of its own). */
 static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *n_out)
@@ -1378,6 +1406,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     if (s == TOSAC_OK) s = quant_boundary(l.b, io, o->io, d);
     if (s == TOSAC_OK && o->io != TOSAC_QUANT_IO_INT8)
         s = quant_validate(l.g, TOSAC_PROFILE_INT | (o->io == TOSAC_QUANT_IO_FLOAT32 ? TOSAC_PROFILE_FP : 0), ext, d);
+    if (s == TOSAC_OK) s = tensor_map(&l, io);
     for (uint32_t c = 0; c < l.n_cl; c++) free(l.cl[c].ops);
     free(l.cl);
     free(l.lo);

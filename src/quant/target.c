@@ -230,7 +230,7 @@ static tosac_status fc_as_conv(tl *t, tosac_node *mm)
 
 /* ---- GAP_AS_POOL -------------------------------------------------------------------------- */
 
-/* U55's convolution kernel limits (ETHOS_U.md §3 CONV2D), and how many partial sums a split
+/* U55's convolution kernel limits (ETHOS_U.md §3 CONV2D), and how many partial sums a folded
    global pool may add up. */
 #define CONV_MAX_KY 64
 #define CONV_MAX_KXY 4096
@@ -262,8 +262,10 @@ static bool ones_depthwise(tl *t, tosac_value *x, tosac_value *zp, int64_t kh, i
  * RESCALE(x int8 -> int32, unit: x - zp) -> REDUCE_SUM over H -> REDUCE_SUM over W (either order),
  * the default global average pool (its 1/(H*W) is in its consumers' RESCALE scales):
  *   - DEPTHWISE_CONV2D of ones with kernel HxW and input zero point zp: the same int32 sums;
- *   - a kernel beyond U55's convolution limits: a depthwise of ones over kh x kw tiles (kh | H,
- *     kw | W, within the limits) and the ADDs of its few partial sums: the same int32 sums;
+ *   - a kernel beyond U55's convolution limits: the map folded by RESHAPEs (rows side by side,
+ *     neighbouring columns into the channels) until one depthwise of ones within the limits covers
+ *     it, and a REDUCE_SUM of its few partial sums moved to the last axis (TRANSPOSE): the same
+ *     int32 sums;
  *   - when neither fits, or x is int16: AVG_POOL2D (int8/int16 at x's q-params: round(sum / (H*W))
  *     + zp) when every reader of the sum is a RESCALE, whose scale is then multiplied by H*W. This
  *     rounds the mean to an integer before the consumer's RESCALE does: results can change by one
@@ -279,29 +281,38 @@ static tosac_status gap_as_pool(tl *t, tosac_node *rs1)
         !is_i8_or_i16(rsc->inputs[0]))
         return TOSAC_OK;
     tosac_value *x = rsc->inputs[0], *y = rs2->outputs[0];
-    int64_t H = x->shape[1], W = x->shape[2], C = x->shape[3], kh = 0, kw = 0;
+    int64_t H = x->shape[1], W = x->shape[2], C = x->shape[3];
     static const int32_t pad[4] = {0, 0, 0, 0}, stride[2] = {1, 1};
-    /* the largest tile within the limits that divides the map into at most GAP_MAX_PARTS */
-    for (int64_t h = 1; h <= H && h <= CONV_MAX_KY && x->dtype == TOSAC_DTYPE_INT8; h++)
-        for (int64_t w = 1; w <= W && h * w <= CONV_MAX_KXY; w++)
-            if (H % h == 0 && W % w == 0 && (H / h) * (W / w) <= GAP_MAX_PARTS && h * w > kh * kw) kh = h, kw = w;
-    if (kh) {
-        int64_t ph = H / kh, pw = W / kw, ps[4] = {x->shape[0], ph, pw, C}, one[4] = {x->shape[0], 1, 1, C};
-        tosac_value *part = ph * pw == 1 ? y : ir_new_tensor(t->b, "gap_part", TOSAC_DTYPE_INT32, 4, ps), *acc = NULL;
-        if (!part || !ones_depthwise(t, x, zp, kh, kw, part, rs2)) return oom(t);
-        for (int64_t e = 0; e < ph * pw && ph * pw > 1; e++) {
-            int64_t start[4] = {0, e / pw, e % pw, 0};
-            tosac_value *sin[3] = {part, NULL, NULL}; /* one builder call per statement: fixed order */
-            sin[1] = ir_new_shape(t->b, start, 4);
-            sin[2] = ir_new_shape(t->b, one, 4);
-            tosac_value *sl = ir_new_tensor(t->b, "gap_part", TOSAC_DTYPE_INT32, 4, one);
-            if (!sl || !ir_add_op(t->b, TOSAC_OP_SLICE, 3, sin, sl, rs2)) return oom(t);
-            if (e) {
-                tosac_value *ain[2] = {acc, sl}, *sum = e + 1 == ph * pw ? y : ir_new_tensor(t->b, "gap_sum", TOSAC_DTYPE_INT32, 4, one);
-                if (!sum || !ir_add_op(t->b, TOSAC_OP_ADD, 2, ain, sum, rs2)) return oom(t);
-                sl = sum;
-            }
-            acc = sl;
+    /* Vela 5.1.0 on U55 cannot run a convolution whose stride above 3 really strides (it splits
+       strides only with the U85's accumulator save/restore, sd:1119-1123,1446-1450: measured on a
+       96x96 pool in 48x48 tiles), so the map is not tiled spatially. Pure RESHAPEs fold it instead:
+       [N,H,W,C] -> [N, H/a, a*W, C] (a rows side by side) -> [N, H/a, a*W/m, m*C] (m neighbouring
+       columns into the channels), with H/a and the kernel H*W/m within U55's limits and m as small
+       as possible; one depthwise of ones over the whole folded map gives m partial sums per
+       channel. */
+    int64_t fa = 0, fm = 0;
+    for (int64_t m = 1; m <= GAP_MAX_PARTS && !fm && x->dtype == TOSAC_DTYPE_INT8; m++)
+        for (int64_t a = 1; a <= H && !fm; a++)
+            if (H % a == 0 && (a * W) % m == 0 && H / a <= CONV_MAX_KY && H * W / m <= CONV_MAX_KXY) fa = a, fm = m;
+    if (fm) {
+        int64_t N = x->shape[0], kh = H / fa, kw = fa * W / fm, fs[4] = {N, kh, kw, fm * C}, ps[4] = {N, 1, 1, fm * C},
+                one[4] = {N, 1, 1, C};
+        tosac_value *folded = fa == 1 && fm == 1 ? x : reshape(t, x, 4, fs, NULL, rs2);
+        tosac_value *part = fm == 1 ? y : ir_new_tensor(t->b, "gap_part", TOSAC_DTYPE_INT32, 4, ps);
+        if (!folded || !part || !ones_depthwise(t, folded, zp, kh, kw, part, rs2)) return oom(t);
+        if (fm > 1) {
+            /* the m partial sums along the last axis, where REDUCE_SUM is native (ETHOS_U.md §3), so
+               that the RESCALE reading the total fuses into it as output scaling: RESHAPE to
+               [N, m, C], TRANSPOSE to [N, C, m], REDUCE_SUM over m, RESHAPE to [N, 1, 1, C] */
+            int64_t s3[3] = {N, fm, C}, t3[3] = {N, C, fm}, r3[3] = {N, C, 1};
+            static const int32_t perms[3] = {0, 2, 1};
+            tosac_value *flat = reshape(t, part, 3, s3, NULL, rs2), *tr = ir_new_tensor(t->b, "gap_parts", TOSAC_DTYPE_INT32, 3, t3),
+                        *sum = ir_new_tensor(t->b, "gap_sum", TOSAC_DTYPE_INT32, 3, r3);
+            tosac_node *tn = flat && tr ? ir_add_op(t->b, TOSAC_OP_TRANSPOSE, 1, &flat, tr, rs2) : NULL;
+            tosac_node *rn = tn && sum ? ir_add_op(t->b, TOSAC_OP_REDUCE_SUM, 1, &tr, sum, rs2) : NULL;
+            if (!rn || tosac_node_set_ints(tn, TOSAC_ATTR_TRANSPOSE_perms, perms, 3) != TOSAC_OK ||
+                tosac_node_set_int(rn, TOSAC_ATTR_REDUCE_SUM_axis, 2) != TOSAC_OK || !reshape(t, sum, 4, one, y, rs2))
+                return oom(t);
         }
         rs1->dead = rs2->dead = true;
         return TOSAC_OK;

@@ -1,7 +1,8 @@
 /*
  * The q-params of tensors at segment boundaries. The integer program records no scales, only
- * zero points (as RESCALE, convolution, pooling and MATMUL operands); the quantizer's sidecar
- * gives the model inputs' and outputs' scales. From those, scales travel through the operators
+ * zero points (as RESCALE, convolution, pooling and MATMUL operands). The quantizer's map states
+ * them for every tensor holding a quantized FP value (tosac_quant_iomap.tensors, in memory after
+ * tosac_quantize) and its sidecar for the model inputs and outputs. From those, scales travel through the operators
  * that keep them (data movement, pooling, CONCAT, CLAMP, nearest RESIZE: tosac's lowering gives
  * them their input's q-params) and through per-tensor RESCALEs between int8/int16 tensors
  * (s_out = s_in * 2^shift / multiplier), in both directions, until nothing changes.
@@ -66,12 +67,15 @@ void target_infer_q(const place_ctx *c, const tosac_quant_iomap *io, target_q *q
 {
     const tosac_block *b = c->b;
     memset(q, 0, b->n_tensors * sizeof *q);
-    for (uint32_t side = 0; io && side < 2; side++) {
-        uint32_t n = side ? io->n_outputs : io->n_inputs;
-        for (uint32_t k = 0; k < n; k++) {
-            const tosac_quant_io *e = side ? &io->outputs[k] : &io->inputs[k];
+    for (uint32_t side = 0; io && side < 3; side++) {
+        uint32_t n = side == 2 ? io->n_tensors : side ? io->n_outputs : io->n_inputs;
+        const tosac_quant_io *list = side == 2 ? io->tensors : side ? io->outputs : io->inputs;
+        for (uint32_t k = 0; k < n && list; k++) {
+            const tosac_quant_io *e = &list[k];
             const tosac_value *v = tosac_block_find(b, e->name);
-            if (!v || v->is_shape || v->index >= b->n_tensors || e->type == TOSAC_QUANT_IO_FLOAT32) continue;
+            if (!v || v->is_shape || v->index >= b->n_tensors || e->type == TOSAC_QUANT_IO_FLOAT32 ||
+                q[v->index].has_scale)
+                continue;
             q[v->index] = (target_q){{e->q.scale, e->q.zero_point}, true, true};
         }
     }

@@ -468,7 +468,9 @@ static bool rule_CONV_STRIDE(const place_ctx *c, const tosac_node *n)
     if (!st || (st[0] <= 3 && st[1] <= 3)) return false;
     bool padded = pd && (pd[0] || pd[1] || pd[2] || pd[3]);
     bool dilated = dl && (dl[0] != 1 || dl[1] != 1);
-    return padded || dilated;
+    /* a depthwise stride only matters where the output has more than one element */
+    bool strides = (st[0] > 3 && dim(out0(n), 1) > 1) || (st[1] > 3 && dim(out0(n), 2) > 1);
+    return padded || dilated || (n->op == TOSAC_OP_DEPTHWISE_CONV2D && strides);
 }
 
 static bool rule_CONV_AXIS(const place_ctx *c, const tosac_node *n)

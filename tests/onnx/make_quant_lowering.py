@@ -4,6 +4,7 @@ docs/QUANT.md "Target lowering"), each with a seeded random input NAME.in.npy (o
   fc        Gemm (transB) -> Relu -> Gemm, and a token MatMul [1,5,16] x [16,8] + bias: MATMUL today
   attn      x [1,5,8]: MatMul(x, x^T) (two activations: stays MATMUL) and MatMul by a constant
   gap       conv -> Relu -> GlobalAveragePool (8x8) -> Flatten: REDUCE_SUM over H and W today
+  gap_tiled GlobalAveragePool of a 96x96 map (beyond U55's kernel limits: 2x2 tiles of 48x48)
   gap_big   GlobalAveragePool of a 67x67 map (a prime above U55's kernel height 64: AVG_POOL2D)
   concat    two conv -> Relu branches -> Concat -> conv (SqueezeNet's fire module)
   scaled    x * 0.5 -> conv: the input widened exactly (x - zp), then rescaled for the conv
@@ -13,7 +14,7 @@ docs/QUANT.md "Target lowering"), each with a seeded random input NAME.in.npy (o
   up1x1     GlobalAveragePool -> 1x1 conv -> Resize nearest and linear to 6x6 (ASPP's image pool)
   addsame   conv -> Relu -> the two channel halves added: an ADD of two inputs at one scale
   shuffle   two ShuffleNet units: Concat(Slice(c)[:4], conv(Slice(c)[4:])), the second one reading
-            the first's Concat through a Slice
+            the first's Concat through a Slice (the branch convs' ranges are wider than the Slices')
 """
 import os
 import sys
@@ -43,7 +44,8 @@ def save(name, nodes, inits, x_shape, y_shapes):
 
 def conv(name, x, y, cin, cout, k=3, **kw):
     pad = kw.pop("pad", k // 2)
-    inits.extend([w(name + "_w", cout, cin // kw.get("group", 1), k, k), w(name + "_b", cout, scale=0.1)])
+    ws = kw.pop("wscale", None)
+    inits.extend([w(name + "_w", cout, cin // kw.get("group", 1), k, k, scale=ws), w(name + "_b", cout, scale=0.1)])
     return helper.make_node("Conv", [x, name + "_w", name + "_b"], [y], pads=[pad] * 4, name=name, **kw)
 
 
@@ -111,8 +113,13 @@ save("addsame", [conv("c", "x", "c0", 8, 8), helper.make_node("Relu", ["c0"], ["
 inits = list(halves)
 unit = []
 for k, src in enumerate(["r0", "cat0"]):
-    unit += [half(src, "p%d" % k, True), half(src, "q%d" % k, False), conv("u%d" % k, "q%d" % k, "v%d" % k, 4, 4),
+    unit += [half(src, "p%d" % k, True), half(src, "q%d" % k, False), conv("u%d" % k, "q%d" % k, "v%d" % k, 4, 4, wscale=2.0),
              helper.make_node("Relu", ["v%d" % k], ["vr%d" % k]),
              helper.make_node("Concat", ["p%d" % k, "vr%d" % k], ["cat%d" % k], axis=1)]
 save("shuffle", [conv("c", "x", "c0", 8, 8), helper.make_node("Relu", ["c0"], ["r0"])] + unit + [conv("o", "cat1", "y", 8, 4)],
      inits, [1, 8, 6, 6], [("y", [1, 4, 6, 6])])
+
+inits = []
+save("gap_tiled", [conv("c1", "x", "c", 3, 4, k=1, pad=0), helper.make_node("Relu", ["c"], ["r"]),
+                   helper.make_node("GlobalAveragePool", ["r"], ["p"]), helper.make_node("Flatten", ["p"], ["y"])],
+     inits, [1, 3, 96, 96], [("y", [1, 4])])

@@ -59,6 +59,7 @@ case_ fc16 fc no-int16-matmul SAME 'c["MATMUL"] == 0 and c["CONV2D"] == 2 and al
 case_ token attn fc-as-conv2d SAME 'c["MATMUL"] == 1 and c["CONV2D"] == 1'
 case_ attn16 attn no-int16-matmul SAME 'c["CONV2D"] == 1 and [tt[o["inputs"][0]]["type"] for o in ops if o["op"] == "MATMUL"] == ["INT16"]' --a16w8
 case_ gap gap gap-as-pool SAME 'c["REDUCE_SUM"] == 0 and c["DEPTHWISE_CONV2D"] == 1 and chain == 0'
+case_ gap_tiled gap_tiled gap-as-pool SAME 'c["DEPTHWISE_CONV2D"] == 1 and [(len(tt[o["inputs"][0]]["shape"]), o["attributes"]["axis"]) for o in ops if o["op"] == "REDUCE_SUM"] == [(3, 2)] and chain == 0'
 case_ gap_big gap_big gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1'
 case_ gap16 gap gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1' --a16w8
 case_ concat concat concat-direct SPEC 'chain == 0 and c["RESCALE"] == 4'

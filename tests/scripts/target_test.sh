@@ -9,6 +9,55 @@
 . "$TOSAC_SOURCE_DIR/tests/harness/script_lib.sh" "$@"
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_resize.py" . || exit 1
 $PY "$TOSAC_SOURCE_DIR/tests/onnx/make_quant_transformer.py" . || exit 1
+cat > bq.py <<'PYEOF'
+# bq.py TOSAC ART MODEL.onnx X.npy: every segment output of artifact ART (run segment by segment
+# from X quantized with the manifest's input q-params) dequantized with the manifest's q-params
+# must be one of the FP model's values (every ONNX node output exposed as a model output and run
+# by tosac in FP32) within quantization error: SQNR >= 20 dB against the closest of them.
+import json, os, subprocess, sys
+import numpy as np
+import onnx
+import onnx.helper
+tosac, art, model, xin = sys.argv[1:5]
+man = json.load(open(art + "/manifest.json"))
+rep = json.load(open(art + "/partition_report.json"))
+m = onnx.load(model)
+fp_names = [o for n in m.graph.node for o in n.output]
+have = {o.name for o in m.graph.output}
+for n in fp_names:
+    if n not in have:
+        m.graph.output.append(onnx.helper.make_empty_tensor_value_info(n))
+onnx.save(m, "dbg.onnx")
+subprocess.check_call([tosac, "run", "dbg.onnx", "-i", "x=" + xin, "-o", "fp"], stdout=subprocess.DEVNULL)
+vals = {}
+x = np.load(xin)
+q = man["inputs"][0]
+lim, ty = (32767, np.int16) if q["dtype"] == "INT16" else (127, np.int8)
+vals[q["name"]] = np.clip(np.round(x / q["scale"]) + q["zero_point"], -lim - 1, lim).astype(ty)
+worst, bad = 1e9, []
+for k, s in enumerate(man["segments"]):
+    args = []
+    for t in s["inputs"]:
+        np.save("in_%d_%s.npy" % (k, t["name"]), vals[t["name"]].reshape(t["shape"]))
+        args += ["-i", "%s=in_%d_%s.npy" % (t["name"], k, t["name"])]
+    subprocess.check_call([tosac, "run", art + "/" + s["file"], *args, "-o", "seg%d" % k], stdout=subprocess.DEVNULL)
+    for t in s["outputs"]:
+        v = np.load("seg%d/%s.npy" % (k, t["name"]))
+        vals[t["name"]] = v
+        if t.get("scale") is None or t.get("zero_point") is None:
+            bad.append("%s: no q-params" % t["name"]); continue
+        deq = (v.astype(np.float64) - t["zero_point"]) * t["scale"]
+        sqnr = -1e9
+        for n in fp_names:
+            ref = np.load("fp/%s.npy" % n).astype(np.float64)
+            for d in (deq, deq.transpose(0, 3, 1, 2) if deq.ndim == 4 else deq):  # NHWC inside, NCHW in ONNX
+                if d.shape == ref.shape:
+                    sqnr = max(sqnr, 10 * np.log10(np.sum(ref ** 2) / max(np.sum((d - ref) ** 2), 1e-30)))
+        print("  segment %d %s %s: scale %.6g zp %d, SQNR %.1f dB" % (k, s["runs_on"], t["name"], t["scale"], t["zero_point"], sqnr))
+        if sqnr < 20: bad.append("%s: SQNR %.1f dB" % (t["name"], sqnr))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PYEOF
 
 "$TOSAC" targets > targets.txt
 check "tosac targets lists every Ethos-U configuration and cortex-m55" \
@@ -65,8 +114,20 @@ for t in ethos-u55-128 ethos-u65-256 ethos-u85-256; do
 import json, sys
 r = json.load(open(\"${m}_$t/partition_report.json\"))
 sys.exit(0 if all(o[\"rule\"] and o[\"reason\"].startswith((\"ETHOS_U.md\", \"REFERENCE_SYSTEM.md\")) for o in r[\"operators\"] if o[\"runs_on\"] == \"cpu\") else 1)"'
+        check "$t $m: every segment input and output has the quantizer's q-params in the manifest" '$PY -c "
+import json, sys
+m = json.load(open(\"${m}_$t/manifest.json\"))
+sys.exit(0 if all((t.get(\"scale\") or 0) > 0 and t.get(\"zero_point\") is not None for s in m[\"segments\"] for t in s[\"inputs\"] + s[\"outputs\"]) else 1)"'
     done
+    # the boundary q-params are the ones the values have: each segment output, dequantized with
+    # them, is one of the FP model's values within quantization error (bq.py)
+    check "$t: every segment output of the resize model dequantizes with its manifest q-params to the FP model's value (SQNR >= 20 dB)" \
+        '$PY bq.py "$TOSAC" rs_$t qresize.onnx held_00.npy > bq_$t.txt'
 done
+"$TOSAC" compile qresize.onnx -o rs_unsup --target ethos-u55-128 --calibrate calib --report > unsup.txt
+check "U55, an operator it cannot run (bilinear RESIZE): the compile succeeds with a CPU segment, the report names the operator, its ONNX node and the rule" \
+    '[ $? -eq 0 ] && [ $(count rs_unsup cpu) -ge 1 ] && grep -qE "^  op [0-9]+ RESIZE -> .* \(ONNX node .up_linear.\): RESIZE_MODE: ETHOS_U.md" unsup.txt'
+
 check "U55: the resize model splits, RESIZE named with its rule" \
     '[ $(count rs_ethos-u55-128 cpu) -ge 1 ] && grep -q "RESIZE.*RESIZE_MODE" rs_ethos-u55-128/partition_report.txt'
 check "U55: the a16w8 transformer block splits (int16 MATMUL/TABLE)" \

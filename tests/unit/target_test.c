@@ -364,6 +364,12 @@ static void test_conv_stride(void)
     s.h = s.w = 19;
     s.pad = 0;
     expect_npu(conv_graph(s), "ethos-u55-64");
+    /* a depthwise: no unrolling in Vela, so only a stride that never applies (a 1x1 output) */
+    s.op = TOSAC_OP_DEPTHWISE_CONV2D;
+    expect_cpu(conv_graph(s), "ethos-u55-64", TOSAC_OP_DEPTHWISE_CONV2D, "CONV_STRIDE");
+    expect_npu(conv_graph(s), "ethos-u85-256");
+    s.h = s.w = 3;
+    expect_npu(conv_graph(s), "ethos-u55-64");
 }
 
 static void test_conv_weight_sum(void)

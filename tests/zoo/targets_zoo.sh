@@ -6,12 +6,69 @@
 # bit for bit. vit_small (not a
 # CNN) is partitioned too: every operator it keeps off the NPU is printed with its rule, and its
 # chained segments must be bit-identical as well.
+# For every CNN (the ImageNet ones and the MLPerf Tiny ds_cnn, mobilenet_v1_025, resnet8) on every
+# target, check.py also asserts, from the segments' operators and the partition report:
+#   - head and pool: no MATMUL, and REDUCE_SUM only over the last axis (none over H or W);
+#   - "every RESCALE fuses" (docs/TARGETS.md): every RESCALE of an NPU segment fuses into a
+#     neighbouring NPU operator (the report's note: into its producer as output scaling or into
+#     its reader as input scaling; the segment counts no standalone RESCALE), and where a RESCALE
+#     reads another RESCALE's output, the first reads the INT32 result of a CONV2D,
+#     DEPTHWISE_CONV2D, ADD, SUB, MUL or REDUCE_SUM that nothing else reads and fuses into it, and
+#     the second writes the INT32 input of the one ADD/SUB/MUL that reads it and fuses into that:
+#     so no RESCALE is left standalone and none feeds another in the graph Vela schedules.
 # usage: targets_zoo.sh TOSAC MODELS_DIR WORK_DIR
 set -u
 TOSAC=$1 MODELS=$2 WORK=$3
 fails=0
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
-for m in resnet18 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 vit_small; do
+cat > "$WORK/check.py" <<'PYEOF'
+# check.py TOSAC ARTIFACT: the head/pool and "every RESCALE fuses" properties (see targets_zoo.sh)
+import collections, json, subprocess, sys
+tosac, art = sys.argv[1], sys.argv[2]
+rep = json.load(open(art + "/partition_report.json"))
+note = {o["output"]: o.get("note") or "" for o in rep["operators"]}
+bad = ["segment %d: %d standalone RESCALEs" % (s["index"], s["standalone_rescales"]) for s in rep["segments"]
+       if s["runs_on"] == "npu" and s["standalone_rescales"]]
+for s in rep["segments"]:
+    if s["runs_on"] != "npu":
+        continue
+    b = json.loads(subprocess.check_output([tosac, "inspect", "--json", art + "/" + s["file"]]))["regions"][0]["blocks"][0]
+    ops = b["operators"]
+    tt = {t["name"]: t for t in b["tensors"]}
+    prod = {o["outputs"][0]: o for o in ops}
+    readers = collections.defaultdict(list)
+    for o in ops:
+        for i in o["inputs"]:
+            readers[i].append(o)
+    outs = set(b["outputs"])
+    for o in ops:
+        x = tt.get(o["inputs"][0], {}) if o["inputs"] else {}
+        if o["op"] == "MATMUL":
+            bad.append("MATMUL " + o["outputs"][0])
+        if o["op"] == "REDUCE_SUM" and o["attributes"]["axis"] != len(x["shape"]) - 1:
+            bad.append("REDUCE_SUM over axis %d of %s" % (o["attributes"]["axis"], x["shape"]))
+        if o["op"] != "RESCALE":
+            continue
+        y = o["outputs"][0]
+        if not note[y].startswith("fused"):
+            bad.append("RESCALE %s: %s" % (y, note[y]))
+        r1 = prod.get(o["inputs"][0])
+        if not r1 or r1["op"] != "RESCALE":
+            continue
+        p, w = prod.get(r1["inputs"][0], {}), r1["inputs"][0]
+        rd = readers[y]
+        if not (p.get("op") in ("CONV2D", "DEPTHWISE_CONV2D", "ADD", "SUB", "MUL", "REDUCE_SUM") and tt[w]["type"] == "INT32"
+                and len(readers[w]) == 1 and w not in outs and note[r1["outputs"][0]] == "fused into its producer as output scaling"):
+            bad.append("RESCALE %s feeds RESCALE %s, and does not fuse into a producer (%s)" % (r1["outputs"][0], y, p.get("op")))
+        if not (tt[y]["type"] == "INT32" and len(rd) == 1 and rd[0]["op"] in ("ADD", "SUB", "MUL") and y not in outs
+                and note[y] == "fused into its reader as input scaling"):
+            bad.append("RESCALE %s reads RESCALE %s, and does not fuse into an ADD/SUB/MUL reading it" % (y, r1["outputs"][0]))
+for m in sorted(set(bad))[:8]:
+    print("   ", m)
+sys.exit(1 if bad else 0)
+PYEOF
+for m in resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 \
+         ds_cnn mobilenet_v1_025 resnet8 vit_small; do
     for t in ethos-u55-128 ethos-u65-256 ethos-u85-256; do
         # the reference: the same program lowered for the target, not partitioned (-o FILE.tosa)
         ref=$WORK/${m}_$t.tosa art=$WORK/${m}_$t
@@ -38,8 +95,11 @@ for m in resnet18 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 
         elif [ "$m" != vit_small ] && { [ "$npu" -ne 1 ] || [ "$cpu" -ne 0 ] || ! grep -q "(100.0%)" "$art/partition_report.txt"; }; then
             echo "FAIL $m $t: $npu NPU and $cpu CPU segments, expected one NPU segment"; echo "$why"
             fails=$((fails + 1))
+        elif [ "$m" != vit_small ] && ! python3 "$WORK/check.py" "$TOSAC" "$art"; then
+            echo "FAIL $m $t: a MATMUL or a REDUCE_SUM over H/W, or a RESCALE that does not fuse"
+            fails=$((fails + 1))
         else
-            echo "ok   $m $t: $npu NPU, $cpu CPU segment(s), bit-identical"
+            echo "ok   $m $t: $npu NPU, $cpu CPU segment(s), bit-identical$([ "$m" != vit_small ] && echo ", every RESCALE fuses")"
             [ -n "$why" ] && echo "$why"
         fi
     done
