@@ -202,6 +202,7 @@ typedef struct conv_spec {
     int64_t wfill;
     bool int16, dynamic_weights, two_readers;
     int64_t bias;
+    bool reshaped; /* a RESHAPE between the conv and its RESCALE (read twice with two_readers) */
 } conv_spec;
 
 /* int8 (or int16) NHWC input -> conv -> RESCALE -> int8 (int16) output */
@@ -227,14 +228,21 @@ static tosac_graph *conv_graph(conv_spec s)
     tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, dl, 2);
     tosac_node_set_int(n, TOSAC_ATTR_CONV2D_local_bound, 0);
     tosac_node_set_int(n, TOSAC_ATTR_CONV2D_acc_type, s.int16 ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32);
+    if (s.reshaped) {
+        const int64_t flat[2] = {1, oh * ow * oc};
+        tosac_value *r = tensor(&g, acc, 2, flat), *rin[2] = {y, shape(&g, 2, flat)};
+        op(&g, TOSAC_OP_RESHAPE, 2, rin, r);
+        if (s.two_readers) output(&g, rescale(&g, y, at, false));
+        y = r;
+    }
     output(&g, rescale(&g, y, at, false));
-    if (s.two_readers) output(&g, rescale(&g, y, at, false));
+    if (s.two_readers && !s.reshaped) output(&g, rescale(&g, y, at, false));
     return g.g;
 }
 
 static conv_spec conv(int64_t kh, int64_t kw)
 {
-    conv_spec s = {TOSAC_OP_CONV2D, kh, kw, 1, 2, kh, kw, 1, 0, 1, 1, false, false, false, 0};
+    conv_spec s = {TOSAC_OP_CONV2D, kh, kw, 1, 2, kh, kw, 1, 0, 1, 1, false, false, false, 0, false};
     return s;
 }
 
@@ -496,6 +504,27 @@ static void test_rescale_notes(void)
             if (cases[c].want[k]) EXPECT_STREQ(notes[k], cases[c].want[k]);
         tosac_artifact_destroy(art);
         tosac_graph_destroy(g.g);
+    }
+}
+
+/* Vela removes a RESHAPE before fusing (gio:1689-1758): conv -> RESHAPE -> RESCALE fuses into the
+   conv; when the conv's result is also read elsewhere Vela keeps a copy, and the RESCALE, reading
+   a data-layout operator, stands alone. */
+static void test_rescale_through_reshape(void)
+{
+    for (int twice = 0; twice < 2; twice++) {
+        conv_spec s = conv(3, 3);
+        s.reshaped = true;
+        s.two_readers = twice;
+        tosac_graph *g = conv_graph(s);
+        tosac_artifact *a = partition(g, "ethos-u55-128");
+        const char *last = NULL;
+        for (uint32_t k = 0; a && k < tosac_artifact_op_count(a); k++)
+            if (tosac_artifact_op_at(a, k)->op == TOSAC_OP_RESCALE) last = tosac_artifact_op_at(a, k)->note;
+        EXPECT_STREQ(last, twice ? "standalone: int32 input rewritten into MULs, one per channel group (gio:867-982)"
+                                 : "fused into its producer as output scaling");
+        tosac_artifact_destroy(a);
+        tosac_graph_destroy(g);
     }
 }
 
@@ -916,6 +945,7 @@ int main(void)
     RUN(test_conv_int16);
     RUN(test_rescale_int48);
     RUN(test_rescale_notes);
+    RUN(test_rescale_through_reshape);
     RUN(test_per_channel_broadcast);
     RUN(test_pools);
     RUN(test_resize);

@@ -3,9 +3,10 @@
 # must give one NPU segment and no CPU segment (the report says 100% NPU), the segment must
 # validate on its own as PRO-INT level 8K with the target's extensions, and `tosac run` on the
 # artifact must give the outputs of the unpartitioned INT program for the target (`-o FILE.tosa`)
-# bit for bit. vit_small (not a
-# CNN) is partitioned too: every operator it keeps off the NPU is printed with its rule, and its
-# chained segments must be bit-identical as well.
+# bit for bit. The other zoo models (vit_small, autoencoder, mlp, dup_output, equal_constants)
+# and --a16w8 programs of resnet8, ds_cnn, mobilenet_v1_025, autoencoder and vit_small are
+# partitioned too: every segment must validate (PRO-INT 8K and every rule, `tosac validate`), the
+# chained segments must be bit-identical, and what they keep off the NPU is printed with its rule.
 # For every CNN (the ImageNet ones and the MLPerf Tiny ds_cnn, mobilenet_v1_025, resnet8) on every
 # target, check.py also asserts, from the segments' operators and the partition report:
 #   - head and pool: no MATMUL, and REDUCE_SUM only over the last axis (none over H or W);
@@ -67,39 +68,47 @@ for m in sorted(set(bad))[:8]:
     print("   ", m)
 sys.exit(1 if bad else 0)
 PYEOF
-for m in resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 \
-         ds_cnn mobilenet_v1_025 resnet8 vit_small; do
+CNNS=" resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 ds_cnn mobilenet_v1_025 resnet8 "
+# the other zoo models and --a16w8 programs: partitioned, validated and bit-identical, whatever the segments
+for spec in $CNNS vit_small autoencoder mlp dup_output equal_constants \
+            resnet8:a16w8 ds_cnn:a16w8 mobilenet_v1_025:a16w8 autoencoder:a16w8 vit_small:a16w8; do
+    m=${spec%%:*} k=${spec/:/_}
+    flags=(--calibrate random --calib-samples 2)
+    [ "$spec" != "$m" ] && flags+=(--a16w8)
+    cnn=no
+    [[ "$CNNS" == *" $spec "* ]] && cnn=yes
     for t in ethos-u55-128 ethos-u65-256 ethos-u85-256; do
         # the reference: the same program lowered for the target, not partitioned (-o FILE.tosa)
-        ref=$WORK/${m}_$t.tosa art=$WORK/${m}_$t
-        if ! "$TOSAC" compile "$MODELS/$m.onnx" -o "$ref" --target $t --calibrate random --calib-samples 2 > /dev/null ||
-           ! "$TOSAC" run "$ref" -i input="$MODELS/$m.input.npy" -o "$WORK/${m}_${t}_ref" > /dev/null ||
-           ! "$TOSAC" compile "$MODELS/$m.onnx" -o "$art" --target $t --calibrate random --calib-samples 2 > /dev/null; then
-            echo "FAIL $m $t: compile"; fails=$((fails + 1)); continue
+        ref=$WORK/${k}_$t.tosa art=$WORK/${k}_$t
+        if ! "$TOSAC" compile "$MODELS/$m.onnx" -o "$ref" --target $t "${flags[@]}" > /dev/null ||
+           ! "$TOSAC" run "$ref" -i input="$MODELS/$m.input.npy" -o "$WORK/${k}_${t}_ref" > /dev/null ||
+           ! "$TOSAC" compile "$MODELS/$m.onnx" -o "$art" --target $t "${flags[@]}" > /dev/null; then
+            echo "FAIL $spec $t: compile"; fails=$((fails + 1)); continue
         fi
         npu=$(grep -c '"runs_on": "npu", "operators"' "$art/manifest.json")
         cpu=$(grep -c '"runs_on": "cpu", "operators"' "$art/manifest.json")
         why=""
-        if [ "$cpu" -ne 0 ]; then why=$(grep -A100 "^kept off the NPU" "$art/partition_report.txt" | grep "^  op" | cut -c1-160); fi
+        if [ "$cpu" -ne 0 ]; then why=$(grep -A100 "^kept off the NPU" "$art/partition_report.txt" | grep "^  op" | cut -c1-160 | head -5); fi
         bad=0
         for s in "$art"/segment_*_npu.tosa; do
+            [ -e "$s" ] || continue
             "$TOSAC" validate --profile INT --ext int16,int4,doubleround --level 8K -q "$s" || bad=1
         done
         "$TOSAC" validate -q "$art" || bad=1
-        rm -rf "$WORK/${m}_${t}_out"
-        "$TOSAC" run "$art" -i input="$MODELS/$m.input.npy" -o "$WORK/${m}_${t}_out" > /dev/null || bad=1
-        cmp -s "$WORK/${m}_${t}_out/output.npy" "$WORK/${m}_${t}_ref/output.npy" || bad=1
+        rm -rf "$WORK/${k}_${t}_out"
+        "$TOSAC" run "$art" -i input="$MODELS/$m.input.npy" -o "$WORK/${k}_${t}_out" > /dev/null || bad=1
+        diff -r "$WORK/${k}_${t}_out" "$WORK/${k}_${t}_ref" > /dev/null || bad=1
         if [ $bad -ne 0 ]; then
-            echo "FAIL $m $t: a segment does not validate or the artifact's output differs from the INT program"
+            echo "FAIL $spec $t: a segment does not validate or the artifact's output differs from the INT program"
             fails=$((fails + 1))
-        elif [ "$m" != vit_small ] && { [ "$npu" -ne 1 ] || [ "$cpu" -ne 0 ] || ! grep -q "(100.0%)" "$art/partition_report.txt"; }; then
-            echo "FAIL $m $t: $npu NPU and $cpu CPU segments, expected one NPU segment"; echo "$why"
+        elif [ $cnn = yes ] && { [ "$npu" -ne 1 ] || [ "$cpu" -ne 0 ] || ! grep -q "(100.0%)" "$art/partition_report.txt"; }; then
+            echo "FAIL $spec $t: $npu NPU and $cpu CPU segments, expected one NPU segment"; echo "$why"
             fails=$((fails + 1))
-        elif [ "$m" != vit_small ] && ! python3 "$WORK/check.py" "$TOSAC" "$art"; then
-            echo "FAIL $m $t: a MATMUL or a REDUCE_SUM over H/W, or a RESCALE that does not fuse"
+        elif [ $cnn = yes ] && ! python3 "$WORK/check.py" "$TOSAC" "$art"; then
+            echo "FAIL $spec $t: a MATMUL or a REDUCE_SUM over H/W, or a RESCALE that does not fuse"
             fails=$((fails + 1))
         else
-            echo "ok   $m $t: $npu NPU, $cpu CPU segment(s), bit-identical$([ "$m" != vit_small ] && echo ", every RESCALE fuses")"
+            echo "ok   $spec $t: $npu NPU, $cpu CPU segment(s), valid, bit-identical$([ $cnn = yes ] && echo ", every RESCALE fuses")"
             [ -n "$why" ] && echo "$why"
         fi
     done
