@@ -1,5 +1,5 @@
 # Cortex-M55 programs for QEMU mps3-an547, built with the arm-none-eabi GCC from the host build
-# (one compiler call per program, no second CMake project), and CTest tests that run them.
+# (custom commands, no second CMake project), and CTest tests that run them.
 #
 #   tosac_mcu_elf(NAME SOURCES src... [INCLUDES dir...] [DEFINES D=1...] [DEPENDS file...])
 #     builds ${CMAKE_CURRENT_BINARY_DIR}/NAME.elf (target mcu_NAME) with the platform layer (startup,
@@ -23,25 +23,35 @@ set(TOSAC_MCU_CFLAGS -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -mfpu=auto -O2 -g
     -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror -ffunction-sections -fdata-sections
     -include sys/types.h)
 set(TOSAC_MCU_LDFLAGS --specs=nano.specs -nostartfiles -T ${TOSAC_MCU_PLATFORM}/mps3_an547.ld
-    -Wl,--gc-sections -Wl,--no-warn-rwx-segments)
+    -Wl,--gc-sections -Wl,--no-warn-rwx-segments -lm)
 
 function(tosac_mcu_elf name)
   cmake_parse_arguments(M "" "" "SOURCES;INCLUDES;DEFINES;DEPENDS" ${ARGN})
   set(elf ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf)
-  set(incs -I${TOSAC_MCU_PLATFORM})
+  set(flags ${TOSAC_MCU_CFLAGS} -I${TOSAC_MCU_PLATFORM})
   foreach(d ${M_INCLUDES})
-    list(APPEND incs -I${d})
+    list(APPEND flags -I${d})
   endforeach()
-  set(defs)
   foreach(d ${M_DEFINES})
-    list(APPEND defs -D${d})
+    list(APPEND flags -D${d})
   endforeach()
+  # one object per source (header dependencies from the compiler's depfiles)
+  set(objs)
+  foreach(src ${TOSAC_MCU_PLATFORM}/startup.c ${TOSAC_MCU_PLATFORM}/semihost.c ${M_SOURCES})
+    get_filename_component(base ${src} NAME_WE)
+    set(obj ${CMAKE_CURRENT_BINARY_DIR}/${name}_obj/${base}.o)
+    add_custom_command(OUTPUT ${obj}
+      COMMAND ${TOSAC_ARM_GCC} ${flags} -MD -MF ${obj}.d -c ${src} -o ${obj}
+      DEPENDS ${src} ${M_DEPENDS}
+      DEPFILE ${obj}.d
+      COMMENT "arm-none-eabi-gcc ${name}: ${base}.c"
+      VERBATIM)
+    list(APPEND objs ${obj})
+  endforeach()
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${name}_obj)
   add_custom_command(OUTPUT ${elf}
-    COMMAND ${TOSAC_ARM_GCC} ${TOSAC_MCU_CFLAGS} ${incs} ${defs}
-            ${TOSAC_MCU_PLATFORM}/startup.c ${TOSAC_MCU_PLATFORM}/semihost.c ${M_SOURCES}
-            ${TOSAC_MCU_LDFLAGS} -Wl,-Map,${name}.map -o ${elf}
-    DEPENDS ${M_SOURCES} ${M_DEPENDS} ${TOSAC_MCU_PLATFORM}/startup.c ${TOSAC_MCU_PLATFORM}/semihost.c
-            ${TOSAC_MCU_PLATFORM}/mcu.h ${TOSAC_MCU_PLATFORM}/mps3_an547.ld
+    COMMAND ${TOSAC_ARM_GCC} ${TOSAC_MCU_CFLAGS} ${objs} ${TOSAC_MCU_LDFLAGS} -Wl,-Map,${name}.map -o ${elf}
+    DEPENDS ${objs} ${TOSAC_MCU_PLATFORM}/mps3_an547.ld
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
     COMMENT "arm-none-eabi-gcc ${name}.elf"
     VERBATIM)
