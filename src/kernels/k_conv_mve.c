@@ -48,7 +48,7 @@ typedef struct cmve_hdr {
     int32_t epi, dbl; /* a fused RESCALE (DOUBLE_ROUND or not) */
     int32_t ozp;
     uint32_t off_corr, off_mult, off_shift, off_w, total;
-    uint32_t scratch; /* patch bytes (conv) */
+    uint32_t scratch; /* scratch bytes */
 } cmve_hdr;
 
 static int32_t ceil_to(int32_t v, int32_t m) { return (v + m - 1) / m * m; }
@@ -125,7 +125,7 @@ static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
     h->off_w = (uint32_t)o;
     o += dw ? align16((size_t)h->K * (size_t)h->OCp * 2) : align16((size_t)h->OCp * (size_t)h->ks);
     h->total = (uint32_t)o;
-    h->scratch = (dw ? 0 : align16((size_t)h->ks)) + align16((size_t)h->OCp * 4); /* patch, int32 results */
+    h->scratch = dw ? 0 : 2 * (align16((size_t)h->ks) + align16((size_t)h->OCp * 4)); /* 2 patches, 2 result rows */
     h->magic = CMVE_MAGIC;
     return true;
 }
@@ -144,25 +144,36 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
     int32_t *shift = (int32_t *)(void *)(d + h.off_shift);
     const int8_t *w = (const int8_t *)c->in[1].data;
     const tosac_ktensor *bias = &c->in[2];
+    const int32_t nchunk = h.ks / 16;
     for (int32_t oc = 0; oc < h.OC; oc++) {
         int32_t b = ((const int32_t *)bias->data)[bias->nelem == 1 ? 0 : oc];
+        /* slot of channel oc in the per-channel tables: depthwise groups of 8 keep the even
+           channels then the odd ones (the even / odd lanes of vmullb / vmullt) */
+        const int32_t slot = h.depthwise ? (oc & ~7) + ((oc & 1) ? 4 : 0) + ((oc & 7) >> 1) : oc;
         if (h.depthwise) {
-            /* weights [KH][KW][C][1] as int16 (w - wzp), [tap][OCp] */
+            /* weights [KH][KW][C][1] as int16 (w - wzp), [C/8][tap][8] */
             int16_t *wd = (int16_t *)(void *)(d + h.off_w);
-            for (int32_t t = 0; t < h.K; t++) wd[(size_t)t * (size_t)h.OCp + (size_t)oc] = (int16_t)(w[(size_t)t * (size_t)h.OC + (size_t)oc] - h.wzp);
-            corr[oc] = b;
+            for (int32_t t = 0; t < h.K; t++)
+                wd[((size_t)(oc / 8) * (size_t)h.K + (size_t)t) * 8 + (size_t)(oc % 8)] =
+                    (int16_t)(w[(size_t)t * (size_t)h.OC + (size_t)oc] - h.wzp);
+            corr[slot] = b;
         } else {
-            /* weights [OC][KH][KW][IC] as int8 rows of ks (zeros beyond K) */
-            int8_t *wd = (int8_t *)(d + h.off_w) + (size_t)oc * (size_t)h.ks;
+            /* weights [OC][KH][KW][IC] as int8 in groups of 4 channels, chunks of 16 taps:
+               [OC/4][K/16][4][16], zeros beyond K */
+            int8_t *wd = (int8_t *)(d + h.off_w);
             int32_t sw = 0;
-            for (int32_t k = 0; k < h.K; k++) wd[k] = w[(size_t)oc * (size_t)h.K + (size_t)k], sw += wd[k];
-            corr[oc] = b - h.izp * sw + h.K * h.izp * h.wzp;
+            for (int32_t k = 0; k < h.K; k++) {
+                const int8_t v = w[(size_t)oc * (size_t)h.K + (size_t)k];
+                wd[(((size_t)(oc / 4) * (size_t)nchunk + (size_t)(k / 16)) * 4 + (size_t)(oc % 4)) * 16 + (size_t)(k % 16)] = v;
+                sw += v;
+            }
+            corr[slot] = b - h.izp * sw + h.K * h.izp * h.wzp;
         }
         if (h.epi) {
             const tosac_kcall *r = c->epi->rescale;
             int64_t j = r->in[1].nelem == 1 ? 0 : oc;
-            mult[oc] = ((const int32_t *)r->in[1].data)[j];
-            shift[oc] = -(((const int8_t *)r->in[2].data)[j] - 31); /* -(t + 1) */
+            mult[slot] = ((const int32_t *)r->in[1].data)[j];
+            shift[slot] = -(((const int8_t *)r->in[2].data)[j] - 31); /* -(t + 1) */
         }
     }
     return true;
@@ -170,41 +181,42 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 
 #ifdef __ARM_FEATURE_MVE
 
-/* acc[0..n) (int32, corr already added) through the fused RESCALE and clamp, stored as the
-   epilogue output's int8 / int16 at element `off`. */
-static void cmve_requant(const cmve_hdr *h, const int32_t *acc, const int32_t *mult, const int32_t *shift, int32_t n,
-                         int32_t lo, int32_t hi, const tosac_ktensor *out, size_t off)
+/* The fused RESCALE of 4 int32 lanes (file comment), + output_zp, clamped to [lo, hi]. */
+__attribute__((always_inline)) static inline int32x4_t cmve_rq(int32x4_t v, int32x4_t m, int32x4_t sh, bool dbl,
+                                                               int32_t ozp, int32x4_t lo, int32x4_t hi)
 {
-    const bool i8 = out->dtype == TOSAC_DTYPE_INT8;
-    int8_t *o8 = (int8_t *)out->data + off;
-    int16_t *o16 = (int16_t *)out->data + off;
-    for (int32_t i = 0; i < n; i += 4) {
-        mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        int32x4_t v = vld1q_s32(acc + i);
-        int32x4_t q;
-        if (h->dbl)
-            q = vaddq_s32(vqrdmulhq_s32(v, vld1q_s32(mult + i)), vshrq_n_s32(v, 31));
-        else
-            q = vqdmulhq_s32(v, vld1q_s32(mult + i));
-        q = vrshlq_s32(q, vld1q_s32(shift + i));
-        q = vminq_s32(vmaxq_s32(vaddq_n_s32(q, h->ozp), vdupq_n_s32(lo)), vdupq_n_s32(hi));
-        if (i8)
-            vstrbq_p_s32(o8 + i, q, p);
-        else
-            vstrhq_p_s32(o16 + i, q, p);
-    }
+    int32x4_t q = dbl ? vaddq_s32(vqrdmulhq_s32(v, m), vshrq_n_s32(v, 31)) : vqdmulhq_s32(v, m);
+    q = vaddq_n_s32(vrshlq_s32(q, sh), ozp);
+    return vminq_s32(vmaxq_s32(q, lo), hi);
 }
 
-/* Stores n int32 results (acc + bias) or runs the fused epilogue on them. */
-static void cmve_store(const tosac_kcall *c, const cmve_hdr *h, const uint8_t *prep, int32_t *acc, int32_t n,
+/* acc[0..n) (int32: the sums with corr added) stored as int32, or through the fused epilogue as
+   the epilogue output's int8 / int16, at element `off`. */
+static void cmve_store(const tosac_kcall *c, const cmve_hdr *h, const uint8_t *prep, const int32_t *acc, int32_t n,
                        size_t off)
 {
-    if (h->epi) {
-        cmve_requant(h, acc, (const int32_t *)(const void *)(prep + h->off_mult),
-                     (const int32_t *)(const void *)(prep + h->off_shift), n, c->epi->lo, c->epi->hi, c->epi->out, off);
-    } else {
+    if (!h->epi) {
         int32_t *o = (int32_t *)c->out[0].data + off;
         for (int32_t i = 0; i < n; i += 4) vst1q_p_s32(o + i, vld1q_s32(acc + i), vctp32q((uint32_t)(n - i)));
+        return;
+    }
+    const int32_t *mult = (const int32_t *)(const void *)(prep + h->off_mult);
+    const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
+    const tosac_ktensor *out = c->epi->out;
+    const int32x4_t lo = vdupq_n_s32(c->epi->lo), hi = vdupq_n_s32(c->epi->hi);
+    const bool dbl = h->dbl;
+    if (out->dtype == TOSAC_DTYPE_INT8) {
+        int8_t *o = (int8_t *)out->data + off;
+        for (int32_t i = 0; i < n; i += 4) {
+            int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, h->ozp, lo, hi);
+            vstrbq_p_s32(o + i, q, vctp32q((uint32_t)(n - i)));
+        }
+    } else {
+        int16_t *o = (int16_t *)out->data + off;
+        for (int32_t i = 0; i < n; i += 4) {
+            int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, h->ozp, lo, hi);
+            vstrhq_p_s32(o + i, q, vctp32q((uint32_t)(n - i)));
+        }
     }
 }
 
@@ -238,48 +250,62 @@ static void cmve_patch(const cmve_hdr *h, const int8_t *x, int32_t n, int32_t oy
             continue;
         }
         const int8_t *row = x + ((size_t)n * (size_t)h->IH + (size_t)iy) * (size_t)h->IW * (size_t)IC;
-        cmve_fill(d, zp, kx0 * IC);
+        if (kx0 > 0) cmve_fill(d, zp, kx0 * IC);
         if (h->dx == 1) /* the valid taps are contiguous in the input */
             cmve_copy(d + kx0 * IC, row + (size_t)(ix0 + kx0) * (size_t)IC, (kx1 - kx0) * IC);
         else
             for (int32_t kx = kx0; kx < kx1; kx++)
                 cmve_copy(d + kx * IC, row + (size_t)(ix0 + kx * h->dx) * (size_t)IC, IC);
-        cmve_fill(d + kx1 * IC, zp, (KW - kx1) * IC);
+        if (kx1 < KW) cmve_fill(d + kx1 * IC, zp, (KW - kx1) * IC);
     }
 }
 
-/* acc[oc] = corr[oc] + sum_k patch[k] w[oc][k] - wzp sum_k patch[k], four weight rows at a time. */
-static void cmve_dot(const cmve_hdr *h, const int8_t *patch, const int8_t *w, const int32_t *corr, int32_t *acc)
+/* -wzp * sum_k x[k] (the weight zero point's term of the file comment) */
+static int32_t cmve_wzp_term(const cmve_hdr *h, const int8_t *x)
 {
-    const int32_t K = h->K, ks = h->ks, K16 = K & ~15;
-    int32_t adj = 0;
-    if (h->wzp) {
-        int32_t sx = 0;
-        for (int32_t k = 0; k < K; k += 16) {
-            const mve_pred16_t p = vctp8q((uint32_t)(K - k));
-            sx = vaddvaq_p_s8(sx, vld1q_z_s8(patch + k, p), p);
-        }
-        adj = -h->wzp * sx;
+    if (!h->wzp) return 0;
+    int32_t sx = 0;
+    for (int32_t k = 0; k < h->K; k += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(h->K - k));
+        sx = vaddvaq_p_s8(sx, vld1q_z_s8(x + k, p), p);
     }
-    const mve_pred16_t pt = vctp8q((uint32_t)(K - K16));
+    return -h->wzp * sx;
+}
+
+/*
+ * Two output pixels (patches x0, x1) against every group of 4 weight rows: acc0 / acc1[oc] =
+ * corr[oc] + adj + sum_k x[k] w[oc][k]. Per 16 taps: 2 patch loads, 4 weight loads (one pointer:
+ * the groups are interleaved), 8 vmladava.
+ */
+static void cmve_dot2(const cmve_hdr *h, const int8_t *x0, const int8_t *x1, const int8_t *w, const int32_t *corr,
+                      int32_t adj0, int32_t adj1, int32_t *acc0, int32_t *acc1)
+{
+    const int32_t nf = h->K / 16, rest = h->K % 16;
+    const mve_pred16_t pt = vctp8q((uint32_t)rest);
     for (int32_t oc = 0; oc < h->OCp; oc += 4) {
-        const int8_t *w0 = w + (size_t)oc * (size_t)ks, *w1 = w0 + ks, *w2 = w1 + ks, *w3 = w2 + ks;
-        int32_t a0 = corr[oc] + adj, a1 = corr[oc + 1] + adj, a2 = corr[oc + 2] + adj, a3 = corr[oc + 3] + adj;
-        for (int32_t k = 0; k < K16; k += 16) {
-            const int8x16_t xv = vld1q_s8(patch + k);
-            a0 = vmladavaq_s8(a0, xv, vld1q_s8(w0 + k));
-            a1 = vmladavaq_s8(a1, xv, vld1q_s8(w1 + k));
-            a2 = vmladavaq_s8(a2, xv, vld1q_s8(w2 + k));
-            a3 = vmladavaq_s8(a3, xv, vld1q_s8(w3 + k));
+        int32_t a0 = corr[oc] + adj0, a1 = corr[oc + 1] + adj0, a2 = corr[oc + 2] + adj0, a3 = corr[oc + 3] + adj0;
+        int32_t b0 = corr[oc] + adj1, b1 = corr[oc + 1] + adj1, b2 = corr[oc + 2] + adj1, b3 = corr[oc + 3] + adj1;
+        const int8_t *p0 = x0, *p1 = x1;
+        for (int32_t i = 0; i < nf; i++) {
+            const int8x16_t u = vld1q_s8(p0), v = vld1q_s8(p1);
+            const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
+            p0 += 16, p1 += 16, w += 64;
+            a0 = vmladavaq_s8(a0, u, w0), b0 = vmladavaq_s8(b0, v, w0);
+            a1 = vmladavaq_s8(a1, u, w1), b1 = vmladavaq_s8(b1, v, w1);
+            a2 = vmladavaq_s8(a2, u, w2), b2 = vmladavaq_s8(b2, v, w2);
+            a3 = vmladavaq_s8(a3, u, w3), b3 = vmladavaq_s8(b3, v, w3);
         }
-        if (K16 < K) { /* weight rows are zero beyond K: only the patch load is predicated */
-            const int8x16_t xv = vld1q_z_s8(patch + K16, pt);
-            a0 = vmladavaq_s8(a0, xv, vld1q_s8(w0 + K16));
-            a1 = vmladavaq_s8(a1, xv, vld1q_s8(w1 + K16));
-            a2 = vmladavaq_s8(a2, xv, vld1q_s8(w2 + K16));
-            a3 = vmladavaq_s8(a3, xv, vld1q_s8(w3 + K16));
+        if (rest) { /* the weights are zero beyond K: only the patch loads are predicated */
+            const int8x16_t u = vld1q_z_s8(p0, pt), v = vld1q_z_s8(p1, pt);
+            const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
+            w += 64;
+            a0 = vmladavaq_s8(a0, u, w0), b0 = vmladavaq_s8(b0, v, w0);
+            a1 = vmladavaq_s8(a1, u, w1), b1 = vmladavaq_s8(b1, v, w1);
+            a2 = vmladavaq_s8(a2, u, w2), b2 = vmladavaq_s8(b2, v, w2);
+            a3 = vmladavaq_s8(a3, u, w3), b3 = vmladavaq_s8(b3, v, w3);
         }
-        acc[oc] = a0, acc[oc + 1] = a1, acc[oc + 2] = a2, acc[oc + 3] = a3;
+        acc0[oc] = a0, acc0[oc + 1] = a1, acc0[oc + 2] = a2, acc0[oc + 3] = a3;
+        acc1[oc] = b0, acc1[oc + 1] = b1, acc1[oc + 2] = b2, acc1[oc + 3] = b3;
     }
 }
 
@@ -288,30 +314,66 @@ static void cmve_conv(tosac_kcall *c, const cmve_hdr *h)
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data, *w = (const int8_t *)(const void *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
-    int8_t *patch = c->scratch;
-    int32_t *acc = (int32_t *)(void *)((uint8_t *)c->scratch + align16((size_t)h->ks));
+    int8_t *patch0 = c->scratch, *patch1 = patch0 + align16((size_t)h->ks);
+    int32_t *acc0 = (int32_t *)(void *)(patch1 + align16((size_t)h->ks)), *acc1 = acc0 + h->OCp;
     const bool rows = h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 &&
                       h->OH == h->IH && h->OW == h->IW;
-    size_t pix = 0;
-    for (int32_t n = 0; n < h->N; n++)
-        for (int32_t oy = 0; oy < h->OH; oy++)
-            for (int32_t ox = 0; ox < h->OW; ox++, pix++) {
-                const int8_t *row = x + pix * (size_t)h->IC;
-                if (!rows) cmve_patch(h, x, n, oy, ox, patch), row = patch;
-                cmve_dot(h, row, w, corr, acc);
-                cmve_store(c, h, prep, acc, h->OC, pix * (size_t)h->OC);
-            }
+    const int32_t npix = h->N * h->OH * h->OW, hw = h->OH * h->OW;
+    for (int32_t pix = 0; pix < npix; pix += 2) {
+        const int32_t q = pix + 1 < npix ? pix + 1 : pix; /* an odd last pixel is computed twice */
+        const int8_t *r0 = x + (size_t)pix * (size_t)h->IC, *r1 = x + (size_t)q * (size_t)h->IC;
+        if (!rows) {
+            cmve_patch(h, x, pix / hw, pix % hw / h->OW, pix % h->OW, patch0);
+            cmve_patch(h, x, q / hw, q % hw / h->OW, q % h->OW, patch1);
+            r0 = patch0, r1 = patch1;
+        }
+        cmve_dot2(h, r0, r1, w, corr, cmve_wzp_term(h, r0), cmve_wzp_term(h, r1), acc0, acc1);
+        cmve_store(c, h, prep, acc0, h->OC, (size_t)pix * (size_t)h->OC);
+        if (q != pix) cmve_store(c, h, prep, acc1, h->OC, (size_t)q * (size_t)h->OC);
+    }
 }
 
-/* Depthwise: 4 channels per vector over the valid taps; acc kept in registers per channel group. */
-static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h, int32_t *acc)
+/*
+ * Depthwise, 8 channels per group: (x - izp) as int16 lanes times the int16 weights, the even
+ * lanes' products (vmullb) and the odd lanes' (vmullt) summed in two int32 vectors over the valid
+ * taps; the prepared tables hold each group's even channels then its odd ones, and narrowing
+ * (vmovnb / vmovnt) puts the results back in channel order.
+ */
+__attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr, const int16_t *wr, int32_t rows,
+                                                               int32_t cols, size_t xrow, size_t xtap, int32_t wrow,
+                                                               int16x8_t izp, mve_pred16_t p, bool tail,
+                                                               int32x4_t *ae, int32x4_t *ao)
+{
+    int32x4_t e = *ae, o = *ao;
+    for (int32_t ky = 0; ky < rows; ky++, xr += xrow, wr += wrow) {
+        const int8_t *xt = xr;
+        const int16_t *wt = wr;
+        for (int32_t kx = 0; kx < cols; kx++, xt += xtap, wt += 8) {
+            const int16x8_t xv = vsubq_s16(tail ? vldrbq_z_s16(xt, p) : vldrbq_s16(xt), izp);
+            const int16x8_t wv = vld1q_s16(wt);
+            e = vaddq_s32(e, vmullbq_int_s16(xv, wv));
+            o = vaddq_s32(o, vmulltq_int_s16(xv, wv));
+        }
+    }
+    *ae = e, *ao = o;
+}
+
+static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
 {
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data;
     const int16_t *w = (const int16_t *)(const void *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
-    const int32_t C = h->IC, Cp = h->OCp;
-    const int32x4_t izp = vdupq_n_s32(h->izp);
+    const int32_t *mult = (const int32_t *)(const void *)(prep + h->off_mult);
+    const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
+    const int32_t C = h->IC, T = h->K, KW = h->KW;
+    const int16x8_t izp = vdupq_n_s16((int16_t)h->izp);
+    const bool epi = h->epi, dbl = h->dbl, i8 = epi && c->epi->out->dtype == TOSAC_DTYPE_INT8;
+    const int32x4_t lo = vdupq_n_s32(epi ? c->epi->lo : 0), hi = vdupq_n_s32(epi ? c->epi->hi : 0);
+    void *outp = epi ? c->epi->out->data : c->out[0].data;
+    const size_t xrow = (size_t)h->dy * (size_t)h->IW * (size_t)C, xtap = (size_t)h->dx * (size_t)C;
+    const uint32x4_t lane2 = vmulq_n_u32(vidupq_n_u32(0, 1), 2); /* 0, 2, 4, 6 */
+    const int32x4_t slane2 = vreinterpretq_s32_u32(lane2);
     size_t pix = 0;
     for (int32_t n = 0; n < h->N; n++)
         for (int32_t oy = 0; oy < h->OH; oy++) {
@@ -321,29 +383,37 @@ static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h, int32_t *acc)
             while (ky1 > ky0 && iy0 + (ky1 - 1) * h->dy >= h->IH) ky1--;
             for (int32_t ox = 0; ox < h->OW; ox++, pix++) {
                 const int32_t ix0 = ox * h->sx - h->pl;
-                int32_t kx0 = 0, kx1 = h->KW;
+                int32_t kx0 = 0, kx1 = KW;
                 while (kx0 < kx1 && ix0 + kx0 * h->dx < 0) kx0++;
                 while (kx1 > kx0 && ix0 + (kx1 - 1) * h->dx >= h->IW) kx1--;
                 const int8_t *xb = x + (((size_t)n * (size_t)h->IH + (size_t)(iy0 + ky0 * h->dy)) * (size_t)h->IW +
                                         (size_t)(ix0 + kx0 * h->dx)) * (size_t)C;
-                const int16_t *wb = w + (size_t)(ky0 * h->KW + kx0) * (size_t)Cp;
-                const size_t xrow = (size_t)h->dy * (size_t)h->IW * (size_t)C, xtap = (size_t)h->dx * (size_t)C;
-                for (int32_t ch = 0; ch < C; ch += 4) {
-                    const mve_pred16_t p = vctp32q((uint32_t)(C - ch));
-                    int32x4_t a = vld1q_s32(corr + ch);
-                    const int8_t *xr = xb + ch;
-                    const int16_t *wr = wb + ch;
-                    for (int32_t ky = ky0; ky < ky1; ky++, xr += xrow, wr += (size_t)h->KW * (size_t)Cp) {
-                        const int8_t *xt = xr;
-                        const int16_t *wt = wr;
-                        for (int32_t kx = kx0; kx < kx1; kx++, xt += xtap, wt += Cp) {
-                            const int32x4_t xv = vsubq_s32(vldrbq_z_s32(xt, p), izp);
-                            a = vaddq_s32(a, vmulq_s32(xv, vldrhq_s32(wt)));
-                        }
+                const int32_t rows = ky1 - ky0, cols = kx1 - kx0, t0 = ky0 * KW + kx0;
+                for (int32_t ch = 0; ch < C; ch += 8) {
+                    const mve_pred16_t p = vctp16q((uint32_t)(C - ch));
+                    int32x4_t ae = vld1q_s32(corr + ch), ao = vld1q_s32(corr + ch + 4);
+                    const int16_t *wr = w + ((size_t)(ch / 8) * (size_t)T + (size_t)t0) * 8;
+                    if (ch + 8 <= C)
+                        cmve_dw_taps(xb + ch, wr, rows, cols, xrow, xtap, KW * 8, izp, p, false, &ae, &ao);
+                    else
+                        cmve_dw_taps(xb + ch, wr, rows, cols, xrow, xtap, KW * 8, izp, p, true, &ae, &ao);
+                    const size_t o = pix * (size_t)C + (size_t)ch;
+                    if (!epi) { /* int32 results: the even lanes to channels ch, ch + 2, ... */
+                        const int32_t left = C - ch;
+                        int32_t *o32 = (int32_t *)outp + o;
+                        vstrwq_scatter_shifted_offset_p_s32(o32, lane2, ae, vcmpltq_n_s32(slane2, left));
+                        vstrwq_scatter_shifted_offset_p_s32(o32 + 1, lane2, ao, vcmpltq_n_s32(vaddq_n_s32(slane2, 1), left));
+                        continue;
                     }
-                    vst1q_s32(acc + ch, a);
+                    const int32x4_t qe = cmve_rq(ae, vld1q_s32(mult + ch), vld1q_s32(shift + ch), dbl, h->ozp, lo, hi);
+                    const int32x4_t qo = cmve_rq(ao, vld1q_s32(mult + ch + 4), vld1q_s32(shift + ch + 4), dbl, h->ozp, lo, hi);
+                    int16x8_t r = vmovnbq_s32(vdupq_n_s16(0), qe);
+                    r = vmovntq_s32(r, qo);
+                    if (i8)
+                        vstrbq_p_s16((int8_t *)outp + o, r, p);
+                    else
+                        vst1q_p_s16((int16_t *)outp + o, r, p);
                 }
-                cmve_store(c, h, prep, acc, C, pix * (size_t)C);
             }
         }
 }
@@ -354,7 +424,7 @@ bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
     if (!h || c->prep_size < sizeof *h || h->magic != CMVE_MAGIC) return false;
     *st = TOSAC_OK;
     if (h->depthwise) {
-        cmve_depthwise(c, h, c->scratch);
+        cmve_depthwise(c, h);
     } else {
         cmve_conv(c, h);
     }

@@ -1,0 +1,55 @@
+/*
+ * The layers of docs/MCU_KERNELS.md's table (MLPerf Tiny shapes, as /work/shared/MCU.md measured
+ * CMSIS-NN on them) as int8 kernel calls on seeded random data with per-channel requantization
+ * fused into the producer, each run with the portable kernels and with the Helium kernels between
+ * instruction-count markers (tools/qemu_insn); bench/mcu/mcu_bench.py reads the counts. Prints one
+ * line per layer: name, MACs, CMSIS-NN's instructions.
+ */
+#include <stdio.h>
+
+#include "kcase.h"
+
+typedef struct layer {
+    const char *name;
+    kc_conv_shape s;
+    long cmsis;
+} layer;
+
+static const layer layers[] = {
+    /* op, IH, IW, IC, OC, KH, KW, sy, sx, dy, dx, pad {top, bottom, left, right} */
+    {"DS-CNN conv 10x4 s2, 49x10x1->25x5x64", {TOSAC_OP_CONV2D, 49, 10, 1, 64, 10, 4, 2, 2, 1, 1, {5, 4, 1, 1}}, 306213},
+    {"DS-CNN depthwise 3x3, 25x5x64", {TOSAC_OP_DEPTHWISE_CONV2D, 25, 5, 64, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}, 168688},
+    {"DS-CNN 1x1 64->64, 25x5", {TOSAC_OP_CONV2D, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}, 202917},
+    {"DS-CNN FC 64->12 (as a 1x1 CONV2D)", {TOSAC_OP_CONV2D, 1, 1, 64, 12, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}, 667},
+    {"ResNet-8 3x3 16->16, 32x32", {TOSAC_OP_CONV2D, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}, 941964},
+    {"ResNet-8 3x3 s2 16->32, 32x32->16x16", {TOSAC_OP_CONV2D, 32, 32, 16, 32, 3, 3, 2, 2, 1, 1, {0, 1, 0, 1}}, 394654},
+    {"ResNet-8 3x3 s2 32->64, 16x16->8x8", {TOSAC_OP_CONV2D, 16, 16, 32, 64, 3, 3, 2, 2, 1, 1, {0, 1, 0, 1}}, 281367},
+    {"ResNet-8 3x3 64->64, 8x8", {TOSAC_OP_CONV2D, 8, 8, 64, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}, 487272},
+    {"MobileNetV1 conv 3x3 s2 3->8, 96x96", {TOSAC_OP_CONV2D, 96, 96, 3, 8, 3, 3, 2, 2, 1, 1, {0, 1, 0, 1}}, 1050178},
+    {"MobileNetV1 depthwise 3x3, 48x48x8", {TOSAC_OP_DEPTHWISE_CONV2D, 48, 48, 8, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}, 897326},
+    {"MobileNetV1 1x1 8->16, 48x48", {TOSAC_OP_CONV2D, 48, 48, 8, 16, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}, 641829},
+    {"MobileNetV1 depthwise 3x3, 6x6x128", {TOSAC_OP_DEPTHWISE_CONV2D, 6, 6, 128, 128, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}, 97433},
+    {"MobileNetV1 1x1 128->128, 6x6", {TOSAC_OP_CONV2D, 6, 6, 128, 128, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}, 166434},
+    {"MobileNetV1 1x1 128->256, 3x3", {TOSAC_OP_CONV2D, 3, 3, 128, 256, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}, 91168},
+};
+
+int main(void)
+{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
+        size_t mark = kc_used;
+        kc_conv k;
+        /* activations after a ReLU have zero point -128; symmetric weights; SINGLE_ROUND */
+        kc_conv_make(&k, &layers[i].s, -128, 0, true, TOSAC_DTYPE_INT8, true, false, 36, 42, 20000);
+        /* region 2i: portable, region 2i+1: Helium */
+        tosac_status s0 = kc_run(&k.c, TOSAC_KISA_PORTABLE, NULL);
+        size_t n = (size_t)k.y.t.nelem;
+        uint8_t *want = kc_alloc(n);
+        memcpy(want, k.y.t.data, n);
+        tosac_status s1 = kc_run(&k.c, TOSAC_KISA_MVE, NULL);
+        if (s0 != TOSAC_OK || s1 != TOSAC_OK || memcmp(want, k.y.t.data, n) != 0) bad++;
+        printf("layer|%s|%ld|%ld\n", layers[i].name, (long)kc_conv_macs(&k), layers[i].cmsis);
+        kc_used = mark;
+    }
+    return bad;
+}

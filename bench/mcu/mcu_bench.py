@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""Instructions per layer on QEMU's Cortex-M55: tosac's portable and Helium kernels vs CMSIS-NN.
+
+usage: mcu_bench.py BUILD_DIR   (after cmake --build BUILD_DIR; needs qemu-system-arm)
+
+Runs BUILD_DIR/bench/mcu/layers.elf with BUILD_DIR/tools/qemu_insn/libqemu_insn.so: each layer's
+kernel call is counted between markers (portable first, then Helium); CMSIS-NN's counts are the
+ones /work/shared/MCU.md measured on the same emulated M55 (kernel call only).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build/gcc"
+    elf = os.path.join(build, "bench/mcu/layers.elf")
+    plugin = os.path.join(build, "tools/qemu_insn/libqemu_insn.so")
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = os.path.join(here, "..", "..", "tests", "mcu", "platform", "run.sh")
+    with tempfile.TemporaryDirectory() as tmp:
+        counts = os.path.join(tmp, "counts.txt")
+        out = subprocess.run(["bash", run, "--timeout", "300", "--plugin", plugin + ",out=" + counts + ",top=0", elf],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit("layers.elf failed (Helium and portable results differ?):\n" + out.stdout + out.stderr)
+        regions = [int(l.split(":")[1]) for l in open(counts) if l.startswith("region")]
+    layers = [l.split("|")[1:] for l in out.stdout.splitlines() if l.startswith("layer|")]
+    print("| layer | MACs | CMSIS-NN | tosac portable | tosac Helium | Helium / CMSIS-NN | Helium per MAC |")
+    print("|---|---|---|---|---|---|---|")
+    worse = 0
+    for i, (name, macs, cmsis) in enumerate(layers):
+        macs, cmsis = int(macs), int(cmsis)
+        port, mve = regions[2 * i], regions[2 * i + 1]
+        worse += mve > cmsis
+        print("| %s | %d | %d | %d | %d | %.2f | %.2f |" % (name, macs, cmsis, port, mve, mve / cmsis, mve / macs))
+    print("\n%d of %d layers above CMSIS-NN's count" % (worse, len(layers)))
+
+
+if __name__ == "__main__":
+    main()
