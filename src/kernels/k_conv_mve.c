@@ -125,7 +125,7 @@ static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
     h->off_w = (uint32_t)o;
     o += dw ? align16((size_t)h->K * (size_t)h->OCp * 2) : align16((size_t)h->OCp * (size_t)h->ks);
     h->total = (uint32_t)o;
-    h->scratch = dw ? 0 : 2 * (align16((size_t)h->ks) + align16((size_t)h->OCp * 4)); /* 2 patches, 2 result rows */
+    h->scratch = dw ? 0 : 4 * align16((size_t)h->ks) + 2 * align16((size_t)h->OCp * 4); /* 2 patches, interleaved, 2 result rows */
     h->magic = CMVE_MAGIC;
     return true;
 }
@@ -273,37 +273,61 @@ static int32_t cmve_wzp_term(const cmve_hdr *h, const int8_t *x)
 }
 
 /*
- * Two output pixels (patches x0, x1) against every group of 4 weight rows: acc0 / acc1[oc] =
- * corr[oc] + adj + sum_k x[k] w[oc][k]. Per 16 taps: 2 patch loads, 4 weight loads (one pointer:
- * the groups are interleaved), 8 vmladava.
+ * Interleaves the patches of two pixels for cmve_dot2: [K/16][pixel][16], zero beyond K (the
+ * weights are zero there too, so the dot products need no predication).
  */
-static void cmve_dot2(const cmve_hdr *h, const int8_t *x0, const int8_t *x1, const int8_t *w, const int32_t *corr,
-                      int32_t adj0, int32_t adj1, int32_t *acc0, int32_t *acc1)
+static void cmve_interleave(const int8_t *x0, const int8_t *x1, int32_t K, int8_t *ip)
 {
-    const int32_t nf = h->K / 16, rest = h->K % 16;
-    const mve_pred16_t pt = vctp8q((uint32_t)rest);
+    for (int32_t k = 0; k < K; k += 16, ip += 32) {
+        const mve_pred16_t p = vctp8q((uint32_t)(K - k));
+        vst1q_s8(ip, vld1q_z_s8(x0 + k, p));
+        vst1q_s8(ip + 16, vld1q_z_s8(x1 + k, p));
+    }
+}
+
+/*
+ * Two output pixels (interleaved patches ip) against every group of 4 weight rows: acc0 / acc1[oc]
+ * = corr[oc] + adj + sum_k x[k] w[oc][k]. Per 16 taps: 2 patch loads and 4 weight loads from two
+ * pointers (patches and groups are interleaved), 8 vmladava.
+ */
+__attribute__((noinline)) static void cmve_dot2(const cmve_hdr *h, const int8_t *ip, const int8_t *w, const int32_t *corr, int32_t adj0,
+                      int32_t adj1, int32_t *acc0, int32_t *acc1)
+{
+    const int32_t nc = h->ks / 16;
     for (int32_t oc = 0; oc < h->OCp; oc += 4) {
-        int32_t a0 = corr[oc] + adj0, a1 = corr[oc + 1] + adj0, a2 = corr[oc + 2] + adj0, a3 = corr[oc + 3] + adj0;
-        int32_t b0 = corr[oc] + adj1, b1 = corr[oc + 1] + adj1, b2 = corr[oc + 2] + adj1, b3 = corr[oc + 3] + adj1;
-        const int8_t *p0 = x0, *p1 = x1;
-        for (int32_t i = 0; i < nf; i++) {
-            const int8x16_t u = vld1q_s8(p0), v = vld1q_s8(p1);
-            const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
-            p0 += 16, p1 += 16, w += 64;
-            a0 = vmladavaq_s8(a0, u, w0), b0 = vmladavaq_s8(b0, v, w0);
-            a1 = vmladavaq_s8(a1, u, w1), b1 = vmladavaq_s8(b1, v, w1);
-            a2 = vmladavaq_s8(a2, u, w2), b2 = vmladavaq_s8(b2, v, w2);
-            a3 = vmladavaq_s8(a3, u, w3), b3 = vmladavaq_s8(b3, v, w3);
-        }
-        if (rest) { /* the weights are zero beyond K: only the patch loads are predicated */
-            const int8x16_t u = vld1q_z_s8(p0, pt), v = vld1q_z_s8(p1, pt);
-            const int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
-            w += 64;
-            a0 = vmladavaq_s8(a0, u, w0), b0 = vmladavaq_s8(b0, v, w0);
-            a1 = vmladavaq_s8(a1, u, w1), b1 = vmladavaq_s8(b1, v, w1);
-            a2 = vmladavaq_s8(a2, u, w2), b2 = vmladavaq_s8(b2, v, w2);
-            a3 = vmladavaq_s8(a3, u, w3), b3 = vmladavaq_s8(b3, v, w3);
-        }
+        /* vmladava accumulates into even registers only (r0, r2, ..., r14): GCC cannot keep 8
+           accumulators there and spills in the loop, so the loop is written out, with the
+           accumulators pinned: 16 instructions per 128 multiply-accumulates */
+        register int32_t a0 __asm("r0") = corr[oc] + adj0, a1 __asm("r2") = corr[oc + 1] + adj0;
+        register int32_t a2 __asm("r4") = corr[oc + 2] + adj0, a3 __asm("r6") = corr[oc + 3] + adj0;
+        register int32_t b0 __asm("r8") = corr[oc] + adj1, b1 __asm("r10") = corr[oc + 1] + adj1;
+        register int32_t b2 __asm("r12") = corr[oc + 2] + adj1, b3 __asm("lr") = corr[oc + 3] + adj1;
+        register const int8_t *p __asm("r1") = ip;
+        register const int8_t *wp __asm("r3") = w;
+        register int32_t n __asm("r5") = nc;
+        __asm volatile("1:\n"
+                       "vldrb.8 q1, [%[p], #16]\n"
+                       "vldrb.8 q0, [%[p]], #32\n"
+                       "vldrb.8 q2, [%[w]]\n"
+                       "vldrb.8 q3, [%[w], #16]\n"
+                       "vmladava.s8 %[a0], q0, q2\n"
+                       "vmladava.s8 %[b0], q1, q2\n"
+                       "vldrb.8 q2, [%[w], #32]\n"
+                       "vmladava.s8 %[a1], q0, q3\n"
+                       "vmladava.s8 %[b1], q1, q3\n"
+                       "vldrb.8 q3, [%[w], #48]\n"
+                       "vmladava.s8 %[a2], q0, q2\n"
+                       "vmladava.s8 %[b2], q1, q2\n"
+                       "adds %[w], #64\n"
+                       "vmladava.s8 %[a3], q0, q3\n"
+                       "vmladava.s8 %[b3], q1, q3\n"
+                       "subs %[n], #1\n"
+                       "bne 1b\n"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),
+                         [b2] "+r"(b2), [b3] "+r"(b3), [p] "+r"(p), [w] "+r"(wp), [n] "+r"(n)
+                       :
+                       : "q0", "q1", "q2", "q3", "cc", "memory");
+        w = wp;
         acc0[oc] = a0, acc0[oc + 1] = a1, acc0[oc + 2] = a2, acc0[oc + 3] = a3;
         acc1[oc] = b0, acc1[oc + 1] = b1, acc1[oc + 2] = b2, acc1[oc + 3] = b3;
     }
@@ -314,8 +338,8 @@ static void cmve_conv(tosac_kcall *c, const cmve_hdr *h)
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data, *w = (const int8_t *)(const void *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
-    int8_t *patch0 = c->scratch, *patch1 = patch0 + align16((size_t)h->ks);
-    int32_t *acc0 = (int32_t *)(void *)(patch1 + align16((size_t)h->ks)), *acc1 = acc0 + h->OCp;
+    int8_t *patch0 = c->scratch, *patch1 = patch0 + align16((size_t)h->ks), *ip = patch1 + align16((size_t)h->ks);
+    int32_t *acc0 = (int32_t *)(void *)(ip + 2 * align16((size_t)h->ks)), *acc1 = acc0 + h->OCp;
     const bool rows = h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 &&
                       h->OH == h->IH && h->OW == h->IW;
     const int32_t npix = h->N * h->OH * h->OW, hw = h->OH * h->OW;
@@ -327,7 +351,8 @@ static void cmve_conv(tosac_kcall *c, const cmve_hdr *h)
             cmve_patch(h, x, q / hw, q % hw / h->OW, q % h->OW, patch1);
             r0 = patch0, r1 = patch1;
         }
-        cmve_dot2(h, r0, r1, w, corr, cmve_wzp_term(h, r0), cmve_wzp_term(h, r1), acc0, acc1);
+        cmve_interleave(r0, r1, h->K, ip);
+        cmve_dot2(h, ip, w, corr, cmve_wzp_term(h, r0), cmve_wzp_term(h, r1), acc0, acc1);
         cmve_store(c, h, prep, acc0, h->OC, (size_t)pix * (size_t)h->OC);
         if (q != pix) cmve_store(c, h, prep, acc1, h->OC, (size_t)q * (size_t)h->OC);
     }
