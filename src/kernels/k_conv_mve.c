@@ -370,11 +370,41 @@ __attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr,
                                                                int32x4_t *ae, int32x4_t *ao)
 {
     int32x4_t e = *ae, o = *ao;
+    if (!tail) {
+        if (rows < 1 || cols < 1) return;
+        /* every valid tap, 8 instructions per tap (GCC spilled izp and the strides in C) */
+        const int8_t *x = xr;
+        const int16_t *w = wr;
+        const size_t xra = xrow - (size_t)cols * xtap, wra = (size_t)(wrow - cols * 8) * sizeof(int16_t);
+        int32_t r = rows;
+        __asm volatile("1:\n"
+                       "wls lr, %[n], 3f\n"
+                       "2:\n"
+                       "vldrb.s16 q0, [%[x]]\n"
+                       "add %[x], %[xs]\n"
+                       "vldrh.u16 q1, [%[w]], #16\n"
+                       "vsub.i16 q0, q0, %q[z]\n"
+                       "vmullb.s16 q2, q0, q1\n"
+                       "vmullt.s16 q3, q0, q1\n"
+                       "vadd.i32 %q[e], %q[e], q2\n"
+                       "vadd.i32 %q[o], %q[o], q3\n"
+                       "le lr, 2b\n"
+                       "3:\n"
+                       "add %[x], %[xra]\n"
+                       "add %[w], %[wra]\n"
+                       "subs %[r], #1\n"
+                       "bne 1b\n"
+                       : [e] "+w"(e), [o] "+w"(o), [x] "+r"(x), [w] "+r"(w), [r] "+r"(r)
+                       : [n] "r"(cols), [xs] "r"(xtap), [z] "w"(izp), [xra] "r"(xra), [wra] "r"(wra)
+                       : "q0", "q1", "q2", "q3", "lr", "cc", "memory");
+        *ae = e, *ao = o;
+        return;
+    }
     for (int32_t ky = 0; ky < rows; ky++, xr += xrow, wr += wrow) {
         const int8_t *xt = xr;
         const int16_t *wt = wr;
         for (int32_t kx = 0; kx < cols; kx++, xt += xtap, wt += 8) {
-            const int16x8_t xv = vsubq_s16(tail ? vldrbq_z_s16(xt, p) : vldrbq_s16(xt), izp);
+            const int16x8_t xv = vsubq_s16(vldrbq_z_s16(xt, p), izp);
             const int16x8_t wv = vld1q_s16(wt);
             e = vaddq_s32(e, vmullbq_int_s16(xv, wv));
             o = vaddq_s32(o, vmulltq_int_s16(xv, wv));
