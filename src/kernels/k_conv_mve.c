@@ -413,7 +413,9 @@ __attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr,
     *ae = e, *ao = o;
 }
 
-static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
+/* (epi, dbl, i8 are constants in each expansion: no branch on them per channel group) */
+__attribute__((always_inline)) static inline void cmve_dw_impl(tosac_kcall *c, const cmve_hdr *h, const bool epi,
+                                                               const bool dbl, const bool i8)
 {
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data;
@@ -423,7 +425,7 @@ static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
     const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
     const int32_t C = h->IC, T = h->K, KW = h->KW;
     const int16x8_t izp = vdupq_n_s16((int16_t)h->izp);
-    const bool epi = h->epi, dbl = h->dbl, i8 = epi && c->epi->out->dtype == TOSAC_DTYPE_INT8;
+    const int32_t ozp = h->ozp;
     const int32x4_t lo = vdupq_n_s32(epi ? c->epi->lo : 0), hi = vdupq_n_s32(epi ? c->epi->hi : 0);
     void *outp = epi ? c->epi->out->data : c->out[0].data;
     const size_t xrow = (size_t)h->dy * (size_t)h->IW * (size_t)C, xtap = (size_t)h->dx * (size_t)C;
@@ -460,8 +462,8 @@ static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
                         vstrwq_scatter_shifted_offset_p_s32(o32 + 1, lane2, ao, vcmpltq_n_s32(vaddq_n_s32(slane2, 1), left));
                         continue;
                     }
-                    const int32x4_t qe = cmve_rq(ae, vld1q_s32(mult + ch), vld1q_s32(shift + ch), dbl, h->ozp, lo, hi);
-                    const int32x4_t qo = cmve_rq(ao, vld1q_s32(mult + ch + 4), vld1q_s32(shift + ch + 4), dbl, h->ozp, lo, hi);
+                    const int32x4_t qe = cmve_rq(ae, vld1q_s32(mult + ch), vld1q_s32(shift + ch), dbl, ozp, lo, hi);
+                    const int32x4_t qo = cmve_rq(ao, vld1q_s32(mult + ch + 4), vld1q_s32(shift + ch + 4), dbl, ozp, lo, hi);
                     int16x8_t r = vmovnbq_s32(vdupq_n_s16(0), qe);
                     r = vmovntq_s32(r, qo);
                     if (i8)
@@ -471,6 +473,17 @@ static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
                 }
             }
         }
+}
+
+static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
+{
+    const bool i8 = h->epi && c->epi->out->dtype == TOSAC_DTYPE_INT8;
+    if (!h->epi)
+        cmve_dw_impl(c, h, false, false, false);
+    else if (h->dbl)
+        i8 ? cmve_dw_impl(c, h, true, true, true) : cmve_dw_impl(c, h, true, true, false);
+    else
+        i8 ? cmve_dw_impl(c, h, true, false, true) : cmve_dw_impl(c, h, true, false, false);
 }
 
 bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
