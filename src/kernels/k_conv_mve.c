@@ -190,6 +190,33 @@ __attribute__((always_inline)) static inline int32x4_t cmve_rq(int32x4_t v, int3
     return vminq_s32(vmaxq_s32(q, lo), hi);
 }
 
+/* acc[0..n) through the fused epilogue (dbl, i8 constant in each expansion), full vectors first. */
+__attribute__((always_inline)) static inline void cmve_rq_row(const int32_t *acc, const int32_t *mult,
+                                                              const int32_t *shift, int32_t n, int32_t ozp,
+                                                              int32x4_t lo, int32x4_t hi, void *out, const bool dbl,
+                                                              const bool i8)
+{
+    int8_t *o8 = out;
+    int16_t *o16 = out;
+    const int32_t n4 = n & ~3;
+    int32_t i = 0;
+    for (; i < n4; i += 4) {
+        const int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, ozp, lo, hi);
+        if (i8)
+            vstrbq_s32(o8 + i, q);
+        else
+            vstrhq_s32(o16 + i, q);
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, ozp, lo, hi);
+        if (i8)
+            vstrbq_p_s32(o8 + i, q, p);
+        else
+            vstrhq_p_s32(o16 + i, q, p);
+    }
+}
+
 /* acc[0..n) (int32: the sums with corr added) stored as int32, or through the fused epilogue as
    the epilogue output's int8 / int16, at element `off`. */
 static void cmve_store(const tosac_kcall *c, const cmve_hdr *h, const uint8_t *prep, const int32_t *acc, int32_t n,
@@ -204,19 +231,18 @@ static void cmve_store(const tosac_kcall *c, const cmve_hdr *h, const uint8_t *p
     const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
     const tosac_ktensor *out = c->epi->out;
     const int32x4_t lo = vdupq_n_s32(c->epi->lo), hi = vdupq_n_s32(c->epi->hi);
-    const bool dbl = h->dbl;
     if (out->dtype == TOSAC_DTYPE_INT8) {
         int8_t *o = (int8_t *)out->data + off;
-        for (int32_t i = 0; i < n; i += 4) {
-            int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, h->ozp, lo, hi);
-            vstrbq_p_s32(o + i, q, vctp32q((uint32_t)(n - i)));
-        }
+        if (h->dbl)
+            cmve_rq_row(acc, mult, shift, n, h->ozp, lo, hi, o, true, true);
+        else
+            cmve_rq_row(acc, mult, shift, n, h->ozp, lo, hi, o, false, true);
     } else {
         int16_t *o = (int16_t *)out->data + off;
-        for (int32_t i = 0; i < n; i += 4) {
-            int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, h->ozp, lo, hi);
-            vstrhq_p_s32(o + i, q, vctp32q((uint32_t)(n - i)));
-        }
+        if (h->dbl)
+            cmve_rq_row(acc, mult, shift, n, h->ozp, lo, hi, o, true, false);
+        else
+            cmve_rq_row(acc, mult, shift, n, h->ozp, lo, hi, o, false, false);
     }
 }
 
