@@ -286,6 +286,28 @@ static void cmve_patch(const cmve_hdr *h, const int8_t *x, int32_t n, int32_t oy
     }
 }
 
+/* The patch of an interior pixel (no padding tap) whose rows of taps are one contiguous run of
+   seg <= 16 bytes each (dilation 1 along x): one predicated copy per row. */
+static void cmve_patch_rows16(const cmve_hdr *h, const int8_t *x, int32_t n, int32_t iy0, int32_t ix0, int8_t *patch,
+                              mve_pred16_t pseg)
+{
+    const int32_t seg = h->KW * h->IC;
+    const size_t rs = (size_t)h->dy * (size_t)h->IW * (size_t)h->IC;
+    const int8_t *src = x + (((size_t)n * (size_t)h->IH + (size_t)iy0) * (size_t)h->IW + (size_t)ix0) * (size_t)h->IC;
+    for (int32_t ky = 0; ky < h->KH; ky++, src += rs, patch += seg) vstrbq_p_s8(patch, vld1q_z_s8(src, pseg), pseg);
+}
+
+/* The patch of output pixel `pix` (flat over N, OH, OW) into `patch`. */
+static void cmve_gather(const cmve_hdr *h, const int8_t *x, int32_t pix, int8_t *patch)
+{
+    const int32_t hw = h->OH * h->OW, n = pix / hw, oy = pix % hw / h->OW, ox = pix % h->OW;
+    const int32_t iy0 = oy * h->sy - h->pt, ix0 = ox * h->sx - h->pl, seg = h->KW * h->IC;
+    if (h->dx == 1 && seg <= 16 && iy0 >= 0 && iy0 + (h->KH - 1) * h->dy < h->IH && ix0 >= 0 && ix0 + h->KW <= h->IW)
+        cmve_patch_rows16(h, x, n, iy0, ix0, patch, vctp8q((uint32_t)seg));
+    else
+        cmve_patch(h, x, n, oy, ox, patch);
+}
+
 /* -wzp * sum_k x[k] (the weight zero point's term of the file comment) */
 static int32_t cmve_wzp_term(const cmve_hdr *h, const int8_t *x)
 {
@@ -368,13 +390,13 @@ static void cmve_conv(tosac_kcall *c, const cmve_hdr *h)
     int32_t *acc0 = (int32_t *)(void *)(ip + 2 * align16((size_t)h->ks)), *acc1 = acc0 + h->OCp;
     const bool rows = h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 &&
                       h->OH == h->IH && h->OW == h->IW;
-    const int32_t npix = h->N * h->OH * h->OW, hw = h->OH * h->OW;
+    const int32_t npix = h->N * h->OH * h->OW;
     for (int32_t pix = 0; pix < npix; pix += 2) {
         const int32_t q = pix + 1 < npix ? pix + 1 : pix; /* an odd last pixel is computed twice */
         const int8_t *r0 = x + (size_t)pix * (size_t)h->IC, *r1 = x + (size_t)q * (size_t)h->IC;
         if (!rows) {
-            cmve_patch(h, x, pix / hw, pix % hw / h->OW, pix % h->OW, patch0);
-            cmve_patch(h, x, q / hw, q % hw / h->OW, q % h->OW, patch1);
+            cmve_gather(h, x, pix, patch0);
+            cmve_gather(h, x, q, patch1);
             r0 = patch0, r1 = patch1;
         }
         cmve_interleave(r0, r1, h->K, ip);
