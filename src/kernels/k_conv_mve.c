@@ -286,15 +286,18 @@ static void cmve_patch(const cmve_hdr *h, const int8_t *x, int32_t n, int32_t oy
     }
 }
 
-/* The patch of an interior pixel (no padding tap) whose rows of taps are one contiguous run of
-   seg <= 16 bytes each (dilation 1 along x): one predicated copy per row. */
-static void cmve_patch_rows16(const cmve_hdr *h, const int8_t *x, int32_t n, int32_t iy0, int32_t ix0, int8_t *patch,
-                              mve_pred16_t pseg)
+/* The patch of an interior pixel (no padding tap) whose rows of taps are contiguous runs of seg
+   bytes (dilation 1 along x): full vectors, then one predicated copy (ptail) per row. */
+static void cmve_patch_rows(const cmve_hdr *h, const int8_t *x, int32_t n, int32_t iy0, int32_t ix0, int8_t *patch,
+                            mve_pred16_t ptail)
 {
-    const int32_t seg = h->KW * h->IC;
+    const int32_t seg = h->KW * h->IC, full = (seg - 1) / 16;
     const size_t rs = (size_t)h->dy * (size_t)h->IW * (size_t)h->IC;
     const int8_t *src = x + (((size_t)n * (size_t)h->IH + (size_t)iy0) * (size_t)h->IW + (size_t)ix0) * (size_t)h->IC;
-    for (int32_t ky = 0; ky < h->KH; ky++, src += rs, patch += seg) vstrbq_p_s8(patch, vld1q_z_s8(src, pseg), pseg);
+    for (int32_t ky = 0; ky < h->KH; ky++, src += rs, patch += seg) {
+        for (int32_t i = 0; i < full; i++) vst1q_s8(patch + 16 * i, vld1q_s8(src + 16 * i));
+        vstrbq_p_s8(patch + 16 * full, vld1q_z_s8(src + 16 * full, ptail), ptail);
+    }
 }
 
 /* The patch of output pixel `pix` (flat over N, OH, OW) into `patch`. */
@@ -302,8 +305,8 @@ static void cmve_gather(const cmve_hdr *h, const int8_t *x, int32_t pix, int8_t 
 {
     const int32_t hw = h->OH * h->OW, n = pix / hw, oy = pix % hw / h->OW, ox = pix % h->OW;
     const int32_t iy0 = oy * h->sy - h->pt, ix0 = ox * h->sx - h->pl, seg = h->KW * h->IC;
-    if (h->dx == 1 && seg <= 16 && iy0 >= 0 && iy0 + (h->KH - 1) * h->dy < h->IH && ix0 >= 0 && ix0 + h->KW <= h->IW)
-        cmve_patch_rows16(h, x, n, iy0, ix0, patch, vctp8q((uint32_t)seg));
+    if (h->dx == 1 && iy0 >= 0 && iy0 + (h->KH - 1) * h->dy < h->IH && ix0 >= 0 && ix0 + h->KW <= h->IW)
+        cmve_patch_rows(h, x, n, iy0, ix0, patch, vctp8q((uint32_t)(seg - (seg - 1) / 16 * 16)));
     else
         cmve_patch(h, x, n, oy, ox, patch);
 }
