@@ -27,7 +27,7 @@ def main():
             sys.exit("layers.elf failed (Helium and portable results differ?):\n" + out.stdout + out.stderr)
         regions = [int(l.split(":")[1]) for l in open(counts) if l.startswith("region")]
     layers = [l.split("|")[1:] for l in out.stdout.splitlines() if l.startswith("layer|")]
-    print("| layer | MACs | CMSIS-NN | tosac portable | tosac Helium | Helium / CMSIS-NN | Helium per MAC |")
+    print("| layer | MACs (pool: adds) | CMSIS-NN | tosac portable | tosac Helium | Helium / CMSIS-NN | Helium per MAC |")
     print("|---|---|---|---|---|---|---|")
     worse = 0
     for i, (name, macs, cmsis) in enumerate(layers):

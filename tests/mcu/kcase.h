@@ -14,7 +14,7 @@
 
 /* ---- pool and random numbers ---- */
 #define KC_POOL_BYTES (3u << 20)
-static uint8_t kc_pool[KC_POOL_BYTES] MCU_SRAM;
+static uint8_t kc_mem[KC_POOL_BYTES] MCU_SRAM;
 static size_t kc_used;
 
 static inline void *kc_alloc(size_t n)
@@ -25,7 +25,7 @@ static inline void *kc_alloc(size_t n)
         mcu_exit(71);
     }
     kc_used = o + n;
-    return kc_pool + o;
+    return kc_mem + o;
 }
 
 static uint32_t kc_seed = 0x9E3779B9u;
@@ -207,6 +207,36 @@ static inline void kc_conv_make(kc_conv *k, const kc_conv_shape *s, int32_t izp,
         k->epi.rescale = &k->r.c, k->epi.out = &k->y.t, k->epi.lo = lo, k->epi.hi = hi;
         k->c.epi = &k->epi;
     }
+}
+
+/* ---- an int8 AVG_POOL2D / MAX_POOL2D ---- */
+typedef struct kc_pool {
+    kc_tensor x, izp, ozp, y;
+    tosac_ktensor in[3];
+    tosac_attr_val a[TOSAC_ATTR_MAX_FIELDS];
+    int32_t k[2], st[2], pad[4];
+    tosac_kcall c;
+} kc_pool;
+
+static inline void kc_pool_make(kc_pool *p, uint32_t op, int32_t IH, int32_t IW, int32_t C, int32_t KY, int32_t KX,
+                                int32_t sy, int32_t sx, const int32_t pad[4], int32_t izp, int32_t ozp)
+{
+    memset(p, 0, sizeof *p);
+    const bool avg = op == TOSAC_OP_AVG_POOL2D;
+    int32_t OH = kc_conv_out(IH, KY, sy, 1, pad[0], pad[1]), OW = kc_conv_out(IW, KX, sx, 1, pad[2], pad[3]);
+    int32_t xs[4] = {1, IH, IW, C}, os[4] = {1, OH, OW, C};
+    kc_make(&p->x, TOSAC_DTYPE_INT8, 4, xs, false), kc_fill(&p->x, -128, 127);
+    kc_make(&p->y, TOSAC_DTYPE_INT8, 4, os, false);
+    kc_make1(&p->izp, TOSAC_DTYPE_INT8, 1, true), kc_set(&p->izp, 0, izp);
+    kc_make1(&p->ozp, TOSAC_DTYPE_INT8, 1, true), kc_set(&p->ozp, 0, ozp);
+    p->in[0] = p->x.t, p->in[1] = p->izp.t, p->in[2] = p->ozp.t;
+    p->k[0] = KY, p->k[1] = KX, p->st[0] = sy, p->st[1] = sx;
+    for (int i = 0; i < 4; i++) p->pad[i] = pad[i];
+    kc_attr_v(p->a, avg ? TOSAC_ATTR_AVG_POOL2D_kernel : TOSAC_ATTR_MAX_POOL2D_kernel, p->k, 2);
+    kc_attr_v(p->a, avg ? TOSAC_ATTR_AVG_POOL2D_stride : TOSAC_ATTR_MAX_POOL2D_stride, p->st, 2);
+    kc_attr_v(p->a, avg ? TOSAC_ATTR_AVG_POOL2D_pad : TOSAC_ATTR_MAX_POOL2D_pad, p->pad, 4);
+    if (avg) kc_attr_i(p->a, TOSAC_ATTR_AVG_POOL2D_acc_type, TOSAC_DTYPE_INT32);
+    p->c.op = op, p->c.n_in = avg ? 3 : 1, p->c.n_out = 1, p->c.in = p->in, p->c.out = &p->y.t, p->c.attr = p->a;
 }
 
 /* MACs of the call */

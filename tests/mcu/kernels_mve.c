@@ -58,6 +58,17 @@ static void conv_case(const kc_conv_shape *s, const char *name)
     }
 }
 
+static void pool_case(uint32_t op, int32_t IH, int32_t IW, int32_t C, int32_t KY, int32_t KX, int32_t sy, int32_t sx,
+                      const int32_t pad[4], const char *name)
+{
+    size_t mark = kc_used;
+    kc_pool p;
+    kc_pool_make(&p, op, IH, IW, C, KY, KX, sy, sx, pad, kc_in(-128, 127), kc_in(-128, 127));
+    mve_cases++; /* the pool family has no prepare hook: int8 calls always take the Helium path */
+    check(name, &p.c, &p.y.t);
+    kc_used = mark;
+}
+
 int main(void)
 {
     static const struct {
@@ -94,6 +105,24 @@ int main(void)
         while (kc_conv_out(s.IH, s.KH, s.sy, s.dy, s.pad[0], s.pad[1]) < 1) s.IH++;
         while (kc_conv_out(s.IW, s.KW, s.sx, s.dx, s.pad[2], s.pad[3]) < 1) s.IW++;
         conv_case(&s, s.op == TOSAC_OP_CONV2D ? "random conv" : "random depthwise");
+    }
+    static const int32_t nopad[4] = {0, 0, 0, 0}, pad1[4] = {1, 1, 1, 1}, pad2[4] = {1, 0, 2, 1};
+    for (int i = 0; i < 2; i++) {
+        uint32_t op = i ? TOSAC_OP_MAX_POOL2D : TOSAC_OP_AVG_POOL2D;
+        pool_case(op, 25, 5, 64, 25, 5, 1, 1, nopad, "pool global 25x5x64");
+        pool_case(op, 8, 8, 13, 2, 2, 2, 2, nopad, "pool 2x2 s2 13");
+        pool_case(op, 7, 9, 21, 3, 3, 2, 2, pad1, "pool 3x3 s2 pad 21");
+        pool_case(op, 6, 7, 40, 3, 4, 1, 2, pad2, "pool 3x4 pad 40");
+        pool_case(op, 5, 5, 3, 2, 2, 1, 1, pad1, "pool 2x2 pad1 (windows of 1 tap)");
+        pool_case(op, 17, 16, 8, 16, 16, 1, 1, nopad, "pool 16x16 (256 taps)");
+        pool_case(op, 18, 17, 8, 17, 17, 1, 1, nopad, "pool 17x17 (portable)");
+    }
+    for (int i = 0; i < 20; i++) {
+        int32_t KY = kc_in(1, 4), KX = kc_in(1, 4), pad[4];
+        for (int j = 0; j < 4; j++) pad[j] = kc_in(0, (j < 2 ? KY : KX) - 1);
+        int32_t IH = kc_in(1, 9) + KY, IW = kc_in(1, 9) + KX;
+        pool_case(i % 2 ? TOSAC_OP_MAX_POOL2D : TOSAC_OP_AVG_POOL2D, IH, IW, kc_in(1, 40), KY, KX, kc_in(1, 3), kc_in(1, 3),
+                  pad, "random pool");
     }
     printf("kernels_mve: %d cases, %d on the Helium path, %d failures\n", cases, mve_cases, fails);
     if (mve_cases * 4 < cases * 3) {
