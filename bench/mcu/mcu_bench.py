@@ -36,6 +36,13 @@ def main():
         worse += mve > cmsis
         print("| %s | %d | %d | %d | %d | %.2f | %.2f |" % (name, macs, cmsis, port, mve, mve / cmsis, mve / macs))
     print("\n%d of %d layers above CMSIS-NN's count" % (worse, len(layers)))
+    for line in out.stdout.splitlines():
+        if line.startswith("dscnn|"):
+            name, macs, cmsis = line.split("|")[1:]
+            i = 2 * len(layers)
+            port, mve = regions[i], regions[i + 1]
+            print("\n%s: CMSIS-NN %s, tosac portable %d, tosac Helium %d (%.2f of CMSIS-NN, %.2f per MAC)"
+                  % (name, cmsis, port, mve, mve / int(cmsis), mve / int(macs)))
 
 
 if __name__ == "__main__":

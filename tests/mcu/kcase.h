@@ -110,6 +110,19 @@ static inline tosac_status kc_run(tosac_kcall *c, uint32_t isa, size_t *prepared
     return s;
 }
 
+/* Prepares c at `isa` into buffers that stay allocated (for a chain of calls run later). */
+static inline tosac_status kc_prepare(tosac_kcall *c, uint32_t isa)
+{
+    tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(c->op);
+    c->isa = isa;
+    tosac_kprep sz = {0, 0};
+    tosac_status s = pf(c, &sz, NULL);
+    if (s != TOSAC_OK) return s;
+    c->prep = sz.const_size ? kc_alloc(sz.const_size) : NULL, c->prep_size = sz.const_size;
+    c->scratch = sz.scratch_size ? kc_alloc(sz.scratch_size) : NULL, c->scratch_size = sz.scratch_size;
+    return c->prep ? pf(c, &sz, (void *)(uintptr_t)c->prep) : TOSAC_OK;
+}
+
 /* ---- a RESCALE call (its operands constant but the input) ---- */
 typedef struct kc_rescale {
     kc_tensor mul, shf, izp, ozp;
