@@ -219,14 +219,17 @@ __attribute__((always_inline)) static inline void cmve_rq_row(const int32_t *acc
 
 /* acc[0..n) (int32: the sums with corr added) stored as int32, or through the fused epilogue as
    the epilogue output's int8 / int16, at element `off`. */
-static void cmve_store(const tosac_kcall *c, const cmve_hdr *h, const uint8_t *prep, const int32_t *acc, int32_t n,
-                       size_t off)
+static tosac_status cmve_store(tosac_kcall *c, const cmve_hdr *h, const uint8_t *prep, int32_t *acc, int32_t n,
+                               size_t off)
 {
-    if (!h->epi) {
+    /* the runtime runs the operators one by one when it observes them (tosac_program_set_op_callback):
+       a call prepared with its epilogue may come without it, and the reverse */
+    if (!c->epi) {
         int32_t *o = (int32_t *)c->out[0].data + off;
         for (int32_t i = 0; i < n; i += 4) vst1q_p_s32(o + i, vld1q_s32(acc + i), vctp32q((uint32_t)(n - i)));
-        return;
+        return TOSAC_OK;
     }
+    if (!h->epi) return tosac_epilogue_store(c, acc, (int64_t)off, n);
     const int32_t *mult = (const int32_t *)(const void *)(prep + h->off_mult);
     const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
     const tosac_ktensor *out = c->epi->out;
@@ -244,6 +247,7 @@ static void cmve_store(const tosac_kcall *c, const cmve_hdr *h, const uint8_t *p
         else
             cmve_rq_row(acc, mult, shift, n, h->ozp, lo, hi, o, false, false);
     }
+    return TOSAC_OK;
 }
 
 static void cmve_copy(int8_t *d, const int8_t *s, int32_t m)
@@ -384,7 +388,7 @@ __attribute__((noinline)) static void cmve_dot2(const cmve_hdr *h, const int8_t 
     }
 }
 
-static void cmve_conv(tosac_kcall *c, const cmve_hdr *h)
+static tosac_status cmve_conv(tosac_kcall *c, const cmve_hdr *h)
 {
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data, *w = (const int8_t *)(const void *)(prep + h->off_w);
@@ -404,9 +408,11 @@ static void cmve_conv(tosac_kcall *c, const cmve_hdr *h)
         }
         cmve_interleave(r0, r1, h->K, ip);
         cmve_dot2(h, ip, w, corr, cmve_wzp_term(h, r0), cmve_wzp_term(h, r1), acc0, acc1);
-        cmve_store(c, h, prep, acc0, h->OC, (size_t)pix * (size_t)h->OC);
-        if (q != pix) cmve_store(c, h, prep, acc1, h->OC, (size_t)q * (size_t)h->OC);
+        tosac_status st = cmve_store(c, h, prep, acc0, h->OC, (size_t)pix * (size_t)h->OC);
+        if (st == TOSAC_OK && q != pix) st = cmve_store(c, h, prep, acc1, h->OC, (size_t)q * (size_t)h->OC);
+        if (st != TOSAC_OK) return st;
     }
+    return TOSAC_OK;
 }
 
 /*
@@ -526,15 +532,22 @@ __attribute__((always_inline)) static inline void cmve_dw_impl(tosac_kcall *c, c
         }
 }
 
-static void cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
+static tosac_status cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
 {
-    const bool i8 = h->epi && c->epi->out->dtype == TOSAC_DTYPE_INT8;
-    if (!h->epi)
+    if (!c->epi) { /* int32 results (an epilogue prepared for may be absent: see cmve_store) */
         cmve_dw_impl(c, h, false, false, false);
-    else if (h->dbl)
+        return TOSAC_OK;
+    }
+    if (!h->epi) { /* an epilogue not prepared for: int32 results, then the portable epilogue */
+        cmve_dw_impl(c, h, false, false, false);
+        return tosac_epilogue_store(c, c->out[0].data, 0, c->out[0].nelem);
+    }
+    const bool i8 = c->epi->out->dtype == TOSAC_DTYPE_INT8;
+    if (h->dbl)
         i8 ? cmve_dw_impl(c, h, true, true, true) : cmve_dw_impl(c, h, true, true, false);
     else
         i8 ? cmve_dw_impl(c, h, true, false, true) : cmve_dw_impl(c, h, true, false, false);
+    return TOSAC_OK;
 }
 
 bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
@@ -542,11 +555,7 @@ bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
     const cmve_hdr *h = c->prep;
     if (!h || c->prep_size < sizeof *h || h->magic != CMVE_MAGIC) return false;
     *st = TOSAC_OK;
-    if (h->depthwise) {
-        cmve_depthwise(c, h);
-    } else {
-        cmve_conv(c, h);
-    }
+    *st = h->depthwise ? cmve_depthwise(c, h) : cmve_conv(c, h);
     return true;
 }
 

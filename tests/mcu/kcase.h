@@ -84,9 +84,14 @@ static inline void kc_attr_v(tosac_attr_val *a, unsigned id, const int32_t *v, u
 
 /* ---- running a call ---- */
 
+/* When set, kc_run prepares with the call's epilogue and runs without it, as the runtime does when an
+   op callback observes every result. */
+static bool kc_drop_epi;
+
 /* Prepares and runs c at `isa` (scratch filled with 0xA5); *prepared: prepared bytes used. */
 static inline tosac_status kc_run(tosac_kcall *c, uint32_t isa, size_t *prepared)
 {
+    const tosac_kepilogue *epi = c->epi;
     size_t mark = kc_used;
     tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(c->op);
     tosac_kernel_fn fn = tosac_kernel_for(c->op);
@@ -100,11 +105,13 @@ static inline tosac_status kc_run(tosac_kcall *c, uint32_t isa, size_t *prepared
     if (scr) memset(scr, 0xA5, sz.scratch_size);
     c->prep = prep, c->prep_size = sz.const_size, c->scratch = scr, c->scratch_size = sz.scratch_size;
     if (prepared) *prepared = sz.const_size;
+    if (kc_drop_epi) c->epi = NULL;
     if (s == TOSAC_OK) {
         tosac_mark_begin();
         s = fn(c);
         tosac_mark_end();
     }
+    c->epi = epi;
     c->prep = NULL, c->scratch = NULL;
     kc_used = mark;
     return s;

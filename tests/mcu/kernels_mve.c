@@ -37,10 +37,11 @@ static void conv_case(const kc_conv_shape *s, const char *name)
 {
     size_t mark = kc_used;
     char what[96];
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         kc_conv k;
         int32_t izp = variant == 0 ? 0 : kc_in(-128, 127), wzp = variant == 3 ? kc_in(-128, 127) : 0;
         bool fused = variant != 1, pc = variant != 2, dbl = variant & 1;
+        kc_drop_epi = variant == 4; /* prepared with the epilogue, run without (int32 results) */
         tosac_dtype to = variant == 2 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8;
         /* one case in 8 has a shift below 32: the Helium path must leave it to the portable one */
         int32_t smin = kc_rnd() % 8 == 0 ? 20 : 32;
@@ -53,7 +54,8 @@ static void conv_case(const kc_conv_shape *s, const char *name)
         k.c.isa = TOSAC_KISA_MVE;
         mve_cases += tosac_conv_mve_prepare(&k.c, &sz, NULL);
         snprintf(what, sizeof what, "%s izp %d wzp %d fused %d pc %d dbl %d", name, (int)izp, (int)wzp, fused, pc, dbl);
-        check(what, &k.c, fused ? &k.y.t : &k.acc.t);
+        check(what, &k.c, fused && !kc_drop_epi ? &k.y.t : &k.acc.t);
+        kc_drop_epi = false;
         kc_used = mark;
     }
 }
@@ -77,6 +79,7 @@ int main(void)
     } edges[] = {
         /* op, IH, IW, IC, OC, KH, KW, sy, sx, dy, dx, pad */
         {"1x1 64->64 rows", {TOSAC_OP_CONV2D, 5, 5, 64, 64, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"1x1 64->64 25x5 (DS-CNN)", {TOSAC_OP_CONV2D, 25, 5, 64, 64, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
         {"1x1 7->13 s2", {TOSAC_OP_CONV2D, 7, 6, 7, 13, 1, 1, 2, 2, 1, 1, {0, 0, 0, 0}}},
         {"1x1 33->5", {TOSAC_OP_CONV2D, 3, 4, 33, 5, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
         {"3x3 16->16 pad", {TOSAC_OP_CONV2D, 6, 5, 16, 16, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}},
@@ -125,7 +128,7 @@ int main(void)
                   pad, "random pool");
     }
     printf("kernels_mve: %d cases, %d on the Helium path, %d failures\n", cases, mve_cases, fails);
-    if (mve_cases * 4 < cases * 3) {
+    if (mve_cases * 5 < cases * 3) {
         printf("kernels_mve: FAIL: too few cases took the Helium path\n");
         return 100;
     }

@@ -1,7 +1,7 @@
 # Cortex-M55 programs for QEMU mps3-an547, built with the arm-none-eabi GCC from the host build
 # (custom commands, no second CMake project), and CTest tests that run them.
 #
-#   tosac_mcu_elf(NAME SOURCES src... [INCLUDES dir...] [DEFINES D=1...] [DEPENDS file...])
+#   tosac_mcu_elf(NAME SOURCES src... [INCLUDES dir...] [DEFINES D=1...] [DEPENDS file...] [CFLAGS f...])
 #     builds ${CMAKE_CURRENT_BINARY_DIR}/NAME.elf (target mcu_NAME) with the platform layer (startup,
 #     linker script, semihosting); sets TOSAC_MCU_ELF_NAME in the caller to its path.
 #   tosac_mcu_test(NAME [EXPECT status] [TIMEOUT s]) runs NAME.elf as test mcu.NAME.
@@ -26,9 +26,9 @@ set(TOSAC_MCU_LDFLAGS --specs=nano.specs -nostartfiles -T ${TOSAC_MCU_PLATFORM}/
     -Wl,--gc-sections -Wl,--no-warn-rwx-segments -lm)
 
 function(tosac_mcu_elf name)
-  cmake_parse_arguments(M "" "" "SOURCES;INCLUDES;DEFINES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(M "" "" "SOURCES;INCLUDES;DEFINES;DEPENDS;CFLAGS" ${ARGN})
   set(elf ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf)
-  set(flags ${TOSAC_MCU_CFLAGS} -I${TOSAC_MCU_PLATFORM})
+  set(flags ${TOSAC_MCU_CFLAGS} ${M_CFLAGS} -I${TOSAC_MCU_PLATFORM})
   foreach(d ${M_INCLUDES})
     list(APPEND flags -I${d})
   endforeach()

@@ -11,6 +11,9 @@
 
 /* Writes n bytes to QEMU's stdout (fd 1) or stderr (fd 2). */
 void mcu_write(int fd, const void *buf, size_t n);
+/* Reads a host file (path relative to QEMU's working directory) into a malloc'd buffer; NULL if it
+   cannot. */
+void *mcu_read_file(const char *path, size_t *len);
 /* Ends the program: QEMU exits with `code` (0..255). */
 _Noreturn void mcu_exit(int code);
 

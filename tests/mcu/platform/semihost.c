@@ -2,15 +2,17 @@
  * Arm semihosting (BKPT 0xAB: operation in r0, argument block in r1) as QEMU implements it with
  * -semihosting-config enable=on,target=native, and the few newlib system calls a C program needs on
  * top of it: output to ":tt" (mode 4 opens stdout, 8 stderr), SYS_EXIT_EXTENDED with the exit code
- * QEMU returns (plain SYS_EXIT cannot carry one on 32-bit Arm), and a heap in the SSE-300 SRAM.
+ * QEMU returns (plain SYS_EXIT cannot carry one on 32-bit Arm), reading a host file (SYS_OPEN,
+ * SYS_FLEN, SYS_READ), and a heap in the SSE-300 SRAM.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "mcu.h"
 
-enum { SH_OPEN = 0x01, SH_WRITE = 0x05, SH_EXIT_EXTENDED = 0x20 };
+enum { SH_OPEN = 0x01, SH_CLOSE = 0x02, SH_WRITE = 0x05, SH_READ = 0x06, SH_FLEN = 0x0C, SH_EXIT_EXTENDED = 0x20 };
 #define SH_APPLICATION_EXIT 0x20026u
 
 static int32_t sh_call(int32_t op, const void *block)
@@ -32,6 +34,25 @@ void mcu_write(int fd, const void *buf, size_t n)
     }
     const uintptr_t wr[3] = {(uintptr_t)sh_handle[fd], (uintptr_t)buf, n};
     sh_call(SH_WRITE, wr);
+}
+
+void *mcu_read_file(const char *path, size_t *len)
+{
+    size_t n = 0;
+    while (path[n]) n++;
+    const uintptr_t open[3] = {(uintptr_t)path, 1u /* "rb" */, n};
+    const int32_t h = sh_call(SH_OPEN, open);
+    if (h < 0) return NULL;
+    const uintptr_t flen[1] = {(uintptr_t)h};
+    const int32_t size = sh_call(SH_FLEN, flen);
+    uint8_t *buf = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (buf) {
+        const uintptr_t rd[3] = {(uintptr_t)h, (uintptr_t)buf, (uintptr_t)size};
+        if (sh_call(SH_READ, rd) != 0) free(buf), buf = NULL; /* returns the bytes not read */
+    }
+    sh_call(SH_CLOSE, flen);
+    if (buf) *len = (size_t)size;
+    return buf;
 }
 
 void mcu_exit(int code)
