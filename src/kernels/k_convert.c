@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernels/k_epilogue.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 #define K_CHUNK 256
@@ -402,6 +403,11 @@ static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
 
 tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
+    if (c->isa == TOSAC_KISA_MVE) { /* these bytes, then the Helium kernel's tables */
+        tosac_status st = tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_rescale_prepare);
+        if (st == TOSAC_OK) tosac_rescale_mve_prepare(c, sizes, dst, sizes->const_size);
+        return st;
+    }
     rs_params r;
     const char *why;
     sizes->const_size = sizes->scratch_size = 0;
@@ -656,6 +662,8 @@ tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int
 
 tosac_status tosac_kernel_rescale(tosac_kcall *c)
 {
+    tosac_status mst;
+    if (c->isa == TOSAC_KISA_MVE && tosac_rescale_mve_run(c, &mst)) return mst;
     rs_params rp;
     const char *why = NULL;
     if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");

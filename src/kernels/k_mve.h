@@ -16,6 +16,10 @@
 
 bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst);
 bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st);
+/* RESCALE: the portable prepared bytes (base of them) followed by the Helium tables (a fused
+   epilogue of a portable producer reads the former) */
+bool tosac_rescale_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst, size_t base);
+bool tosac_rescale_mve_run(tosac_kcall *c, tosac_status *st);
 /* (no prepared constants: the run alone decides) */
 bool tosac_pool_mve_run(tosac_kcall *c, tosac_status *st);
 

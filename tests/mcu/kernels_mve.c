@@ -71,6 +71,33 @@ static void pool_case(uint32_t op, int32_t IH, int32_t IW, int32_t C, int32_t KY
     kc_used = mark;
 }
 
+/* A standalone RESCALE from `ti` to `to` over shape [rows, nc] (per channel or not). */
+static void rescale_case(tosac_dtype ti, tosac_dtype to, bool iu, bool ou, int32_t rows, int32_t nc, bool pc)
+{
+    size_t mark = kc_used;
+    kc_tensor x, y;
+    int32_t shape[2] = {rows, nc};
+    kc_make(&x, ti, 2, shape, false), kc_make(&y, to, 2, shape, false);
+    const int32_t lo = ti == TOSAC_DTYPE_INT8 ? -128 : ti == TOSAC_DTYPE_INT16 ? -32768 : INT32_MIN / 2;
+    kc_fill(&x, lo, -lo - 1);
+    int32_t izp = 0, ozp = 0;
+    if (ti == TOSAC_DTYPE_INT8) izp = kc_in(-128, 127);
+    if (ti == TOSAC_DTYPE_INT16 && iu) izp = kc_rnd() % 2 ? -32768 : 0; /* 32768 as int16 */
+    if (to == TOSAC_DTYPE_INT8) ozp = kc_in(-128, 127);
+    if (to == TOSAC_DTYPE_INT16 && ou) ozp = kc_rnd() % 2 ? -32768 : 0;
+    int32_t smin = kc_rnd() % 8 == 0 ? 20 : 32, smax = ti == TOSAC_DTYPE_INT32 ? 50 : 44;
+    kc_rescale r;
+    kc_rescale_make(&r, &x.t, &y.t, pc ? nc : 1, kc_rnd() % 2, izp, ozp, smin, smax, false);
+    kc_attr_i(r.a, TOSAC_ATTR_RESCALE_input_unsigned, iu);
+    kc_attr_i(r.a, TOSAC_ATTR_RESCALE_output_unsigned, ou);
+    if (smin == 32) mve_cases++;
+    for (int i = 1; i < 5; i++) r.in[i].constant = true;
+    char what[64];
+    snprintf(what, sizeof what, "rescale %d->%d u%d%d %dx%d pc %d", (int)ti, (int)to, iu, ou, (int)rows, (int)nc, pc);
+    check(what, &r.c, &y.t);
+    kc_used = mark;
+}
+
 int main(void)
 {
     static const struct {
@@ -127,6 +154,19 @@ int main(void)
         pool_case(i % 2 ? TOSAC_OP_MAX_POOL2D : TOSAC_OP_AVG_POOL2D, IH, IW, kc_in(1, 40), KY, KX, kc_in(1, 3), kc_in(1, 3),
                   pad, "random pool");
     }
+    static const struct {
+        tosac_dtype ti, to;
+        bool iu, ou;
+    } rs[] = {
+        {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, false},  {TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT8, false, false},
+        {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT8, false, false},   {TOSAC_DTYPE_INT16, TOSAC_DTYPE_INT16, false, false},
+        {TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT16, false, false}, {TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT32, false, false},
+        {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT8, true, false},    {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT8, false, true},
+        {TOSAC_DTYPE_INT16, TOSAC_DTYPE_INT8, true, false},   {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT16, false, true},
+    };
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+        for (int k = 0; k < 3; k++)
+            rescale_case(rs[i].ti, rs[i].to, rs[i].iu, rs[i].ou, kc_in(1, 30), kc_in(1, 37), k != 0);
     printf("kernels_mve: %d cases, %d on the Helium path, %d failures\n", cases, mve_cases, fails);
     if (mve_cases * 5 < cases * 3) {
         printf("kernels_mve: FAIL: too few cases took the Helium path\n");
