@@ -1,9 +1,12 @@
 /*
  * Helium RESCALE (k_mve.h): scale32 SINGLE / DOUBLE_ROUND rescales of int8 / int16 / int32 values
- * (signed or unsigned 8/16-bit) to int8 / int16 / int32 with constant parameters whose shifts all
- * lie in [32, 62] and multipliers are >= 0: then no REQUIRE can fail (every int32 value is within
- * +-2^(shift-1), |result| < 2^30) and the arithmetic is k_conv_mve.c's (vqdmulh or vqrdmulh with
- * the sign fix-up, a rounding shift by -(shift - 31)), 4 values per vector.
+ * (signed or unsigned 8/16-bit) to int8 / int16 / int32 with constant multipliers >= 0 and shifts
+ * that all lie in [32, 62] or all in [9, 31] (8-bit input) / [17, 31] (16-bit input): then no
+ * REQUIRE can fail (|v| <= 2^(shift-1) for every possible value v, |result| < 2^31). Shifts of 32
+ * and more: k_conv_mve.c's arithmetic (vqdmulh, or vqrdmulh with the sign fix-up, then a rounding
+ * shift by -(shift - 31)). Shifts s <= 31 (where both roundings are the same): with v' = v *
+ * 2^(31-s), which fits int32 because |v| <= 2^(s-1), floor((v m + 2^(s-1)) / 2^s) =
+ * floor((v' m + 2^30) / 2^31) = vqrdmulh(v', m). 4 values per vector.
  *
  * The prepared bytes are the portable RESCALE's (a fused epilogue of a portable producer reads
  * them) followed by this file's tables: the header and, per channel, the multiplier and the
@@ -23,6 +26,7 @@
 typedef struct rmve_hdr {
     int32_t nc, izp, ozp, qmin, qmax;
     int32_t dbl, in_unsigned;
+    int32_t low; /* every shift <= 31 (below) */
 } rmve_hdr;
 
 static size_t rmve_a16(size_t n) { return (n + 15u) & ~(size_t)15u; }
@@ -47,9 +51,13 @@ static size_t rmve_plan(const tosac_kcall *c, rmve_hdr *h)
     const int64_t nc = per_channel ? in->shape[in->rank - 1] : 1;
     if (nc < 1 || nc > INT32_MAX / 8 || m->nelem != nc || s->nelem != nc || out->nelem != in->nelem) return 0;
     if ((iu || ou) && (in->dtype == TOSAC_DTYPE_INT32 || out->dtype == TOSAC_DTYPE_INT32 || (iu && ou))) return 0;
+    /* shifts all in [32, 62], or all in [lim, 31] where no value of the input type can fail the
+       REQUIRE |v| <= 2^(shift-1) (|x - zp| <= 255 for 8-bit, 65535 for 16-bit input) */
+    const int32_t lim = in->dtype == TOSAC_DTYPE_INT8 ? 9 : in->dtype == TOSAC_DTYPE_INT16 ? 17 : 99;
+    const bool low = ((const int8_t *)s->data)[0] < 32;
     for (int64_t j = 0; j < nc; j++) {
         const int32_t mj = ((const int32_t *)m->data)[j], sj = ((const int8_t *)s->data)[j];
-        if (mj < 0 || sj < 32 || sj > 62) return 0;
+        if (mj < 0 || (low ? sj < lim || sj > 31 : sj < 32 || sj > 62)) return 0;
     }
     /* zero points as the portable kernel reads them (rs_zps): the unsigned ones masked; the
        ERROR_IFs on them stay the portable kernel's to report */
@@ -63,7 +71,7 @@ static size_t rmve_plan(const tosac_kcall *c, rmve_hdr *h)
     h->nc = (int32_t)nc, h->izp = (int32_t)izp, h->ozp = (int32_t)ozp;
     h->qmin = ou ? 0 : ob >= 32 ? INT32_MIN : -(int32_t)(1u << (ob - 1));
     h->qmax = ou ? (int32_t)((1u << ob) - 1) : ob >= 32 ? INT32_MAX : (int32_t)((1u << (ob - 1)) - 1);
-    h->dbl = rm == TOSAC_ROUND_DOUBLE, h->in_unsigned = iu;
+    h->dbl = rm == TOSAC_ROUND_DOUBLE && !low, h->in_unsigned = iu, h->low = low;
     return rmve_a16(sizeof *h) + 2 * rmve_a16((size_t)(nc + 3) / 4 * 16) + 16;
 }
 
@@ -82,7 +90,7 @@ bool tosac_rescale_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     int32_t *nsh = (int32_t *)(void *)(d + rmve_a16(sizeof h) + rmve_a16((size_t)(h.nc + 3) / 4 * 16));
     for (int32_t j = 0; j < h.nc; j++) {
         mult[j] = ((const int32_t *)c->in[1].data)[j];
-        nsh[j] = 31 - ((const int8_t *)c->in[2].data)[j];
+        nsh[j] = 31 - ((const int8_t *)c->in[2].data)[j]; /* a right shift by -(shift - 31), or left */
     }
     const uint32_t tail[2] = {(uint32_t)off, RMVE_MAGIC};
     memcpy((uint8_t *)dst + off + ext - 8, tail, sizeof tail);
@@ -116,8 +124,18 @@ __attribute__((always_inline)) static inline void rmve_store(const tosac_ktensor
 }
 
 /* (dbl constant in each expansion) */
+__attribute__((always_inline)) static inline int32x4_t rmve_scale(int32x4_t v, int32x4_t m, int32x4_t sh, bool dbl,
+                                                                  bool low)
+{
+    if (low) return vqrdmulhq_s32(vshlq_s32(v, sh), m);
+    const int32x4_t q = dbl ? vaddq_s32(vqrdmulhq_s32(v, m), vshrq_n_s32(v, 31)) : vqdmulhq_s32(v, m);
+    return vrshlq_s32(q, sh);
+}
+
+/* (dbl, low constant in each expansion) */
 __attribute__((always_inline)) static inline void rmve_rows(const tosac_kcall *c, const rmve_hdr *h,
-                                                            const int32_t *mult, const int32_t *nsh, const bool dbl)
+                                                            const int32_t *mult, const int32_t *nsh, const bool dbl,
+                                                            const bool low)
 {
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     const size_t n = (size_t)in->nelem, nc = (size_t)h->nc;
@@ -129,8 +147,7 @@ __attribute__((always_inline)) static inline void rmve_rows(const tosac_kcall *c
         for (size_t i = 0; i < n; i += 4) {
             const mve_pred16_t p = vctp32q((uint32_t)(n - i < 4 ? n - i : 4));
             const int32x4_t v = vsubq_s32(rmve_load(in, iu, i, p), izp);
-            int32x4_t q = dbl ? vaddq_s32(vqrdmulhq_s32(v, m), vshrq_n_s32(v, 31)) : vqdmulhq_s32(v, m);
-            q = vminq_s32(vmaxq_s32(vaddq_n_s32(vrshlq_s32(q, s), ozp), lo), hi);
+            const int32x4_t q = vminq_s32(vmaxq_s32(vaddq_n_s32(rmve_scale(v, m, s, dbl, low), ozp), lo), hi);
             rmve_store(out, i, q, p);
         }
         return;
@@ -140,8 +157,8 @@ __attribute__((always_inline)) static inline void rmve_rows(const tosac_kcall *c
             const mve_pred16_t p = vctp32q((uint32_t)(nc - j < 4 ? nc - j : 4));
             const int32x4_t v = vsubq_s32(rmve_load(in, iu, r + j, p), izp);
             const int32x4_t m = vld1q_s32(mult + j);
-            int32x4_t q = dbl ? vaddq_s32(vqrdmulhq_s32(v, m), vshrq_n_s32(v, 31)) : vqdmulhq_s32(v, m);
-            q = vminq_s32(vmaxq_s32(vaddq_n_s32(vrshlq_s32(q, vld1q_s32(nsh + j)), ozp), lo), hi);
+            const int32x4_t q =
+                vminq_s32(vmaxq_s32(vaddq_n_s32(rmve_scale(v, m, vld1q_s32(nsh + j), dbl, low), ozp), lo), hi);
             rmve_store(out, r + j, q, p);
         }
 }
@@ -157,10 +174,12 @@ bool tosac_rescale_mve_run(tosac_kcall *c, tosac_status *st)
     memcpy(&h, d, sizeof h);
     const int32_t *mult = (const int32_t *)(const void *)(d + rmve_a16(sizeof h));
     const int32_t *nsh = (const int32_t *)(const void *)(d + rmve_a16(sizeof h) + rmve_a16((size_t)(h.nc + 3) / 4 * 16));
-    if (h.dbl)
-        rmve_rows(c, &h, mult, nsh, true);
+    if (h.low)
+        rmve_rows(c, &h, mult, nsh, false, true);
+    else if (h.dbl)
+        rmve_rows(c, &h, mult, nsh, true, false);
     else
-        rmve_rows(c, &h, mult, nsh, false);
+        rmve_rows(c, &h, mult, nsh, false, false);
     *st = TOSAC_OK;
     return true;
 }
