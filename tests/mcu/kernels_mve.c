@@ -102,6 +102,64 @@ static void rescale_case(tosac_dtype ti, tosac_dtype to, bool iu, bool ou, int32
     kc_used = mark;
 }
 
+/* CLAMP (int8 / int16), TABLE (int8), ADD / SUB / MUL of n elements. */
+static void elementwise_cases(int32_t n)
+{
+    size_t mark = kc_used;
+    tosac_attr_val a[TOSAC_ATTR_MAX_FIELDS];
+    char what[64];
+    for (int t = 0; t < 2; t++) { /* CLAMP */
+        const tosac_dtype dt = t ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT8;
+        const int32_t top = t ? 32767 : 127;
+        kc_tensor x, y;
+        int32_t shape[1] = {n};
+        kc_make(&x, dt, 1, shape, false), kc_make(&y, dt, 1, shape, false), kc_fill(&x, -top - 1, top);
+        int32_t lo = kc_in(-top - 1, 0), hi = kc_in(0, top);
+        uint8_t blo[2] = {(uint8_t)lo, (uint8_t)((uint32_t)lo >> 8)}, bhi[2] = {(uint8_t)hi, (uint8_t)((uint32_t)hi >> 8)};
+        memset(a, 0, sizeof a);
+        a[TOSAC_ATTR_CLAMP_min_val].present = true, a[TOSAC_ATTR_CLAMP_min_val].data = blo;
+        a[TOSAC_ATTR_CLAMP_min_val].len = t ? 2 : 1;
+        a[TOSAC_ATTR_CLAMP_max_val].present = true, a[TOSAC_ATTR_CLAMP_max_val].data = bhi;
+        a[TOSAC_ATTR_CLAMP_max_val].len = t ? 2 : 1;
+        tosac_kcall c = {.op = TOSAC_OP_CLAMP, .n_in = 1, .n_out = 1, .in = &x.t, .out = &y.t, .attr = a};
+        snprintf(what, sizeof what, "clamp int%d n %d", t ? 16 : 8, (int)n);
+        mve_cases++;
+        check(what, &c, &y.t);
+    }
+    { /* TABLE */
+        kc_tensor x, tab, y;
+        int32_t shape[1] = {n};
+        kc_make(&x, TOSAC_DTYPE_INT8, 1, shape, false), kc_fill(&x, -128, 127);
+        kc_make1(&tab, TOSAC_DTYPE_INT8, 256, true), kc_fill(&tab, -128, 127);
+        kc_make(&y, TOSAC_DTYPE_INT8, 1, shape, false);
+        tosac_ktensor in[2] = {x.t, tab.t};
+        memset(a, 0, sizeof a);
+        tosac_kcall c = {.op = TOSAC_OP_TABLE, .n_in = 2, .n_out = 1, .in = in, .out = &y.t, .attr = a};
+        snprintf(what, sizeof what, "table int8 n %d", (int)n);
+        mve_cases++;
+        check(what, &c, &y.t);
+    }
+    static const uint32_t ops[] = {TOSAC_OP_ADD, TOSAC_OP_SUB, TOSAC_OP_MUL, TOSAC_OP_MUL, TOSAC_OP_MUL};
+    for (int k = 0; k < 5; k++) {
+        const tosac_dtype dt = k == 3 ? TOSAC_DTYPE_INT8 : k == 4 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT32;
+        kc_tensor x0, x1, sh, y;
+        int32_t shape[1] = {n};
+        kc_make(&x0, dt, 1, shape, false), kc_make(&x1, dt, 1, shape, false);
+        kc_make(&y, TOSAC_DTYPE_INT32, 1, shape, false);
+        /* int32 operands: mostly small, one case in three able to overflow */
+        const int32_t big = dt == TOSAC_DTYPE_INT8 ? 127 : dt == TOSAC_DTYPE_INT16 ? 32767 : kc_rnd() % 3 ? 1 << 29 : INT32_MAX;
+        kc_fill(&x0, -big, big), kc_fill(&x1, -big, big);
+        kc_make1(&sh, TOSAC_DTYPE_INT8, 1, true), kc_set(&sh, 0, 0);
+        tosac_ktensor in[3] = {x0.t, x1.t, sh.t};
+        memset(a, 0, sizeof a);
+        tosac_kcall c = {.op = ops[k], .n_in = ops[k] == TOSAC_OP_MUL ? 3 : 2, .n_out = 1, .in = in, .out = &y.t, .attr = a};
+        snprintf(what, sizeof what, "binary op %u type %d n %d", (unsigned)ops[k], (int)dt, (int)n);
+        mve_cases++;
+        check(what, &c, &y.t);
+    }
+    kc_used = mark;
+}
+
 int main(void)
 {
     static const struct {
@@ -171,6 +229,8 @@ int main(void)
     for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
         for (int k = 0; k < 3; k++)
             rescale_case(rs[i].ti, rs[i].to, rs[i].iu, rs[i].ou, kc_in(1, 30), kc_in(1, 37), k != 0);
+    static const int32_t lens[] = {1, 15, 16, 17, 100, 1000};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) elementwise_cases(lens[i]);
     printf("kernels_mve: %d cases, %d on the Helium path, %d failures\n", cases, mve_cases, fails);
     if (mve_cases * 5 < cases * 3) {
         printf("kernels_mve: FAIL: too few cases took the Helium path\n");
