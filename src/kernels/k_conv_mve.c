@@ -1,7 +1,8 @@
 /*
  * Helium kernels of the conv family (k_mve.h): int8 CONV2D (any kernel size, stride, dilation,
  * padding) and DEPTHWISE_CONV2D (multiplier 1) with int32 results, or with the fused RESCALE /
- * CLAMP epilogue (kernel.h: tosac_kepilogue) to int8 / int16.
+ * CLAMP epilogue (kernel.h: tosac_kepilogue) to int8 / int16; and int8 MATMUL of one batch with a
+ * constant B, run as the 1x1 convolution of A's rows (no bias; the matmul family's hooks).
  *
  * Taken when the weights, bias and zero points are constants, the RESCALE (if fused) has constant
  * multipliers >= 0 and shifts in [32, 62], and no sum can overflow (K * 255^2 + |bias| < 2^31).
@@ -40,7 +41,7 @@
 
 typedef struct cmve_hdr {
     uint32_t magic;
-    int32_t depthwise;
+    int32_t depthwise, matmul;
     int32_t N, IH, IW, IC, OH, OW, OC, KH, KW, sy, sx, dy, dx, pt, pl;
     int32_t K, ks;   /* reduction length; weight row stride (K rounded up to 16) */
     int32_t OCp;     /* OC rounded up to 4 (conv) or 8 (depthwise) */
@@ -59,48 +60,59 @@ static int32_t dim(const tosac_ktensor *t, int32_t i) { return i < t->rank ? (in
 static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
 {
     memset(h, 0, sizeof *h);
-    if (c->op != TOSAC_OP_CONV2D && c->op != TOSAC_OP_DEPTHWISE_CONV2D) return false;
-    if (c->n_in < 5 || c->n_out < 1) return false;
-    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *bias = &c->in[2], *out = &c->out[0];
+    const bool mm = c->op == TOSAC_OP_MATMUL, dw = c->op == TOSAC_OP_DEPTHWISE_CONV2D;
+    if (c->op != TOSAC_OP_CONV2D && !dw && !mm) return false;
+    const uint32_t nin = mm ? 4 : 5; /* MATMUL: A, B, A_zp, B_zp (no bias) */
+    if (c->n_in < nin || c->n_out < 1) return false;
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0], *bias = mm ? NULL : &c->in[2];
+    const int32_t rank = mm ? 3 : 4;
     if (in->dtype != TOSAC_DTYPE_INT8 || w->dtype != TOSAC_DTYPE_INT8 || out->dtype != TOSAC_DTYPE_INT32 ||
-        bias->dtype != TOSAC_DTYPE_INT32 || in->rank != 4 || out->rank != 4 || w->rank != 4)
+        (bias && bias->dtype != TOSAC_DTYPE_INT32) || in->rank != rank || out->rank != rank || w->rank != rank)
         return false;
-    for (int i = 1; i < 5; i++)
+    for (uint32_t i = 1; i < nin; i++)
         if (!c->in[i].constant || !c->in[i].data || c->in[i].nelem < 1) return false;
-    const bool dw = c->op == TOSAC_OP_DEPTHWISE_CONV2D;
-    h->depthwise = dw;
-    h->N = dim(in, 0), h->IH = dim(in, 1), h->IW = dim(in, 2), h->IC = dim(in, 3);
-    h->OH = dim(out, 1), h->OW = dim(out, 2), h->OC = dim(out, 3);
-    unsigned pad = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_pad : TOSAC_ATTR_CONV2D_pad;
-    unsigned str = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_stride : TOSAC_ATTR_CONV2D_stride;
-    unsigned dil = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_dilation : TOSAC_ATTR_CONV2D_dilation;
-    h->pt = (int32_t)tosac_kattr_at(c, pad, 0, 0), h->pl = (int32_t)tosac_kattr_at(c, pad, 2, 0);
-    h->sy = (int32_t)tosac_kattr_at(c, str, 0, 1), h->sx = (int32_t)tosac_kattr_at(c, str, 1, 1);
-    h->dy = (int32_t)tosac_kattr_at(c, dil, 0, 1), h->dx = (int32_t)tosac_kattr_at(c, dil, 1, 1);
-    if (dw) {
-        h->KH = dim(w, 0), h->KW = dim(w, 1);
-        if (dim(w, 3) != 1 || h->OC != h->IC) return false; /* channel multiplier 1 only */
-        h->K = h->KH * h->KW;
-        h->OCp = ceil_to(h->OC, 8);
-    } else {
-        h->KH = dim(w, 1), h->KW = dim(w, 2);
-        h->K = h->KH * h->KW * h->IC;
+    h->depthwise = dw, h->matmul = mm;
+    if (mm) {
+        /* A [1, H, C] x B [1, C, W]: a 1x1 convolution of H pixels, C channels, W outputs */
+        if (dim(in, 0) != 1 || dim(w, 0) != 1) return false;
+        h->N = 1, h->IH = h->OH = dim(in, 1), h->IW = h->OW = 1, h->IC = dim(in, 2), h->OC = dim(w, 2);
+        h->KH = h->KW = 1, h->sy = h->sx = h->dy = h->dx = 1;
+        h->K = h->IC;
         h->OCp = ceil_to(h->OC, 4);
+    } else {
+        h->N = dim(in, 0), h->IH = dim(in, 1), h->IW = dim(in, 2), h->IC = dim(in, 3);
+        h->OH = dim(out, 1), h->OW = dim(out, 2), h->OC = dim(out, 3);
+        unsigned pad = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_pad : TOSAC_ATTR_CONV2D_pad;
+        unsigned str = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_stride : TOSAC_ATTR_CONV2D_stride;
+        unsigned dil = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_dilation : TOSAC_ATTR_CONV2D_dilation;
+        h->pt = (int32_t)tosac_kattr_at(c, pad, 0, 0), h->pl = (int32_t)tosac_kattr_at(c, pad, 2, 0);
+        h->sy = (int32_t)tosac_kattr_at(c, str, 0, 1), h->sx = (int32_t)tosac_kattr_at(c, str, 1, 1);
+        h->dy = (int32_t)tosac_kattr_at(c, dil, 0, 1), h->dx = (int32_t)tosac_kattr_at(c, dil, 1, 1);
+        if (dw) {
+            h->KH = dim(w, 0), h->KW = dim(w, 1);
+            if (dim(w, 3) != 1 || h->OC != h->IC) return false; /* channel multiplier 1 only */
+            h->K = h->KH * h->KW;
+            h->OCp = ceil_to(h->OC, 8);
+        } else {
+            h->KH = dim(w, 1), h->KW = dim(w, 2);
+            h->K = h->KH * h->KW * h->IC;
+            h->OCp = ceil_to(h->OC, 4);
+        }
     }
     h->ks = ceil_to(h->K, 16);
     if (h->N * h->OH * h->OW * h->OC == 0 || h->K == 0) return false;
-    h->izp = (int32_t)tosac_kload_int(&c->in[3], 0);
-    h->wzp = (int32_t)tosac_kload_int(&c->in[4], 0);
+    h->izp = (int32_t)tosac_kload_int(&c->in[mm ? 2 : 3], 0);
+    h->wzp = (int32_t)tosac_kload_int(&c->in[mm ? 3 : 4], 0);
     if (h->izp < -128 || h->izp > 127 || h->wzp < -128 || h->wzp > 127) return false;
     /* no accumulator or accumulator + bias beyond int32 (the portable kernel's REQUIRE) */
     int64_t bmax = 0;
-    const int32_t *b = (const int32_t *)bias->data;
-    for (int64_t i = 0; i < bias->nelem; i++) {
-        int64_t v = b[i] < 0 ? -(int64_t)b[i] : b[i];
+    for (int64_t i = 0; bias && i < bias->nelem; i++) {
+        const int32_t bi = ((const int32_t *)bias->data)[i];
+        const int64_t v = bi < 0 ? -(int64_t)bi : bi;
         if (v > bmax) bmax = v;
     }
     if ((int64_t)h->K * 65025 + bmax > INT32_MAX) return false;
-    if (bias->nelem != 1 && bias->nelem != h->OC) return false;
+    if (bias && bias->nelem != 1 && bias->nelem != h->OC) return false;
     if (c->epi) {
         const tosac_kcall *r = c->epi->rescale;
         if (!r || c->epi->out->dtype == TOSAC_DTYPE_INT32) return false;
@@ -143,10 +155,10 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
     int32_t *corr = (int32_t *)(void *)(d + h.off_corr), *mult = (int32_t *)(void *)(d + h.off_mult);
     int32_t *shift = (int32_t *)(void *)(d + h.off_shift);
     const int8_t *w = (const int8_t *)c->in[1].data;
-    const tosac_ktensor *bias = &c->in[2];
+    const tosac_ktensor *bias = h.matmul ? NULL : &c->in[2];
     const int32_t nchunk = h.ks / 16;
     for (int32_t oc = 0; oc < h.OC; oc++) {
-        int32_t b = ((const int32_t *)bias->data)[bias->nelem == 1 ? 0 : oc];
+        const int32_t b = bias ? ((const int32_t *)bias->data)[bias->nelem == 1 ? 0 : oc] : 0;
         /* slot of channel oc in the per-channel tables: depthwise groups of 8 keep the even
            channels then the odd ones (the even / odd lanes of vmullb / vmullt) */
         const int32_t slot = h.depthwise ? (oc & ~7) + ((oc & 1) ? 4 : 0) + ((oc & 7) >> 1) : oc;
@@ -163,7 +175,8 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
             int8_t *wd = (int8_t *)(d + h.off_w);
             int32_t sw = 0;
             for (int32_t k = 0; k < h.K; k++) {
-                const int8_t v = w[(size_t)oc * (size_t)h.K + (size_t)k];
+                /* CONV2D [OC][KH][KW][IC]; MATMUL B [1][C][W] */
+                const int8_t v = h.matmul ? w[(size_t)k * (size_t)h.OC + (size_t)oc] : w[(size_t)oc * (size_t)h.K + (size_t)k];
                 wd[(((size_t)(oc / 4) * (size_t)nchunk + (size_t)(k / 16)) * 4 + (size_t)(oc % 4)) * 16 + (size_t)(k % 16)] = v;
                 sw += v;
             }

@@ -14,6 +14,7 @@
 
 #include "kernels/kernel.h"
 
+/* (also int8 MATMUL with a constant B, as a 1x1 convolution: the matmul family's hooks) */
 bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst);
 bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st);
 /* RESCALE: the portable prepared bytes (base of them) followed by the Helium tables (a fused

@@ -102,6 +102,38 @@ static void rescale_case(tosac_dtype ti, tosac_dtype to, bool iu, bool ou, int32
     kc_used = mark;
 }
 
+/* An int8 MATMUL A [1, H, C] x B [1, C, W] (B constant), with a fused RESCALE or not. */
+static void matmul_case(int32_t H, int32_t C, int32_t W, bool fused, bool batch2)
+{
+    size_t mark = kc_used;
+    const int32_t N = batch2 ? 2 : 1;
+    kc_tensor a, b, azp, bzp, acc, y;
+    int32_t as[3] = {N, H, C}, bs[3] = {N, C, W}, os[3] = {N, H, W};
+    kc_make(&a, TOSAC_DTYPE_INT8, 3, as, false), kc_fill(&a, -128, 127);
+    kc_make(&b, TOSAC_DTYPE_INT8, 3, bs, true), kc_fill(&b, -128, 127);
+    kc_make1(&azp, TOSAC_DTYPE_INT8, 1, true), kc_set(&azp, 0, kc_in(-128, 127));
+    kc_make1(&bzp, TOSAC_DTYPE_INT8, 1, true), kc_set(&bzp, 0, kc_rnd() % 2 ? 0 : kc_in(-128, 127));
+    kc_make(&acc, TOSAC_DTYPE_INT32, 3, os, false), kc_make(&y, TOSAC_DTYPE_INT8, 3, os, false);
+    tosac_ktensor in[4] = {a.t, b.t, azp.t, bzp.t};
+    tosac_attr_val at[TOSAC_ATTR_MAX_FIELDS];
+    memset(at, 0, sizeof at);
+    tosac_kcall c = {.op = TOSAC_OP_MATMUL, .n_in = 4, .n_out = 1, .in = in, .out = &acc.t, .attr = at};
+    kc_rescale r;
+    tosac_kepilogue epi;
+    if (fused) {
+        kc_rescale_make(&r, &acc.t, &y.t, kc_rnd() % 2 ? W : 1, kc_rnd() % 2, 0, kc_in(-128, 127), 32, 44, true);
+        int32_t lo = -128, hi = 127;
+        tosac_rescale_fusable(&r.c, &lo, &hi);
+        epi = (tosac_kepilogue){.rescale = &r.c, .out = &y.t, .lo = lo, .hi = hi};
+        c.epi = &epi;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "matmul %dx%dx%dx%d fused %d", (int)N, (int)H, (int)C, (int)W, fused);
+    mve_cases += !batch2;
+    check(what, &c, fused ? &y.t : &acc.t);
+    kc_used = mark;
+}
+
 /* CLAMP (int8 / int16), TABLE (int8), ADD / SUB / MUL of n elements. */
 static void elementwise_cases(int32_t n)
 {
@@ -229,6 +261,12 @@ int main(void)
     for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
         for (int k = 0; k < 3; k++)
             rescale_case(rs[i].ti, rs[i].to, rs[i].iu, rs[i].ou, kc_in(1, 30), kc_in(1, 37), k != 0);
+    matmul_case(1, 64, 12, true, false);
+    matmul_case(1, 64, 12, false, false);
+    matmul_case(3, 33, 7, true, false);
+    matmul_case(5, 16, 16, false, false);
+    matmul_case(2, 20, 9, true, true); /* two batches: the portable kernel */
+    for (int i = 0; i < 6; i++) matmul_case(kc_in(1, 9), kc_in(1, 70), kc_in(1, 40), i % 2, false);
     static const int32_t lens[] = {1, 15, 16, 17, 100, 1000};
     for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) elementwise_cases(lens[i]);
     printf("kernels_mve: %d cases, %d on the Helium path, %d failures\n", cases, mve_cases, fails);
