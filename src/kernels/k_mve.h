@@ -26,6 +26,7 @@ bool tosac_pool_mve_run(tosac_kcall *c, tosac_status *st);
 bool tosac_clamp_mve_run(tosac_kcall *c, tosac_status *st);
 bool tosac_table_mve_run(tosac_kcall *c, tosac_status *st);
 bool tosac_binary_mve_run(tosac_kcall *c, tosac_status *st);
+bool tosac_reduce_mve_run(tosac_kcall *c, tosac_status *st);
 
 /* Runs a call the Helium kernels left as TOSAC_KISA_PORTABLE (the reason of a failure kept). */
 static inline tosac_status tosac_mve_portable(tosac_kcall *c, tosac_kernel_fn fn)

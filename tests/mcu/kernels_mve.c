@@ -134,6 +134,26 @@ static void matmul_case(int32_t H, int32_t C, int32_t W, bool fused, bool batch2
     kc_used = mark;
 }
 
+/* REDUCE_SUM of int32 [d0, d1, d2] along `axis` (values up to `big`: some overflow). */
+static void reduce_case(int32_t d0, int32_t d1, int32_t d2, int32_t axis, int32_t big)
+{
+    size_t mark = kc_used;
+    kc_tensor x, y;
+    int32_t xs[3] = {d0, d1, d2}, ys[3] = {d0, d1, d2};
+    ys[axis] = 1;
+    kc_make(&x, TOSAC_DTYPE_INT32, 3, xs, false), kc_fill(&x, -big, big);
+    kc_make(&y, TOSAC_DTYPE_INT32, 3, ys, false);
+    tosac_attr_val a[TOSAC_ATTR_MAX_FIELDS];
+    memset(a, 0, sizeof a);
+    kc_attr_i(a, TOSAC_ATTR_REDUCE_SUM_axis, axis);
+    tosac_kcall c = {.op = TOSAC_OP_REDUCE_SUM, .n_in = 1, .n_out = 1, .in = &x.t, .out = &y.t, .attr = a};
+    char what[64];
+    snprintf(what, sizeof what, "reduce_sum %dx%dx%d axis %d", (int)d0, (int)d1, (int)d2, (int)axis);
+    mve_cases += axis < 2;
+    check(what, &c, &y.t);
+    kc_used = mark;
+}
+
 /* CLAMP (int8 / int16), TABLE (int8), ADD / SUB / MUL of n elements. */
 static void elementwise_cases(int32_t n)
 {
@@ -261,6 +281,11 @@ int main(void)
     for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
         for (int k = 0; k < 3; k++)
             rescale_case(rs[i].ti, rs[i].to, rs[i].iu, rs[i].ou, kc_in(1, 30), kc_in(1, 37), k != 0);
+    for (int axis = 0; axis < 3; axis++) {
+        reduce_case(3, 25, 64, axis, 100000);
+        reduce_case(2, 7, 13, axis, 1 << 30); /* partial sums that overflow */
+        reduce_case(kc_in(1, 5), kc_in(1, 9), kc_in(1, 19), axis, 1 << 20);
+    }
     matmul_case(1, 64, 12, true, false);
     matmul_case(1, 64, 12, false, false);
     matmul_case(3, 33, 7, true, false);
