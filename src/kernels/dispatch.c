@@ -36,7 +36,7 @@ size_t tosac_exec_elem_size(tosac_dtype t, bool f64)
     }
 }
 
-static uint32_t isa_cap = TOSAC_KISA_AVX512;
+static uint32_t isa_cap = TOSAC_KISA_MVE;
 
 void tosac_kernel_limit_isa(uint32_t level) { isa_cap = level; }
 
@@ -49,6 +49,9 @@ uint32_t tosac_kernel_isa(void)
         l = TOSAC_KISA_AVX512;
     else if (__builtin_cpu_supports("avx2"))
         l = TOSAC_KISA_AVX2;
+#endif
+#ifdef __ARM_FEATURE_MVE
+    l = TOSAC_KISA_MVE;
 #endif
     return l < isa_cap ? l : isa_cap;
 }

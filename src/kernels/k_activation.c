@@ -16,6 +16,7 @@
 
 #include "core/encoding.h"
 #include "kernels/k_epilogue.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 /* GCC vectorises the row loops (unknown trip counts) only at -O3; IEEE results do not change (no
@@ -96,6 +97,8 @@ bool tosac_clamp_int_bounds(const tosac_kcall *clamp, int32_t *lo, int32_t *hi)
 
 tosac_status tosac_kernel_clamp(tosac_kcall *c)
 {
+    tosac_status mst;
+    if (c->isa == TOSAC_KISA_MVE && tosac_clamp_mve_run(c, &mst)) return mst;
     if (!tosac_kio_ok(c, 1, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "CLAMP: missing operand");
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     const tosac_dtype t = in->dtype;
@@ -168,6 +171,8 @@ TOSAC_KERNEL_NO_PREPARE(clamp)
 
 tosac_status tosac_kernel_table(tosac_kcall *c)
 {
+    tosac_status mst;
+    if (c->isa == TOSAC_KISA_MVE && tosac_table_mve_run(c, &mst)) return mst;
     if (!tosac_kio_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "TABLE: missing operand");
     const tosac_ktensor *in = &c->in[0], *tab = &c->in[1], *out = &c->out[0];
     if (out->nelem != in->nelem)

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernels/k_epilogue.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 #define K_CHUNK 256
@@ -402,6 +403,11 @@ static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
 
 tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
+    if (c->isa == TOSAC_KISA_MVE) { /* these bytes, then the Helium kernel's tables */
+        tosac_status st = tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_rescale_prepare);
+        if (st == TOSAC_OK) tosac_rescale_mve_prepare(c, sizes, dst, sizes->const_size);
+        return st;
+    }
     rs_params r;
     const char *why;
     sizes->const_size = sizes->scratch_size = 0;
@@ -550,10 +556,11 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int3
 {
     const rs_prep *h = c->prep;
     const rs_tabs t = rs_tables(c->prep);
-    if (h->nc > 1) return rs_rows(c->isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
+    const uint32_t isa = c->isa == TOSAC_KISA_MVE ? TOSAC_KISA_PORTABLE : c->isa; /* (kernel.h) */
+    if (h->nc > 1) return rs_rows(isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
     int64_t nw = n - n % RS_WIDE;
-    uint32_t bad = nw ? rs_rows(c->isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y, h->simple) : 0;
-    if (nw < n) bad |= rs_rows(c->isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw, h->simple);
+    uint32_t bad = nw ? rs_rows(isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y, h->simple) : 0;
+    if (nw < n) bad |= rs_rows(isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw, h->simple);
     return bad;
 }
 
@@ -656,6 +663,10 @@ tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int
 
 tosac_status tosac_kernel_rescale(tosac_kcall *c)
 {
+    if (c->isa == TOSAC_KISA_MVE) {
+        tosac_status mst;
+        return tosac_rescale_mve_run(c, &mst) ? mst : tosac_mve_portable(c, tosac_kernel_rescale);
+    }
     rs_params rp;
     const char *why = NULL;
     if (!tosac_kio_ok(c, 5, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "RESCALE: missing operand");

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "kernels/k_gemm.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 /* GCC vectorises the row loops (unknown trip counts) only at -O3; IEEE results do not change (no
@@ -588,6 +589,8 @@ static tosac_status k_run2_fp(tosac_kcall *c, krow2 f32, krow2 f64, kargs *k, co
 
 tosac_status tosac_kernel_binary(tosac_kcall *c)
 {
+    tosac_status mst;
+    if (c->isa == TOSAC_KISA_MVE && tosac_binary_mve_run(c, &mst)) return mst;
     if (!tosac_kio_ok(c, 2, 1)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: missing operand");
     const tosac_dtype t = c->in[0].dtype, to = c->out[0].dtype;
     if (c->in[1].dtype != t) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: input types differ");

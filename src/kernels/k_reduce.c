@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 #define KR_CHUNK 256
@@ -231,6 +232,8 @@ static kr_fn kr_pick(uint32_t op, tosac_dtype t, bool f64)
 
 tosac_status tosac_kernel_reduce(tosac_kcall *c)
 {
+    tosac_status mst;
+    if (c->isa == TOSAC_KISA_MVE && tosac_reduce_mve_run(c, &mst)) return mst;
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     const int32_t rank = in->rank;
     /* every reduce op's attribute table has axis at field 0 and (MAX/MIN) nan_mode at field 1 */

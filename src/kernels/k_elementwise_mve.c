@@ -1,0 +1,73 @@
+/*
+ * Helium kernels of the binary family (k_mve.h): int32 ADD and SUB (wrapping vector arithmetic;
+ * the REQUIRE that the exact result fits int32 is the sign test of k_elementwise.c, OR-ed over
+ * the vectors) and MUL of int8 / int16 / int32 to int32 with shift 0 (the int8 / int16 products
+ * are exact; int32 keeps the low 32 bits, as the portable kernel does), 4 values per vector.
+ * Operands of the output's shape only (no broadcast); other calls go to the portable kernel.
+ */
+#include "kernels/k_mve.h"
+#include "kernels/kutil.h"
+
+#ifdef __ARM_FEATURE_MVE
+#include <arm_mve.h>
+
+__attribute__((always_inline)) static inline int32x4_t emve_load(const tosac_ktensor *t, uint32_t i, mve_pred16_t p)
+{
+    switch (t->dtype) {
+    case TOSAC_DTYPE_INT8: return vldrbq_z_s32((const int8_t *)t->data + i, p);
+    case TOSAC_DTYPE_INT16: return vldrhq_z_s32((const int16_t *)t->data + i, p);
+    default: return vldrwq_z_s32((const int32_t *)t->data + i, p);
+    }
+}
+
+bool tosac_binary_mve_run(tosac_kcall *c, tosac_status *st)
+{
+    if (!tosac_kio_ok(c, 2, 1)) return false;
+    const tosac_ktensor *a = &c->in[0], *b = &c->in[1], *out = &c->out[0];
+    if (a->nelem != out->nelem || b->nelem != out->nelem || a->dtype != b->dtype || out->dtype != TOSAC_DTYPE_INT32)
+        return false;
+    const uint32_t n = (uint32_t)out->nelem;
+    int32_t *y = out->data;
+    if (c->op == TOSAC_OP_ADD || c->op == TOSAC_OP_SUB) {
+        if (a->dtype != TOSAC_DTYPE_INT32) return false;
+        const int32_t *x0 = a->data, *x1 = b->data;
+        const bool add = c->op == TOSAC_OP_ADD;
+        int32x4_t bad = vdupq_n_s32(0);
+        for (uint32_t i = 0; i < n; i += 4) {
+            const mve_pred16_t p = vctp32q(n - i);
+            const int32x4_t u = vld1q_z_s32(x0 + i, p), v = vld1q_z_s32(x1 + i, p);
+            const int32x4_t r = add ? vaddq_s32(u, v) : vsubq_s32(u, v);
+            /* overflow: sum iff both operands' signs differ from the result's; difference iff the
+               operands' signs differ and the result's differs from a's (inactive lanes: 0) */
+            bad = vorrq_s32(bad, add ? vandq_s32(veorq_s32(u, r), veorq_s32(v, r))
+                                     : vandq_s32(veorq_s32(u, v), veorq_s32(u, r)));
+            vst1q_p_s32(y + i, r, p);
+        }
+        *st = vminvq_s32(0, bad) < 0 ? tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE,
+                                                   add ? "ADD: REQUIRE the sum fits INT32 failed"
+                                                       : "SUB: REQUIRE the difference fits INT32 failed")
+                                     : TOSAC_OK;
+        return true;
+    }
+    if (c->op == TOSAC_OP_MUL) {
+        if (c->n_in < 3 || !c->in[2].data || c->in[2].nelem < 1 || tosac_kload_int(&c->in[2], 0) != 0) return false;
+        if (a->dtype != TOSAC_DTYPE_INT8 && a->dtype != TOSAC_DTYPE_INT16 && a->dtype != TOSAC_DTYPE_INT32) return false;
+        for (uint32_t i = 0; i < n; i += 4) {
+            const mve_pred16_t p = vctp32q(n - i);
+            vst1q_p_s32(y + i, vmulq_s32(emve_load(a, i, p), emve_load(b, i, p)), p);
+        }
+        *st = TOSAC_OK;
+        return true;
+    }
+    return false;
+}
+
+#else
+
+bool tosac_binary_mve_run(tosac_kcall *c, tosac_status *st)
+{
+    (void)c, (void)st;
+    return false;
+}
+
+#endif
