@@ -130,6 +130,23 @@ size_t tosac_program_arena_lower_bound(const tosac_program *p);
 /** Bytes of the constants buffer and of the variables buffer. */
 size_t tosac_program_const_bytes(const tosac_program *p);
 size_t tosac_program_variable_bytes(const tosac_program *p);
+/** What a program needs, for sizing a device's heap and RAM (tosac_program_memory_needs). */
+typedef struct tosac_program_memory {
+    size_t heap;              /**< bytes the program holds from the allocator (tosac_set_allocator):
+                                   its bookkeeping plus those of the buffers below it allocated */
+    size_t bookkeeping;       /**< of which the program's own tables (operators, values, names,
+                                   shapes, plan), with the CMake TOSAC_ARENA_CHUNK chunking */
+    size_t arena;             /**< the arena the plan needs (tosac_program_arena_size) */
+    size_t arena_lower_bound; /**< tosac_program_arena_lower_bound */
+    size_t constants;         /**< constants buffer (tosac_program_const_bytes) */
+    size_t prepared;          /**< prepared constants (tosac_program_prepared_size) */
+    size_t variables;         /**< variables buffer */
+} tosac_program_memory;
+/**
+ * Fills *out (create's transient planning buffers are freed before it returns and are not
+ * counted; a counting allocator measures them). TOSAC_ERR_INVALID_ARG for NULL arguments.
+ */
+tosac_status tosac_program_memory_needs(const tosac_program *p, tosac_program_memory *out);
 /**
  * Uses `buf` (TOSAC_PROGRAM_ALIGN-aligned, `size` >= arena size) as the arena from now on; an
  * arena allocated by create is freed. Input data written before is not carried over.

@@ -721,7 +721,7 @@ static tosac_status build_inst(bctx *bc, uint32_t ri, uint32_t bi, int32_t paren
         p->ops[oi].scratch_buf = RT_NONE;
         p->ops[oi].fused_into = p->ops[oi].fused_out = RT_NONE;
         p->ops[oi].sub[0] = p->ops[oi].sub[1] = RT_NONE;
-        if (!n) return tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR, "block '%s': operator %u is missing", nm(b->name), k);
+        if (!n) return tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR, "block '%s': operator %lu is missing", nm(b->name), (unsigned long)k);
         p->ops[oi].op = n->op;
         p->ops[oi].index = k;
         p->ops[oi].inst = ii;
