@@ -94,6 +94,10 @@ typedef struct tosac_program_opts {
     /** Do not allocate the prepared constants in create: the caller must call
         tosac_program_set_prepared before the first invoke. */
     bool caller_prepared;
+    /** Run and prepare with the portable C kernels whatever this CPU supports: the prepared
+        bytes and scratch sizes are those of a CPU without x86 SIMD (what `tosac emit-c` writes
+        for a microcontroller). */
+    bool portable_kernels;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */

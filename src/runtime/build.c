@@ -941,7 +941,7 @@ static tosac_status prepare_calls(bctx *bc)
         t->nelem = rv->nelem;
     }
     for (uint32_t j = 0; j < p->n_idx; j++) p->kt[j].constant = p->vals[rt_final_val(p, p->idx[j])].kind == RV_CONST;
-    p->isa = tosac_kernel_isa();
+    p->isa = bc->o->portable_kernels ? TOSAC_KISA_PORTABLE : tosac_kernel_isa();
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
         op->call.in = p->kt + op->in_base;

@@ -1,0 +1,765 @@
+/*
+ * `tosac emit-c`: a program created on the host, written out as C (emit_c.h).
+ *
+ *   plan   the runtime's buffers (lifetimes, in-place sharing, scratch) minus the intermediates a
+ *          fused epilogue never writes (the int32 result of a convolution whose RESCALE runs in its
+ *          output loop, ...), placed again offline (several greedy orders, the smallest wins)
+ *   data   constants read by a call (typed arrays), prepared bytes of each call, shapes,
+ *          attributes
+ *   calls  one block per operator building the tosac_kcall the runtime would pass
+ *   files  NAME.h (API, sizes, I/O shapes and q-params, figures), NAME.c, NAME.cmake, sources.txt
+ */
+#include "emit/emit_c.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/diag.h"
+#include "core/strbuf.h"
+#include "runtime/program.h"
+
+/* Kernel family (the `check` column of ops.def) of every op. */
+static const char *const k_family[TOSAC_OP_COUNT] = {
+#define TOSAC_OP(E, num, A, chk, acc, ins, outs) [num] = #chk,
+#include "tosac/ops.def"
+#undef TOSAC_OP
+};
+
+/* THE list of kernel sources: the file of each family a program may call. */
+static const struct {
+    const char *family, *file;
+} k_family_files[] = {
+    {"conv", "k_conv.c"},         {"matmul", "k_matmul.c"},     {"rescale", "k_convert.c"},
+    {"cast", "k_convert.c"},      {"identity", "k_convert.c"},  {"clamp", "k_activation.c"},
+    {"table", "k_activation.c"},  {"unary", "k_elementwise.c"}, {"binary", "k_elementwise.c"},
+    {"select", "k_elementwise.c"}, {"pool2d", "k_pool.c"},      {"argmax", "k_pool.c"},
+    {"reduce", "k_reduce.c"},     {"resize", "k_resize.c"},     {"concat", "k_layout.c"},
+    {"pad", "k_layout.c"},        {"reshape", "k_layout.c"},    {"reverse", "k_layout.c"},
+    {"slice", "k_layout.c"},      {"tile", "k_layout.c"},       {"transpose", "k_layout.c"},
+    {"gather", "k_gather.c"},     {"scatter", "k_gather.c"},    {"fft", "k_fft.c"},
+};
+#define N_FAMILY_FILES (sizeof k_family_files / sizeof k_family_files[0])
+/* What every family may reach (GEMM rows, epilogues, clamps, storage sizes, FP conversions); a
+   linker with --gc-sections keeps only what is called. */
+static const char *const k_support_files[] = {"src/kernels/k_gemm.c", "src/kernels/k_convert.c",
+                                              "src/kernels/k_activation.c", "src/kernels/k_storage.c",
+                                              "src/core/fp.c", "src/core/dtype.c"};
+#define N_SUPPORT_FILES (sizeof k_support_files / sizeof k_support_files[0])
+
+/* Where a value's bytes are on the device. */
+enum loc_kind { L_NONE, L_ARENA, L_CONST, L_IN, L_OUT };
+typedef struct loc {
+    uint8_t kind;
+    size_t off;   /* L_ARENA */
+    uint32_t idx; /* L_CONST: value; L_IN / L_OUT: position */
+} loc;
+
+typedef struct ebuf {
+    size_t size, off;
+    int32_t first, last;
+} ebuf;
+
+typedef struct ectx {
+    const tosac_program *p;
+    const tosac_emit_c_opts *o;
+    tosac_diag *d;
+    bool *dropped;     /* [n_vals]: never written (fused away) */
+    bool *run;         /* [n_ops]: called at invoke */
+    bool *const_used;  /* [n_vals] */
+    size_t *buf_off;   /* [n_bufs]: offset in the emitted plan (SIZE_MAX: dropped) */
+    size_t *prep_off;  /* [n_ops]: offset in the emitted prepared array (SIZE_MAX: none) */
+    size_t prep_total, arena, lb;
+    tosac_strbuf c, h;
+} ectx;
+
+/* ---- plan ------------------------------------------------------------------------------------ */
+
+static int cmp_size(const void *a, const void *b)
+{
+    const ebuf *x = *(const ebuf *const *)a, *y = *(const ebuf *const *)b;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+static int cmp_first(const void *a, const void *b)
+{
+    const ebuf *x = *(const ebuf *const *)a, *y = *(const ebuf *const *)b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return x->size > y->size ? -1 : x->size < y->size;
+}
+static int cmp_area(const void *a, const void *b)
+{
+    const ebuf *x = *(const ebuf *const *)a, *y = *(const ebuf *const *)b;
+    double ax = (double)x->size * (x->last - x->first + 1), ay = (double)y->size * (y->last - y->first + 1);
+    if (ax != ay) return ax > ay ? -1 : 1;
+    return cmp_size(a, b);
+}
+
+/* Lowest offset free over each buffer's lifetime, in `order`; returns the arena size. */
+static size_t place(ebuf **order, uint32_t n)
+{
+    size_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ebuf *b = order[i];
+        size_t at = 0;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (uint32_t j = 0; j < i; j++) {
+                const ebuf *q = order[j];
+                if (q->first <= b->last && b->first <= q->last && q->off < at + b->size && at < q->off + q->size) {
+                    at = q->off + q->size;
+                    moved = true;
+                }
+            }
+        }
+        b->off = at;
+        if (at + b->size > total) total = at + b->size;
+    }
+    return total;
+}
+
+static tosac_status plan(ectx *e)
+{
+    const tosac_program *p = e->p;
+    uint32_t nb = p->n_bufs;
+    ebuf *bufs = tosac_calloc(nb ? nb : 1, sizeof(ebuf));
+    ebuf **order = tosac_calloc(nb ? nb : 1, sizeof(ebuf *));
+    size_t *best = tosac_calloc(nb ? nb : 1, sizeof(size_t));
+    bool *keep = tosac_calloc(nb ? nb : 1, sizeof(bool));
+    tosac_status st = TOSAC_OK;
+    if (!bufs || !order || !best || !keep) {
+        st = tosac_diag_add(e->d, TOSAC_ERR_NOMEM, "emit-c: out of memory while planning");
+        goto out;
+    }
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind == RV_ARENA && !e->dropped[v]) keep[p->vals[v].buf] = true;
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (e->run[k] && p->ops[k].scratch_buf != RT_NONE) keep[p->ops[k].scratch_buf] = true;
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        bufs[b] = (ebuf){p->bufs[b].size, 0, p->bufs[b].first, p->bufs[b].last};
+        if (keep[b]) order[n++] = &bufs[b];
+    }
+    /* several greedy orders (TFLite Micro's is the first), the smallest arena wins */
+    int (*const cmps[])(const void *, const void *) = {cmp_size, cmp_first, cmp_area};
+    size_t arena = SIZE_MAX;
+    for (size_t c = 0; c < sizeof cmps / sizeof cmps[0]; c++) {
+        qsort(order, n, sizeof *order, cmps[c]);
+        size_t a = place(order, n);
+        if (a < arena) {
+            arena = a;
+            for (uint32_t b = 0; b < nb; b++) best[b] = keep[b] ? bufs[b].off : SIZE_MAX;
+        }
+    }
+    e->arena = n ? arena : 0;
+    memcpy(e->buf_off, best, nb * sizeof(size_t));
+    /* liveness lower bound of the kept buffers: the most bytes live at one step */
+    size_t lb = 0;
+    for (int32_t s = 0; s < p->n_steps; s++) {
+        size_t live = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (order[i]->first <= s && s <= order[i]->last) live += order[i]->size;
+        if (live > lb) lb = live;
+    }
+    e->lb = lb;
+out:
+    tosac_free(bufs, (nb ? nb : 1) * sizeof(ebuf));
+    tosac_free(order, (nb ? nb : 1) * sizeof(ebuf *));
+    tosac_free(best, (nb ? nb : 1) * sizeof(size_t));
+    tosac_free(keep, (nb ? nb : 1) * sizeof(bool));
+    return st;
+}
+
+/* ---- locations ------------------------------------------------------------------------------- */
+
+static loc where(const ectx *e, uint32_t v)
+{
+    const tosac_program *p = e->p;
+    uint32_t f = rt_final_val(p, v);
+    const rt_val *x = &p->vals[f];
+    const rt_inst *m = &p->insts[0];
+    loc l = {L_NONE, 0, 0};
+    switch (x->kind) {
+    case RV_ARENA:
+        if (!e->dropped[f]) l = (loc){L_ARENA, e->buf_off[x->buf], 0};
+        break;
+    case RV_CONST: l = (loc){L_CONST, 0, f}; break;
+    case RV_EXT:
+        for (uint32_t i = 0; i < m->n_in; i++)
+            if (rt_final_val(p, p->idx[m->in_base + i]) == f) return (loc){L_IN, 0, i};
+        for (uint32_t i = 0; i < m->n_out; i++)
+            if (rt_final_val(p, p->idx[m->out_base + i]) == f) return (loc){L_OUT, 0, i};
+        break;
+    default: break;
+    }
+    return l;
+}
+
+static void put_loc(tosac_strbuf *sb, loc l)
+{
+    switch (l.kind) {
+    case L_ARENA: tosac_strbuf_appendf(sb, "A + %zu", l.off); break;
+    case L_CONST: tosac_strbuf_appendf(sb, "k_%" PRIu32, l.idx); break;
+    case L_IN: tosac_strbuf_appendf(sb, "in[%" PRIu32 "]", l.idx); break;
+    case L_OUT: tosac_strbuf_appendf(sb, "out[%" PRIu32 "]", l.idx); break;
+    default: tosac_strbuf_append(sb, "0"); break;
+    }
+}
+
+static bool same_loc(loc a, loc b) { return a.kind == b.kind && a.off == b.off && a.idx == b.idx; }
+
+/* ---- data ------------------------------------------------------------------------------------ */
+
+/* One constant as a typed array: signed decimal integers, floating point as its bits. */
+static void put_const(ectx *e, uint32_t v)
+{
+    const rt_val *x = &e->p->vals[v];
+    const void *data = rt_fixed_data(e->p, x);
+    size_t es = x->nelem ? x->nbytes / (size_t)x->nelem : 1;
+    bool fp = rt_is_float(x->dtype);
+    static const char *const ints[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+    static const char *const bits[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+    int w = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
+    tosac_strbuf *sb = &e->c;
+    tosac_strbuf_appendf(sb, "/* '%s' %s, %" PRId64 " elements */\nstatic _Alignas(16) const %s k_%" PRIu32 "[%" PRId64 "] = {",
+                         x->name, tosac_dtype_name(x->dtype), x->nelem, fp ? bits[w] : ints[w], v,
+                         x->nelem ? x->nelem : 1);
+    for (int64_t i = 0; i < x->nelem; i++) {
+        const uint8_t *b = (const uint8_t *)data + (size_t)i * es;
+        if (i % 16 == 0) tosac_strbuf_append(sb, "\n   ");
+        if (fp) {
+            uint64_t u = 0;
+            for (size_t k = 0; k < es; k++) u |= (uint64_t)b[k] << (8 * k);
+            tosac_strbuf_appendf(sb, " 0x%" PRIx64 "u,", u);
+        } else {
+            int64_t s;
+            switch (w) {
+            case 0: s = *(const int8_t *)b; break;
+            case 1: { int16_t t; memcpy(&t, b, 2); s = t; break; }
+            case 2: { int32_t t; memcpy(&t, b, 4); s = t; break; }
+            default: memcpy(&s, b, 8); break;
+            }
+            if (w == 3)
+                tosac_strbuf_appendf(sb, " INT64_C(%" PRId64 "),", s);
+            else if (w == 2 && s == INT32_MIN)
+                tosac_strbuf_append(sb, " INT32_MIN,");
+            else
+                tosac_strbuf_appendf(sb, " %" PRId64 ",", s);
+        }
+    }
+    if (!x->nelem) tosac_strbuf_append(sb, "0");
+    tosac_strbuf_append(sb, "\n};\n");
+}
+
+static void put_bytes(tosac_strbuf *sb, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i % 24 == 0) tosac_strbuf_append(sb, "\n   ");
+        tosac_strbuf_appendf(sb, " 0x%02x,", b[i]);
+    }
+}
+
+/* Attribute arrays of call k (static, named a_K). */
+static void put_attrs(ectx *e, uint32_t k)
+{
+    const rt_op *op = &e->p->ops[k];
+    tosac_strbuf *sb = &e->c;
+    const tosac_attr_val *a = op->call.attr;
+    if (!a) return;
+    for (unsigned i = 0; i < TOSAC_ATTR_MAX_FIELDS; i++) {
+        if (!a[i].present || !a[i].data) continue;
+        switch (tosac_op_attr_kind(op->op, i)) {
+        case TOSAC_AK_I32V:
+            tosac_strbuf_appendf(sb, "static const int32_t a_%" PRIu32 "_%u[%" PRIu32 "] = {", k, i, a[i].len ? a[i].len : 1);
+            for (uint32_t j = 0; j < a[i].len; j++)
+                tosac_strbuf_appendf(sb, "%s%" PRId32, j ? ", " : "", ((const int32_t *)a[i].data)[j]);
+            if (!a[i].len) tosac_strbuf_append(sb, "0");
+            tosac_strbuf_append(sb, "};\n");
+            break;
+        case TOSAC_AK_STR:
+        case TOSAC_AK_BYTES:
+        case TOSAC_AK_BYTES8: {
+            uint32_t n = a[i].len + (tosac_op_attr_kind(op->op, i) == TOSAC_AK_STR);
+            tosac_strbuf_appendf(sb, "static _Alignas(8) const uint8_t a_%" PRIu32 "_%u[%" PRIu32 "] = {", k, i, n ? n : 1);
+            put_bytes(sb, a[i].data, n);
+            if (!n) tosac_strbuf_append(sb, "0");
+            tosac_strbuf_append(sb, "\n};\n");
+            break;
+        }
+        default: break;
+        }
+    }
+    tosac_strbuf_appendf(sb, "static const tosac_attr_val a_%" PRIu32 "[TOSAC_ATTR_MAX_FIELDS] = {", k);
+    for (unsigned i = 0; i < TOSAC_ATTR_MAX_FIELDS; i++) {
+        if (!a[i].present) continue;
+        tosac_strbuf_appendf(sb, "\n    [%u] = {.present = true, .i = INT64_C(%" PRId64 ")", i, a[i].i);
+        if (a[i].data) tosac_strbuf_appendf(sb, ", .data = a_%" PRIu32 "_%u, .len = %" PRIu32, k, i, a[i].len);
+        tosac_strbuf_append(sb, "},");
+    }
+    tosac_strbuf_append(sb, "\n};\n");
+}
+
+/* The kt slot of tensor j of call k (inputs, then outputs). */
+static uint32_t call_slot(const rt_op *op, uint32_t j) { return j < op->n_in ? op->in_base + j : op->out_base + (j - op->n_in); }
+
+/* Shapes of every tensor of call k (s_K_J, J over inputs then outputs). */
+static void put_shapes(ectx *e, uint32_t k)
+{
+    const rt_op *op = &e->p->ops[k];
+    for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
+        const tosac_ktensor *t = &e->p->kt[call_slot(op, j)];
+        if (!t->rank) continue;
+        tosac_strbuf_appendf(&e->c, "static const int64_t s_%" PRIu32 "_%" PRIu32 "[%" PRId32 "] = {", k, j, t->rank);
+        for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(&e->c, "%s%" PRId64, i ? ", " : "", t->shape[i]);
+        tosac_strbuf_append(&e->c, "};\n");
+    }
+}
+
+/* ---- calls ----------------------------------------------------------------------------------- */
+
+/* One tosac_ktensor initializer for kt slot `slot`, its shape array named `shape`. */
+static void put_tensor(ectx *e, uint32_t slot, const char *shape)
+{
+    const tosac_program *p = e->p;
+    const tosac_ktensor *t = &p->kt[slot];
+    tosac_strbuf *sb = &e->c;
+    tosac_strbuf_append(sb, "        T(");
+    put_loc(sb, where(e, p->idx[slot]));
+    tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
+                         t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
+}
+
+/* The tensors and tosac_kcall of call k as locals named <pfx>in, <pfx>out, <pfx>c. */
+static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
+{
+    const rt_op *op = &e->p->ops[k];
+    tosac_strbuf *sb = &e->c;
+    tosac_strbuf_appendf(sb, "        const tosac_ktensor %sti[%" PRIu32 "] = {\n", pfx, op->n_in ? op->n_in : 1);
+    char shape[48];
+    for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
+        if (j == op->n_in)
+            tosac_strbuf_appendf(sb, "%s        };\n        const tosac_ktensor %sto[%" PRIu32 "] = {\n",
+                                 op->n_in ? "" : "        {0},\n", pfx, op->n_out ? op->n_out : 1);
+        snprintf(shape, sizeof shape, "s_%" PRIu32 "_%" PRIu32, k, j);
+        put_tensor(e, call_slot(op, j), shape);
+    }
+    tosac_strbuf_appendf(sb, "        };\n        tosac_kcall %sc = {.op = TOSAC_OP_%s, .n_in = %" PRIu32 ", .n_out = %" PRIu32
+                             ", .in = %sti, .out = %sto,\n                           .attr = %s%" PRIu32 ", .isa = TOSAC_KISA_PORTABLE",
+                         pfx, tosac_op_name(op->op), op->n_in, op->n_out, pfx, pfx, op->call.attr ? "a_" : "0 /* ", k);
+    if (!op->call.attr) tosac_strbuf_append(sb, " */");
+    if (e->run[k] && op->scratch_size)
+        tosac_strbuf_appendf(sb, ",\n                           .scratch = A + %zu, .scratch_size = %zu",
+                             e->buf_off[op->scratch_buf], op->scratch_size);
+    if (e->prep_off[k] != SIZE_MAX)
+        tosac_strbuf_appendf(sb, ",\n                           .prep = prep + %zu, .prep_size = %zu", e->prep_off[k],
+                             op->prep_size);
+    if (epi) tosac_strbuf_appendf(sb, ",\n                           .epi = %s", epi);
+    tosac_strbuf_append(sb, "};\n");
+}
+
+/* The index of the operator whose call is `c`. */
+static uint32_t op_of_call(const tosac_program *p, const tosac_kcall *c)
+{
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (&p->ops[k].call == c) return k;
+    return RT_NONE;
+}
+
+/* The kt slot `t` points at. */
+static uint32_t slot_of(const tosac_program *p, const tosac_ktensor *t) { return (uint32_t)(t - p->kt); }
+
+static void put_float(tosac_strbuf *sb, float f)
+{
+    if (f != f)
+        tosac_strbuf_append(sb, "NAN");
+    else if (f > FLT_MAX || f < -FLT_MAX)
+        tosac_strbuf_append(sb, f > 0 ? "INFINITY" : "-INFINITY");
+    else
+        tosac_strbuf_appendf(sb, "%af", (double)f);
+}
+
+static void put_call(ectx *e, uint32_t k)
+{
+    const tosac_program *p = e->p;
+    const rt_op *op = &p->ops[k];
+    tosac_strbuf *sb = &e->c;
+    char label[256];
+    rt_op_label(p, k, label, sizeof label);
+    for (char *s = label; *s; s++)
+        if (*s == '*' && s[1] == '/') *s = '+'; /* never end the comment */
+    tosac_strbuf_appendf(sb, "    { /* %s */\n", label);
+    const char *epi = NULL;
+    if (op->has_epi) {
+        const tosac_kepilogue *x = &op->epi;
+        if (x->rescale) {
+            uint32_t r = op_of_call(p, x->rescale);
+            put_kcall(e, r, "r", NULL);
+        }
+        tosac_strbuf_append(sb, "        const tosac_ktensor eo[1] = {\n");
+        char shape[32];
+        snprintf(shape, sizeof shape, "e_%" PRIu32, k);
+        put_tensor(e, slot_of(p, x->out), shape);
+        tosac_strbuf_appendf(sb, "        };\n        const tosac_kepilogue epi = {.rescale = %s, .out = eo, .lo = %" PRId32
+                                 ", .hi = %" PRId32 ", .flo = ",
+                             x->rescale ? "&rc" : "0", x->lo, x->hi);
+        put_float(sb, x->flo);
+        tosac_strbuf_append(sb, ", .fhi = ");
+        put_float(sb, x->fhi);
+        tosac_strbuf_appendf(sb, ", .fignore = %s};\n", x->fignore ? "true" : "false");
+        epi = "&epi";
+    }
+    put_kcall(e, k, "", epi);
+    tosac_strbuf_appendf(sb, "        if ((st = tosac_kernel_%s(&c)) != TOSAC_OK) return (int)st;\n    }\n", k_family[op->op]);
+}
+
+/* ---- files ----------------------------------------------------------------------------------- */
+
+static void put_io_macros(ectx *e, const char *what, uint32_t i, uint32_t v, const tosac_quant_io *q)
+{
+    const rt_val *x = &e->p->vals[v];
+    tosac_strbuf *sb = &e->h;
+    const char *N = e->o->name;
+    char up[64];
+    size_t n = 0;
+    for (const char *s = what; *s && n + 1 < sizeof up; s++) up[n++] = (char)toupper((unsigned char)*s);
+    up[n] = '\0';
+    tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_NAME \"%s\"\n", N, up, i, x->name);
+    tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_DTYPE \"%s\"\n", N, up, i, tosac_dtype_name(x->dtype));
+    tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_BYTES %zu\n", N, up, i, x->nbytes);
+    tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_RANK %" PRId32 "\n", N, up, i, x->rank);
+    tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_SHAPE {", N, up, i);
+    for (int32_t j = 0; j < x->rank; j++) tosac_strbuf_appendf(sb, "%s%" PRId64, j ? ", " : "", x->shape[j]);
+    tosac_strbuf_append(sb, "}\n");
+    if (q && tosac_quant_io_holds_codes(q, x->dtype)) {
+        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_CODES \"%s\" /* real = scale * (code - zero_point) */\n", N,
+                             up, i, tosac_quant_io_type_name(q->type));
+        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_SCALE %.9gf\n", N, up, i, (double)q->q.scale);
+        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_ZERO_POINT %" PRId32 "\n", N, up, i, (int32_t)q->q.zero_point);
+    }
+}
+
+static const tosac_quant_io *find_q(const tosac_quant_io *list, uint32_t n, const char *name)
+{
+    for (uint32_t k = 0; list && k < n; k++)
+        if (!strcmp(list[k].name, name)) return &list[k];
+    return NULL;
+}
+
+static char *sources_text(const ectx *e, bool cmake)
+{
+    const tosac_program *p = e->p;
+    bool used[N_FAMILY_FILES] = {false};
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        for (size_t f = 0; f < N_FAMILY_FILES; f++)
+            if (!strcmp(k_family_files[f].family, k_family[p->ops[k].op])) used[f] = true;
+    }
+    tosac_strbuf sb;
+    tosac_strbuf_init(&sb);
+    const char *N = e->o->name;
+    if (cmake)
+        tosac_strbuf_appendf(&sb,
+                             "# %s: generated by tosac emit-c. Set TOSAC_ROOT to the tosac source tree, then compile\n"
+                             "# ${%s_SOURCES} with ${%s_INCLUDE_DIRS} and ${%s_DEFINITIONS} (C11; link libm; the linker's\n"
+                             "# --gc-sections keeps only the kernels called).\n"
+                             "set(%s_SOURCES ${CMAKE_CURRENT_LIST_DIR}/%s.c",
+                             N, N, N, N, N, N);
+    /* each file once, in table order */
+    for (size_t f = 0; f < N_FAMILY_FILES; f++) {
+        if (!used[f]) continue;
+        bool first = true, support = false;
+        for (size_t g = 0; g < f; g++) first &= !(used[g] && !strcmp(k_family_files[g].file, k_family_files[f].file));
+        char path[64];
+        snprintf(path, sizeof path, "src/kernels/%s", k_family_files[f].file);
+        for (size_t s = 0; s < N_SUPPORT_FILES; s++) support |= !strcmp(k_support_files[s], path);
+        if (!first || support) continue;
+        tosac_strbuf_appendf(&sb, cmake ? "\n    ${TOSAC_ROOT}/%s" : "%s\n", path);
+    }
+    for (size_t s = 0; s < N_SUPPORT_FILES; s++) tosac_strbuf_appendf(&sb, cmake ? "\n    ${TOSAC_ROOT}/%s" : "%s\n", k_support_files[s]);
+    if (cmake)
+        tosac_strbuf_appendf(&sb,
+                             ")\nset(%s_INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR} ${TOSAC_ROOT}/include ${TOSAC_ROOT}/src)\n"
+                             "# portable kernels only (the prepared bytes are theirs); POSIX names for strings.h\n"
+                             "set(%s_DEFINITIONS TOSAC_NO_SIMD _POSIX_C_SOURCE=200809L)\n",
+                             N, N);
+    return tosac_strbuf_take(&sb);
+}
+
+static void put_header(ectx *e, tosac_emit_c_out *out)
+{
+    const tosac_program *p = e->p;
+    const rt_inst *m = &p->insts[0];
+    tosac_strbuf *sb = &e->h;
+    const char *N = e->o->name;
+    const tosac_quant_iomap *q = e->o->qio;
+    tosac_strbuf_appendf(sb,
+                         "/*\n * %s: generated by tosac emit-c%s%s (docs/EMIT_C.md). Do not edit.\n *\n"
+                         " * int %s_invoke(const void *const in[], void *const out[], void *arena) runs the program\n"
+                         " * once: in[i] holds input i (%s_INPUT_i_BYTES, execution storage: INT8 as int8_t, FP32 as\n"
+                         " * float, ...), out[i] receives output i; arena is %s_ARENA_SIZE bytes aligned to\n"
+                         " * %s_ARENA_ALIGN, its contents are not kept between calls. Returns 0, or the tosac_status\n"
+                         " * of a kernel whose data-dependent check failed. No allocation, no stdio, reentrant with\n"
+                         " * distinct arenas.\n *\n"
+                         " * Memory: arena %zu bytes; liveness lower bound %zu bytes (%.2f%%). tosac's runtime plans\n"
+                         " * %zu bytes for the same program (lower bound %zu), keeping the intermediates that fused\n"
+                         " * epilogues never write. Flash: %zu bytes of constants, %zu bytes of prepared constants.\n"
+                         " * Inputs and outputs (%zu bytes) are the caller's buffers. %" PRIu32 " kernel calls per invoke.\n */\n",
+                         N, e->o->source ? " from " : "", e->o->source ? e->o->source : "", N, N, N, N, out->arena,
+                         out->arena_lower_bound,
+                         out->arena_lower_bound ? 100.0 * ((double)out->arena / (double)out->arena_lower_bound - 1.0) : 0.0,
+                         out->runtime_arena, out->runtime_lower_bound, out->const_bytes, out->prepared_bytes, out->io_bytes,
+                         out->n_calls);
+    tosac_strbuf_appendf(sb, "#ifndef %s_H\n#define %s_H\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", N, N);
+    tosac_strbuf_appendf(sb, "#define %s_ARENA_SIZE %zu\n#define %s_ARENA_ALIGN 16\n#define %s_ARENA_LOWER_BOUND %zu\n", N,
+                         out->arena ? out->arena : 16, N, N, out->arena_lower_bound);
+    tosac_strbuf_appendf(sb, "#define %s_CONST_BYTES %zu\n#define %s_PREPARED_BYTES %zu\n", N, out->const_bytes, N,
+                         out->prepared_bytes);
+    tosac_strbuf_appendf(sb, "#define %s_NUM_INPUTS %" PRIu32 "\n#define %s_NUM_OUTPUTS %" PRIu32 "\n", N, m->n_in, N, m->n_out);
+    for (uint32_t i = 0; i < m->n_in; i++) {
+        uint32_t v = p->idx[m->in_base + i];
+        put_io_macros(e, "input", i, v, q ? find_q(q->inputs, q->n_inputs, p->vals[v].name) : NULL);
+    }
+    for (uint32_t i = 0; i < m->n_out; i++) {
+        uint32_t v = p->idx[m->out_base + i];
+        put_io_macros(e, "output", i, v, q ? find_q(q->outputs, q->n_outputs, p->vals[v].name) : NULL);
+    }
+    tosac_strbuf_appendf(sb, "\nint %s_invoke(const void *const in[], void *const out[], void *arena);\n", N);
+    tosac_strbuf_appendf(sb, "\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
+}
+
+static tosac_status check_supported(ectx *e)
+{
+    const tosac_program *p = e->p;
+    if (p->n_insts != 1)
+        return tosac_diag_add(e->d, TOSAC_ERR_UNSUPPORTED, "emit-c: control flow (COND_IF, WHILE_LOOP) is not supported yet");
+    if (p->n_vars)
+        return tosac_diag_add(e->d, TOSAC_ERR_UNSUPPORTED, "emit-c: variables (EXT-VARIABLE) are not supported yet");
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        const rt_op *op = &p->ops[k];
+        if (op->mode == M_KERNEL || op->mode == M_ALIAS || op->mode == M_NOP) continue;
+        char label[256];
+        rt_op_label(p, k, label, sizeof label);
+        return tosac_diag_add(e->d, TOSAC_ERR_UNSUPPORTED, "emit-c: %s: this operator is not supported yet", label);
+    }
+    return TOSAC_OK;
+}
+
+/* Which operators run, which values are never written, which constants are read. */
+static void select_calls(ectx *e)
+{
+    const tosac_program *p = e->p;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        const rt_op *op = &p->ops[k];
+        if (op->mode == M_NOP || op->fused_into != RT_NONE) continue;
+        e->run[k] = true;
+        if (op->has_epi) e->dropped[rt_final_val(p, p->idx[op->out_base])] = true;
+    }
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        const rt_op *op = &p->ops[k];
+        if (op->fused_into == RT_NONE) continue;
+        for (uint32_t j = 0; j < op->n_out; j++) {
+            uint32_t v = rt_final_val(p, p->idx[op->out_base + j]);
+            if (v != rt_final_val(p, p->ops[op->fused_into].fused_out)) e->dropped[v] = true;
+        }
+    }
+}
+
+/* RESHAPE / IDENTITY planned in place cost nothing (as in exec.c). */
+static void drop_aliases(ectx *e)
+{
+    const tosac_program *p = e->p;
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (e->run[k] && p->ops[k].mode == M_ALIAS &&
+            same_loc(where(e, p->idx[p->ops[k].in_base]), where(e, p->idx[p->ops[k].out_base])))
+            e->run[k] = false;
+}
+
+/* Constants the calls (and their epilogues' RESCALEs) read, and the prepared bytes they use. */
+static void select_data(ectx *e, tosac_emit_c_out *out)
+{
+    const tosac_program *p = e->p;
+    size_t total = 0;
+    for (uint32_t k = 0; k < p->n_ops; k++) e->prep_off[k] = SIZE_MAX;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        uint32_t calls[2] = {k, p->ops[k].has_epi && p->ops[k].epi.rescale ? op_of_call(p, p->ops[k].epi.rescale) : RT_NONE};
+        for (int c = 0; c < 2 && calls[c] != RT_NONE; c++) {
+            const rt_op *op = &p->ops[calls[c]];
+            for (uint32_t j = 0; j < op->n_in; j++) {
+                uint32_t f = rt_final_val(p, p->idx[op->in_base + j]);
+                if (p->vals[f].kind == RV_CONST && !e->const_used[f]) {
+                    e->const_used[f] = true;
+                    out->const_bytes += p->vals[f].nbytes;
+                }
+            }
+            if (op->prep_size && e->prep_off[calls[c]] == SIZE_MAX) {
+                e->prep_off[calls[c]] = total;
+                total += rt_align(op->prep_size);
+            }
+        }
+    }
+    e->prep_total = total;
+    out->prepared_bytes = total;
+}
+
+static void put_source(ectx *e)
+{
+    const tosac_program *p = e->p;
+    tosac_strbuf *sb = &e->c;
+    const char *N = e->o->name;
+    tosac_strbuf_appendf(sb,
+                         "/* %s: generated by tosac emit-c%s%s (docs/EMIT_C.md): the kernel calls of the\n"
+                         "   program, with the arena offsets, constants and prepared constants tosac computed on the\n"
+                         "   host. Compile with the kernel sources of %s.cmake (sources.txt). Do not edit. */\n",
+                         N, e->o->source ? " from " : "", e->o->source ? e->o->source : "", N);
+    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/kernel.h\"\n\n", N);
+    tosac_strbuf_append(sb,
+                        "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
+                        "#error \"the prepared constants are the bytes of a little-endian target\"\n#endif\n\n"
+                        "#define T(p, dt, r, sh, n, k) \\\n"
+                        "    {.data = (void *)(uintptr_t)(p), .dtype = (dt), .rank = (r), .shape = (sh), .nelem = (n), .constant = (k)}\n\n");
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (e->const_used[v]) put_const(e, v);
+    if (e->prep_total) {
+        tosac_strbuf_appendf(sb, "/* prepared constants (packed weights, per-channel tables) */\nstatic _Alignas(16) const uint8_t prep[%zu] = {",
+                             e->prep_total);
+        /* in offset order (select_data) */
+        for (size_t at = 0; at < e->prep_total;) {
+            uint32_t k = 0;
+            while (k < p->n_ops && e->prep_off[k] != at) k++;
+            if (k == p->n_ops) break; /* cannot happen: the offsets tile the array */
+            tosac_strbuf_appendf(sb, "\n    /* op %" PRIu32 " at %zu */", k, at);
+            put_bytes(sb, p->prepared + p->ops[k].prep_off, p->ops[k].prep_size);
+            static const uint8_t zeros[RT_ALIGN] = {0};
+            put_bytes(sb, zeros, rt_align(p->ops[k].prep_size) - p->ops[k].prep_size);
+            at += rt_align(p->ops[k].prep_size);
+        }
+        tosac_strbuf_append(sb, "\n};\n");
+    }
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        uint32_t calls[2] = {k, p->ops[k].has_epi && p->ops[k].epi.rescale ? op_of_call(p, p->ops[k].epi.rescale) : RT_NONE};
+        for (int c = 0; c < 2 && calls[c] != RT_NONE; c++) {
+            put_shapes(e, calls[c]);
+            put_attrs(e, calls[c]);
+        }
+        if (p->ops[k].has_epi) {
+            /* the epilogue's output tensor: shape array s_NONE_0 is per call, name it after k */
+            const tosac_ktensor *t = p->ops[k].epi.out;
+            if (t->rank) {
+                tosac_strbuf_appendf(sb, "static const int64_t e_%" PRIu32 "[%" PRId32 "] = {", k, t->rank);
+                for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(sb, "%s%" PRId64, i ? ", " : "", t->shape[i]);
+                tosac_strbuf_append(sb, "};\n");
+            }
+        }
+    }
+    tosac_strbuf_appendf(sb, "\nint %s_invoke(const void *const in[], void *const out[], void *arena)\n{\n", N);
+    tosac_strbuf_append(sb, "    uint8_t *A = arena;\n    tosac_status st;\n    (void)A, (void)in, (void)out;\n");
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (e->run[k]) put_call(e, k);
+    /* outputs the program does not produce straight into out[i] */
+    const rt_inst *m = &p->insts[0];
+    for (uint32_t i = 0; i < m->n_out; i++) {
+        uint32_t v = p->idx[m->out_base + i];
+        loc l = where(e, v);
+        if (l.kind == L_OUT && l.idx == i) continue;
+        tosac_strbuf_appendf(sb, "    memcpy(out[%" PRIu32 "], ", i);
+        put_loc(sb, l);
+        tosac_strbuf_appendf(sb, ", %zu);\n", p->vals[rt_final_val(p, v)].nbytes);
+    }
+    tosac_strbuf_append(sb, "    (void)st;\n    return 0;\n}\n");
+}
+
+static bool valid_name(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+    return true;
+}
+
+tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosac_emit_c_out *out, tosac_diag *d)
+{
+    if (!g || !o || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_emit_c: no graph, options or result");
+    if (!valid_name(o->name) || strlen(o->name) > 48)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "emit-c: '%s' is not a C identifier of at most 48 characters",
+                              o->name ? o->name : "");
+    memset(out, 0, sizeof *out);
+    tosac_program_opts po = tosac_program_opts_default();
+    po.validate.extensions = TOSAC_EXT_ALL; /* what `tosac run` accepts */
+    po.validate.level = TOSAC_LEVEL_NONE;
+    po.external_io = true;      /* inputs and outputs are the caller's buffers */
+    po.portable_kernels = true; /* the prepared bytes and scratch of the device's kernels */
+    tosac_program *p = NULL;
+    tosac_status st = tosac_program_create(g, &po, &p, d);
+    if (st != TOSAC_OK) return st;
+    ectx e;
+    memset(&e, 0, sizeof e);
+    e.p = p;
+    e.o = o;
+    e.d = d;
+    size_t nv = (size_t)p->n_vals + 1, no = (size_t)p->n_ops + 1, nb = (size_t)p->n_bufs + 1;
+    e.dropped = tosac_calloc(nv, sizeof(bool));
+    e.const_used = tosac_calloc(nv, sizeof(bool));
+    e.run = tosac_calloc(no, sizeof(bool));
+    e.prep_off = tosac_calloc(no, sizeof(size_t));
+    e.buf_off = tosac_calloc(nb, sizeof(size_t));
+    tosac_strbuf_init(&e.c);
+    tosac_strbuf_init(&e.h);
+    if (!e.dropped || !e.const_used || !e.run || !e.prep_off || !e.buf_off) {
+        st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
+        goto out;
+    }
+    if ((st = check_supported(&e)) != TOSAC_OK) goto out;
+    select_calls(&e);
+    if ((st = plan(&e)) != TOSAC_OK) goto out;
+    drop_aliases(&e);
+    select_data(&e, out);
+    out->arena = e.arena;
+    out->arena_lower_bound = e.lb;
+    out->runtime_arena = p->arena_size;
+    out->runtime_lower_bound = p->arena_lb;
+    const rt_inst *m = &p->insts[0];
+    for (uint32_t i = 0; i < m->n_in; i++) out->io_bytes += p->vals[p->idx[m->in_base + i]].nbytes;
+    for (uint32_t i = 0; i < m->n_out; i++) out->io_bytes += p->vals[p->idx[m->out_base + i]].nbytes;
+    for (uint32_t k = 0; k < p->n_ops; k++) out->n_calls += e.run[k];
+    put_source(&e);
+    put_header(&e, out);
+    out->source = tosac_strbuf_take(&e.c);
+    out->header = tosac_strbuf_take(&e.h);
+    out->cmake = sources_text(&e, true);
+    out->sources = sources_text(&e, false);
+    if (!out->source || !out->header || !out->cmake || !out->sources) {
+        tosac_emit_c_out_free(out);
+        st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory while writing the C code");
+    }
+out:
+    tosac_strbuf_free(&e.c);
+    tosac_strbuf_free(&e.h);
+    tosac_free(e.dropped, nv * sizeof(bool));
+    tosac_free(e.const_used, nv * sizeof(bool));
+    tosac_free(e.run, no * sizeof(bool));
+    tosac_free(e.prep_off, no * sizeof(size_t));
+    tosac_free(e.buf_off, nb * sizeof(size_t));
+    tosac_program_destroy(p);
+    return st;
+}
+
+static void free_str(char **s)
+{
+    if (*s) tosac_free(*s, strlen(*s) + 1);
+    *s = NULL;
+}
+
+void tosac_emit_c_out_free(tosac_emit_c_out *o)
+{
+    if (!o) return;
+    free_str(&o->header);
+    free_str(&o->source);
+    free_str(&o->cmake);
+    free_str(&o->sources);
+}
