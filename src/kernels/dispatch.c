@@ -17,7 +17,7 @@ tosac_kernel_fn tosac_kernel_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_r
 
 tosac_kernel_prepare_fn tosac_kernel_prepare_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_prepare[op] : NULL; }
 
-static uint32_t isa_cap = TOSAC_KISA_AVX512;
+static uint32_t isa_cap = TOSAC_KISA_MVE;
 
 void tosac_kernel_limit_isa(uint32_t level) { isa_cap = level; }
 
@@ -30,6 +30,9 @@ uint32_t tosac_kernel_isa(void)
         l = TOSAC_KISA_AVX512;
     else if (__builtin_cpu_supports("avx2"))
         l = TOSAC_KISA_AVX2;
+#endif
+#ifdef __ARM_FEATURE_MVE
+    l = TOSAC_KISA_MVE;
 #endif
     return l < isa_cap ? l : isa_cap;
 }

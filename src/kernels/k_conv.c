@@ -31,6 +31,7 @@
 
 #include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 /* GCC vectorises the per-channel loops (unknown trip counts) only at -O3; results do not change. */
@@ -204,6 +205,9 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
 tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
     sizes->const_size = sizes->scratch_size = 0;
+    if (c->isa == TOSAC_KISA_MVE)
+        return tosac_conv_mve_prepare(c, sizes, dst) ? TOSAC_OK
+                                                      : tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_conv_prepare);
     if (c->n_in < 5 || c->n_out < 1) return TOSAC_OK;
     conv_plan g;
     conv_make_plan(c, &g);
@@ -756,6 +760,10 @@ static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int3
 
 tosac_status tosac_kernel_conv(tosac_kcall *c)
 {
+    if (c->isa == TOSAC_KISA_MVE) {
+        tosac_status st;
+        return tosac_conv_mve_run(c, &st) ? st : tosac_mve_portable(c, tosac_kernel_conv);
+    }
     if (c->n_in < 5 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: operand count");
     int64_t izp, wzp;
     tosac_status st = check_zps(c, &izp, &wzp);

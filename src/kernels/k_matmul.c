@@ -11,6 +11,7 @@
 
 #include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 /* GCC vectorises the conversion and fp16 loops only at -O3; results do not change. */
@@ -94,6 +95,7 @@ static void mm_pack_b(const mm_plan *g, const int8_t *bn, int32_t bzp, int16_t *
 
 tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
+    if (c->isa == TOSAC_KISA_MVE) return tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_matmul_prepare);
     sizes->const_size = 0;
     sizes->scratch_size = matmul_scratch(c);
     if (c->n_in < 4 || c->n_out < 1) return TOSAC_OK;
@@ -257,6 +259,7 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
 
 tosac_status tosac_kernel_matmul(tosac_kcall *c)
 {
+    if (c->isa == TOSAC_KISA_MVE) return tosac_mve_portable(c, tosac_kernel_matmul);
     if (c->n_in < 4 || c->n_out < 1) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "matmul: operand count");
     bool bad = false;
     int64_t azp = tosac_kzp(&c->in[2], &bad), bzp = tosac_kzp(&c->in[3], &bad);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kernels/k_gemm.h"
+#include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
 /* GCC vectorises the per-channel loops (unknown trip counts) only at -O3; results do not change. */
@@ -261,6 +262,8 @@ static void max_fp(tosac_kcall *c, const pool_geom *g, bool ignore)
 
 tosac_status tosac_kernel_pool2d(tosac_kcall *c)
 {
+    tosac_status st;
+    if (c->isa == TOSAC_KISA_MVE && tosac_pool_mve_run(c, &st)) return st;
     if (c->n_in < 1 || c->n_out < 1 || c->in[0].rank != 4 || c->out[0].rank != 4)
         return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: operands");
     if (c->scratch_size < pool2d_scratch(c)) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "pool2d: scratch");

@@ -51,8 +51,11 @@ typedef struct tosac_kparallel {
 #define TOSAC_KERNEL_X86 1 /* AVX2 / AVX-512 variants are compiled (CMake TOSAC_SIMD) */
 #endif
 
-/* Instruction-set variants of the x86-64 kernels (tosac_kernel_isa); other hosts are portable. */
-enum tosac_kisa { TOSAC_KISA_PORTABLE = 0, TOSAC_KISA_AVX2 = 1, TOSAC_KISA_AVX512 = 2 };
+/* Instruction-set variants (tosac_kernel_isa): the x86-64 levels, and Helium (Arm MVE) on a
+   Cortex-M55 build (kernels/k_mve.h). MVE is not a level above AVX-512: families with Helium
+   kernels run everything else as PORTABLE. Prepare honours MVE on any host (the packing is plain
+   C), so a host can prepare constants for a Cortex-M; only an MVE build runs such a call. */
+enum tosac_kisa { TOSAC_KISA_PORTABLE = 0, TOSAC_KISA_AVX2 = 1, TOSAC_KISA_AVX512 = 2, TOSAC_KISA_MVE = 3 };
 
 struct tosac_kcall;
 
