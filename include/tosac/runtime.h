@@ -59,6 +59,13 @@ typedef struct tosac_program tosac_program;
 /** The WHILE_LOOP iteration cap when tosac_program_opts.max_iterations is 0. */
 #define TOSAC_DEFAULT_MAX_ITERATIONS 10000000u
 
+/** Kernel variants (tosac_program_opts.kernel_isa). */
+typedef enum tosac_program_isa {
+    TOSAC_PROGRAM_ISA_HOST = 0,
+    TOSAC_PROGRAM_ISA_PORTABLE,
+    TOSAC_PROGRAM_ISA_MVE
+} tosac_program_isa;
+
 typedef struct tosac_program_opts {
     /** Profiles, extensions and level the graph is validated against before anything else. */
     tosac_validate_opts validate;
@@ -94,10 +101,11 @@ typedef struct tosac_program_opts {
     /** Do not allocate the prepared constants in create: the caller must call
         tosac_program_set_prepared before the first invoke. */
     bool caller_prepared;
-    /** Run and prepare with the portable C kernels whatever this CPU supports: the prepared
-        bytes and scratch sizes are those of a CPU without x86 SIMD (what `tosac emit-c` writes
-        for a microcontroller). */
-    bool portable_kernels;
+    /** The kernel variants the program is prepared for (prepared bytes, scratch sizes):
+        TOSAC_PROGRAM_ISA_HOST (0) this CPU's best, _PORTABLE the portable C kernels, _MVE the
+        Helium kernels of a Cortex-M55 build, prepared here for emitted C (`tosac emit-c
+        --isa mve`): only an MVE build runs such a program. */
+    tosac_program_isa kernel_isa;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */

@@ -14,7 +14,7 @@
 void cli_emit_c_help(FILE *out)
 {
     fprintf(out,
-            "usage: tosac emit-c MODEL.tosa -o DIR [--name NAME]\n"
+            "usage: tosac emit-c MODEL.tosa -o DIR [--name NAME] [--isa portable|mve]\n"
             "\n"
             "Runs the runtime's create on the host (validate, build, fuse, plan, prepare, with the\n"
             "portable kernels) and writes the program as C11 into DIR (created if missing):\n"
@@ -31,6 +31,9 @@ void cli_emit_c_help(FILE *out)
             "options:\n"
             "  -o DIR        output directory (required)\n"
             "  --name NAME   C identifier of the API (default: the model's file name, made an identifier)\n"
+            "  --isa I       kernels the constants are prepared for: portable (default; any C11\n"
+            "                target, the host too) or mve (the Helium kernels of a Cortex-M55 build,\n"
+            "                -mcpu=cortex-m55: int8 weights stay int8; such C runs only there)\n"
             "  -h, --help    show this text\n"
             "\n"
             "Prints the arena, its liveness lower bound and the flash bytes of the constants.\n"
@@ -38,7 +41,7 @@ void cli_emit_c_help(FILE *out)
 }
 
 typedef struct emit_args {
-    const char *out, *name;
+    const char *out, *name, *isa;
 } emit_args;
 
 static int emit_opt(void *ctx, int argc, char **argv, int *i)
@@ -46,6 +49,7 @@ static int emit_opt(void *ctx, int argc, char **argv, int *i)
     emit_args *a = ctx;
     int m = cli_opt_value(CMD, argc, argv, i, "-o", &a->out);
     if (!m) m = cli_opt_value(CMD, argc, argv, i, "--name", &a->name);
+    if (!m) m = cli_opt_value(CMD, argc, argv, i, "--isa", &a->isa);
     return m;
 }
 
@@ -84,6 +88,11 @@ int cli_emit_c(int argc, char **argv)
     int rc = cli_parse_file_args(CMD, argc, argv, cli_emit_c_help, emit_opt, &a, &path);
     if (rc != CLI_PARSED) return rc;
     if (!a.out) return cli_usage_error(CMD, "no output directory (-o DIR)");
+    tosac_program_isa isa = TOSAC_PROGRAM_ISA_PORTABLE;
+    if (a.isa && !strcmp(a.isa, "mve"))
+        isa = TOSAC_PROGRAM_ISA_MVE;
+    else if (a.isa && strcmp(a.isa, "portable"))
+        return cli_usage_error(CMD, "bad --isa '%s' (expected portable or mve)", a.isa);
     char name[64];
     if (a.name)
         snprintf(name, sizeof name, "%s", a.name);
@@ -110,7 +119,7 @@ int cli_emit_c(int argc, char **argv)
         cli_print_diag(side, d);
         goto done;
     }
-    tosac_emit_c_opts o = {name, path, qio};
+    tosac_emit_c_opts o = {name, path, qio, isa};
     if (tosac_emit_c(g, &o, &out, d) != TOSAC_OK) {
         cli_print_diag(path, d);
         goto done;

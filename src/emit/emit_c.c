@@ -30,18 +30,19 @@ static const char *const k_family[TOSAC_OP_COUNT] = {
 #undef TOSAC_OP
 };
 
-/* THE list of kernel sources: the file of each family a program may call. */
+/* THE list of kernel sources: the files of each family a program may call (its Helium file too:
+   the family's hooks call it on every build). */
 static const struct {
-    const char *family, *file;
+    const char *family, *file, *file2;
 } k_family_files[] = {
-    {"conv", "k_conv.c"},         {"matmul", "k_matmul.c"},     {"rescale", "k_convert.c"},
-    {"cast", "k_convert.c"},      {"identity", "k_convert.c"},  {"clamp", "k_activation.c"},
-    {"table", "k_activation.c"},  {"unary", "k_elementwise.c"}, {"binary", "k_elementwise.c"},
-    {"select", "k_elementwise.c"}, {"pool2d", "k_pool.c"},      {"argmax", "k_pool.c"},
-    {"reduce", "k_reduce.c"},     {"resize", "k_resize.c"},     {"concat", "k_layout.c"},
-    {"pad", "k_layout.c"},        {"reshape", "k_layout.c"},    {"reverse", "k_layout.c"},
-    {"slice", "k_layout.c"},      {"tile", "k_layout.c"},       {"transpose", "k_layout.c"},
-    {"gather", "k_gather.c"},     {"scatter", "k_gather.c"},    {"fft", "k_fft.c"},
+    {"conv", "k_conv.c", "k_conv_mve.c"}, {"matmul", "k_matmul.c", NULL},   {"rescale", "k_convert.c", NULL},
+    {"cast", "k_convert.c", NULL},        {"identity", "k_convert.c", NULL}, {"clamp", "k_activation.c", NULL},
+    {"table", "k_activation.c", NULL},    {"unary", "k_elementwise.c", NULL}, {"binary", "k_elementwise.c", NULL},
+    {"select", "k_elementwise.c", NULL},  {"pool2d", "k_pool.c", "k_pool_mve.c"}, {"argmax", "k_pool.c", "k_pool_mve.c"},
+    {"reduce", "k_reduce.c", NULL},       {"resize", "k_resize.c", NULL},    {"concat", "k_layout.c", NULL},
+    {"pad", "k_layout.c", NULL},          {"reshape", "k_layout.c", NULL},   {"reverse", "k_layout.c", NULL},
+    {"slice", "k_layout.c", NULL},        {"tile", "k_layout.c", NULL},      {"transpose", "k_layout.c", NULL},
+    {"gather", "k_gather.c", NULL},       {"scatter", "k_gather.c", NULL},   {"fft", "k_fft.c", NULL},
 };
 #define N_FAMILY_FILES (sizeof k_family_files / sizeof k_family_files[0])
 /* What every family may reach (GEMM rows, epilogues, clamps, storage sizes, FP conversions); a
@@ -348,9 +349,13 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
         put_tensor(e, call_slot(op, j), shape);
     }
     tosac_strbuf_appendf(sb, "        };\n        tosac_kcall %sc = {.op = TOSAC_OP_%s, .n_in = %" PRIu32 ", .n_out = %" PRIu32
-                             ", .in = %sti, .out = %sto,\n                           .attr = %s%" PRIu32 ", .isa = TOSAC_KISA_PORTABLE",
-                         pfx, tosac_op_name(op->op), op->n_in, op->n_out, pfx, pfx, op->call.attr ? "a_" : "0 /* ", k);
-    if (!op->call.attr) tosac_strbuf_append(sb, " */");
+                             ", .in = %sti, .out = %sto,\n                           .isa = %s, .attr = ",
+                         pfx, tosac_op_name(op->op), op->n_in, op->n_out, pfx, pfx,
+                         op->call.isa == TOSAC_KISA_MVE ? "TOSAC_KISA_MVE" : "TOSAC_KISA_PORTABLE");
+    if (op->call.attr)
+        tosac_strbuf_appendf(sb, "a_%" PRIu32, k);
+    else
+        tosac_strbuf_append(sb, "0");
     if (e->run[k] && op->scratch_size)
         tosac_strbuf_appendf(sb, ",\n                           .scratch = A + %zu, .scratch_size = %zu",
                              e->buf_off[op->scratch_buf], op->scratch_size);
@@ -471,19 +476,23 @@ static char *sources_text(const ectx *e, bool cmake)
     /* each file once, in table order */
     for (size_t f = 0; f < N_FAMILY_FILES; f++) {
         if (!used[f]) continue;
-        bool first = true, support = false;
-        for (size_t g = 0; g < f; g++) first &= !(used[g] && !strcmp(k_family_files[g].file, k_family_files[f].file));
-        char path[64];
-        snprintf(path, sizeof path, "src/kernels/%s", k_family_files[f].file);
-        for (size_t s = 0; s < N_SUPPORT_FILES; s++) support |= !strcmp(k_support_files[s], path);
-        if (!first || support) continue;
-        tosac_strbuf_appendf(&sb, cmake ? "\n    ${TOSAC_ROOT}/%s" : "%s\n", path);
+        const char *files[2] = {k_family_files[f].file, k_family_files[f].file2};
+        for (int i = 0; i < 2 && files[i]; i++) {
+            bool seen = false;
+            for (size_t g = 0; g < f; g++)
+                seen |= used[g] && ((k_family_files[g].file && !strcmp(k_family_files[g].file, files[i])) ||
+                                    (k_family_files[g].file2 && !strcmp(k_family_files[g].file2, files[i])));
+            char path[64];
+            snprintf(path, sizeof path, "src/kernels/%s", files[i]);
+            for (size_t s = 0; s < N_SUPPORT_FILES; s++) seen |= !strcmp(k_support_files[s], path);
+            if (!seen) tosac_strbuf_appendf(&sb, cmake ? "\n    ${TOSAC_ROOT}/%s" : "%s\n", path);
+        }
     }
     for (size_t s = 0; s < N_SUPPORT_FILES; s++) tosac_strbuf_appendf(&sb, cmake ? "\n    ${TOSAC_ROOT}/%s" : "%s\n", k_support_files[s]);
     if (cmake)
         tosac_strbuf_appendf(&sb,
                              ")\nset(%s_INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR} ${TOSAC_ROOT}/include ${TOSAC_ROOT}/src)\n"
-                             "# portable kernels only (the prepared bytes are theirs); POSIX names for strings.h\n"
+                             "# no x86 variants (the prepared bytes are the portable or Helium kernels'); POSIX names\n"
                              "set(%s_DEFINITIONS TOSAC_NO_SIMD _POSIX_C_SOURCE=200809L)\n",
                              N, N);
     return tosac_strbuf_take(&sb);
@@ -693,7 +702,7 @@ tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosa
     po.validate.extensions = TOSAC_EXT_ALL; /* what `tosac run` accepts */
     po.validate.level = TOSAC_LEVEL_NONE;
     po.external_io = true;      /* inputs and outputs are the caller's buffers */
-    po.portable_kernels = true; /* the prepared bytes and scratch of the device's kernels */
+    po.kernel_isa = o->isa == TOSAC_PROGRAM_ISA_MVE ? TOSAC_PROGRAM_ISA_MVE : TOSAC_PROGRAM_ISA_PORTABLE;
     tosac_program *p = NULL;
     tosac_status st = tosac_program_create(g, &po, &p, d);
     if (st != TOSAC_OK) return st;

@@ -16,12 +16,15 @@
 
 #include "tosac/graph.h"
 #include "tosac/quant.h"
+#include "tosac/runtime.h"
 #include "tosac/status.h"
 
 typedef struct tosac_emit_c_opts {
     const char *name;             /* C identifier prefixing the API (NAME_invoke, NAME_ARENA_SIZE) */
     const char *source;           /* the model's path, for the banner (may be NULL) */
     const tosac_quant_iomap *qio; /* the program's .quant.json sidecar, or NULL: q-param macros */
+    tosac_program_isa isa;        /* PORTABLE (any C11 target; HOST means it too) or MVE (the Helium
+                                     kernels' prepared layouts: a Cortex-M55 build only) */
 } tosac_emit_c_opts;
 
 typedef struct tosac_emit_c_out {

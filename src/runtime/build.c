@@ -941,7 +941,11 @@ static tosac_status prepare_calls(bctx *bc)
         t->nelem = rv->nelem;
     }
     for (uint32_t j = 0; j < p->n_idx; j++) p->kt[j].constant = p->vals[rt_final_val(p, p->idx[j])].kind == RV_CONST;
-    p->isa = bc->o->portable_kernels ? TOSAC_KISA_PORTABLE : tosac_kernel_isa();
+    switch (bc->o->kernel_isa) {
+    case TOSAC_PROGRAM_ISA_PORTABLE: p->isa = TOSAC_KISA_PORTABLE; break;
+    case TOSAC_PROGRAM_ISA_MVE: p->isa = TOSAC_KISA_MVE; break;
+    default: p->isa = tosac_kernel_isa(); break;
+    }
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
         op->call.in = p->kt + op->in_base;

@@ -5,7 +5,8 @@
  * program failed. The same file is the host test (tests/mcu/emit_host_test.sh) and, with the
  * platform layer's startup and semihosting, the QEMU test.
  *
- * Compile with -DEMIT_HEADER='"NAME.h"' -DEMIT_INVOKE=NAME_invoke -DEMIT_ARENA=NAME_ARENA_SIZE.
+ * Compile with -DEMIT_HEADER='"NAME.h"' -DEMIT_INVOKE=NAME_invoke -DEMIT_ARENA=NAME_ARENA_SIZE
+ * (and -DEMIT_MCU on the QEMU platform: the stack high-water mark since reset is printed).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,20 +24,15 @@ extern void *const test_out[];
 
 static _Alignas(16) uint8_t arena[EMIT_ARENA];
 
-#ifdef EMIT_STACK_PAINT
-/* The stack high-water mark: the platform paints the stack below the current frame and scans it
-   after the run (EMIT_STACK_PAINT names its function: returns the bytes ever used). */
-size_t EMIT_STACK_PAINT(int scan);
+#ifdef EMIT_MCU
+#include "mcu.h" /* tests/mcu/platform: the stack painted at reset */
 #endif
 
 int main(void)
 {
-#ifdef EMIT_STACK_PAINT
-    EMIT_STACK_PAINT(0);
-#endif
     int st = EMIT_INVOKE(test_in, test_out, arena);
-#ifdef EMIT_STACK_PAINT
-    printf("stack high-water mark: %u bytes\n", (unsigned)EMIT_STACK_PAINT(1));
+#ifdef EMIT_MCU
+    printf("stack high-water mark: %u bytes\n", (unsigned)mcu_stack_high_water());
 #endif
     if (st != 0) {
         printf("invoke failed: status %d\n", st);

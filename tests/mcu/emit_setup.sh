@@ -3,7 +3,8 @@
 # zoo models and the small CNN example quantized to INT8 (4 seeded random calibration inputs), their
 # zoo inputs quantized with the sidecar (tools/quant/quantize_npy.py), the expected outputs from
 # `tosac run` on the host (the runtime's own program: the program copied without its sidecar, so
-# the outputs are the int8 codes), and the C of `tosac emit-c` for each, in WORK/NAME/.
+# the outputs are the int8 codes), and the C of `tosac emit-c` for each (WORK/NAME/c: portable
+# kernels, WORK/NAME/c_mve: --isa mve), in WORK/NAME/.
 # usage: emit_setup.sh TOSAC MODELS_DIR WORK
 set -u
 TOSAC=$1 MODELS=$2 WORK=$3
@@ -22,7 +23,8 @@ for m in ds_cnn mobilenet_v1_025 resnet8 autoencoder small_cnn; do
     fi
     cp "$d/$m.tosa" "$d/plain/$m.tosa"
     if ! "$TOSAC" run "$d/plain/$m.tosa" -i "$name=$d/in0.npy" -o "$d/expect" >/dev/null ||
-       ! "$TOSAC" emit-c "$d/$m.tosa" -o "$d/c" --name "$m" >"$d/emit.log"; then
+       ! "$TOSAC" emit-c "$d/$m.tosa" -o "$d/c" --name "$m" >"$d/emit.log" ||
+       ! "$TOSAC" emit-c "$d/$m.tosa" -o "$d/c_mve" --name "$m" --isa mve >"$d/emit_mve.log"; then
         echo "FAIL $m: run or emit-c"; fails=$((fails + 1)); continue
     fi
     # expected outputs in the program's output order (NAME_OUTPUT_k_NAME of the header)
