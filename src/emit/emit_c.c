@@ -74,6 +74,8 @@ typedef struct ectx {
     bool *const_used;  /* [n_vals] */
     size_t *buf_off;   /* [n_bufs]: offset in the emitted plan (SIZE_MAX: dropped) */
     size_t *prep_off;  /* [n_ops]: offset in the emitted prepared array (SIZE_MAX: none) */
+    uint32_t *unread;  /* [n_ops]: tosac_kprep.unread of the call (all bits: a RESCALE whose
+                          producer folded it in) */
     size_t prep_total, arena, lb;
     tosac_strbuf c, h;
 } ectx;
@@ -323,13 +325,13 @@ static void put_shapes(ectx *e, uint32_t k)
 /* ---- calls ----------------------------------------------------------------------------------- */
 
 /* One tosac_ktensor initializer for kt slot `slot`, its shape array named `shape`. */
-static void put_tensor(ectx *e, uint32_t slot, const char *shape)
+static void put_tensor(ectx *e, uint32_t slot, const char *shape, bool unread)
 {
     const tosac_program *p = e->p;
     const tosac_ktensor *t = &p->kt[slot];
     tosac_strbuf *sb = &e->c;
     tosac_strbuf_append(sb, "        T(");
-    put_loc(sb, where(e, p->idx[slot]));
+    put_loc(sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
     tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
                          t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
 }
@@ -346,7 +348,8 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
             tosac_strbuf_appendf(sb, "%s        };\n        const tosac_ktensor %sto[%" PRIu32 "] = {\n",
                                  op->n_in ? "" : "        {0},\n", pfx, op->n_out ? op->n_out : 1);
         snprintf(shape, sizeof shape, "s_%" PRIu32 "_%" PRIu32, k, j);
-        put_tensor(e, call_slot(op, j), shape);
+        put_tensor(e, call_slot(op, j), shape,
+                   j < op->n_in && (e->unread[k] == UINT32_MAX || (j < 31 && (e->unread[k] >> j) & 1)));
     }
     tosac_strbuf_appendf(sb, "        };\n        tosac_kcall %sc = {.op = TOSAC_OP_%s, .n_in = %" PRIu32 ", .n_out = %" PRIu32
                              ", .in = %sti, .out = %sto,\n                           .isa = %s, .attr = ",
@@ -407,7 +410,7 @@ static void put_call(ectx *e, uint32_t k)
         tosac_strbuf_append(sb, "        const tosac_ktensor eo[1] = {\n");
         char shape[32];
         snprintf(shape, sizeof shape, "e_%" PRIu32, k);
-        put_tensor(e, slot_of(p, x->out), shape);
+        put_tensor(e, slot_of(p, x->out), shape, false);
         tosac_strbuf_appendf(sb, "        };\n        const tosac_kepilogue epi = {.rescale = %s, .out = eo, .lo = %" PRId32
                                  ", .hi = %" PRId32 ", .flo = ",
                              x->rescale ? "&rc" : "0", x->lo, x->hi);
@@ -596,10 +599,18 @@ static void select_data(ectx *e, tosac_emit_c_out *out)
     for (uint32_t k = 0; k < p->n_ops; k++) {
         if (!e->run[k]) continue;
         uint32_t calls[2] = {k, p->ops[k].has_epi && p->ops[k].epi.rescale ? op_of_call(p, p->ops[k].epi.rescale) : RT_NONE};
+        /* what the run reads: the prepare step says what it folded in (kernels/kernel.h) */
+        tosac_kprep sz = {0, 0, 0};
+        tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(p->ops[k].op);
+        if (pf && pf(&p->ops[k].call, &sz, NULL) == TOSAC_OK) e->unread[k] = sz.unread;
+        if (calls[1] != RT_NONE && (e->unread[k] & TOSAC_KPREP_UNREAD_EPI)) e->unread[calls[1]] = UINT32_MAX;
         for (int c = 0; c < 2 && calls[c] != RT_NONE; c++) {
             const rt_op *op = &p->ops[calls[c]];
+            uint32_t unread = e->unread[calls[c]];
+            if (unread == UINT32_MAX) continue;
             for (uint32_t j = 0; j < op->n_in; j++) {
                 uint32_t f = rt_final_val(p, p->idx[op->in_base + j]);
+                if (j < 31 && (unread >> j) & 1) continue;
                 if (p->vals[f].kind == RV_CONST && !e->const_used[f]) {
                     e->const_used[f] = true;
                     out->const_bytes += p->vals[f].nbytes;
@@ -716,10 +727,11 @@ tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosa
     e.const_used = tosac_calloc(nv, sizeof(bool));
     e.run = tosac_calloc(no, sizeof(bool));
     e.prep_off = tosac_calloc(no, sizeof(size_t));
+    e.unread = tosac_calloc(no, sizeof(uint32_t));
     e.buf_off = tosac_calloc(nb, sizeof(size_t));
     tosac_strbuf_init(&e.c);
     tosac_strbuf_init(&e.h);
-    if (!e.dropped || !e.const_used || !e.run || !e.prep_off || !e.buf_off) {
+    if (!e.dropped || !e.const_used || !e.run || !e.prep_off || !e.unread || !e.buf_off) {
         st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
         goto out;
     }
@@ -753,6 +765,7 @@ out:
     tosac_free(e.const_used, nv * sizeof(bool));
     tosac_free(e.run, no * sizeof(bool));
     tosac_free(e.prep_off, no * sizeof(size_t));
+    tosac_free(e.unread, no * sizeof(uint32_t));
     tosac_free(e.buf_off, nb * sizeof(size_t));
     tosac_program_destroy(p);
     return st;
