@@ -2,11 +2,10 @@
 # Test programs of the emit-c tests (emit_host_test.sh, emit_qemu_test.sh): the four MLPerf Tiny
 # zoo models and the small CNN example quantized to INT8 (4 seeded random calibration inputs, the
 # target lowering of docs/QUANT.md: global pools as AVG_POOL2D, FC as CONV2D, no int32 tensor of a
-# whole feature map), their
-# zoo inputs quantized with the sidecar (tools/quant/quantize_npy.py), the expected outputs from
-# `tosac run` on the host (the runtime's own program: the program copied without its sidecar, so
-# the outputs are the int8 codes), and the C of `tosac emit-c` for each (WORK/NAME/c: portable
-# kernels, WORK/NAME/c_mve: --isa mve), in WORK/NAME/.
+# whole feature map), their zoo inputs quantized with the sidecar (tools/quant/quantize_npy.py), the
+# expected outputs from `tosac run` on the host (the runtime's own program: the program copied
+# without its sidecar, so the outputs are the int8 codes), and the C of `tosac emit-c` for each
+# (WORK/NAME/c: portable kernels, WORK/NAME/c_mve: --isa mve), in WORK/NAME/.
 # usage: emit_setup.sh TOSAC MODELS_DIR WORK
 set -u
 TOSAC=$1 MODELS=$2 WORK=$3
