@@ -77,6 +77,7 @@ typedef struct ectx {
     uint32_t *unread;  /* [n_ops]: tosac_kprep.unread of the call (all bits: a RESCALE whose
                           producer folded it in) */
     size_t prep_total, arena, lb;
+    char px[16]; /* prefix of the static names (a segment's "g2_"; "" for one program) */
     tosac_strbuf c, h;
 } ectx;
 
@@ -202,11 +203,11 @@ static loc where(const ectx *e, uint32_t v)
     return l;
 }
 
-static void put_loc(tosac_strbuf *sb, loc l)
+static void put_loc(const ectx *e, tosac_strbuf *sb, loc l)
 {
     switch (l.kind) {
     case L_ARENA: tosac_strbuf_appendf(sb, "A + %zu", l.off); break;
-    case L_CONST: tosac_strbuf_appendf(sb, "k_%" PRIu32, l.idx); break;
+    case L_CONST: tosac_strbuf_appendf(sb, "%sk_%" PRIu32, e->px, l.idx); break;
     case L_IN: tosac_strbuf_appendf(sb, "in[%" PRIu32 "]", l.idx); break;
     case L_OUT: tosac_strbuf_appendf(sb, "out[%" PRIu32 "]", l.idx); break;
     default: tosac_strbuf_append(sb, "0"); break;
@@ -228,8 +229,8 @@ static void put_const(ectx *e, uint32_t v)
     static const char *const bits[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
     int w = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
     tosac_strbuf *sb = &e->c;
-    tosac_strbuf_appendf(sb, "/* '%s' %s, %" PRId64 " elements */\nstatic _Alignas(16) const %s k_%" PRIu32 "[%" PRId64 "] = {",
-                         x->name, tosac_dtype_name(x->dtype), x->nelem, fp ? bits[w] : ints[w], v,
+    tosac_strbuf_appendf(sb, "/* '%s' %s, %" PRId64 " elements */\nstatic _Alignas(16) const %s %sk_%" PRIu32 "[%" PRId64 "] = {",
+                         x->name, tosac_dtype_name(x->dtype), x->nelem, fp ? bits[w] : ints[w], e->px, v,
                          x->nelem ? x->nelem : 1);
     for (int64_t i = 0; i < x->nelem; i++) {
         const uint8_t *b = (const uint8_t *)data + (size_t)i * es;
@@ -277,7 +278,7 @@ static void put_attrs(ectx *e, uint32_t k)
         if (!a[i].present || !a[i].data) continue;
         switch (tosac_op_attr_kind(op->op, i)) {
         case TOSAC_AK_I32V:
-            tosac_strbuf_appendf(sb, "static const int32_t a_%" PRIu32 "_%u[%" PRIu32 "] = {", k, i, a[i].len ? a[i].len : 1);
+            tosac_strbuf_appendf(sb, "static const int32_t %sa_%" PRIu32 "_%u[%" PRIu32 "] = {", e->px, k, i, a[i].len ? a[i].len : 1);
             for (uint32_t j = 0; j < a[i].len; j++)
                 tosac_strbuf_appendf(sb, "%s%" PRId32, j ? ", " : "", ((const int32_t *)a[i].data)[j]);
             if (!a[i].len) tosac_strbuf_append(sb, "0");
@@ -287,7 +288,7 @@ static void put_attrs(ectx *e, uint32_t k)
         case TOSAC_AK_BYTES:
         case TOSAC_AK_BYTES8: {
             uint32_t n = a[i].len + (tosac_op_attr_kind(op->op, i) == TOSAC_AK_STR);
-            tosac_strbuf_appendf(sb, "static _Alignas(8) const uint8_t a_%" PRIu32 "_%u[%" PRIu32 "] = {", k, i, n ? n : 1);
+            tosac_strbuf_appendf(sb, "static _Alignas(8) const uint8_t %sa_%" PRIu32 "_%u[%" PRIu32 "] = {", e->px, k, i, n ? n : 1);
             put_bytes(sb, a[i].data, n);
             if (!n) tosac_strbuf_append(sb, "0");
             tosac_strbuf_append(sb, "\n};\n");
@@ -296,11 +297,11 @@ static void put_attrs(ectx *e, uint32_t k)
         default: break;
         }
     }
-    tosac_strbuf_appendf(sb, "static const tosac_attr_val a_%" PRIu32 "[TOSAC_ATTR_MAX_FIELDS] = {", k);
+    tosac_strbuf_appendf(sb, "static const tosac_attr_val %sa_%" PRIu32 "[TOSAC_ATTR_MAX_FIELDS] = {", e->px, k);
     for (unsigned i = 0; i < TOSAC_ATTR_MAX_FIELDS; i++) {
         if (!a[i].present) continue;
         tosac_strbuf_appendf(sb, "\n    [%u] = {.present = true, .i = INT64_C(%" PRId64 ")", i, a[i].i);
-        if (a[i].data) tosac_strbuf_appendf(sb, ", .data = a_%" PRIu32 "_%u, .len = %" PRIu32, k, i, a[i].len);
+        if (a[i].data) tosac_strbuf_appendf(sb, ", .data = %sa_%" PRIu32 "_%u, .len = %" PRIu32, e->px, k, i, a[i].len);
         tosac_strbuf_append(sb, "},");
     }
     tosac_strbuf_append(sb, "\n};\n");
@@ -316,7 +317,7 @@ static void put_shapes(ectx *e, uint32_t k)
     for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
         const tosac_ktensor *t = &e->p->kt[call_slot(op, j)];
         if (!t->rank) continue;
-        tosac_strbuf_appendf(&e->c, "static const int64_t s_%" PRIu32 "_%" PRIu32 "[%" PRId32 "] = {", k, j, t->rank);
+        tosac_strbuf_appendf(&e->c, "static const int64_t %ss_%" PRIu32 "_%" PRIu32 "[%" PRId32 "] = {", e->px, k, j, t->rank);
         for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(&e->c, "%s%" PRId64, i ? ", " : "", t->shape[i]);
         tosac_strbuf_append(&e->c, "};\n");
     }
@@ -331,7 +332,7 @@ static void put_tensor(ectx *e, uint32_t slot, const char *shape, bool unread)
     const tosac_ktensor *t = &p->kt[slot];
     tosac_strbuf *sb = &e->c;
     tosac_strbuf_append(sb, "        T(");
-    put_loc(sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
+    put_loc(e, sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
     tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
                          t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
 }
@@ -347,7 +348,7 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
         if (j == op->n_in)
             tosac_strbuf_appendf(sb, "%s        };\n        const tosac_ktensor %sto[%" PRIu32 "] = {\n",
                                  op->n_in ? "" : "        {0},\n", pfx, op->n_out ? op->n_out : 1);
-        snprintf(shape, sizeof shape, "s_%" PRIu32 "_%" PRIu32, k, j);
+        snprintf(shape, sizeof shape, "%ss_%" PRIu32 "_%" PRIu32, e->px, k, j);
         put_tensor(e, call_slot(op, j), shape,
                    j < op->n_in && (e->unread[k] == UINT32_MAX || (j < 31 && (e->unread[k] >> j) & 1)));
     }
@@ -356,15 +357,15 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
                          pfx, tosac_op_name(op->op), op->n_in, op->n_out, pfx, pfx,
                          op->call.isa == TOSAC_KISA_MVE ? "TOSAC_KISA_MVE" : "TOSAC_KISA_PORTABLE");
     if (op->call.attr)
-        tosac_strbuf_appendf(sb, "a_%" PRIu32, k);
+        tosac_strbuf_appendf(sb, "%sa_%" PRIu32, e->px, k);
     else
         tosac_strbuf_append(sb, "0");
     if (e->run[k] && op->scratch_size)
         tosac_strbuf_appendf(sb, ",\n                           .scratch = A + %zu, .scratch_size = %zu",
                              e->buf_off[op->scratch_buf], op->scratch_size);
     if (e->prep_off[k] != SIZE_MAX)
-        tosac_strbuf_appendf(sb, ",\n                           .prep = prep + %zu, .prep_size = %zu", e->prep_off[k],
-                             op->prep_size);
+        tosac_strbuf_appendf(sb, ",\n                           .prep = %sprep + %zu, .prep_size = %zu", e->px,
+                             e->prep_off[k], op->prep_size);
     if (epi) tosac_strbuf_appendf(sb, ",\n                           .epi = %s", epi);
     tosac_strbuf_append(sb, "};\n");
 }
@@ -409,7 +410,7 @@ static void put_call(ectx *e, uint32_t k)
         }
         tosac_strbuf_append(sb, "        const tosac_ktensor eo[1] = {\n");
         char shape[32];
-        snprintf(shape, sizeof shape, "e_%" PRIu32, k);
+        snprintf(shape, sizeof shape, "%se_%" PRIu32, e->px, k);
         put_tensor(e, slot_of(p, x->out), shape, false);
         tosac_strbuf_appendf(sb, "        };\n        const tosac_kepilogue epi = {.rescale = %s, .out = eo, .lo = %" PRId32
                                  ", .hi = %" PRId32 ", .flo = ",
@@ -426,15 +427,33 @@ static void put_call(ectx *e, uint32_t k)
 
 /* ---- files ----------------------------------------------------------------------------------- */
 
-static void put_io_macros(ectx *e, const char *what, uint32_t i, uint32_t v, const tosac_quant_io *q)
+/* A graph input or output as NAME.h describes it. */
+typedef struct io_desc {
+    const char *name;
+    tosac_dtype dtype;
+    int32_t rank;
+    const int64_t *shape;
+    size_t nbytes;
+    bool has_q;
+    tosac_quant_io_type type;
+    tosac_qparams q;
+} io_desc;
+#define EMIT_MAX_IO 64
+
+static io_desc val_io(const tosac_program *p, uint32_t v, const tosac_quant_io *list, uint32_t n)
 {
-    const rt_val *x = &e->p->vals[v];
-    tosac_strbuf *sb = &e->h;
-    const char *N = e->o->name;
-    char up[64];
-    size_t n = 0;
-    for (const char *s = what; *s && n + 1 < sizeof up; s++) up[n++] = (char)toupper((unsigned char)*s);
-    up[n] = '\0';
+    const rt_val *x = &p->vals[v];
+    io_desc r;
+    memset(&r, 0, sizeof r);
+    r.name = x->name, r.dtype = x->dtype, r.rank = x->rank, r.shape = x->shape, r.nbytes = x->nbytes;
+    for (uint32_t k = 0; list && k < n; k++)
+        if (!strcmp(list[k].name, x->name) && tosac_quant_io_holds_codes(&list[k], x->dtype))
+            r.has_q = true, r.type = list[k].type, r.q = list[k].q;
+    return r;
+}
+
+static void put_io_macros(tosac_strbuf *sb, const char *N, const char *up, uint32_t i, const io_desc *x)
+{
     tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_NAME \"%s\"\n", N, up, i, x->name);
     tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_DTYPE \"%s\"\n", N, up, i, tosac_dtype_name(x->dtype));
     tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_BYTES %zu\n", N, up, i, x->nbytes);
@@ -442,33 +461,19 @@ static void put_io_macros(ectx *e, const char *what, uint32_t i, uint32_t v, con
     tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_SHAPE {", N, up, i);
     for (int32_t j = 0; j < x->rank; j++) tosac_strbuf_appendf(sb, "%s%" PRId64, j ? ", " : "", x->shape[j]);
     tosac_strbuf_append(sb, "}\n");
-    if (q && tosac_quant_io_holds_codes(q, x->dtype)) {
+    if (x->has_q) {
         tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_CODES \"%s\" /* real = scale * (code - zero_point) */\n", N,
-                             up, i, tosac_quant_io_type_name(q->type));
-        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_SCALE %.9gf\n", N, up, i, (double)q->q.scale);
-        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_ZERO_POINT %" PRId32 "\n", N, up, i, (int32_t)q->q.zero_point);
+                             up, i, tosac_quant_io_type_name(x->type));
+        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_SCALE %.9gf\n", N, up, i, (double)x->q.scale);
+        tosac_strbuf_appendf(sb, "#define %s_%s_%" PRIu32 "_ZERO_POINT %" PRId32 "\n", N, up, i, (int32_t)x->q.zero_point);
     }
 }
 
-static const tosac_quant_io *find_q(const tosac_quant_io *list, uint32_t n, const char *name)
+static char *sources_text(const tosac_emit_c_opts *o, const bool *used, bool cmake)
 {
-    for (uint32_t k = 0; list && k < n; k++)
-        if (!strcmp(list[k].name, name)) return &list[k];
-    return NULL;
-}
-
-static char *sources_text(const ectx *e, bool cmake)
-{
-    const tosac_program *p = e->p;
-    bool used[N_FAMILY_FILES] = {false};
-    for (uint32_t k = 0; k < p->n_ops; k++) {
-        if (!e->run[k]) continue;
-        for (size_t f = 0; f < N_FAMILY_FILES; f++)
-            if (!strcmp(k_family_files[f].family, k_family[p->ops[k].op])) used[f] = true;
-    }
     tosac_strbuf sb;
     tosac_strbuf_init(&sb);
-    const char *N = e->o->name;
+    const char *N = o->name;
     if (cmake)
         tosac_strbuf_appendf(&sb,
                              "# %s: generated by tosac emit-c. Set TOSAC_ROOT to the tosac source tree, then compile\n"
@@ -501,13 +506,11 @@ static char *sources_text(const ectx *e, bool cmake)
     return tosac_strbuf_take(&sb);
 }
 
-static void put_header(ectx *e, tosac_emit_c_out *out)
+/* NAME.h; n_npu NPU segments get a weak hook NAME_npu_segment_K each (segmented artifacts). */
+static void put_header(tosac_strbuf *sb, const tosac_emit_c_opts *o, const tosac_emit_c_out *out, const io_desc *ins,
+                       uint32_t ni, const io_desc *outs, uint32_t no, const uint32_t *npu, uint32_t n_npu)
 {
-    const tosac_program *p = e->p;
-    const rt_inst *m = &p->insts[0];
-    tosac_strbuf *sb = &e->h;
-    const char *N = e->o->name;
-    const tosac_quant_iomap *q = e->o->qio;
+    const char *N = o->name;
     tosac_strbuf_appendf(sb,
                          "/*\n * %s: generated by tosac emit-c%s%s (docs/EMIT_C.md). Do not edit.\n *\n"
                          " * int %s_invoke(const void *const in[], void *const out[], void *arena) runs the program\n"
@@ -520,7 +523,7 @@ static void put_header(ectx *e, tosac_emit_c_out *out)
                          " * %zu bytes for the same program (lower bound %zu), keeping the intermediates that fused\n"
                          " * epilogues never write. Flash: %zu bytes of constants, %zu bytes of prepared constants.\n"
                          " * Inputs and outputs (%zu bytes) are the caller's buffers. %" PRIu32 " kernel calls per invoke.\n */\n",
-                         N, e->o->source ? " from " : "", e->o->source ? e->o->source : "", N, N, N, N, out->arena,
+                         N, o->source ? " from " : "", o->source ? o->source : "", N, N, N, N, out->arena,
                          out->arena_lower_bound,
                          out->arena_lower_bound ? 100.0 * ((double)out->arena / (double)out->arena_lower_bound - 1.0) : 0.0,
                          out->runtime_arena, out->runtime_lower_bound, out->const_bytes, out->prepared_bytes, out->io_bytes,
@@ -530,16 +533,17 @@ static void put_header(ectx *e, tosac_emit_c_out *out)
                          out->arena ? out->arena : 16, N, N, out->arena_lower_bound);
     tosac_strbuf_appendf(sb, "#define %s_CONST_BYTES %zu\n#define %s_PREPARED_BYTES %zu\n", N, out->const_bytes, N,
                          out->prepared_bytes);
-    tosac_strbuf_appendf(sb, "#define %s_NUM_INPUTS %" PRIu32 "\n#define %s_NUM_OUTPUTS %" PRIu32 "\n", N, m->n_in, N, m->n_out);
-    for (uint32_t i = 0; i < m->n_in; i++) {
-        uint32_t v = p->idx[m->in_base + i];
-        put_io_macros(e, "input", i, v, q ? find_q(q->inputs, q->n_inputs, p->vals[v].name) : NULL);
-    }
-    for (uint32_t i = 0; i < m->n_out; i++) {
-        uint32_t v = p->idx[m->out_base + i];
-        put_io_macros(e, "output", i, v, q ? find_q(q->outputs, q->n_outputs, p->vals[v].name) : NULL);
-    }
+    tosac_strbuf_appendf(sb, "#define %s_NUM_INPUTS %" PRIu32 "\n#define %s_NUM_OUTPUTS %" PRIu32 "\n", N, ni, N, no);
+    for (uint32_t i = 0; i < ni; i++) put_io_macros(sb, N, "INPUT", i, &ins[i]);
+    for (uint32_t i = 0; i < no; i++) put_io_macros(sb, N, "OUTPUT", i, &outs[i]);
     tosac_strbuf_appendf(sb, "\nint %s_invoke(const void *const in[], void *const out[], void *arena);\n", N);
+    for (uint32_t k = 0; k < n_npu; k++)
+        tosac_strbuf_appendf(sb,
+                             "/* NPU segment %" PRIu32 ": its inputs and outputs in the artifact's order, an arena of\n"
+                             "   %s_NPU_SEGMENT_%" PRIu32 "_ARENA bytes. The weak default runs it on the CPU; define it to\n"
+                             "   drive the NPU instead. */\n"
+                             "int %s_npu_segment_%" PRIu32 "(const void *const in[], void *const out[], void *arena);\n",
+                             npu[k], N, npu[k], N, npu[k]);
     tosac_strbuf_appendf(sb, "\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
 }
 
@@ -626,27 +630,33 @@ static void select_data(ectx *e, tosac_emit_c_out *out)
     out->prepared_bytes = total;
 }
 
-static void put_source(ectx *e)
+/* The banner, includes and the tensor macro of NAME.c. */
+static void put_prologue(tosac_strbuf *sb, const tosac_emit_c_opts *o)
 {
-    const tosac_program *p = e->p;
-    tosac_strbuf *sb = &e->c;
-    const char *N = e->o->name;
+    const char *N = o->name;
     tosac_strbuf_appendf(sb,
                          "/* %s: generated by tosac emit-c%s%s (docs/EMIT_C.md): the kernel calls of the\n"
                          "   program, with the arena offsets, constants and prepared constants tosac computed on the\n"
                          "   host. Compile with the kernel sources of %s.cmake (sources.txt). Do not edit. */\n",
-                         N, e->o->source ? " from " : "", e->o->source ? e->o->source : "", N);
+                         N, o->source ? " from " : "", o->source ? o->source : "", N);
     tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/kernel.h\"\n\n", N);
     tosac_strbuf_append(sb,
                         "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
                         "#error \"the prepared constants are the bytes of a little-endian target\"\n#endif\n\n"
                         "#define T(p, dt, r, sh, n, k) \\\n"
                         "    {.data = (void *)(uintptr_t)(p), .dtype = (dt), .rank = (r), .shape = (sh), .nelem = (n), .constant = (k)}\n\n");
+}
+
+/* The program's constants, prepared bytes, shapes and attributes (static, prefixed e->px). */
+static void put_data(ectx *e)
+{
+    const tosac_program *p = e->p;
+    tosac_strbuf *sb = &e->c;
     for (uint32_t v = 0; v < p->n_vals; v++)
         if (e->const_used[v]) put_const(e, v);
     if (e->prep_total) {
-        tosac_strbuf_appendf(sb, "/* prepared constants (packed weights, per-channel tables) */\nstatic _Alignas(16) const uint8_t prep[%zu] = {",
-                             e->prep_total);
+        tosac_strbuf_appendf(sb, "/* prepared constants (packed weights, per-channel tables) */\nstatic _Alignas(16) const uint8_t %sprep[%zu] = {",
+                             e->px, e->prep_total);
         /* in offset order (select_data) */
         for (size_t at = 0; at < e->prep_total;) {
             uint32_t k = 0;
@@ -668,17 +678,23 @@ static void put_source(ectx *e)
             put_attrs(e, calls[c]);
         }
         if (p->ops[k].has_epi) {
-            /* the epilogue's output tensor: shape array s_NONE_0 is per call, name it after k */
+            /* the epilogue's output tensor */
             const tosac_ktensor *t = p->ops[k].epi.out;
             if (t->rank) {
-                tosac_strbuf_appendf(sb, "static const int64_t e_%" PRIu32 "[%" PRId32 "] = {", k, t->rank);
+                tosac_strbuf_appendf(sb, "static const int64_t %se_%" PRIu32 "[%" PRId32 "] = {", e->px, k, t->rank);
                 for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(sb, "%s%" PRId64, i ? ", " : "", t->shape[i]);
                 tosac_strbuf_append(sb, "};\n");
             }
         }
     }
-    tosac_strbuf_appendf(sb, "\nint %s_invoke(const void *const in[], void *const out[], void *arena)\n{\n", N);
-    tosac_strbuf_append(sb, "    uint8_t *A = arena;\n    tosac_status st;\n    (void)A, (void)in, (void)out;\n");
+}
+
+/* The body of a function (in, out, arena) running the program. */
+static void put_body(ectx *e)
+{
+    const tosac_program *p = e->p;
+    tosac_strbuf *sb = &e->c;
+    tosac_strbuf_append(sb, "{\n    uint8_t *A = arena;\n    tosac_status st;\n    (void)A, (void)in, (void)out;\n");
     for (uint32_t k = 0; k < p->n_ops; k++)
         if (e->run[k]) put_call(e, k);
     /* outputs the program does not produce straight into out[i] */
@@ -688,7 +704,7 @@ static void put_source(ectx *e)
         loc l = where(e, v);
         if (l.kind == L_OUT && l.idx == i) continue;
         tosac_strbuf_appendf(sb, "    memcpy(out[%" PRIu32 "], ", i);
-        put_loc(sb, l);
+        put_loc(e, sb, l);
         tosac_strbuf_appendf(sb, ", %zu);\n", p->vals[rt_final_val(p, v)].nbytes);
     }
     tosac_strbuf_append(sb, "    (void)st;\n    return 0;\n}\n");
@@ -702,6 +718,81 @@ static bool valid_name(const char *s)
     return true;
 }
 
+static void ectx_close(ectx *e)
+{
+    size_t nv = e->p ? (size_t)e->p->n_vals + 1 : 0, no = e->p ? (size_t)e->p->n_ops + 1 : 0;
+    size_t nb = e->p ? (size_t)e->p->n_bufs + 1 : 0;
+    tosac_free(e->dropped, nv * sizeof(bool));
+    tosac_free(e->const_used, nv * sizeof(bool));
+    tosac_free(e->run, no * sizeof(bool));
+    tosac_free(e->prep_off, no * sizeof(size_t));
+    tosac_free(e->unread, no * sizeof(uint32_t));
+    tosac_free(e->buf_off, nb * sizeof(size_t));
+    tosac_strbuf_free(&e->c);
+    tosac_program_destroy((tosac_program *)(uintptr_t)e->p);
+    memset(e, 0, sizeof *e);
+}
+
+/* Creates the program of `g` and decides what the C holds (calls, plan, data); `out` gets the
+   figures of this program added. */
+static tosac_status ectx_open(ectx *e, const tosac_graph *g, const tosac_emit_c_opts *o, const char *px,
+                              tosac_emit_c_out *out, tosac_diag *d)
+{
+    memset(e, 0, sizeof *e);
+    tosac_program_opts po = tosac_program_opts_default();
+    po.validate.extensions = TOSAC_EXT_ALL; /* what `tosac run` accepts */
+    po.validate.level = TOSAC_LEVEL_NONE;
+    po.external_io = true; /* inputs and outputs are the caller's buffers */
+    po.kernel_isa = o->isa == TOSAC_PROGRAM_ISA_MVE ? TOSAC_PROGRAM_ISA_MVE : TOSAC_PROGRAM_ISA_PORTABLE;
+    tosac_program *p = NULL;
+    tosac_status st = tosac_program_create(g, &po, &p, d);
+    if (st != TOSAC_OK) return st;
+    e->p = p;
+    e->o = o;
+    e->d = d;
+    snprintf(e->px, sizeof e->px, "%s", px);
+    size_t nv = (size_t)p->n_vals + 1, no = (size_t)p->n_ops + 1, nb = (size_t)p->n_bufs + 1;
+    e->dropped = tosac_calloc(nv, sizeof(bool));
+    e->const_used = tosac_calloc(nv, sizeof(bool));
+    e->run = tosac_calloc(no, sizeof(bool));
+    e->prep_off = tosac_calloc(no, sizeof(size_t));
+    e->unread = tosac_calloc(no, sizeof(uint32_t));
+    e->buf_off = tosac_calloc(nb, sizeof(size_t));
+    if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off)
+        return tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
+    if ((st = check_supported(e)) != TOSAC_OK) return st;
+    select_calls(e);
+    if ((st = plan(e)) != TOSAC_OK) return st;
+    drop_aliases(e);
+    select_data(e, out);
+    out->runtime_arena += p->arena_size;
+    out->runtime_lower_bound += p->arena_lb;
+    for (uint32_t k = 0; k < p->n_ops; k++) out->n_calls += e->run[k];
+    return TOSAC_OK;
+}
+
+/* NAME.cmake and sources.txt from the families the programs call. */
+static tosac_status finish(const tosac_emit_c_opts *o, const bool *used, tosac_strbuf *c, tosac_strbuf *h,
+                           tosac_emit_c_out *out, tosac_diag *d)
+{
+    out->source = tosac_strbuf_take(c);
+    out->header = tosac_strbuf_take(h);
+    out->cmake = sources_text(o, used, true);
+    out->sources = sources_text(o, used, false);
+    if (out->source && out->header && out->cmake && out->sources) return TOSAC_OK;
+    tosac_emit_c_out_free(out);
+    return tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory while writing the C code");
+}
+
+static void mark_families(const ectx *e, bool *used)
+{
+    for (uint32_t k = 0; k < e->p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        for (size_t f = 0; f < N_FAMILY_FILES; f++)
+            if (!strcmp(k_family_files[f].family, k_family[e->p->ops[k].op])) used[f] = true;
+    }
+}
+
 tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosac_emit_c_out *out, tosac_diag *d)
 {
     if (!g || !o || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_emit_c: no graph, options or result");
@@ -709,65 +800,33 @@ tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosa
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "emit-c: '%s' is not a C identifier of at most 48 characters",
                               o->name ? o->name : "");
     memset(out, 0, sizeof *out);
-    tosac_program_opts po = tosac_program_opts_default();
-    po.validate.extensions = TOSAC_EXT_ALL; /* what `tosac run` accepts */
-    po.validate.level = TOSAC_LEVEL_NONE;
-    po.external_io = true;      /* inputs and outputs are the caller's buffers */
-    po.kernel_isa = o->isa == TOSAC_PROGRAM_ISA_MVE ? TOSAC_PROGRAM_ISA_MVE : TOSAC_PROGRAM_ISA_PORTABLE;
-    tosac_program *p = NULL;
-    tosac_status st = tosac_program_create(g, &po, &p, d);
-    if (st != TOSAC_OK) return st;
     ectx e;
-    memset(&e, 0, sizeof e);
-    e.p = p;
-    e.o = o;
-    e.d = d;
-    size_t nv = (size_t)p->n_vals + 1, no = (size_t)p->n_ops + 1, nb = (size_t)p->n_bufs + 1;
-    e.dropped = tosac_calloc(nv, sizeof(bool));
-    e.const_used = tosac_calloc(nv, sizeof(bool));
-    e.run = tosac_calloc(no, sizeof(bool));
-    e.prep_off = tosac_calloc(no, sizeof(size_t));
-    e.unread = tosac_calloc(no, sizeof(uint32_t));
-    e.buf_off = tosac_calloc(nb, sizeof(size_t));
-    tosac_strbuf_init(&e.c);
-    tosac_strbuf_init(&e.h);
-    if (!e.dropped || !e.const_used || !e.run || !e.prep_off || !e.unread || !e.buf_off) {
-        st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
-        goto out;
+    tosac_strbuf h;
+    tosac_strbuf_init(&h);
+    bool used[N_FAMILY_FILES] = {false};
+    tosac_status st = ectx_open(&e, g, o, "", out, d);
+    if (st == TOSAC_OK) {
+        const tosac_program *p = e.p;
+        out->arena = e.arena;
+        out->arena_lower_bound = e.lb;
+        const rt_inst *m = &p->insts[0];
+        put_prologue(&e.c, o);
+        put_data(&e);
+        tosac_strbuf_appendf(&e.c, "\nint %s_invoke(const void *const in[], void *const out[], void *arena)\n", o->name);
+        put_body(&e);
+        const tosac_quant_iomap *q = o->qio;
+        uint32_t ni = m->n_in < EMIT_MAX_IO ? m->n_in : EMIT_MAX_IO, no = m->n_out < EMIT_MAX_IO ? m->n_out : EMIT_MAX_IO;
+        io_desc ins[EMIT_MAX_IO], outs[EMIT_MAX_IO];
+        for (uint32_t i = 0; i < ni; i++) ins[i] = val_io(p, p->idx[m->in_base + i], q ? q->inputs : NULL, q ? q->n_inputs : 0);
+        for (uint32_t i = 0; i < no; i++) outs[i] = val_io(p, p->idx[m->out_base + i], q ? q->outputs : NULL, q ? q->n_outputs : 0);
+        for (uint32_t i = 0; i < ni; i++) out->io_bytes += ins[i].nbytes;
+        for (uint32_t i = 0; i < no; i++) out->io_bytes += outs[i].nbytes;
+        put_header(&h, o, out, ins, ni, outs, no, NULL, 0);
+        mark_families(&e, used);
+        st = finish(o, used, &e.c, &h, out, d);
     }
-    if ((st = check_supported(&e)) != TOSAC_OK) goto out;
-    select_calls(&e);
-    if ((st = plan(&e)) != TOSAC_OK) goto out;
-    drop_aliases(&e);
-    select_data(&e, out);
-    out->arena = e.arena;
-    out->arena_lower_bound = e.lb;
-    out->runtime_arena = p->arena_size;
-    out->runtime_lower_bound = p->arena_lb;
-    const rt_inst *m = &p->insts[0];
-    for (uint32_t i = 0; i < m->n_in; i++) out->io_bytes += p->vals[p->idx[m->in_base + i]].nbytes;
-    for (uint32_t i = 0; i < m->n_out; i++) out->io_bytes += p->vals[p->idx[m->out_base + i]].nbytes;
-    for (uint32_t k = 0; k < p->n_ops; k++) out->n_calls += e.run[k];
-    put_source(&e);
-    put_header(&e, out);
-    out->source = tosac_strbuf_take(&e.c);
-    out->header = tosac_strbuf_take(&e.h);
-    out->cmake = sources_text(&e, true);
-    out->sources = sources_text(&e, false);
-    if (!out->source || !out->header || !out->cmake || !out->sources) {
-        tosac_emit_c_out_free(out);
-        st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory while writing the C code");
-    }
-out:
-    tosac_strbuf_free(&e.c);
-    tosac_strbuf_free(&e.h);
-    tosac_free(e.dropped, nv * sizeof(bool));
-    tosac_free(e.const_used, nv * sizeof(bool));
-    tosac_free(e.run, no * sizeof(bool));
-    tosac_free(e.prep_off, no * sizeof(size_t));
-    tosac_free(e.unread, no * sizeof(uint32_t));
-    tosac_free(e.buf_off, nb * sizeof(size_t));
-    tosac_program_destroy(p);
+    ectx_close(&e);
+    tosac_strbuf_free(&h);
     return st;
 }
 
