@@ -14,7 +14,7 @@
 void cli_emit_c_help(FILE *out)
 {
     fprintf(out,
-            "usage: tosac emit-c MODEL.tosa -o DIR [--name NAME] [--isa portable|mve]\n"
+            "usage: tosac emit-c MODEL.tosa|ARTIFACT -o DIR [--name NAME] [--isa portable|mve]\n"
             "\n"
             "Runs the runtime's create on the host (validate, build, fuse, plan, prepare, with the\n"
             "portable kernels) and writes the program as C11 into DIR (created if missing):\n"
@@ -25,6 +25,9 @@ void cli_emit_c_help(FILE *out)
             "  NAME.cmake   NAME_SOURCES (NAME.c and the kernel sources under ${TOSAC_ROOT}),\n"
             "               NAME_INCLUDE_DIRS, NAME_DEFINITIONS\n"
             "  sources.txt  the kernel sources, relative to the tosac source tree\n"
+            "ARTIFACT, a directory of 'tosac compile --target ethos-...', gives every segment; NPU\n"
+            "segment K is called through int NAME_npu_segment_K(in, out, arena), a weak function whose\n"
+            "default runs the segment on the CPU (define it to drive the NPU).\n"
             "The device needs no allocator, stdio, reader, validator or planner: the kernels are the\n"
             "host's (src/kernels/), so the outputs are the bits 'tosac run' gives.\n"
             "\n"
@@ -108,8 +111,21 @@ int cli_emit_c(int argc, char **argv)
     tosac_quant_iomap *qio = NULL;
     tosac_emit_c_out out = {0};
     tosac_diag *d = tosac_diag_create();
+    if (!d) goto done;
+    if (tosac_artifact_is_dir(path)) { /* a segmented artifact (docs/TARGETS.md): q-params from its manifest */
+        tosac_artifact *art = NULL;
+        tosac_emit_c_opts ao = {name, path, NULL, isa};
+        tosac_status ast = tosac_artifact_read(path, &art, d);
+        if (ast == TOSAC_OK) ast = tosac_emit_c_artifact(art, &ao, &out, d);
+        tosac_artifact_destroy(art);
+        if (ast != TOSAC_OK) {
+            cli_print_diag(path, d);
+            goto done;
+        }
+        goto write;
+    }
     tosac_graph *g = cli_read_graph(path, true);
-    if (!g || !d) goto done;
+    if (!g) goto done;
     /* the quantization sidecar of the program gives the I/O q-params */
     char side[4096];
     struct stat st;
@@ -120,10 +136,13 @@ int cli_emit_c(int argc, char **argv)
         goto done;
     }
     tosac_emit_c_opts o = {name, path, qio, isa};
-    if (tosac_emit_c(g, &o, &out, d) != TOSAC_OK) {
+    tosac_status est = tosac_emit_c(g, &o, &out, d);
+    tosac_graph_destroy(g);
+    if (est != TOSAC_OK) {
         cli_print_diag(path, d);
         goto done;
     }
+write:
     if (stat(a.out, &st) != 0 && mkdir(a.out, 0777) != 0) {
         fprintf(stderr, "tosac emit-c: %s: cannot create the directory: %s\n", a.out, strerror(errno));
         goto done;
@@ -143,7 +162,6 @@ int cli_emit_c(int argc, char **argv)
 done:
     tosac_emit_c_out_free(&out);
     tosac_quant_iomap_free(qio);
-    tosac_graph_destroy(g);
     tosac_diag_destroy(d);
     tosac_outset_destroy(os);
     return rc;

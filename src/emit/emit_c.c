@@ -539,11 +539,10 @@ static void put_header(tosac_strbuf *sb, const tosac_emit_c_opts *o, const tosac
     tosac_strbuf_appendf(sb, "\nint %s_invoke(const void *const in[], void *const out[], void *arena);\n", N);
     for (uint32_t k = 0; k < n_npu; k++)
         tosac_strbuf_appendf(sb,
-                             "/* NPU segment %" PRIu32 ": its inputs and outputs in the artifact's order, an arena of\n"
-                             "   %s_NPU_SEGMENT_%" PRIu32 "_ARENA bytes. The weak default runs it on the CPU; define it to\n"
-                             "   drive the NPU instead. */\n"
+                             "/* NPU segment %" PRIu32 " (the inputs and outputs of its .tosa program, in order; a part of\n"
+                             "   the arena): the weak default runs it on the CPU; define it to drive the NPU instead. */\n"
                              "int %s_npu_segment_%" PRIu32 "(const void *const in[], void *const out[], void *arena);\n",
-                             npu[k], N, npu[k], N, npu[k]);
+                             npu[k], N, npu[k]);
     tosac_strbuf_appendf(sb, "\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
 }
 
@@ -843,4 +842,218 @@ void tosac_emit_c_out_free(tosac_emit_c_out *o)
     free_str(&o->source);
     free_str(&o->cmake);
     free_str(&o->sources);
+}
+
+/* ---- segmented artifacts ----------------------------------------------------------------------- */
+
+/* Position of the artifact tensor named `name` in list[0..n), or n. */
+static uint32_t by_name(const tosac_artifact_tensor *list, uint32_t n, const char *name)
+{
+    uint32_t i = 0;
+    while (i < n && strcmp(list[i].name, name)) i++;
+    return i;
+}
+
+static size_t tensor_bytes(const tosac_artifact_tensor *t)
+{
+    size_t n = tosac_exec_elem_size(t->dtype, false);
+    for (int32_t i = 0; i < t->rank; i++) n *= (size_t)t->shape[i];
+    return n;
+}
+
+static io_desc artifact_io(const tosac_artifact_tensor *t)
+{
+    io_desc r;
+    memset(&r, 0, sizeof r);
+    r.name = t->name, r.dtype = t->dtype, r.rank = t->rank, r.shape = t->shape, r.nbytes = tensor_bytes(t);
+    r.has_q = t->has_q, r.type = t->io, r.q = t->q;
+    return r;
+}
+
+/* Where segment s's output k lives: model output j (out[j]) or its arena buffer. */
+typedef struct seg_wire {
+    uint32_t *perm_in, *perm_out; /* program input / output i -> artifact tensor index */
+    uint32_t n_in, n_out;
+    size_t arena, lb;
+    uint32_t buf0; /* index of its first output buffer in the boundary plan */
+} seg_wire;
+
+static void put_tensor_src(tosac_strbuf *sb, const tosac_artifact *a, const seg_wire *w, const ebuf *bufs, int32_t p,
+                           uint32_t k)
+{
+    if (p < 0) {
+        tosac_strbuf_appendf(sb, "in[%" PRIu32 "]", k);
+        return;
+    }
+    for (uint32_t j = 0; j < tosac_artifact_output_count(a); j++) {
+        const tosac_artifact_tensor *t = tosac_artifact_output(a, j);
+        if (t->from_segment == p && t->from_index == k) {
+            tosac_strbuf_appendf(sb, "out[%" PRIu32 "]", j);
+            return;
+        }
+    }
+    tosac_strbuf_appendf(sb, "A + %zu", bufs[w[p].buf0 + k].off);
+}
+
+tosac_status tosac_emit_c_artifact(const tosac_artifact *a, const tosac_emit_c_opts *o, tosac_emit_c_out *out,
+                                   tosac_diag *d)
+{
+    if (!a || !o || !out) return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_emit_c_artifact: no artifact, options or result");
+    if (!valid_name(o->name) || strlen(o->name) > 48)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "emit-c: '%s' is not a C identifier of at most 48 characters",
+                              o->name ? o->name : "");
+    memset(out, 0, sizeof *out);
+    uint32_t ns = tosac_artifact_segment_count(a), nbuf = ns, n_npu = 0;
+    for (uint32_t s = 0; s < ns; s++) nbuf += tosac_artifact_segment_at(a, s)->n_outputs;
+    seg_wire *w = tosac_calloc(ns ? ns : 1, sizeof *w);
+    ebuf *bufs = tosac_calloc(nbuf ? nbuf : 1, sizeof *bufs);
+    ebuf **order = tosac_calloc(nbuf ? nbuf : 1, sizeof *order);
+    uint32_t *npu = tosac_calloc(ns ? ns : 1, sizeof *npu);
+    bool used[N_FAMILY_FILES] = {false};
+    tosac_strbuf c, h;
+    tosac_strbuf_init(&c);
+    tosac_strbuf_init(&h);
+    tosac_status st = TOSAC_OK;
+    if (!w || !bufs || !order || !npu) {
+        st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
+        goto done;
+    }
+    put_prologue(&c, o);
+    /* every segment: its data and a static function running it; NPU segments behind a weak hook */
+    uint32_t b = ns;
+    for (uint32_t s = 0; s < ns; s++) {
+        const tosac_artifact_segment *seg = tosac_artifact_segment_at(a, s);
+        char px[16];
+        snprintf(px, sizeof px, "g%" PRIu32 "_", s);
+        ectx e;
+        st = ectx_open(&e, seg->graph, o, px, out, d);
+        if (st == TOSAC_OK) {
+            const rt_inst *m = &e.p->insts[0];
+            w[s].n_in = m->n_in, w[s].n_out = m->n_out;
+            w[s].perm_in = tosac_calloc(m->n_in + 1, sizeof(uint32_t));
+            w[s].perm_out = tosac_calloc(m->n_out + 1, sizeof(uint32_t));
+            if (!w[s].perm_in || !w[s].perm_out) st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
+            for (uint32_t i = 0; st == TOSAC_OK && i < m->n_in; i++)
+                if ((w[s].perm_in[i] = by_name(seg->inputs, seg->n_inputs, e.p->vals[e.p->idx[m->in_base + i]].name)) ==
+                    seg->n_inputs)
+                    st = tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: input %" PRIu32 " is not in the manifest", seg->file, i);
+            for (uint32_t i = 0; st == TOSAC_OK && i < m->n_out; i++)
+                if ((w[s].perm_out[i] = by_name(seg->outputs, seg->n_outputs, e.p->vals[e.p->idx[m->out_base + i]].name)) ==
+                    seg->n_outputs)
+                    st = tosac_diag_add(d, TOSAC_ERR_FORMAT, "%s: output %" PRIu32 " is not in the manifest", seg->file, i);
+        }
+        if (st != TOSAC_OK) {
+            ectx_close(&e);
+            tosac_diag_add(d, st, "emit-c: segment %" PRIu32 " (%s)", s, seg->file);
+            goto done;
+        }
+        w[s].arena = e.arena, w[s].lb = e.lb;
+        tosac_strbuf_appendf(&e.c, "\n/* segment %" PRIu32 " (%s, %s) */\n", s, seg->file, seg->npu ? "NPU" : "CPU");
+        put_data(&e);
+        tosac_strbuf_appendf(&e.c, "\nstatic int %srun(const void *const in[], void *const out[], void *arena)\n", px);
+        put_body(&e);
+        if (seg->npu) {
+            npu[n_npu++] = s;
+            tosac_strbuf_appendf(&e.c,
+                                 "\n/* the default of the NPU hook: the segment on the CPU */\n#if defined(__GNUC__)\n__attribute__((weak))\n#endif\n"
+                                 "int %s_npu_segment_%" PRIu32 "(const void *const in[], void *const out[], void *arena)\n{\n"
+                                 "    return %srun(in, out, arena);\n}\n",
+                                 o->name, s, px);
+        }
+        char *text = tosac_strbuf_take(&e.c);
+        if (text) {
+            tosac_strbuf_append(&c, text);
+            tosac_free(text, strlen(text) + 1);
+        } else {
+            tosac_strbuf_append(&c, "");
+            c.failed = true;
+        }
+        mark_families(&e, used);
+        ectx_close(&e);
+        /* its arena (live at step s) and its outputs (to their last reader) */
+        bufs[s] = (ebuf){rt_align(w[s].arena), 0, (int32_t)s, (int32_t)s};
+        w[s].buf0 = b;
+        for (uint32_t k = 0; k < seg->n_outputs; k++, b++) {
+            int32_t last = (int32_t)s;
+            for (uint32_t r = s + 1; r < ns; r++) {
+                const tosac_artifact_segment *q = tosac_artifact_segment_at(a, r);
+                for (uint32_t i = 0; i < q->n_inputs; i++)
+                    if (q->inputs[i].from_segment == (int32_t)s && q->inputs[i].from_index == k) last = (int32_t)r;
+            }
+            bool model_out = false;
+            for (uint32_t j = 0; j < tosac_artifact_output_count(a); j++)
+                model_out |= tosac_artifact_output(a, j)->from_segment == (int32_t)s && tosac_artifact_output(a, j)->from_index == k;
+            bufs[b] = (ebuf){model_out ? 0 : rt_align(tensor_bytes(&seg->outputs[k])), 0, (int32_t)s, last};
+        }
+    }
+    /* the segments' arenas and the tensors between segments in one arena */
+    for (uint32_t i = 0; i < nbuf; i++) order[i] = &bufs[i];
+    qsort(order, nbuf, sizeof *order, cmp_size);
+    out->arena = place(order, nbuf);
+    for (uint32_t s = 0; s < ns; s++) {
+        size_t live = w[s].lb;
+        for (uint32_t i = ns; i < nbuf; i++)
+            if (bufs[i].first <= (int32_t)s && (int32_t)s <= bufs[i].last) live += bufs[i].size;
+        if (live > out->arena_lower_bound) out->arena_lower_bound = live;
+    }
+    tosac_strbuf_appendf(&c, "\nint %s_invoke(const void *const in[], void *const out[], void *arena)\n{\n    uint8_t *A = arena;\n    int st;\n    (void)A;\n",
+                         o->name);
+    for (uint32_t s = 0; s < ns; s++) {
+        const tosac_artifact_segment *seg = tosac_artifact_segment_at(a, s);
+        tosac_strbuf_append(&c, "    {\n        const void *const si[] = {");
+        for (uint32_t i = 0; i < w[s].n_in; i++) {
+            const tosac_artifact_tensor *t = &seg->inputs[w[s].perm_in[i]];
+            tosac_strbuf_append(&c, i ? ", " : "");
+            put_tensor_src(&c, a, w, bufs, t->from_segment, t->from_index);
+        }
+        tosac_strbuf_appendf(&c, "%s};\n        void *const so[] = {", w[s].n_in ? "" : "0");
+        for (uint32_t i = 0; i < w[s].n_out; i++) {
+            tosac_strbuf_append(&c, i ? ", " : "");
+            put_tensor_src(&c, a, w, bufs, (int32_t)s, w[s].perm_out[i]);
+        }
+        tosac_strbuf_appendf(&c, "%s};\n", w[s].n_out ? "" : "0");
+        if (seg->npu)
+            tosac_strbuf_appendf(&c, "        if ((st = %s_npu_segment_%" PRIu32 "(si, so, A + %zu)) != 0) return st;\n    }\n",
+                                 o->name, s, bufs[s].off);
+        else
+            tosac_strbuf_appendf(&c, "        if ((st = g%" PRIu32 "_run(si, so, A + %zu)) != 0) return st;\n    }\n", s,
+                                 bufs[s].off);
+    }
+    /* model outputs that are a model input or repeat another output */
+    for (uint32_t j = 0; j < tosac_artifact_output_count(a); j++) {
+        const tosac_artifact_tensor *t = tosac_artifact_output(a, j);
+        uint32_t first = j;
+        for (uint32_t i = 0; i < j; i++)
+            if (tosac_artifact_output(a, i)->from_segment == t->from_segment && tosac_artifact_output(a, i)->from_index == t->from_index)
+                first = i;
+        if (t->from_segment >= 0 && first == j) continue;
+        tosac_strbuf_appendf(&c, "    memcpy(out[%" PRIu32 "], ", j);
+        if (t->from_segment < 0)
+            tosac_strbuf_appendf(&c, "in[%" PRIu32 "]", t->from_index);
+        else
+            tosac_strbuf_appendf(&c, "out[%" PRIu32 "]", first);
+        tosac_strbuf_appendf(&c, ", %zu);\n", tensor_bytes(t));
+    }
+    tosac_strbuf_append(&c, "    return 0;\n}\n");
+    {
+        uint32_t ni = tosac_artifact_input_count(a), no = tosac_artifact_output_count(a);
+        ni = ni < EMIT_MAX_IO ? ni : EMIT_MAX_IO, no = no < EMIT_MAX_IO ? no : EMIT_MAX_IO;
+        io_desc ins[EMIT_MAX_IO], outs[EMIT_MAX_IO];
+        for (uint32_t i = 0; i < ni; i++) out->io_bytes += (ins[i] = artifact_io(tosac_artifact_input(a, i))).nbytes;
+        for (uint32_t i = 0; i < no; i++) out->io_bytes += (outs[i] = artifact_io(tosac_artifact_output(a, i))).nbytes;
+        put_header(&h, o, out, ins, ni, outs, no, npu, n_npu);
+    }
+    st = finish(o, used, &c, &h, out, d);
+done:
+    for (uint32_t s = 0; w && s < ns; s++) {
+        tosac_free(w[s].perm_in, (w[s].n_in + 1) * sizeof(uint32_t));
+        tosac_free(w[s].perm_out, (w[s].n_out + 1) * sizeof(uint32_t));
+    }
+    tosac_free(w, (ns ? ns : 1) * sizeof *w);
+    tosac_free(bufs, (nbuf ? nbuf : 1) * sizeof *bufs);
+    tosac_free(order, (nbuf ? nbuf : 1) * sizeof *order);
+    tosac_free(npu, (ns ? ns : 1) * sizeof *npu);
+    tosac_strbuf_free(&c);
+    tosac_strbuf_free(&h);
+    return st;
 }

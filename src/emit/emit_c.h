@@ -17,6 +17,7 @@
 #include "tosac/graph.h"
 #include "tosac/quant.h"
 #include "tosac/runtime.h"
+#include "tosac/target.h"
 #include "tosac/status.h"
 
 typedef struct tosac_emit_c_opts {
@@ -41,6 +42,10 @@ typedef struct tosac_emit_c_out {
 
 /* Emits graph `g` (its block "main"); every failure adds a message to d naming the operator. */
 tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosac_emit_c_out *out, tosac_diag *d);
+/* Emits a segmented artifact (docs/TARGETS.md): every segment as above, chained through one arena;
+   NPU segment K runs through the weak hook NAME_npu_segment_K, whose default runs it on the CPU. */
+tosac_status tosac_emit_c_artifact(const tosac_artifact *a, const tosac_emit_c_opts *o, tosac_emit_c_out *out,
+                                   tosac_diag *d);
 void tosac_emit_c_out_free(tosac_emit_c_out *o);
 
 #endif
