@@ -34,11 +34,17 @@ check "the NPU segments have hooks, the CPU segment none" \
 check "arena within 5% of its liveness lower bound" \
     '$PY -c "import re,sys; a,b=map(int,re.search(r\"arena (\d+) bytes, liveness lower bound (\d+)\",open(\"emit.log\").read()).groups()); sys.exit(0 if a <= 1.05*b else 1)"'
 $PY "$SRC/tests/mcu/emit_testdata.py" testdata.c --in x_codes.npy --expect expect.npy
-srcs=()
-while read -r f; do srcs+=("$SRC/$f"); done <c/sources.txt
-CC=(gcc -std=c11 -O1 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -DTOSAC_NO_SIMD -D_POSIX_C_SOURCE=200809L
+# the kernel sources once (-O0: this checks the wiring, emit_c.host and emit_c.qemu the models)
+CC=(gcc -std=c11 -O0 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -DTOSAC_NO_SIMD -D_POSIX_C_SOURCE=200809L
     -Ic -I"$SRC/include" -I"$SRC/src" -DEMIT_HEADER='"rs.h"' -DEMIT_INVOKE=rs_invoke -DEMIT_ARENA=rs_ARENA_SIZE)
-"${CC[@]}" -o check "$SRC/tests/mcu/emit_check_main.c" testdata.c c/rs.c "${srcs[@]}" -lm 2>build.log
+objs=() ok=true
+while read -r f; do
+    o=$(echo "$f" | tr / _).o
+    "${CC[@]}" -c "$SRC/$f" -o "$o" 2>>build.log || ok=false
+    objs+=("$o")
+done <c/sources.txt
+$ok && "${CC[@]}" -c "$SRC/tests/mcu/emit_check_main.c" testdata.c c/rs.c 2>>build.log &&
+    "${CC[@]}" -o check emit_check_main.o testdata.o rs.o "${objs[@]}" -lm 2>>build.log
 check "the emitted C builds warning-free" '[ $? -eq 0 ] || { head -20 build.log; false; }'
 ./check >run.log 2>&1
 check "outputs bit-identical to tosac run on the artifact" '[ $? -eq 0 ] && grep -q identical run.log || { cat run.log; false; }'
@@ -51,7 +57,7 @@ int rs_npu_segment_2(const void *const in[], void *const out[], void *arena)
     return 42;
 }
 C
-"${CC[@]}" -o check_hook "$SRC/tests/mcu/emit_check_main.c" testdata.c c/rs.c hook.c "${srcs[@]}" -lm 2>>build.log
+"${CC[@]}" -o check_hook emit_check_main.o testdata.o rs.o hook.c "${objs[@]}" -lm 2>>build.log
 ./check_hook >hook.log 2>&1
 check "a strong rs_npu_segment_2 runs instead of the default" 'grep -q "invoke failed: status 42" hook.log'
 
