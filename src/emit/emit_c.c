@@ -331,7 +331,7 @@ static void put_tensor(ectx *e, uint32_t slot, const char *shape, bool unread)
     const tosac_program *p = e->p;
     const tosac_ktensor *t = &p->kt[slot];
     tosac_strbuf *sb = &e->c;
-    tosac_strbuf_append(sb, "        T(");
+    tosac_strbuf_append(sb, "            T(");
     put_loc(e, sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
     tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
                          t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
@@ -347,7 +347,7 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
     for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
         if (j == op->n_in)
             tosac_strbuf_appendf(sb, "%s        };\n        const tosac_ktensor %sto[%" PRIu32 "] = {\n",
-                                 op->n_in ? "" : "        {0},\n", pfx, op->n_out ? op->n_out : 1);
+                                 op->n_in ? "" : "            {0},\n", pfx, op->n_out ? op->n_out : 1);
         snprintf(shape, sizeof shape, "%ss_%" PRIu32 "_%" PRIu32, e->px, k, j);
         put_tensor(e, call_slot(op, j), shape,
                    j < op->n_in && (e->unread[k] == UINT32_MAX || (j < 31 && (e->unread[k] >> j) & 1)));
