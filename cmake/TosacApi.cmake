@@ -56,17 +56,23 @@ function(tosac_add_public_libraries name)
   cmake_parse_arguments(A "" "DESCRIPTION" "OBJECTS;LIBS;PC_REQUIRES_PRIVATE" ${ARGN})
   set(inc $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
-  add_library(${name}_shared SHARED ${A_OBJECTS})
-  set_target_properties(${name}_shared PROPERTIES OUTPUT_NAME ${name} EXPORT_NAME ${name}
-    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR} LINK_DEPENDS ${TOSAC_API_MAP})
-  target_link_options(${name}_shared PRIVATE "-Wl,--version-script=${TOSAC_API_MAP}")
-  # every dependency named: an undefined symbol is a link error, not a surprise at load time
-  # (sanitizer builds leave the runtime's symbols to the executable that loads them)
-  if(NOT TOSAC_SANITIZE AND NOT TOSAC_FUZZ)
-    target_link_options(${name}_shared PRIVATE "-Wl,--no-undefined")
+  # bare-metal toolchains (cmake/arm-none-eabi-cortex-m55.cmake) have no shared libraries
+  get_property(shared_ok GLOBAL PROPERTY TARGET_SUPPORTS_SHARED_LIBS)
+  set(shared_target)
+  if(shared_ok)
+    set(shared_target ${name}_shared)
+    add_library(${name}_shared SHARED ${A_OBJECTS})
+    set_target_properties(${name}_shared PROPERTIES OUTPUT_NAME ${name} EXPORT_NAME ${name}
+      VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR} LINK_DEPENDS ${TOSAC_API_MAP})
+    target_link_options(${name}_shared PRIVATE "-Wl,--version-script=${TOSAC_API_MAP}")
+    # every dependency named: an undefined symbol is a link error, not a surprise at load time
+    # (sanitizer builds leave the runtime's symbols to the executable that loads them)
+    if(NOT TOSAC_SANITIZE AND NOT TOSAC_FUZZ)
+      target_link_options(${name}_shared PRIVATE "-Wl,--no-undefined")
+    endif()
+    target_link_libraries(${name}_shared PRIVATE ${A_LIBS})
+    target_include_directories(${name}_shared INTERFACE ${inc})
   endif()
-  target_link_libraries(${name}_shared PRIVATE ${A_LIBS})
-  target_include_directories(${name}_shared INTERFACE ${inc})
 
   set(all ${CMAKE_CURRENT_BINARY_DIR}/${name}_all.o)
   add_custom_command(OUTPUT ${all}
@@ -82,7 +88,7 @@ function(tosac_add_public_libraries name)
   target_link_libraries(${name}_lib_static INTERFACE ${A_LIBS})
   target_include_directories(${name}_lib_static INTERFACE ${inc})
 
-  install(TARGETS ${name}_shared ${name}_lib_static EXPORT tosacTargets
+  install(TARGETS ${shared_target} ${name}_lib_static EXPORT tosacTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 

@@ -69,7 +69,7 @@ static int dscnn(void)
         convs[i].r.in[4] = convs[i].r.ozp.t;
         convs[i].r.c.prep = NULL; /* the fused RESCALE's tables again, with that zero point */
         {
-            tosac_kprep sz = {0, 0};
+            tosac_kprep sz = {0, 0, 0};
             tosac_kernel_rescale_prepare(&convs[i].r.c, &sz, NULL);
             void *pp = kc_alloc(sz.const_size);
             tosac_kernel_rescale_prepare(&convs[i].r.c, &sz, pp);

@@ -59,6 +59,13 @@ typedef struct tosac_program tosac_program;
 /** The WHILE_LOOP iteration cap when tosac_program_opts.max_iterations is 0. */
 #define TOSAC_DEFAULT_MAX_ITERATIONS 10000000u
 
+/** Kernel variants (tosac_program_opts.kernel_isa). */
+typedef enum tosac_program_isa {
+    TOSAC_PROGRAM_ISA_HOST = 0,
+    TOSAC_PROGRAM_ISA_PORTABLE,
+    TOSAC_PROGRAM_ISA_MVE
+} tosac_program_isa;
+
 typedef struct tosac_program_opts {
     /** Profiles, extensions and level the graph is validated against before anything else. */
     tosac_validate_opts validate;
@@ -94,6 +101,11 @@ typedef struct tosac_program_opts {
     /** Do not allocate the prepared constants in create: the caller must call
         tosac_program_set_prepared before the first invoke. */
     bool caller_prepared;
+    /** The kernel variants the program is prepared for (prepared bytes, scratch sizes):
+        TOSAC_PROGRAM_ISA_HOST (0) this CPU's best, _PORTABLE the portable C kernels, _MVE the
+        Helium kernels of a Cortex-M55 build, prepared here for emitted C (`tosac emit-c
+        --isa mve`): only an MVE build runs such a program. */
+    tosac_program_isa kernel_isa;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */
@@ -130,6 +142,23 @@ size_t tosac_program_arena_lower_bound(const tosac_program *p);
 /** Bytes of the constants buffer and of the variables buffer. */
 size_t tosac_program_const_bytes(const tosac_program *p);
 size_t tosac_program_variable_bytes(const tosac_program *p);
+/** What a program needs, for sizing a device's heap and RAM (tosac_program_memory_needs). */
+typedef struct tosac_program_memory {
+    size_t heap;              /**< bytes the program holds from the allocator (tosac_set_allocator):
+                                   its bookkeeping plus those of the buffers below it allocated */
+    size_t bookkeeping;       /**< of which the program's own tables (operators, values, names,
+                                   shapes, plan), with the CMake TOSAC_ARENA_CHUNK chunking */
+    size_t arena;             /**< the arena the plan needs (tosac_program_arena_size) */
+    size_t arena_lower_bound; /**< tosac_program_arena_lower_bound */
+    size_t constants;         /**< constants buffer (tosac_program_const_bytes) */
+    size_t prepared;          /**< prepared constants (tosac_program_prepared_size) */
+    size_t variables;         /**< variables buffer */
+} tosac_program_memory;
+/**
+ * Fills *out (create's transient planning buffers are freed before it returns and are not
+ * counted; a counting allocator measures them). TOSAC_ERR_INVALID_ARG for NULL arguments.
+ */
+tosac_status tosac_program_memory_needs(const tosac_program *p, tosac_program_memory *out);
 /**
  * Uses `buf` (TOSAC_PROGRAM_ALIGN-aligned, `size` >= arena size) as the arena from now on; an
  * arena allocated by create is freed. Input data written before is not carried over.

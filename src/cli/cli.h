@@ -42,6 +42,8 @@ int cli_run(int argc, char **argv);
 void cli_run_help(FILE *out);
 void cli_ops_help(FILE *out);
 int cli_compile(int argc, char **argv); void cli_compile_help(FILE *out);
+int cli_emit_c(int argc, char **argv);
+void cli_emit_c_help(FILE *out);
 int cli_targets(int argc, char **argv);
 void cli_targets_help(FILE *out);
 
@@ -120,6 +122,9 @@ bool cli_run_load_npy(const char *path, const tosac_tensor_info *info, const tos
                       uint8_t **bytes, size_t *n, tosac_diag *d);
 bool cli_run_write_npy(const char *path, const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
                        const tosac_quant_io *q, tosac_diag *d);
+/* A .quant.json sidecar `side` is used only with the program it was written for: the size and hash
+   it records must be `model`'s (cmd_run.c; docs/QUANT.md). False after adding the reason to d. */
+bool cli_sidecar_matches(const char *side, const char *model, const tosac_quant_iomap *q, tosac_diag *d);
 void cli_run_print_summary(const tosac_tensor_info *info, const uint8_t *bytes, size_t n,
                            const tosac_quant_io *q);
 

@@ -544,7 +544,7 @@ static const tosac_quant_io *find_io(const tosac_quant_io *list, uint32_t n, con
 
 /* A sidecar is used only with the program it was written for: the size and hash it records must be
    the model file's (docs/QUANT.md). */
-static bool sidecar_matches(const char *side, const char *model, const tosac_quant_iomap *q, tosac_diag *d)
+bool cli_sidecar_matches(const char *side, const char *model, const tosac_quant_iomap *q, tosac_diag *d)
 {
     uint64_t h = 0, n = 0;
     if (tosac_hash_file(model, &h, &n, d) != TOSAC_OK) return false;
@@ -609,7 +609,7 @@ static int run_program(run_args *a, bool refmode)
         if (side) snprintf(side, len, "%s.quant.json", model);
         if (side && stat(side, &sst) == 0 &&
             (!cli_out_input(os, side) || tosac_quant_iomap_read(side, &qio, d) != TOSAC_OK ||
-             !sidecar_matches(side, model, qio, d))) {
+             !cli_sidecar_matches(side, model, qio, d))) {
             print_diag(side, d, "error");
             tosac_graph_destroy(g);
             tosac_diag_destroy(d);

@@ -5,6 +5,7 @@
  *   tosac inspect FILE [--json] [-o OUT]
  *   tosac print FILE [-o OUT]
  *   tosac run MODEL.tosa -i NAME=FILE.npy ... [-o DIR] [--profile] | tosac run --test_desc desc.json
+ *   tosac emit-c MODEL.tosa -o DIR [--name NAME]
  *   tosac ops [--markdown]
  *   tosac targets [--json]
  *   tosac help [COMMAND] | tosac COMMAND --help | tosac --version
@@ -31,6 +32,8 @@ static const cli_command k_commands[] = {
     {"run", "run a .tosa program on .npy inputs (also the reference model's --test_desc interface)", cli_run_help,
      cli_run},
     {"compile", "compile an ONNX model to a TOSA 1.0 program (.onnx -> .tosa)", cli_compile_help, cli_compile},
+    {"emit-c", "write a .tosa program as C for a microcontroller (no malloc, same kernels)", cli_emit_c_help,
+     cli_emit_c},
     {"ops", "list the TOSA 1.0 operators, operands and type-support rows", cli_ops_help, cli_ops},
     {"targets", "list the deployment targets (Ethos-U, Cortex-M) and their settings", cli_targets_help, cli_targets},
 };

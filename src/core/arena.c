@@ -11,12 +11,19 @@ struct tosac_arena_chunk {
     _Alignas(16) unsigned char data[];
 };
 
-#define ARENA_CHUNK 65536u
+/* Bytes of one chunk (blocks larger than half of it get their own): 64 KiB on a host; a
+   microcontroller build sets less (CMake TOSAC_ARENA_CHUNK), every graph and program holding at
+   least one chunk. */
+#ifndef TOSAC_ARENA_CHUNK
+#define TOSAC_ARENA_CHUNK 65536u
+#endif
+#define ARENA_CHUNK ((size_t)(TOSAC_ARENA_CHUNK))
 
 void tosac_arena_init(tosac_arena *a)
 {
     a->head = NULL;
     a->total = 0;
+    a->reserved = 0;
 }
 
 void tosac_arena_deinit(tosac_arena *a)
@@ -29,6 +36,7 @@ void tosac_arena_deinit(tosac_arena *a)
     }
     a->head = NULL;
     a->total = 0;
+    a->reserved = 0;
 }
 
 void *tosac_arena_alloc_uninit(tosac_arena *a, size_t size)
@@ -44,6 +52,7 @@ void *tosac_arena_alloc_uninit(tosac_arena *a, size_t size)
         if (!tosac_add_size(sizeof(*c), csize, &bytes)) return NULL;
         tosac_arena_chunk *n = tosac_malloc(bytes);
         if (!n) return NULL;
+        a->reserved += bytes;
         n->size = csize;
         n->used = 0;
         if (c && need > ARENA_CHUNK / 2) {

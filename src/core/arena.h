@@ -8,7 +8,8 @@ typedef struct tosac_arena_chunk tosac_arena_chunk;
 
 typedef struct tosac_arena {
     tosac_arena_chunk *head;
-    size_t total; /* bytes handed out, for reporting */
+    size_t total;    /* bytes handed out, for reporting */
+    size_t reserved; /* bytes of the chunks taken from the allocator */
 } tosac_arena;
 
 void tosac_arena_init(tosac_arena *a);

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* realpath (XSI), to replace the file a symbolic link names */
 #include "core/outfile.h"
 
+#if defined(__unix__) || defined(__APPLE__)
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -383,6 +384,51 @@ tosac_status tosac_outfile_write(const char *path, tosac_outfile_fill fill, void
     tosac_outset_destroy(s);
     return r;
 }
+
+#else
+/* No POSIX file system (a bare-metal libtosac_rt, cmake/arm-none-eabi-cortex-m55.cmake): every
+   write fails with TOSAC_ERR_UNSUPPORTED; nothing on a microcontroller writes files. */
+#include "core/diag.h"
+
+static tosac_status no_files(tosac_diag *d)
+{
+    return tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "this platform has no file system to write to");
+}
+
+tosac_outset *tosac_outset_create(void) { return NULL; }
+void tosac_outset_destroy(tosac_outset *s) { (void)s; }
+tosac_status tosac_outset_add_input(tosac_outset *s, const char *path, tosac_diag *d)
+{
+    (void)s, (void)path;
+    return no_files(d);
+}
+tosac_status tosac_outset_add(tosac_outset *s, const char *path, const char **write_path, tosac_diag *d)
+{
+    (void)s, (void)path, (void)write_path;
+    return no_files(d);
+}
+tosac_status tosac_outset_add_stale(tosac_outset *s, const char *path, tosac_diag *d)
+{
+    (void)s, (void)path;
+    return no_files(d);
+}
+tosac_status tosac_outset_commit(tosac_outset *s, tosac_diag *d)
+{
+    (void)s;
+    return no_files(d);
+}
+tosac_status tosac_outfile_write(const char *path, tosac_outfile_fill fill, void *ctx, tosac_diag *d)
+{
+    (void)path, (void)fill, (void)ctx;
+    return no_files(d);
+}
+bool tosac_write_all(int fd, const void *bytes, size_t len)
+{
+    (void)fd, (void)bytes, (void)len;
+    return false;
+}
+void tosac_outfile_catch_signals(void) {}
+#endif
 
 typedef struct bytes_ctx {
     const void *p;

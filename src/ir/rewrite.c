@@ -35,7 +35,7 @@ void ir_replace_uses(tosac_block *b, tosac_value *from, tosac_value *to)
 static bool fresh_name(tosac_block *b, const char *prefix, char *buf, size_t cap)
 {
     for (uint32_t k = b->n_tensors + b->n_shapes;; k++) {
-        snprintf(buf, cap, "%s%u", prefix, k);
+        snprintf(buf, cap, "%s%lu", prefix, (unsigned long)k);
         if (!tosac_block_find(b, buf)) return true;
         if (k == UINT32_MAX) return false;
     }

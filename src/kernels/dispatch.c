@@ -17,25 +17,6 @@ tosac_kernel_fn tosac_kernel_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_r
 
 tosac_kernel_prepare_fn tosac_kernel_prepare_for(uint32_t op) { return op < TOSAC_OP_COUNT ? k_prepare[op] : NULL; }
 
-size_t tosac_exec_elem_size(tosac_dtype t, bool f64)
-{
-    switch (t) {
-    case TOSAC_DTYPE_BOOL:
-    case TOSAC_DTYPE_INT4:
-    case TOSAC_DTYPE_INT8: return 1;
-    case TOSAC_DTYPE_INT16: return 2;
-    case TOSAC_DTYPE_INT32: return 4;
-    case TOSAC_DTYPE_INT48:
-    case TOSAC_DTYPE_SHAPE: return 8;
-    case TOSAC_DTYPE_FP32: return f64 ? 8 : 4;
-    case TOSAC_DTYPE_FP16:
-    case TOSAC_DTYPE_BF16: return f64 ? 8 : 2;
-    case TOSAC_DTYPE_FP8E4M3:
-    case TOSAC_DTYPE_FP8E5M2: return f64 ? 8 : 1;
-    default: return 0;
-    }
-}
-
 static uint32_t isa_cap = TOSAC_KISA_MVE;
 
 void tosac_kernel_limit_isa(uint32_t level) { isa_cap = level; }

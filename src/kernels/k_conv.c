@@ -205,6 +205,7 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
 tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
     sizes->const_size = sizes->scratch_size = 0;
+    sizes->unread = 0;
     if (c->isa == TOSAC_KISA_MVE)
         return tosac_conv_mve_prepare(c, sizes, dst) ? TOSAC_OK
                                                       : tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_conv_prepare);
@@ -214,6 +215,7 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     sizes->scratch_size = g.total;
     if (!g.wprep) return TOSAC_OK;
     sizes->const_size = CONV_PREP_W + g.wbytes;
+    sizes->unread = 1u << 1; /* the weights: conv_wbuf reads the prepared ones */
     if (!dst) return TOSAC_OK;
     /* a bad zero point is the run's to report (check_zps); the bytes are then unused */
     const tosac_ktensor *wzp = &c->in[4];

@@ -148,6 +148,8 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
     if (!cmve_plan(c, &h)) return false;
     sizes->const_size = h.total;
     sizes->scratch_size = h.scratch;
+    /* weights, bias and an epilogue's multipliers and shifts are folded into the prepared bytes */
+    sizes->unread = (1u << 1) | (1u << 2) | (c->epi ? TOSAC_KPREP_UNREAD_EPI : 0u);
     if (!dst) return true;
     uint8_t *d = dst;
     memset(d, 0, h.total);

@@ -119,7 +119,13 @@ typedef struct tosac_kcall {
 typedef struct tosac_kprep {
     size_t const_size;   /* prepared constant bytes */
     size_t scratch_size; /* scratch bytes of one worker */
+    uint32_t unread;     /* what a run given these prepared bytes never reads (0: everything may be
+                            read): bit j for constant operand in[j]'s data (weights packed into
+                            the prepared bytes), TOSAC_KPREP_UNREAD_EPI for the fused RESCALE's
+                            prepared bytes and constant operands (its tables folded in). Emitted C
+                            (`tosac emit-c`) leaves those out of the flash. */
 } tosac_kprep;
+#define TOSAC_KPREP_UNREAD_EPI 0x80000000u
 
 #define TOSAC_OP(E, num, A, chk, acc, ins, outs)                                              \
     tosac_status tosac_kernel_##chk(tosac_kcall *c);                                         \

@@ -721,7 +721,7 @@ static tosac_status build_inst(bctx *bc, uint32_t ri, uint32_t bi, int32_t paren
         p->ops[oi].scratch_buf = RT_NONE;
         p->ops[oi].fused_into = p->ops[oi].fused_out = RT_NONE;
         p->ops[oi].sub[0] = p->ops[oi].sub[1] = RT_NONE;
-        if (!n) return tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR, "block '%s': operator %u is missing", nm(b->name), k);
+        if (!n) return tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR, "block '%s': operator %lu is missing", nm(b->name), (unsigned long)k);
         p->ops[oi].op = n->op;
         p->ops[oi].index = k;
         p->ops[oi].inst = ii;
@@ -941,7 +941,11 @@ static tosac_status prepare_calls(bctx *bc)
         t->nelem = rv->nelem;
     }
     for (uint32_t j = 0; j < p->n_idx; j++) p->kt[j].constant = p->vals[rt_final_val(p, p->idx[j])].kind == RV_CONST;
-    p->isa = tosac_kernel_isa();
+    switch (bc->o->kernel_isa) {
+    case TOSAC_PROGRAM_ISA_PORTABLE: p->isa = TOSAC_KISA_PORTABLE; break;
+    case TOSAC_PROGRAM_ISA_MVE: p->isa = TOSAC_KISA_MVE; break;
+    default: p->isa = tosac_kernel_isa(); break;
+    }
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
         op->call.in = p->kt + op->in_base;

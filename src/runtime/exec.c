@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/diag.h"
 #include "core/strbuf.h"
 #include "runtime/program.h"
@@ -136,22 +136,15 @@ static tosac_status run_op(tosac_program *p, uint32_t k)
     }
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static tosac_status run_inst(tosac_program *p, uint32_t ii)
 {
     const rt_inst *I = &p->insts[ii];
     for (uint32_t k = I->op_base; k < I->op_base + I->n_ops; k++) {
-        uint64_t t0 = p->cb ? now_ns() : 0;
+        uint64_t t0 = p->cb ? tosac_now_ns() : 0;
         tosac_status s = run_op(p, k);
         if (s != TOSAC_OK) return s;
         if (p->cb) {
-            uint64_t t1 = now_ns();
+            uint64_t t1 = tosac_now_ns();
             p->cb(p->cb_user, k, p->ops[k].op, t1 > t0 ? t1 - t0 : 0);
         }
     }

@@ -84,7 +84,7 @@ static tosac_status kernel_sizes(tosac_program *p, tosac_diag *d)
         rt_op *op = &p->ops[k];
         if (op->mode != M_KERNEL && op->mode != M_ALIAS) continue;
         tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(op->op);
-        tosac_kprep sz = {0, 0};
+        tosac_kprep sz = {0, 0, 0};
         op->call.epi = op->has_epi ? &op->epi : NULL;
         if (pf && pf(&op->call, &sz, NULL) != TOSAC_OK) {
             char label[256];

@@ -12,7 +12,7 @@ tosac_status rt_prepare(tosac_program *p, uint8_t *dst, tosac_diag *d)
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
         if (!op->prep_size) continue;
-        tosac_kprep sz = {0, 0};
+        tosac_kprep sz = {0, 0, 0};
         op->call.epi = op->has_epi ? &op->epi : NULL;
         if (tosac_kernel_prepare_for(op->op)(&op->call, &sz, dst + op->prep_off) != TOSAC_OK ||
             sz.const_size != op->prep_size) {

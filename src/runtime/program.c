@@ -118,6 +118,23 @@ size_t tosac_program_arena_lower_bound(const tosac_program *p) { return p ? p->a
 size_t tosac_program_const_bytes(const tosac_program *p) { return p ? p->const_size : 0; }
 size_t tosac_program_variable_bytes(const tosac_program *p) { return p ? p->var_size : 0; }
 
+tosac_status tosac_program_memory_needs(const tosac_program *p, tosac_program_memory *out)
+{
+    if (!p || !out) return TOSAC_ERR_INVALID_ARG;
+    size_t book = sizeof *p + p->mem.reserved + p->cap_vals * sizeof(rt_val) + p->cap_insts * sizeof(rt_inst) +
+                  p->cap_ops * sizeof(rt_op) + p->cap_idx * sizeof(uint32_t) + p->cap_kt * sizeof(tosac_ktensor) +
+                  p->cap_copies * sizeof(rt_copy) + p->cap_vars * sizeof(rt_var) + p->cap_bufs * sizeof(rt_buf) +
+                  p->cap_entries * sizeof(uint32_t) + p->cap_in * sizeof(void *) + p->cap_out * (sizeof(void *) + sizeof(bool));
+    out->bookkeeping = book;
+    out->heap = book + p->consts_raw_size + p->var_raw_size + p->arena_raw_size + p->prepared_raw_size;
+    out->arena = p->arena_size;
+    out->arena_lower_bound = p->arena_lb;
+    out->constants = p->const_size;
+    out->prepared = p->prepared_size;
+    out->variables = p->var_size;
+    return TOSAC_OK;
+}
+
 tosac_status tosac_program_set_arena(tosac_program *p, void *buf, size_t size)
 {
     if (!p) return TOSAC_ERR_INVALID_ARG;

@@ -96,7 +96,7 @@ static inline tosac_status kc_run(tosac_kcall *c, uint32_t isa, size_t *prepared
     tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(c->op);
     tosac_kernel_fn fn = tosac_kernel_for(c->op);
     c->isa = isa;
-    tosac_kprep sz = {0, 0};
+    tosac_kprep sz = {0, 0, 0};
     tosac_status s = pf(c, &sz, NULL);
     if (s != TOSAC_OK) return s;
     void *prep = sz.const_size ? kc_alloc(sz.const_size) : NULL;
@@ -122,7 +122,7 @@ static inline tosac_status kc_prepare(tosac_kcall *c, uint32_t isa)
 {
     tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(c->op);
     c->isa = isa;
-    tosac_kprep sz = {0, 0};
+    tosac_kprep sz = {0, 0, 0};
     tosac_status s = pf(c, &sz, NULL);
     if (s != TOSAC_OK) return s;
     c->prep = sz.const_size ? kc_alloc(sz.const_size) : NULL, c->prep_size = sz.const_size;
@@ -157,7 +157,7 @@ static inline void kc_rescale_make(kc_rescale *r, const tosac_ktensor *x, tosac_
     memset(&r->c, 0, sizeof r->c);
     r->c.op = TOSAC_OP_RESCALE, r->c.n_in = 5, r->c.n_out = 1, r->c.in = r->in, r->c.out = out, r->c.attr = r->a;
     if (prepare) {
-        tosac_kprep sz = {0, 0};
+        tosac_kprep sz = {0, 0, 0};
         r->c.isa = TOSAC_KISA_PORTABLE;
         tosac_kernel_rescale_prepare(&r->c, &sz, NULL);
         void *p = sz.const_size ? kc_alloc(sz.const_size) : NULL;

@@ -160,7 +160,7 @@ static tosac_status run_op(uint32_t op, tt *const *ins, int nin, tt *out, const 
     c.out = &out->t;
     c.attr = a;
     tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(op);
-    tosac_kprep sz = {1, 1};
+    tosac_kprep sz = {1, 1, 0};
     EXPECT(pf != NULL && pf(&c, &sz, NULL) == TOSAC_OK);
     EXPECT_EQ_I(sz.scratch_size, 0);
     tosac_status s = kernels_run_call(&c);

@@ -329,7 +329,7 @@ static void test_fused_epilogue(void)
         for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
             tosac_kernel_limit_isa(level);
             rc.isa = tosac_kernel_isa();
-            tosac_kprep sz = {0, 0};
+            tosac_kprep sz = {0, 0, 0};
             EXPECT_EQ_I(tosac_kernel_rescale_prepare(&rc, &sz, NULL), TOSAC_OK);
             void *prep = kr_alloc(sz.const_size);
             EXPECT_EQ_I(tosac_kernel_rescale_prepare(&rc, &sz, prep), TOSAC_OK);

@@ -24,7 +24,7 @@ static uint32_t kr_const_mask;
 static inline size_t kernels_scratch_size(const tosac_kcall *c)
 {
     tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(c->op);
-    tosac_kprep sz = {0, 0};
+    tosac_kprep sz = {0, 0, 0};
     return pf && pf(c, &sz, NULL) == TOSAC_OK ? sz.scratch_size : 0;
 }
 
@@ -41,7 +41,7 @@ static inline tosac_status kernels_run_call(tosac_kcall *c)
     tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(c->op);
     tosac_kernel_fn fn = tosac_kernel_for(c->op);
     if (!pf || !fn) return TOSAC_ERR_INTERNAL;
-    tosac_kprep sz = {0, 0};
+    tosac_kprep sz = {0, 0, 0};
     c->isa = tosac_kernel_isa();
     tosac_status s = pf(c, &sz, NULL);
     if (s != TOSAC_OK) {

@@ -253,8 +253,53 @@ static void test_create_fault_injection_with_diag(void)
     tosac_graph_destroy(g);
 }
 
+/* Bytes held through the allocator. */
+static size_t g_bytes;
+static void *b_alloc(void *ud, size_t size)
+{
+    (void)ud;
+    void *p = malloc(size ? size : 1);
+    if (p) g_bytes += size;
+    return p;
+}
+static void b_free(void *ud, void *p, size_t size)
+{
+    (void)ud;
+    if (p) g_bytes -= size;
+    free(p);
+}
+
+/* tosac_program_memory_needs: `heap` is exactly what the program holds from the allocator (a
+   byte-counting allocator around create and destroy), the rest are the plan's figures. */
+static void test_memory_needs(void)
+{
+    tosac_allocator a = {NULL, b_alloc, b_free};
+    tosac_set_allocator(&a);
+    tosac_graph *g = build();
+    size_t before = g_bytes;
+    tosac_program *p = NULL;
+    EXPECT_EQ_I(tosac_program_create(g, NULL, &p, NULL), TOSAC_OK);
+    size_t held = g_bytes - before;
+    tosac_program_memory m;
+    EXPECT_EQ_I(tosac_program_memory_needs(p, &m), TOSAC_OK);
+    EXPECT_EQ_I(m.heap, held);
+    EXPECT(m.bookkeeping > 0 && m.bookkeeping < m.heap);
+    EXPECT_EQ_I(m.arena, tosac_program_arena_size(p));
+    EXPECT_EQ_I(m.arena_lower_bound, tosac_program_arena_lower_bound(p));
+    EXPECT_EQ_I(m.constants, tosac_program_const_bytes(p));
+    EXPECT_EQ_I(m.variables, tosac_program_variable_bytes(p));
+    EXPECT_EQ_I(m.prepared, tosac_program_prepared_size(p));
+    EXPECT_EQ_I(tosac_program_memory_needs(NULL, &m), TOSAC_ERR_INVALID_ARG);
+    EXPECT_EQ_I(tosac_program_memory_needs(p, NULL), TOSAC_ERR_INVALID_ARG);
+    tosac_program_destroy(p);
+    EXPECT_EQ_I(g_bytes, before);
+    tosac_graph_destroy(g);
+    tosac_set_allocator(NULL);
+}
+
 int main(void)
 {
+    RUN(test_memory_needs);
     RUN(test_invoke_allocates_nothing);
     RUN(test_create_fault_injection);
     RUN(test_create_fault_injection_with_diag);
