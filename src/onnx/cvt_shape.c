@@ -1,6 +1,6 @@
 /* Converters for ONNX shape / data-movement ops: Expand, Tile, Pad, Split, Range, ConstantOfShape,
  * DepthToSpace, SpaceToDepth, Trilu, GatherElements, ScatterND, Slice (any step), CumSum, TopK,
- * Einsum (matmul-like), Resize / Upsample, ConvTranspose (2-D). Constant inputs are folded.
+ * Einsum (matmul-like), Resize / Upsample, ConvTranspose (1-D, 2-D, grouped). Constant inputs are folded.
  *
  * Many of these are index maps: every output element is one input element. Such an op computes the
  * flat input index of each output element at compile time (map) and emits it with emit_map: folded

@@ -31,6 +31,8 @@ typedef struct form {
     const double *sc; /* nsc real scales over the last dimension (nsc == 1: uniform) */
     uint32_t nsc;
     int bits; /* |i32 value| < 2^bits */
+    tosac_value *same; /* an integer or bool value (token ids and what is computed from them only):
+                          the same values in the INT graph, never quantized */
 } form;
 
 typedef struct cluster {
@@ -656,6 +658,8 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
         if (v->is_shape) ins[k] = copy_shape_value(l, v);
         else if (n->op == TOSAC_OP_PAD) ins[k] = as_i8(l, v, q, n); /* pad value, quantized (0 -> zp) */
         else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = quant_scalar(l->b, l->act, q.zero_point);
+        else if (n->op == TOSAC_OP_GATHER && k == 1 && !ir_is_const(v) && l->f[v->index].same)
+            ins[k] = l->f[v->index].same; /* run-time indices (token ids): the integers themselves */
         else if (n->op == TOSAC_OP_GATHER && k == 1 && ir_is_const(v) && v->dtype == TOSAC_DTYPE_INT32) {
             /* the indices are integers already: the same constant in the INT graph */
             int64_t ne = tosac_value_nelem(v);
@@ -937,6 +941,44 @@ static tosac_status find_clusters(lower *l)
     return s;
 }
 
+/* ---- integer computations ----------------------------------------------------------------- */
+
+/* An operator of integers or bools only (index arithmetic on token ids: the negative-index wrap
+   of a Gather, position ids...): every output is not FP32 and every operand is a constant or a
+   value with an integer form of its own. */
+static bool is_int_node(const lower *l, const tosac_node *n)
+{
+    if (n->n_outputs != 1 || n->outputs[0]->dtype == TOSAC_DTYPE_FP32) return false;
+    bool fed = false;
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const tosac_value *v = n->inputs[k];
+        if (v->is_shape || ir_is_const(v)) continue;
+        if (!l->f[v->index].same) return false;
+        fed = true;
+    }
+    return fed;
+}
+
+/* Copies such an operator into the INT graph as it is: integers need no quantization. */
+static tosac_status lower_int(lower *l, const tosac_node *n)
+{
+    tosac_value *ins[8];
+    if (n->n_inputs > 8) return unsupported(l, n, "too many operands");
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const tosac_value *v = n->inputs[k];
+        if (v->is_shape) ins[k] = copy_shape_value(l, v);
+        else if (ir_is_const(v)) ins[k] = ir_new_const(l->b, "k", v->dtype, v->rank, v->shape, v->data, v->data_len);
+        else ins[k] = l->f[v->index].same;
+        if (!ins[k]) return oom(l);
+    }
+    const tosac_value *y = n->outputs[0];
+    tosac_value *out = ir_new_tensor(l->b, "int", y->dtype, y->rank, y->shape);
+    tosac_node *op = out ? ir_add_op(l->b, (tosac_op)n->op, n->n_inputs, ins, out, n) : NULL;
+    if (!op || ir_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    l->f[y->index].same = out;
+    return TOSAC_OK;
+}
+
 /* ---- driver ------------------------------------------------------------------------------- */
 
 static tosac_status lower_node(lower *l, const tosac_node *n)
@@ -1096,10 +1138,19 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     for (uint32_t i = 0; i < fb->n_inputs; i++) {
         const tosac_value *v = fb->inputs[i];
         tosac_qparams q;
+        if (v->dtype == TOSAC_DTYPE_INT32 && !l->fx->has[v->index]) { /* token ids: kept as they are */
+            tosac_value *t = tosac_block_add_tensor(l->b, v->name, TOSAC_DTYPE_INT32, v->rank, v->shape);
+            if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
+            l->f[v->index].same = t;
+            io->inputs[i].q = (tosac_qparams){1.0, 0};
+            io->inputs[i].type = TOSAC_QUANT_IO_INT32;
+            continue;
+        }
         /* FP32, or int8 codes a DequantizeLinear of the model reads */
         if ((v->dtype != TOSAC_DTYPE_FP32 && !(v->dtype == TOSAC_DTYPE_INT8 && l->fx->has[v->index])) || !qp_of(l, v, &q))
             return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED,
-                                  "input '%s': only FP32 inputs (or int8 ones read by DequantizeLinear) can be quantized",
+                                  "input '%s': only FP32 inputs (or int8 ones read by DequantizeLinear) can be quantized; "
+                                  "INT32 ones are kept",
                                   v->name);
         tosac_value *t = tosac_block_add_tensor(l->b, v->name, l->act, v->rank, v->shape);
         if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
@@ -1113,6 +1164,10 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
         if (l->fx->in_chain[i]) continue;
         if (l->fx->chain_in[i] >= 0) {
             s = lower_qdq(l, n);
+            continue;
+        }
+        if (is_int_node(l, n)) {
+            s = lower_int(l, n);
             continue;
         }
         int32_t c = l->cluster_of[i];
