@@ -711,7 +711,10 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
         sc[k] = (int64_t)u;
     }
     double units = (double)sc[0] * (double)sc[2];
-    if (units * 255.0 > 1073741823.0) return unsupported(l, n, "the bilinear scale numerators are too large for int32");
+    /* int16 (--a16w8, zero point 0): TOSA's int16 RESIZE accumulates in INT48, no ADD needed */
+    bool wide16 = l->act == TOSAC_DTYPE_INT16;
+    if (!wide16 && units * 255.0 > 1073741823.0)
+        return unsupported(l, n, "the bilinear scale numerators are too large for int32");
     tosac_value *ins[4] = {NULL, NULL, NULL, NULL};
     ins[0] = as_i8(l, x, q, n);
     ins[1] = copy_shape_value(l, n->inputs[1]);
@@ -719,16 +722,17 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
     ins[3] = copy_shape_value(l, n->inputs[3]);
     if (!ins[0]) return TOSAC_ERR_UNSUPPORTED;
     if (!ins[1] || !ins[2] || !ins[3]) return oom(l);
-    tosac_value *r = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    tosac_value *r = new_tensor(l, y, wide16 ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32);
     tosac_node *op = r ? ir_add_op(l->b, TOSAC_OP_RESIZE, 4, ins, r, n) : NULL;
     if (!op || ir_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    double scale = q.scale / units;
+    if (wide16) return set_i32(l, y, r, &scale, 1, bits_for(32767.0 * units)) ? TOSAC_OK : TOSAC_ERR_NOMEM;
     int64_t ones[TOSAC_MAX_RANK];
     for (int k = 0; k < y->rank; k++) ones[k] = 1;
     int32_t off = (int32_t)(-(double)q.zero_point * units);
     tosac_value *add_in[2] = {r, int_const(l, "resize_zp", TOSAC_DTYPE_INT32, y->rank, ones, &off, 1)};
     tosac_value *out = add_in[1] ? new_tensor(l, y, TOSAC_DTYPE_INT32) : NULL;
     if (!out || !ir_add_op(l->b, TOSAC_OP_ADD, 2, add_in, out, n)) return oom(l);
-    double scale = q.scale / units;
     return set_i32(l, y, out, &scale, 1, bits_for(255.0 * units)) ? TOSAC_OK : TOSAC_ERR_NOMEM;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Model for tests/scripts/int_inputs_test.sh (issue 12): an embedding + transformer token
-classifier (nn.Embedding 100 x 32, learned positions, 2 nn.TransformerEncoder layers, 2 heads, a
-Linear head of 5 classes per token), exported at torch's default opset with int64 token ids.
+"""Model for tests/scripts/int_inputs_test.sh (issue 12): tools/zoo/make_zoo2.py's embedding +
+transformer token classifier (nn.Embedding 100 x 32, learned positions, 2 nn.TransformerEncoder
+layers, 2 heads, a Linear head of 5 classes per token), exported at torch's default opset with
+int64 token ids.
 
 Writes OUTDIR/tok.onnx, OUTDIR/ids.npy (int64 token ids [1, 16], torch's dtype) and
 OUTDIR/ids32.npy (the same as int32, the program's input type).
@@ -13,18 +14,8 @@ import warnings
 import numpy as np
 import torch
 
-
-class TokenClassifier(torch.nn.Module):
-    def __init__(self, vocab=100, dim=32, seq=16, classes=5):
-        super().__init__()
-        self.emb = torch.nn.Embedding(vocab, dim)
-        self.pos = torch.nn.Parameter(torch.randn(1, seq, dim) * 0.1)
-        layer = torch.nn.TransformerEncoderLayer(dim, 2, 2 * dim, dropout=0.0, batch_first=True)
-        self.enc = torch.nn.TransformerEncoder(layer, 2)
-        self.head = torch.nn.Linear(dim, classes)
-
-    def forward(self, ids):
-        return self.head(self.enc(self.emb(ids) + self.pos))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "zoo"))
+from make_zoo2 import TokenClassifier  # noqa: E402 (the second zoo's token classifier)
 
 
 def main():
