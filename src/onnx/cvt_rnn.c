@@ -11,7 +11,6 @@
  * activation_alpha / activation_beta, and each of the outputs Y, Y_h (Y_c).
  */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -25,7 +24,7 @@ static const int k_gates[] = {1, 3, 4};
 static const int k_acts[] = {1, 2, 3};
 
 typedef struct {
-    char name[20];
+    const char *name; /* k_act_table's spelling */
     float alpha, beta;
 } rnn_act;
 
@@ -118,7 +117,7 @@ static tosac_status read_acts(cvt_ctx *c, rnn_kind kind, int dirs, rnn_act *acts
             if (strlen(k_act_table[t].name) == len && !strncasecmp(k_act_table[t].name, nm, len)) break;
         if (t == sizeof k_act_table / sizeof *k_act_table)
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "activation '%.*s' is not supported", (int)(len > 40 ? 40 : len), nm);
-        snprintf(acts[k].name, sizeof acts[k].name, "%s", k_act_table[t].name);
+        acts[k].name = k_act_table[t].name;
         acts[k].alpha = k_act_table[t].def_alpha;
         acts[k].beta = k_act_table[t].def_beta;
         if (k_act_table[t].alpha && ia < n_alpha) acts[k].alpha = alpha[ia++];
@@ -272,9 +271,9 @@ static tosac_status rnn_convert(cvt_ctx *c, rnn_kind kind)
     x = cvt_mk_reshape(c, x, 3, xs); /* row t * batch + b */
     if (!x) return cvt_nomem(c);
     /* Y parts: [T][dirs] hidden states [1, batch, H]; final h and c per direction */
-    tosac_value **ys = c->node->n_outputs > 0 && c->node->outputs[0][0]
-                           ? tosac_arena_alloc(&c->arena, (size_t)(T * dirs) * sizeof *ys)
-                           : NULL;
+    bool want_y = c->node->n_outputs > 0 && c->node->outputs[0][0];
+    tosac_value **ys = want_y ? tosac_arena_alloc(&c->arena, (size_t)(T * dirs) * sizeof *ys) : NULL;
+    if (want_y && !ys) return cvt_nomem(c);
     tosac_value *hT[2] = {NULL, NULL}, *cT[2] = {NULL, NULL};
     for (int d = 0; d < dirs; d++) {
         bool rev = dirs == 2 ? d == 1 : !strcmp(dir, "reverse");
