@@ -17,7 +17,9 @@ its definitions, imported), torchvision deeplabv3 and lraspp with MobileNetV3-la
 patch 16 on 96x96), torchaudio Wav2Letter (MFCC, 13 x 100) and a small Conformer (2 layers,
 80 features, 4 heads; lengths fixed to the input's), 2-layer LSTM and GRU sequence models, an
 nn.TransformerEncoder, an embedding + transformer token classifier, a UNet with ConvTranspose and
-bilinear upsampling, and a YOLO-style detector (no NMS).
+bilinear upsampling, and a YOLO-style detector (no NMS). Also the first zoo's other models
+(make_zoo.py's CNNs, vit_small, mlp, dup_output, equal_constants) at the default opset only, as
+zoo1_NAME.default.onnx (make_zoo.py exports them at 17).
 
 Exit status: 0 success, 1 failure (unknown model, export error), 2 bad usage.
 """
@@ -215,6 +217,26 @@ MODELS = {
 }
 
 
+# The first zoo's models other than MLPerf Tiny (make_zoo.py, exported there at opset 17 and checked
+# by CTest zoo) at torch's default opset only, as zoo1_NAME: FP checks only (their INT8 programs
+# are zoo.int8_spec's).
+ZOO1 = [n for n in make_zoo.MODELS if n not in make_zoo.TINY]
+
+
+def export_zoo1(name, outdir):
+    m, shape, outs = make_zoo.build(name)
+    mode, train = make_zoo.export_mode(name)
+    m.train(train)
+    x = make_zoo.random_input(shape, torch.Generator().manual_seed(make_zoo.seed_for(name) + 2)).numpy().astype(np.float32)
+    path = os.path.join(outdir, "zoo1_%s.default.onnx" % name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(m, (torch.from_numpy(x),), path, input_names=["input"], output_names=outs,
+                          do_constant_folding=True, training=mode)
+    np.save(os.path.join(outdir, "zoo1_%s.input.npy" % name), x)
+    return [path]
+
+
 def build(name):
     builder, shape, vocab = MODELS[name]
     torch.manual_seed(make_zoo.seed_for(name))
@@ -257,22 +279,23 @@ def main(argv=None):
     ap.add_argument("--skip", nargs="+", metavar="NAME", default=[])
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args(argv)
+    every = list(MODELS) + ["zoo1_" + n for n in ZOO1]
     if a.list:
-        print("\n".join(MODELS))
+        print("\n".join(every))
         return 0
     if not a.outdir:
         ap.error("OUTDIR is required")
     if a.only and a.skip:
         ap.error("--only and --skip exclude each other")
-    unknown = [n for n in (a.only or []) + a.skip if n not in MODELS]
+    unknown = [n for n in (a.only or []) + a.skip if n not in every]
     if unknown:
-        sys.stderr.write("make_zoo2: unknown model(s): %s (known: %s)\n" % (", ".join(unknown), ", ".join(MODELS)))
+        sys.stderr.write("make_zoo2: unknown model(s): %s (known: %s)\n" % (", ".join(unknown), ", ".join(every)))
         return 1
     os.makedirs(a.outdir, exist_ok=True)
     torch.set_num_threads(1)
-    for n in a.only or [k for k in MODELS if k not in a.skip]:
+    for n in a.only or [k for k in every if k not in a.skip]:
         try:
-            paths = export(n, a.outdir)
+            paths = export_zoo1(n[5:], a.outdir) if n.startswith("zoo1_") else export(n, a.outdir)
         except Exception as e:  # report which model failed, then fail
             sys.stderr.write("make_zoo2: %s: export failed: %s: %s\n" % (n, type(e).__name__, e))
             return 1
