@@ -41,6 +41,9 @@ check "no TOSA POW for constant exponents" '! "$TOSAC" inspect pc.tosa | grep -q
 "$TOSAC" run pc.tosa -i x=x.npy -o pc > /dev/null
 check "constant exponents: np.power on the edge values" 'cmp_np pc $(seq -f y%g 0 15)'
 
+"$TOSAC" compile pow_const.onnx -o pc8.tosa --target TOSA-1.0+INT --calibrate random > /dev/null
+check "constant exponents quantize (one TABLE each but the MUL-only x^2 and the IDENTITY)" \
+    '[ $? -eq 0 ] && [ $("$TOSAC" inspect pc8.tosa | grep -c " TABLE ") -ge 12 ]'
 "$TOSAC" compile pow_tensor.onnx -o pt.tosa > /dev/null && "$TOSAC" run pt.tosa -i x=xt.npy -i y=yt.npy -o pt > /dev/null
 check "run-time exponent: np.power on every pair of special values" 'cmp_np pt z'
 
