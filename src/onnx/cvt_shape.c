@@ -1559,8 +1559,8 @@ tosac_status cvt_upsample(cvt_ctx *c)
 
 /* ---- ConvTranspose (1-D, 2-D, any group) ------------------------------------------------------ */
 
-/* One TRANSPOSE_CONV2D (NHWC) of x with the weights of output channels [o0, o0 + Mg) and input
-   channels [i0, i0 + Cg) of the ONNX kernel wf [C, Mg, K0, K1] (group-local output index). */
+/* One TRANSPOSE_CONV2D (NHWC) of x (Cg channels) with the weights of input channels [i0, i0 + Cg)
+   of the ONNX kernel wf [C, Mg, K0, K1] (one group: its Mg output channels); NULL on failure. */
 static tosac_value *tconv_op(cvt_ctx *c, tosac_value *x, const float *wf, int64_t Mg, int64_t Cg, int64_t i0,
                              const int64_t *K, tosac_value *bias, const int64_t *oshape, const int32_t *opad,
                              const int32_t *str)
@@ -1575,7 +1575,7 @@ static tosac_value *tconv_op(cvt_ctx *c, tosac_value *x, const float *wf, int64_
     int64_t wshape[4] = {Mg, K[0], K[1], Cg};
     tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, oshape);
     tosac_value *in[5] = {x, cvt_const_f32(c, 4, wshape, wt), bias, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
-    tosac_node *nd = y && in[1] && in[3] && in[4] ? cvt_op(c, TOSAC_OP_TRANSPOSE_CONV2D, 5, in, y) : NULL;
+    tosac_node *nd = x && y && in[1] && in[3] && in[4] ? cvt_op(c, TOSAC_OP_TRANSPOSE_CONV2D, 5, in, y) : NULL;
     if (!nd || tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, opad, 4) ||
         tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, str, 2) ||
         tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_local_bound, 0) ||
