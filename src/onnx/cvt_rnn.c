@@ -77,15 +77,19 @@ static tosac_value *apply_act(cvt_ctx *c, const rnn_act *a, tosac_value *x, tosa
         return cvt_binary(c, TOSAC_OP_ADD, cvt_clamp(c, x, 0.0f, INFINITY), cvt_unary(c, TOSAC_OP_LOG, add_k(c, e, 1.0)),
                           TOSAC_DTYPE_UNKNOWN);
     }
-    tosac_value *pos = cvt_binary(c, TOSAC_OP_GREATER_EQUAL, x, kf(c, x, !strcmp(n, "ThresholdedRelu") ? a->alpha : 0.0),
-                                  TOSAC_DTYPE_BOOL);
-    if (!strcmp(n, "LeakyRelu")) return cvt_select(c, pos, x, mul_k(c, x, a->alpha), s);
-    if (!strcmp(n, "ThresholdedRelu")) { /* x if x > alpha else 0 */
-        pos = cvt_binary(c, TOSAC_OP_GREATER, x, kf(c, x, a->alpha), TOSAC_DTYPE_BOOL);
-        return cvt_select(c, pos, x, kf(c, x, 0.0), s);
+    /* LeakyRelu and Elu without SELECT, so that they stay in one quantized TABLE: x >= 0 picks x
+       in max(x, alpha x) for alpha <= 1 and in min(x, alpha x) above; Elu is
+       max(x, 0) + alpha (exp(min(x, 0)) - 1) */
+    if (!strcmp(n, "LeakyRelu"))
+        return cvt_binary(c, a->alpha <= 1.0f ? TOSAC_OP_MAXIMUM : TOSAC_OP_MINIMUM, x, mul_k(c, x, a->alpha), TOSAC_DTYPE_UNKNOWN);
+    if (!strcmp(n, "Elu")) {
+        tosac_value *neg = cvt_binary(c, TOSAC_OP_MINIMUM, x, kf(c, x, 0.0), TOSAC_DTYPE_UNKNOWN);
+        return cvt_binary(c, TOSAC_OP_ADD, cvt_clamp(c, x, 0.0f, INFINITY),
+                          mul_k(c, add_k(c, cvt_unary(c, TOSAC_OP_EXP, neg), -1.0), a->alpha), TOSAC_DTYPE_UNKNOWN);
     }
-    /* Elu */
-    return cvt_select(c, pos, x, mul_k(c, add_k(c, cvt_unary(c, TOSAC_OP_EXP, x), -1.0), a->alpha), s);
+    /* ThresholdedRelu: x if x > alpha else 0 */
+    tosac_value *pos = cvt_binary(c, TOSAC_OP_GREATER, x, kf(c, x, a->alpha), TOSAC_DTYPE_BOOL);
+    return cvt_select(c, pos, x, kf(c, x, 0.0), s);
 }
 
 /* The activations of every direction: the `activations` attribute (case-insensitive names, as

@@ -65,7 +65,9 @@ open('$n.args', 'w').write(' '.join(args))"
     check "node test $n: within 1e-5 of the ONNX reference" 'cmp_dirs $n.got $n.want 1e-5'
 done
 
-for n in $(cat torch.txt); do
+# the torch exports, and ONNX nodes with peepholes and clip (bidirectional), linear_before_reset,
+# and the alternative activations that quantize (all but ThresholdedRelu's SELECT)
+for n in $(cat torch.txt) lstm_bidirectional_l0 lstm_clip gru_lbr rnn_relu rnn_leaky rnn_elu rnn_affine_bi lstm_scaledtanh; do
     for q in int8 a16w8; do
         opt=(--target TOSA-1.0+INT --calibrate $n.input.npy)
         [ $q = a16w8 ] && opt=(--target TOSA-1.0+INT+int16 --calibrate $n.input.npy --a16w8)
