@@ -12,7 +12,7 @@ PACKAGES=(
   python3 python3-numpy             # .npy cross-checks, JSON validation in tests
   protobuf-c-compiler libprotobuf-c-dev libonnx-dev   # ONNX reader: protoc-c on onnx.proto
   libonnx-testdata python3-onnx     # ONNX reader tests (models, independent decoding)
-  python3-torch python3-torchvision # model zoo: real networks exported to ONNX (tools/zoo)
+  python3-torch python3-torchvision python3-torchaudio # model zoos: real networks exported to ONNX (tools/zoo)
   python3-dev python3-setuptools python3-venv python3-pytest   # the Python package and its tests
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm    # Cortex-M55 builds run in QEMU (tests/mcu)
 )

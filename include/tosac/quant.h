@@ -82,9 +82,11 @@ typedef enum tosac_quant_io_type {
                                   and last RESCALEs carry input_unsigned / output_unsigned */
     TOSAC_QUANT_IO_FLOAT32,  /**< FP32; the program quantizes / dequantizes at q with FP operators */
     TOSAC_QUANT_IO_INT16,    /**< INT16 codes at q, zero point 0 (--a16w8) */
+    TOSAC_QUANT_IO_INT32,    /**< INT32 values as they are, not quantized (token ids: an integer input of the
+                                  model stays integer; q is scale 1, zero point 0) */
 } tosac_quant_io_type;
 
-/** "int8", "uint8", "float32" or "int16" (the sidecar's dtype). */
+/** "int8", "uint8", "float32", "int16" or "int32" (the sidecar's dtype). */
 const char *tosac_quant_io_type_name(tosac_quant_io_type t);
 /** The codes of an I/O type: [-128, 127] (int8, and the int8 codes inside a float32 boundary),
     [0, 255] (uint8), [-32767, 32767] (int16, symmetric). */

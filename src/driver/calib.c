@@ -44,7 +44,26 @@ static tosac_status append(drv_calib *c, uint32_t i, const tosac_block *b, const
     return TOSAC_OK;
 }
 
-/* A .npy file of input i: float32, one sample or a batch of them. */
+/* The signed integer .npy data of an INT32 input (token ids) as floats, which hold every id below
+   2^24 exactly: NULL when `npy` is not such data. */
+static float *int_as_float(const tosac_npy *npy, const tosac_block *b, uint32_t i)
+{
+    const char *dt = npy->descr;
+    if (b->inputs[i]->dtype != TOSAC_DTYPE_INT32 ||
+        (strcmp(dt, "<i8") && strcmp(dt, "<i4") && strcmp(dt, "<i2") && strcmp(dt, "|i1")))
+        return NULL;
+    float *x = tosac_malloc((size_t)npy->count * sizeof *x);
+    for (int64_t k = 0; x && k < npy->count; k++) {
+        int64_t v = 0;
+        const uint8_t *p = (const uint8_t *)npy->data + (size_t)k * npy->elem_size;
+        for (size_t j = 0; j < npy->elem_size; j++) v |= (int64_t)p[j] << (8 * j);
+        if (npy->elem_size < 8 && (v >> (8 * npy->elem_size - 1)) & 1) v -= (int64_t)1 << (8 * npy->elem_size);
+        x[k] = (float)v;
+    }
+    return x;
+}
+
+/* A .npy file of input i: float32 (integer types for an INT32 input), one sample or a batch. */
 static tosac_status load_file(drv_calib *c, uint32_t i, const tosac_block *b, const char *path, size_t cap,
                               tosac_diag *d)
 {
@@ -54,9 +73,13 @@ static tosac_status load_file(drv_calib *c, uint32_t i, const tosac_block *b, co
     if (s == TOSAC_OK) s = tosac_npy_read_file(path, &npy, d);
     if (s != TOSAC_OK) return s;
     int64_t nelem = c->in[i].nelem;
-    if (strcmp(npy.descr, "<f4") || npy.count <= 0 || npy.count % nelem) {
+    float *ix = npy.count > 0 && npy.count % nelem == 0 ? int_as_float(&npy, b, i) : NULL;
+    if (ix) {
+        s = append(c, i, b, ix, (size_t)(npy.count / nelem), cap, path, d);
+        tosac_free(ix, (size_t)npy.count * sizeof *ix);
+    } else if (strcmp(npy.descr, "<f4") || npy.count <= 0 || npy.count % nelem) {
         s = tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
-                           "%s: calibration data for input '%s' must be float32 with a positive multiple of the "
+                           "%s: calibration data for input '%s' must be float32 (an INT32 input: signed integers) with a positive multiple of the "
                            "input's %" PRId64 " elements (one sample, or a batch), but holds %s with %" PRId64
                            " elements",
                            path, b->inputs[i]->name, nelem, npy.descr, npy.count);

@@ -95,6 +95,11 @@ tosac_value *cvt_shape_const(cvt_ctx *c, const int64_t *values, uint32_t count);
 /* Data-layout helpers (return NULL on failure after reporting). */
 tosac_value *cvt_mk_reshape(cvt_ctx *c, tosac_value *x, int rank, const int64_t *shape);
 tosac_value *cvt_mk_transpose(cvt_ctx *c, tosac_value *x, const int32_t *perm);
+/* SLICE of x: start and size per axis (x's rank). */
+tosac_value *cvt_mk_slice(cvt_ctx *c, tosac_value *x, const int64_t *start, const int64_t *size);
+/* CONCAT of n tensors along `axis`, at most 64 operands per CONCAT (TOSA level 8K's tensor list
+   size); parts[] is used as scratch. */
+tosac_value *cvt_concat_axis(cvt_ctx *c, tosac_value **parts, int64_t n, int axis);
 /* Reshape x to `rank` by prepending 1s (numpy broadcasting); x itself if already of that rank. */
 tosac_value *cvt_expand_rank(cvt_ctx *c, tosac_value *x, int rank);
 /* Unary op producing the same shape and type. */

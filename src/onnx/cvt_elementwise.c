@@ -297,10 +297,119 @@ tosac_status cvt_cast_like(cvt_ctx *c)
     return like ? cast_to(c, v, like->onnx_elem) : s;
 }
 
-/* Pow: the result has the base's type. TOSA's POW is floating-point only and undefined for a
-   negative base, so it computes |x|^y in FP32; an integer exponent gives the sign back for odd
-   exponents. An integer result is the nearest integer when POW is within a few ulps of one (an
-   exact integer power), else the truncation of the real result, as ONNX's cast of it would be. */
+/* x^n for an integer n >= 1 by repeated squaring: MULs only, exact to the rounding of each. */
+static tosac_value *pow_int(cvt_ctx *c, tosac_value *x, uint64_t n)
+{
+    tosac_value *r = NULL, *sq = x;
+    for (; n && sq; n >>= 1) {
+        if (n & 1) r = r ? cvt_binary(c, TOSAC_OP_MUL, r, sq, TOSAC_DTYPE_UNKNOWN) : sq;
+        if (n > 1) sq = cvt_binary(c, TOSAC_OP_MUL, sq, sq, TOSAC_DTYPE_UNKNOWN);
+    }
+    return r;
+}
+
+/* EXP(e * LOG(x)): IEEE pow's value for every x >= 0, 0, inf and NaN included (LOG(0) = -inf,
+   LOG(<0) = NaN, which is pow's NaN for a negative base and a non-integer exponent). */
+static tosac_value *pow_explog(cvt_ctx *c, tosac_value *x, double e)
+{
+    tosac_value *l = cvt_unary(c, TOSAC_OP_LOG, x);
+    return cvt_unary(c, TOSAC_OP_EXP, cvt_binary(c, TOSAC_OP_MUL, l, kconst(c, l, TOSAC_DTYPE_FP32, e), TOSAC_DTYPE_UNKNOWN));
+}
+
+/* Largest constant integer exponent lowered to a MUL chain (at most 2 * log2 of it MULs, each
+   rounded: closer than EXP/LOG, whose error grows with |e * log x|); larger ones use EXP/LOG. */
+#define POW_MUL_CHAIN_MAX 1024
+
+/* FP32 x^e for a constant e without TOSA POW (whose REQUIREs - base >= 0, not both <= 0, finite
+   operands - the model's data need not meet): every form below gives ONNX's (IEEE pow's) value
+   for any x, negative, zero, infinite or NaN, but for a non-integer e at x = -inf and x = -0
+   (pow: |x|^e; here NaN, and RSQRT(-0) = -inf), which no SELECT fixes here: each form reads x
+   alone, so the quantizer makes one TABLE of it. NULL when e has no exact form here (the caller uses pow_general). */
+static tosac_value *pow_const(cvt_ctx *c, tosac_value *x, double e)
+{
+    if (e == 1.0) return cvt_unary(c, TOSAC_OP_IDENTITY, x);
+    if (e == 0.5) return cvt_unary(c, TOSAC_OP_RECIPROCAL, cvt_unary(c, TOSAC_OP_RSQRT, x));
+    if (e == -0.5) return cvt_unary(c, TOSAC_OP_RSQRT, x);
+    if (e != floor(e) || fabs(e) > 1e9) return isfinite(e) && e != 0.0 ? pow_explog(c, x, e) : NULL;
+    uint64_t n = (uint64_t)fabs(e);
+    tosac_value *m;
+    if (n <= POW_MUL_CHAIN_MAX) {
+        m = pow_int(c, x, n);
+    } else if (n % 2 == 0) {
+        m = pow_explog(c, cvt_unary(c, TOSAC_OP_ABS, x), (double)n);
+    } else { /* the odd power keeps x's sign: x * |x|^(n-1) */
+        m = cvt_binary(c, TOSAC_OP_MUL, x, pow_explog(c, cvt_unary(c, TOSAC_OP_ABS, x), (double)(n - 1)),
+                       TOSAC_DTYPE_UNKNOWN);
+    }
+    return e < 0 ? cvt_unary(c, TOSAC_OP_RECIPROCAL, m) : m;
+}
+
+static tosac_value *bool_op(cvt_ctx *c, tosac_op op, tosac_value *a, tosac_value *b)
+{
+    return cvt_binary(c, op, a, b, TOSAC_DTYPE_BOOL);
+}
+
+/* FP32 x^y for run-time (or non-uniform) exponents, with IEEE pow's value everywhere. TOSA POW
+   computes only the elements where its REQUIREs hold (|x| finite and > 0, y finite; the others
+   get POW(1, 1)); zero, infinite and NaN operands take EXP(y * LOG|x|), which is right for them
+   but for y = 0 or x = 1 (pow gives 1, also for NaN partners, and for x = -1, y = ±inf); a
+   finite negative base gives NaN for a non-integer y, and a base with the sign bit set (-0 and
+   -inf too) flips the sign for an odd y (±inf count as even). */
+static tosac_value *pow_general(cvt_ctx *c, tosac_value *x, tosac_value *y, tosac_status *s)
+{
+    tosac_value *ax = cvt_unary(c, TOSAC_OP_ABS, x), *ay = cvt_unary(c, TOSAC_OP_ABS, y);
+    tosac_value *zero = kconst(c, x, TOSAC_DTYPE_FP32, 0.0), *one = kconst(c, x, TOSAC_DTYPE_FP32, 1.0);
+    tosac_value *inf = kconst(c, x, TOSAC_DTYPE_FP32, INFINITY);
+    tosac_value *reg_x = cvt_binary(c, TOSAC_OP_LOGICAL_AND, bool_op(c, TOSAC_OP_GREATER, ax, zero),
+                                    bool_op(c, TOSAC_OP_GREATER, inf, ax), TOSAC_DTYPE_UNKNOWN);
+    tosac_value *reg = cvt_binary(c, TOSAC_OP_LOGICAL_AND, reg_x, bool_op(c, TOSAC_OP_GREATER, kconst(c, y, TOSAC_DTYPE_FP32, INFINITY), ay),
+                                  TOSAC_DTYPE_UNKNOWN);
+    tosac_value *p = cvt_binary(c, TOSAC_OP_POW, cvt_select(c, reg, ax, one, s), cvt_select(c, reg, y, one, s),
+                                TOSAC_DTYPE_UNKNOWN);
+    tosac_value *q = cvt_unary(c, TOSAC_OP_EXP, cvt_binary(c, TOSAC_OP_MUL, y, cvt_unary(c, TOSAC_OP_LOG, ax), TOSAC_DTYPE_UNKNOWN));
+    tosac_value *m = cvt_select(c, reg, p, q, s);
+    tosac_value *fy = cvt_unary(c, TOSAC_OP_FLOOR, y);
+    tosac_value *yint = bool_op(c, TOSAC_OP_EQUAL, fy, y);
+    tosac_value *half = cvt_binary(c, TOSAC_OP_MUL, y, kconst(c, y, TOSAC_DTYPE_FP32, 0.5), TOSAC_DTYPE_UNKNOWN);
+    tosac_value *odd = cvt_binary(c, TOSAC_OP_LOGICAL_AND, yint,
+                                  cvt_unary(c, TOSAC_OP_LOGICAL_NOT, bool_op(c, TOSAC_OP_EQUAL, cvt_unary(c, TOSAC_OP_FLOOR, half), half)),
+                                  TOSAC_DTYPE_UNKNOWN);
+    /* the sign bit: x < 0, or x = -0 (1 / -0 = -inf) */
+    tosac_value *neg = cvt_binary(c, TOSAC_OP_LOGICAL_OR, bool_op(c, TOSAC_OP_GREATER, zero, x),
+                                  bool_op(c, TOSAC_OP_GREATER, zero, cvt_unary(c, TOSAC_OP_RECIPROCAL, x)), TOSAC_DTYPE_UNKNOWN);
+    m = cvt_select(c, cvt_binary(c, TOSAC_OP_LOGICAL_AND, neg, odd, TOSAC_DTYPE_UNKNOWN), cvt_unary(c, TOSAC_OP_NEGATE, m), m, s);
+    tosac_value *neg_finite = cvt_binary(c, TOSAC_OP_LOGICAL_AND, bool_op(c, TOSAC_OP_GREATER, zero, x),
+                                         bool_op(c, TOSAC_OP_GREATER, x, kconst(c, x, TOSAC_DTYPE_FP32, -INFINITY)),
+                                         TOSAC_DTYPE_UNKNOWN);
+    m = cvt_select(c, cvt_binary(c, TOSAC_OP_LOGICAL_AND, neg_finite, cvt_unary(c, TOSAC_OP_LOGICAL_NOT, yint), TOSAC_DTYPE_UNKNOWN),
+                   kconst(c, x, TOSAC_DTYPE_FP32, NAN), m, s);
+    tosac_value *minus1_inf = cvt_binary(c, TOSAC_OP_LOGICAL_AND, bool_op(c, TOSAC_OP_EQUAL, x, kconst(c, x, TOSAC_DTYPE_FP32, -1.0)),
+                                         bool_op(c, TOSAC_OP_EQUAL, ay, kconst(c, y, TOSAC_DTYPE_FP32, INFINITY)), TOSAC_DTYPE_UNKNOWN);
+    tosac_value *ones = cvt_binary(c, TOSAC_OP_LOGICAL_OR, bool_op(c, TOSAC_OP_EQUAL, y, kconst(c, y, TOSAC_DTYPE_FP32, 0.0)),
+                                   cvt_binary(c, TOSAC_OP_LOGICAL_OR, bool_op(c, TOSAC_OP_EQUAL, x, one), minus1_inf, TOSAC_DTYPE_UNKNOWN),
+                                   TOSAC_DTYPE_UNKNOWN);
+    return cvt_select(c, ones, one, m, s);
+}
+
+/* The single value of a constant exponent every element of which is equal and which broadcasts
+   into x's shape (the result then has x's shape); false otherwise. */
+static bool uniform_exponent(const cvt_val *y, const tosac_value *x, double *e)
+{
+    if (!y || !y->is_const || y->numel < 1 || y->rank > x->rank) return false;
+    for (int k = 0; k < y->rank; k++) {
+        int64_t d = y->shape[y->rank - 1 - k];
+        if (d != 1 && d != x->shape[x->rank - 1 - k]) return false;
+    }
+    double v0 = y->f ? y->f[0] : (double)y->i[0];
+    for (int64_t k = 1; k < y->numel; k++)
+        if ((y->f ? y->f[k] : (double)y->i[k]) != v0) return false;
+    *e = v0;
+    return true;
+}
+
+/* Pow(x, y) = x^y in the base's type. FP32 base: a constant exponent lowers to MUL chains,
+   RECIPROCAL, RSQRT or EXP/LOG (pow_const), anything else to pow_general. Integer base: computed
+   in FP32, rounded when the result is within a few ulps of an integer, else truncated. */
 tosac_status cvt_pow(cvt_ctx *c)
 {
     tosac_status s = TOSAC_OK;
@@ -308,25 +417,23 @@ tosac_status cvt_pow(cvt_ctx *c)
     if (!y) return s;
     if ((s = cvt_need_type(c, x, true, true, false)) != TOSAC_OK || (s = cvt_need_type(c, y, true, true, false)) != TOSAC_OK)
         return s;
-    if (x->dtype == TOSAC_DTYPE_FP32 && y->dtype == TOSAC_DTYPE_FP32)
-        return cvt_finish(c, cvt_binary(c, TOSAC_OP_POW, x, y, TOSAC_DTYPE_UNKNOWN), s);
     tosac_value *a = x->dtype == TOSAC_DTYPE_FP32 ? x : cast(c, x, TOSAC_DTYPE_FP32);
     tosac_value *b = y->dtype == TOSAC_DTYPE_FP32 ? y : cast(c, y, TOSAC_DTYPE_FP32);
-    tosac_value *r;
-    if (y->dtype == TOSAC_DTYPE_INT32) {
-        r = cvt_binary(c, TOSAC_OP_POW, cvt_unary(c, TOSAC_OP_ABS, a), b, TOSAC_DTYPE_UNKNOWN);
-        /* y odd: y - 2 * (y / 2) != 0 */
-        tosac_value *half = cvt_binary(c, TOSAC_OP_INTDIV, y, kconst(c, y, TOSAC_DTYPE_INT32, 2), TOSAC_DTYPE_UNKNOWN);
-        tosac_value *even = cvt_binary(c, TOSAC_OP_EQUAL, y,
-                                       cvt_binary(c, TOSAC_OP_MUL, half, kconst(c, y, TOSAC_DTYPE_INT32, 2), TOSAC_DTYPE_UNKNOWN),
-                                       TOSAC_DTYPE_BOOL);
-        tosac_value *neg = cvt_binary(c, TOSAC_OP_GREATER, kconst(c, a, TOSAC_DTYPE_FP32, 0.0), a, TOSAC_DTYPE_BOOL);
-        tosac_value *flip = cvt_binary(c, TOSAC_OP_LOGICAL_AND, neg, cvt_unary(c, TOSAC_OP_LOGICAL_NOT, even), TOSAC_DTYPE_BOOL);
-        r = cvt_select(c, flip, cvt_unary(c, TOSAC_OP_NEGATE, r), r, &s);
-    } else {
-        r = cvt_binary(c, TOSAC_OP_POW, a, b, TOSAC_DTYPE_UNKNOWN);
+    if (!a || !b) return cvt_nomem(c);
+    double e;
+    tosac_value *r = NULL;
+    if (uniform_exponent(cvt_in(c, 1), a, &e)) {
+        if (e == 0.0) { /* x^0 = 1 for every x, NaN included */
+            float *ones = cvt_const_buffer(c, (size_t)cvt_numel(a->rank, a->shape));
+            if (!ones) return cvt_nomem(c);
+            for (int64_t k = 0; k < cvt_numel(a->rank, a->shape); k++) ones[k] = 1.0f;
+            r = cvt_const_f32_adopt(c, a->rank, a->shape, ones);
+        } else {
+            r = pow_const(c, a, e);
+        }
     }
-    if (x->dtype == TOSAC_DTYPE_FP32) return cvt_finish(c, r, s);
+    if (!r && s == TOSAC_OK) r = pow_general(c, a, b, &s);
+    if (!r || x->dtype == TOSAC_DTYPE_FP32) return cvt_finish(c, r, s);
     tosac_value *near = cvt_unary(c, TOSAC_OP_FLOOR, cvt_binary(c, TOSAC_OP_ADD, r, kconst(c, r, TOSAC_DTYPE_FP32, 0.5),
                                                                TOSAC_DTYPE_UNKNOWN));
     tosac_value *err = cvt_unary(c, TOSAC_OP_ABS, cvt_binary(c, TOSAC_OP_SUB, r, near, TOSAC_DTYPE_UNKNOWN));

@@ -10,13 +10,12 @@
 
 static const int32_t k_to_nhwc[4] = {0, 2, 3, 1}, k_to_nchw[4] = {0, 3, 1, 2};
 
-/* SLICE of a rank-4 tensor: start and size per axis. */
-static tosac_value *slice4(cvt_ctx *c, tosac_value *x, const int64_t *start, const int64_t *size)
+tosac_value *cvt_mk_slice(cvt_ctx *c, tosac_value *x, const int64_t *start, const int64_t *size)
 {
-    tosac_value *out = cvt_new(c, x->dtype, 4, size);
+    tosac_value *out = x ? cvt_new(c, x->dtype, x->rank, size) : NULL;
     tosac_value *in[3] = {x, NULL, NULL};
-    in[1] = cvt_shape_const(c, start, 4);
-    in[2] = cvt_shape_const(c, size, 4);
+    in[1] = out ? cvt_shape_const(c, start, (uint32_t)x->rank) : NULL;
+    in[2] = out ? cvt_shape_const(c, size, (uint32_t)x->rank) : NULL;
     return out && in[1] && in[2] && cvt_op(c, TOSAC_OP_SLICE, 3, in, out) ? out : NULL;
 }
 
@@ -193,7 +192,7 @@ static tosac_value *fit_window(cvt_ctx *c, tosac_value *x, win2d *w, int64_t *ou
     }
     if (crop[0] || crop[1]) {
         int64_t st[4] = {0, 0, 0, 0}, sz[4] = {x->shape[0], x->shape[1] - crop[0], x->shape[2] - crop[1], x->shape[3]};
-        return slice4(c, x, st, sz);
+        return cvt_mk_slice(c, x, st, sz);
     }
     return x;
 }
@@ -238,8 +237,7 @@ static tosac_value *conv_op(cvt_ctx *c, bool depthwise, tosac_value *x, tosac_va
     return y;
 }
 
-/* CONCAT along `axis`, at most 64 operands per CONCAT (TOSA level 8K's tensor list size). */
-static tosac_value *concat_axis(cvt_ctx *c, tosac_value **parts, int64_t n, int axis)
+tosac_value *cvt_concat_axis(cvt_ctx *c, tosac_value **parts, int64_t n, int axis)
 {
     while (n > 1) {
         int64_t m = 0;
@@ -349,12 +347,12 @@ tosac_status cvt_conv(cvt_ctx *c)
             tosac_value *bin[3] = {bias, NULL, NULL};
             bin[1] = cvt_shape_const(c, &bs, 1);
             bin[2] = cvt_shape_const(c, &bz, 1);
-            tosac_value *xg = slice4(c, x, xs, xz);
+            tosac_value *xg = cvt_mk_slice(c, x, xs, xz);
             if (!bg || !bin[1] || !bin[2] || !xg || !cvt_op(c, TOSAC_OP_SLICE, 3, bin, bg) ||
                 !(wcs[g] = conv_op(c, false, xg, wcs[g], bg, &w, ohw, Mg)))
                 goto out;
         }
-        y = concat_axis(c, wcs, Gc, 3);
+        y = cvt_concat_axis(c, wcs, Gc, 3);
     }
     if (y && (y = cvt_mk_transpose(c, y, k_to_nchw)) && nsp == 1) y = to3d(c, y);
 out:
@@ -392,7 +390,7 @@ static tosac_value *dilated_max_pool(cvt_ctx *c, tosac_value *x, const win2d *w,
     for (int64_t i = 0; i < w->k[0]; i++)
         for (int64_t j = 0; j < w->k[1]; j++) {
             int64_t st[4] = {0, i * w->dil[0], j * w->dil[1], 0}, sz[4] = {x->shape[0], span[0], span[1], x->shape[3]};
-            tosac_value *tap = slice4(c, x, st, sz);
+            tosac_value *tap = cvt_mk_slice(c, x, st, sz);
             if (!tap) return NULL;
             acc = acc ? cvt_binary(c, TOSAC_OP_MAXIMUM, acc, tap, TOSAC_DTYPE_UNKNOWN) : tap;
             if (!acc) return NULL;

@@ -1,6 +1,6 @@
 /* Converters for ONNX shape / data-movement ops: Expand, Tile, Pad, Split, Range, ConstantOfShape,
  * DepthToSpace, SpaceToDepth, Trilu, GatherElements, ScatterND, Slice (any step), CumSum, TopK,
- * Einsum (matmul-like), Resize / Upsample, ConvTranspose (2-D). Constant inputs are folded.
+ * Einsum (matmul-like), Resize / Upsample, ConvTranspose (1-D, 2-D, grouped). Constant inputs are folded.
  *
  * Many of these are index maps: every output element is one input element. Such an op computes the
  * flat input index of each output element at compile time (map) and emits it with emit_map: folded
@@ -1557,7 +1557,32 @@ tosac_status cvt_upsample(cvt_ctx *c)
     return resize_common(c, x, &cf, sc, NULL);
 }
 
-/* ---- ConvTranspose (2-D, group 1) -------------------------------------------------------------- */
+/* ---- ConvTranspose (1-D, 2-D, any group) ------------------------------------------------------ */
+
+/* One TRANSPOSE_CONV2D (NHWC) of x (Cg channels) with the weights of input channels [i0, i0 + Cg)
+   of the ONNX kernel wf [C, Mg, K0, K1] (one group: its Mg output channels); NULL on failure. */
+static tosac_value *tconv_op(cvt_ctx *c, tosac_value *x, const float *wf, int64_t Mg, int64_t Cg, int64_t i0,
+                             const int64_t *K, tosac_value *bias, const int64_t *oshape, const int32_t *opad,
+                             const int32_t *str)
+{
+    float *wt = tosac_arena_alloc(&c->arena, (size_t)(Cg * Mg * K[0] * K[1]) * 4 + 1);
+    if (!wt) return NULL;
+    for (int64_t o = 0; o < Mg; o++)
+        for (int64_t i = 0; i < Cg; i++)
+            for (int64_t h = 0; h < K[0]; h++)
+                for (int64_t w = 0; w < K[1]; w++)
+                    wt[((o * K[0] + h) * K[1] + w) * Cg + i] = wf[(((i0 + i) * Mg + o) * K[0] + h) * K[1] + w];
+    int64_t wshape[4] = {Mg, K[0], K[1], Cg};
+    tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, oshape);
+    tosac_value *in[5] = {x, cvt_const_f32(c, 4, wshape, wt), bias, cvt_zp(c, TOSAC_DTYPE_FP32), cvt_zp(c, TOSAC_DTYPE_FP32)};
+    tosac_node *nd = x && y && in[1] && in[3] && in[4] ? cvt_op(c, TOSAC_OP_TRANSPOSE_CONV2D, 5, in, y) : NULL;
+    if (!nd || tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, opad, 4) ||
+        tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, str, 2) ||
+        tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_local_bound, 0) ||
+        tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type, TOSAC_DTYPE_FP32))
+        return NULL;
+    return y;
+}
 
 tosac_status cvt_conv_transpose(cvt_ctx *c)
 {
@@ -1569,9 +1594,11 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only 1-D and 2-D transposed convolution is supported");
     if (xv->dt != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT data is supported");
     if (!wv->is_const || !wv->f) return cvt_need_const(c, wv, "a constant float tensor");
-    if (cvt_attr_i(c, "group", 1) != 1) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "group != 1 is not supported");
+    int64_t G = cvt_attr_i(c, "group", 1);
     int ns = one_d ? 1 : 2;
-    int64_t C = xv->shape[1], M = wv->shape[1];
+    int64_t C = xv->shape[1], Mg = wv->shape[1];
+    if (G < 1 || C % G) return cvt_fail(c, TOSAC_ERR_FORMAT, "group %lld does not divide %lld input channels", (long long)G, (long long)C);
+    int64_t M = G * Mg, Cg = C / G;
     int64_t K[2] = {one_d ? 1 : wv->shape[2], wv->shape[one_d ? 2 : 3]};
     int64_t IN[2] = {one_d ? 1 : xv->shape[2], xv->shape[one_d ? 2 : 3]};
     if (wv->shape[0] != C) return cvt_fail(c, TOSAC_ERR_FORMAT, "weight channels differ from input channels");
@@ -1591,10 +1618,10 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
     }
     if (dil[0] > 1 || dil[1] > 1) {
         int64_t DK[2] = {(K[0] - 1) * dil[0] + 1, (K[1] - 1) * dil[1] + 1};
-        float *d = tosac_arena_alloc(&c->arena, (size_t)(C * M * DK[0] * DK[1]) * 4 + 1);
+        float *d = tosac_arena_alloc(&c->arena, (size_t)(C * Mg * DK[0] * DK[1]) * 4 + 1);
         if (!d) return cvt_nomem(c);
-        memset(d, 0, (size_t)(C * M * DK[0] * DK[1]) * 4);
-        for (int64_t q = 0; q < C * M; q++)
+        memset(d, 0, (size_t)(C * Mg * DK[0] * DK[1]) * 4);
+        for (int64_t q = 0; q < C * Mg; q++)
             for (int64_t h = 0; h < K[0]; h++)
                 for (int64_t w = 0; w < K[1]; w++)
                     d[(q * DK[0] + h * dil[0]) * DK[1] + w * dil[1]] = wf[(q * K[0] + h) * K[1] + w];
@@ -1630,25 +1657,21 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
             else pb[k] = total - h, pe[k] = h;
         }
     }
-    int64_t OH[2];
+    /* TOSA's out_pad must exceed -K: larger pads are cropped with a SLICE of the result */
+    int64_t OH[2], full[2], crop[2];
+    int32_t opad[4], str[2] = {(int32_t)st[0], (int32_t)st[1]};
     for (int k = 0; k < 2; k++) {
         OH[k] = st[k] * (IN[k] - 1) + op[k] + K[k] - pb[k] - pe[k];
-        if (OH[k] < 1 || pb[k] >= K[k] || pe[k] - op[k] >= K[k])
-            return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "pads of %lld/%lld for a kernel of %lld are not supported",
-                            (long long)pb[k], (long long)pe[k], (long long)K[k]);
+        if (OH[k] < 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "pads of %lld/%lld leave no output", (long long)pb[k], (long long)pe[k]);
+        int64_t b0 = pb[k] < K[k] - 1 ? pb[k] : K[k] - 1, e0 = pe[k] < op[k] + K[k] - 1 ? pe[k] : op[k] + K[k] - 1;
+        crop[k] = pb[k] - b0;
+        full[k] = OH[k] + crop[k] + (pe[k] - e0);
+        opad[2 * k] = (int32_t)-b0;
+        opad[2 * k + 1] = (int32_t)(op[k] - e0);
     }
-    /* weights [C, M, KH, KW] -> [M, KH, KW, C] */
-    float *wt = tosac_arena_alloc(&c->arena, (size_t)(C * M * K[0] * K[1]) * 4 + 1);
-    if (!wt) return cvt_nomem(c);
-    for (int64_t o = 0; o < M; o++)
-        for (int64_t i = 0; i < C; i++)
-            for (int64_t h = 0; h < K[0]; h++)
-                for (int64_t w = 0; w < K[1]; w++)
-                    wt[((o * K[0] + h) * K[1] + w) * C + i] = wf[((i * M + o) * K[0] + h) * K[1] + w];
-    int64_t wshape[4] = {M, K[0], K[1], C};
-    tosac_value *bias;
     cvt_val *bv = cvt_in(c, 2);
     if (bv && bv->numel != M) return cvt_fail(c, TOSAC_ERR_FORMAT, "bias has %lld entries", (long long)bv->numel);
+    tosac_value *bias;
     if ((s = cvt_bias_f32(c, 2, M, &bias)) != TOSAC_OK) return s;
     tosac_value *x = cvt_tensor(c, xv, &s);
     if (!x) return s;
@@ -1658,25 +1681,30 @@ tosac_status cvt_conv_transpose(cvt_ctx *c)
         x = cvt_mk_reshape(c, x, 4, s4);
     }
     x = cvt_mk_transpose(c, x, k_nhwc);
-    int64_t oshape[4] = {N, OH[0], OH[1], M};
-    tosac_value *y = cvt_new(c, TOSAC_DTYPE_FP32, 4, oshape);
-    tosac_value *in[5] = {x, NULL, bias, NULL, NULL};
-    in[1] = cvt_const_f32(c, 4, wshape, wt);
-    in[3] = cvt_zp(c, TOSAC_DTYPE_FP32);
-    in[4] = cvt_zp(c, TOSAC_DTYPE_FP32);
-    tosac_node *nd = cvt_op(c, TOSAC_OP_TRANSPOSE_CONV2D, 5, in, y);
-    if (!nd) return cvt_nomem(c);
-    int32_t opad[4] = {(int32_t)-pb[0], (int32_t)(op[0] - pe[0]), (int32_t)-pb[1], (int32_t)(op[1] - pe[1])};
-    int32_t str[2] = {(int32_t)st[0], (int32_t)st[1]};
-    if (tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, opad, 4) ||
-        tosac_node_set_ints(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, str, 2) ||
-        tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_local_bound, 0) ||
-        tosac_node_set_int(nd, TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type, TOSAC_DTYPE_FP32))
-        return cvt_nomem(c);
-    y = cvt_mk_transpose(c, y, k_nchw);
-    if (one_d) {
+    int64_t oshape[4] = {N, full[0], full[1], Mg};
+    tosac_value *y = NULL;
+    if (G == 1) {
+        y = x ? tconv_op(c, x, wf, Mg, Cg, 0, K, bias, oshape, opad, str) : NULL;
+    } else {
+        /* one TRANSPOSE_CONV2D per group on its channel SLICE, CONCAT of the outputs */
+        tosac_value **parts = tosac_arena_alloc(&c->arena, (size_t)G * sizeof *parts);
+        if (!parts || !x) return cvt_nomem(c);
+        for (int64_t g = 0; g < G; g++) {
+            int64_t xs[4] = {0, 0, 0, g * Cg}, xz[4] = {N, IN[0], IN[1], Cg}, bs = g * Mg;
+            tosac_value *bg = cvt_mk_slice(c, bias, &bs, &Mg);
+            if (!bg || !(parts[g] = tconv_op(c, cvt_mk_slice(c, x, xs, xz), wf, Mg, Cg, g * Cg, K, bg, oshape, opad, str)))
+                return cvt_nomem(c);
+        }
+        y = cvt_concat_axis(c, parts, G, 3);
+    }
+    if (y && (crop[0] || crop[1] || full[0] != OH[0] || full[1] != OH[1])) {
+        int64_t ys[4] = {0, crop[0], crop[1], 0}, yz[4] = {N, OH[0], OH[1], M};
+        y = cvt_mk_slice(c, y, ys, yz);
+    }
+    y = y ? cvt_mk_transpose(c, y, k_nchw) : NULL;
+    if (y && one_d) {
         int64_t s3[3] = {N, M, OH[1]};
         y = cvt_mk_reshape(c, y, 3, s3);
     }
-    return cvt_set_out(c, 0, y);
+    return cvt_finish(c, y, s);
 }

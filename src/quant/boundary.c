@@ -29,6 +29,7 @@ const char *tosac_quant_io_type_name(tosac_quant_io_type t)
     case TOSAC_QUANT_IO_UINT8: return "uint8";
     case TOSAC_QUANT_IO_FLOAT32: return "float32";
     case TOSAC_QUANT_IO_INT16: return "int16";
+    case TOSAC_QUANT_IO_INT32: return "int32";
     default: return "int8";
     }
 }
@@ -157,9 +158,13 @@ tosac_status quant_boundary(tosac_block *b, tosac_quant_iomap *io, tosac_quant_i
 {
     tosac_status s = TOSAC_OK;
     if (type == TOSAC_QUANT_IO_INT8) return TOSAC_OK; /* as lowered (int16 with --a16w8) */
-    for (uint32_t i = 0; i < io->n_inputs; i++) io->inputs[i].type = type;
+    /* integer inputs (TOSAC_QUANT_IO_INT32) stay as they are */
+    for (uint32_t i = 0; i < b->n_inputs && s == TOSAC_OK; i++)
+        if (io->inputs[i].type != TOSAC_QUANT_IO_INT32) {
+            io->inputs[i].type = type;
+            s = input(b, i, &io->inputs[i], type);
+        }
     for (uint32_t i = 0; i < io->n_outputs; i++) io->outputs[i].type = type;
-    for (uint32_t i = 0; i < b->n_inputs && s == TOSAC_OK; i++) s = input(b, i, &io->inputs[i], type);
     for (uint32_t i = 0; i < b->n_outputs && s == TOSAC_OK; i++) s = output(b, i, &io->outputs[i], type);
     if (s == TOSAC_OK) s = ir_compact(b);
     if (s != TOSAC_OK) return tosac_diag_add(d, s, "building the %s I/O boundary failed", tosac_quant_io_type_name(type));

@@ -147,6 +147,18 @@ const float *quant_sample(quant_samples *qs, uint32_t sample, uint32_t input, ui
     return qs->rnd;
 }
 
+void quant_put_sample(void *dst, tosac_dtype t, const float *x, int64_t n)
+{
+    if (t != TOSAC_DTYPE_INT32) {
+        memcpy(dst, x, (size_t)n * sizeof(float));
+        return;
+    }
+    /* integer inputs (token ids): the nearest integer (random samples: small ones, valid indices
+       into any table of at least 4 rows, negative ones counted from the end as ONNX does) */
+    int32_t *o = dst;
+    for (int64_t k = 0; k < n; k++) o[k] = (int32_t)fmax(-2147483648.0, fmin(2147483647.0, nearbyint(x[k])));
+}
+
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
                              tosac_diag *d)
 {
@@ -182,9 +194,10 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
         for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
             tosac_tensor_info info;
             tosac_program_input_info(p, i, &info);
-            if (info.dtype != TOSAC_DTYPE_FP32) {
-                s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "input '%s' is %s: only FP32 inputs can be quantized",
-                                   info.name, tosac_dtype_name(info.dtype));
+            if (info.dtype != TOSAC_DTYPE_FP32 && info.dtype != TOSAC_DTYPE_INT32) {
+                s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED,
+                                   "input '%s' is %s: only FP32 inputs (quantized) and INT32 ones (kept) can be "
+                                   "calibrated", info.name, tosac_dtype_name(info.dtype));
                 break;
             }
             const float *x = quant_sample(&qs, sidx, i, n_in, info.nelem, d);
@@ -192,7 +205,7 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
                 s = TOSAC_ERR_NOMEM;
                 break;
             }
-            memcpy(tosac_program_input_ptr(p, i), x, (size_t)info.nelem * sizeof(float));
+            quant_put_sample(tosac_program_input_ptr(p, i), info.dtype, x, info.nelem);
             /* graph inputs are observed here: no operator produces them */
             int32_t bi = -1;
             for (uint32_t k = 0; k < b->n_inputs; k++)

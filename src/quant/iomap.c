@@ -88,19 +88,19 @@ static tosac_status read_list(const tosac_json *root, const char *key, tosac_qua
         tosac_quant_io_type type = TOSAC_QUANT_IO_INT8;
         bool known = dt && dt->kind == TOSAC_JSON_STRING;
         if (known) {
-            while (strcmp(dt->str, tosac_quant_io_type_name(type)) && type < TOSAC_QUANT_IO_INT16) type++;
+            while (strcmp(dt->str, tosac_quant_io_type_name(type)) && type < TOSAC_QUANT_IO_INT32) type++;
             known = !strcmp(dt->str, tosac_quant_io_type_name(type));
         }
         /* the zero point is a code of the boundary type (FP32 boundaries: of the int8 codes inside;
            int16 is symmetric) */
-        double zlo = type == TOSAC_QUANT_IO_UINT8 || type == TOSAC_QUANT_IO_INT16 ? 0 : -128,
-               zhi = type == TOSAC_QUANT_IO_UINT8 ? 255 : type == TOSAC_QUANT_IO_INT16 ? 0 : 127;
+        bool sym = type == TOSAC_QUANT_IO_INT16 || type == TOSAC_QUANT_IO_INT32;
+        double zlo = type == TOSAC_QUANT_IO_UINT8 || sym ? 0 : -128, zhi = type == TOSAC_QUANT_IO_UINT8 ? 255 : sym ? 0 : 127;
         if (!name || name->kind != TOSAC_JSON_STRING || !known || !sc || sc->kind != TOSAC_JSON_NUMBER ||
             !(sc->num > 0) || !zp || zp->kind != TOSAC_JSON_NUMBER || zp->num < zlo || zp->num > zhi ||
             zp->num != (double)(int32_t)zp->num)
             return tosac_diag_add(d, TOSAC_ERR_FORMAT,
-                                  "%s: %s[%u] needs name, dtype \"int8\", \"uint8\", \"float32\" or \"int16\", scale > 0 "
-                                  "and a zero_point in that type's range (int16: 0)",
+                                  "%s: %s[%u] needs name, dtype \"int8\", \"uint8\", \"float32\", \"int16\" or \"int32\", "
+                                  "scale > 0 and a zero_point in that type's range (int16, int32: 0)",
                                   path, key, k);
         (*out)[k].type = type;
         size_t len = strlen(name->str) + 1;

@@ -31,6 +31,8 @@ typedef struct form {
     const double *sc; /* nsc real scales over the last dimension (nsc == 1: uniform) */
     uint32_t nsc;
     int bits; /* |i32 value| < 2^bits */
+    tosac_value *same; /* an integer or bool value (token ids and what is computed from them only):
+                          the same values in the INT graph, never quantized */
 } form;
 
 typedef struct cluster {
@@ -656,6 +658,8 @@ static tosac_status lower_move(lower *l, const tosac_node *n)
         if (v->is_shape) ins[k] = copy_shape_value(l, v);
         else if (n->op == TOSAC_OP_PAD) ins[k] = as_i8(l, v, q, n); /* pad value, quantized (0 -> zp) */
         else if (n->op == TOSAC_OP_AVG_POOL2D) ins[k] = quant_scalar(l->b, l->act, q.zero_point);
+        else if (n->op == TOSAC_OP_GATHER && k == 1 && !ir_is_const(v) && l->f[v->index].same)
+            ins[k] = l->f[v->index].same; /* run-time indices (token ids): the integers themselves */
         else if (n->op == TOSAC_OP_GATHER && k == 1 && ir_is_const(v) && v->dtype == TOSAC_DTYPE_INT32) {
             /* the indices are integers already: the same constant in the INT graph */
             int64_t ne = tosac_value_nelem(v);
@@ -712,7 +716,10 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
         sc[k] = (int64_t)u;
     }
     double units = (double)sc[0] * (double)sc[2];
-    if (units * 255.0 > 1073741823.0) return unsupported(l, n, "the bilinear scale numerators are too large for int32");
+    /* int16 (--a16w8, zero point 0): TOSA's int16 RESIZE accumulates in INT48, no ADD needed */
+    bool wide16 = l->act == TOSAC_DTYPE_INT16;
+    if (!wide16 && units * 255.0 > 1073741823.0)
+        return unsupported(l, n, "the bilinear scale numerators are too large for int32");
     tosac_value *ins[4] = {NULL, NULL, NULL, NULL};
     ins[0] = as_i8(l, x, q, n);
     ins[1] = copy_shape_value(l, n->inputs[1]);
@@ -720,16 +727,17 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
     ins[3] = copy_shape_value(l, n->inputs[3]);
     if (!ins[0]) return TOSAC_ERR_UNSUPPORTED;
     if (!ins[1] || !ins[2] || !ins[3]) return oom(l);
-    tosac_value *r = new_tensor(l, y, TOSAC_DTYPE_INT32);
+    tosac_value *r = new_tensor(l, y, wide16 ? TOSAC_DTYPE_INT48 : TOSAC_DTYPE_INT32);
     tosac_node *op = r ? ir_add_op(l->b, TOSAC_OP_RESIZE, 4, ins, r, n) : NULL;
     if (!op || ir_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    double scale = q.scale / units;
+    if (wide16) return set_i32(l, y, r, &scale, 1, bits_for(32767.0 * units)) ? TOSAC_OK : TOSAC_ERR_NOMEM;
     int64_t ones[TOSAC_MAX_RANK];
     for (int k = 0; k < y->rank; k++) ones[k] = 1;
     int32_t off = (int32_t)(-(double)q.zero_point * units);
     tosac_value *add_in[2] = {r, int_const(l, "resize_zp", TOSAC_DTYPE_INT32, y->rank, ones, &off, 1)};
     tosac_value *out = add_in[1] ? new_tensor(l, y, TOSAC_DTYPE_INT32) : NULL;
     if (!out || !ir_add_op(l->b, TOSAC_OP_ADD, 2, add_in, out, n)) return oom(l);
-    double scale = q.scale / units;
     return set_i32(l, y, out, &scale, 1, bits_for(255.0 * units)) ? TOSAC_OK : TOSAC_ERR_NOMEM;
 }
 
@@ -940,6 +948,44 @@ static tosac_status find_clusters(lower *l)
     free(in_a);
     free(stack);
     return s;
+}
+
+/* ---- integer computations ----------------------------------------------------------------- */
+
+/* An operator of integers or bools only (index arithmetic on token ids: the negative-index wrap
+   of a Gather, position ids...): every output is not FP32 and every operand is a constant or a
+   value with an integer form of its own. */
+static bool is_int_node(const lower *l, const tosac_node *n)
+{
+    if (n->n_outputs != 1 || n->outputs[0]->dtype == TOSAC_DTYPE_FP32) return false;
+    bool fed = false;
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const tosac_value *v = n->inputs[k];
+        if (v->is_shape || ir_is_const(v)) continue;
+        if (!l->f[v->index].same) return false;
+        fed = true;
+    }
+    return fed;
+}
+
+/* Copies such an operator into the INT graph as it is: integers need no quantization. */
+static tosac_status lower_int(lower *l, const tosac_node *n)
+{
+    tosac_value *ins[8];
+    if (n->n_inputs > 8) return unsupported(l, n, "too many operands");
+    for (uint32_t k = 0; k < n->n_inputs; k++) {
+        const tosac_value *v = n->inputs[k];
+        if (v->is_shape) ins[k] = copy_shape_value(l, v);
+        else if (ir_is_const(v)) ins[k] = ir_new_const(l->b, "k", v->dtype, v->rank, v->shape, v->data, v->data_len);
+        else ins[k] = l->f[v->index].same;
+        if (!ins[k]) return oom(l);
+    }
+    const tosac_value *y = n->outputs[0];
+    tosac_value *out = ir_new_tensor(l->b, "int", y->dtype, y->rank, y->shape);
+    tosac_node *op = out ? ir_add_op(l->b, (tosac_op)n->op, n->n_inputs, ins, out, n) : NULL;
+    if (!op || ir_copy_attrs(op, n) != TOSAC_OK) return oom(l);
+    l->f[y->index].same = out;
+    return TOSAC_OK;
 }
 
 /* ---- driver ------------------------------------------------------------------------------- */
@@ -1170,10 +1216,19 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
     for (uint32_t i = 0; i < fb->n_inputs; i++) {
         const tosac_value *v = fb->inputs[i];
         tosac_qparams q;
+        if (v->dtype == TOSAC_DTYPE_INT32 && !l->fx->has[v->index]) { /* token ids: kept as they are */
+            tosac_value *t = tosac_block_add_tensor(l->b, v->name, TOSAC_DTYPE_INT32, v->rank, v->shape);
+            if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
+            l->f[v->index].same = t;
+            io->inputs[i].q = (tosac_qparams){1.0, 0};
+            io->inputs[i].type = TOSAC_QUANT_IO_INT32;
+            continue;
+        }
         /* FP32, or int8 codes a DequantizeLinear of the model reads */
         if ((v->dtype != TOSAC_DTYPE_FP32 && !(v->dtype == TOSAC_DTYPE_INT8 && l->fx->has[v->index])) || !qp_of(l, v, &q))
             return tosac_diag_add(l->d, TOSAC_ERR_UNSUPPORTED,
-                                  "input '%s': only FP32 inputs (or int8 ones read by DequantizeLinear) can be quantized",
+                                  "input '%s': only FP32 inputs (or int8 ones read by DequantizeLinear) can be quantized; "
+                                  "INT32 ones are kept",
                                   v->name);
         tosac_value *t = tosac_block_add_tensor(l->b, v->name, l->act, v->rank, v->shape);
         if (!t || tosac_block_add_input(l->b, t) != TOSAC_OK) return oom(l);
@@ -1187,6 +1242,10 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
         if (l->fx->in_chain[i]) continue;
         if (l->fx->chain_in[i] >= 0) {
             s = lower_qdq(l, n);
+            continue;
+        }
+        if (is_int_node(l, n)) {
+            s = lower_int(l, n);
             continue;
         }
         int32_t c = l->cluster_of[i];

@@ -29,6 +29,9 @@ typedef struct quant_samples {
 } quant_samples;
 uint32_t quant_sample_count(const tosac_quant_opts *o);
 void quant_samples_init(quant_samples *qs, const tosac_quant_opts *o);
+/* Writes sample x into a program input of type t: FP32 as it is, INT32 (an integer input the
+   quantizer keeps, token ids) rounded to the nearest integer. */
+void quant_put_sample(void *dst, tosac_dtype t, const float *x, int64_t n);
 const float *quant_sample(quant_samples *qs, uint32_t sample, uint32_t input, uint32_t n_in, int64_t nelem,
                           tosac_diag *d);
 void quant_samples_free(quant_samples *qs);

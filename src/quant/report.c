@@ -263,8 +263,12 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
                 s = x ? tosac_diag_add(d, TOSAC_ERR_INTERNAL, "SQNR report: input '%s' not found", info.name) : TOSAC_ERR_NOMEM;
                 break;
             }
-            memcpy(tosac_program_input_ptr(pf, i), x, (size_t)info.nelem * sizeof(float));
+            quant_put_sample(tosac_program_input_ptr(pf, i), info.dtype, x, info.nelem);
             void *xq = tosac_program_input_ptr(pq, (uint32_t)qi);
+            if (qio->type == TOSAC_QUANT_IO_INT32) {
+                quant_put_sample(xq, TOSAC_DTYPE_INT32, x, info.nelem);
+                continue;
+            }
             quantize_input(xq, x, info.nelem, qio);
             /* the graph input itself: its only error is the input quantization */
             for (uint32_t k = 0; k < fb->n_inputs; k++) {

@@ -89,7 +89,10 @@ def randomize_batchnorm(model, shape, gen):
             m.reset_running_stats()
             m.momentum = None
         model.train()
-        model(random_input((2,) + tuple(shape[1:]), gen))
+        # images: 2 samples give every channel many positions; a feature vector (BatchNorm1d)
+        # needs more, or its variance from 2 values is near 0 for some features and the
+        # activations grow ~10x per layer (the autoencoder's output reached 1e8)
+        model(random_input((2 if len(shape) == 4 else 32,) + tuple(shape[1:]), gen))
         for m in bns:
             n = m.num_features
             std = m.running_var.sqrt()
