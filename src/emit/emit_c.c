@@ -35,21 +35,37 @@ static const char *const k_family[TOSAC_OP_COUNT] = {
 static const struct {
     const char *family, *file, *file2;
 } k_family_files[] = {
-    {"conv", "k_conv.c", "k_conv_mve.c"}, {"matmul", "k_matmul.c", NULL},   {"rescale", "k_convert.c", NULL},
-    {"cast", "k_convert.c", NULL},        {"identity", "k_convert.c", NULL}, {"clamp", "k_activation.c", NULL},
-    {"table", "k_activation.c", NULL},    {"unary", "k_elementwise.c", NULL}, {"binary", "k_elementwise.c", NULL},
-    {"select", "k_elementwise.c", NULL},  {"pool2d", "k_pool.c", "k_pool_mve.c"}, {"argmax", "k_pool.c", "k_pool_mve.c"},
-    {"reduce", "k_reduce.c", NULL},       {"resize", "k_resize.c", NULL},    {"concat", "k_layout.c", NULL},
-    {"pad", "k_layout.c", NULL},          {"reshape", "k_layout.c", NULL},   {"reverse", "k_layout.c", NULL},
-    {"slice", "k_layout.c", NULL},        {"tile", "k_layout.c", NULL},      {"transpose", "k_layout.c", NULL},
-    {"gather", "k_gather.c", NULL},       {"scatter", "k_gather.c", NULL},   {"fft", "k_fft.c", NULL},
+    {"conv", "k_conv.c", "k_conv_mve.c"},
+    {"matmul", "k_matmul.c", "k_conv_mve.c"},
+    {"rescale", "k_convert.c", "k_convert_mve.c"},
+    {"cast", "k_convert.c", NULL},
+    {"identity", "k_convert.c", NULL},
+    {"clamp", "k_activation.c", "k_activation_mve.c"},
+    {"table", "k_activation.c", "k_activation_mve.c"},
+    {"unary", "k_elementwise.c", "k_elementwise_mve.c"},
+    {"binary", "k_elementwise.c", "k_elementwise_mve.c"},
+    {"select", "k_elementwise.c", "k_elementwise_mve.c"},
+    {"pool2d", "k_pool.c", "k_pool_mve.c"},
+    {"argmax", "k_pool.c", "k_pool_mve.c"},
+    {"reduce", "k_reduce.c", "k_reduce_mve.c"},
+    {"resize", "k_resize.c", NULL},
+    {"concat", "k_layout.c", NULL},
+    {"pad", "k_layout.c", NULL},
+    {"reshape", "k_layout.c", NULL},
+    {"reverse", "k_layout.c", NULL},
+    {"slice", "k_layout.c", NULL},
+    {"tile", "k_layout.c", NULL},
+    {"transpose", "k_layout.c", NULL},
+    {"gather", "k_gather.c", NULL},
+    {"scatter", "k_gather.c", NULL},
+    {"fft", "k_fft.c", NULL},
 };
 #define N_FAMILY_FILES (sizeof k_family_files / sizeof k_family_files[0])
 /* What every family may reach (GEMM rows, epilogues, clamps, storage sizes, FP conversions); a
    linker with --gc-sections keeps only what is called. */
-static const char *const k_support_files[] = {"src/kernels/k_gemm.c", "src/kernels/k_convert.c",
-                                              "src/kernels/k_activation.c", "src/kernels/k_storage.c",
-                                              "src/core/fp.c", "src/core/dtype.c"};
+static const char *const k_support_files[] = {
+    "src/kernels/k_gemm.c",        "src/kernels/k_convert.c", "src/kernels/k_convert_mve.c", "src/kernels/k_activation.c",
+    "src/kernels/k_activation_mve.c", "src/kernels/k_storage.c", "src/core/fp.c",            "src/core/dtype.c"};
 #define N_SUPPORT_FILES (sizeof k_support_files / sizeof k_support_files[0])
 
 /* Where a value's bytes are on the device. */

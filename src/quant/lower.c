@@ -704,11 +704,6 @@ static tosac_status lower_resize(lower *l, const tosac_node *n)
     tosac_qparams q;
     if (!qp_of(l, x, &q)) return no_range(l, n, "input");
     if (!sv->is_shape || sv->data_len < 32) return unsupported(l, n, "the scale must be a constant shape");
-    /* TOSA's int16 bilinear RESIZE gives INT48, which this lowering (an INT32 sum) does not build;
-       only the target lowering's broadcast of a 1x1 map (UPSAMPLE_1X1_BROADCAST) replaces it */
-    bool one_px = x->rank == 4 && x->shape[1] == 1 && x->shape[2] == 1;
-    if (l->act == TOSAC_DTYPE_INT16 && !(one_px && (l->o->lowering & TOSAC_LOWER_UPSAMPLE_1X1_BROADCAST)))
-        return unsupported(l, n, "--a16w8: a bilinear RESIZE of int16 values is not supported");
     int64_t sc[4];
     for (int k = 0; k < 4; k++) {
         uint64_t u = 0;
