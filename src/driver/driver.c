@@ -237,6 +237,41 @@ static tosac_status compile_fed(tosac_compiled *c, const tosac_onnx_model *m, to
     return s;
 }
 
+/* Quantization that lost the signal is a warning, with or without --report: an output that is
+   constant on the calibration data while the FP program's is not, an output or value whose SQNR
+   against the FP program is below 10 dB (values: how many, and the first in graph order, where
+   the loss starts). */
+#define DRV_MIN_SQNR_DB 10.0
+static void quant_warnings(const tosac_quant_report *r, const char *name, tosac_diag *d)
+{
+    for (uint32_t k = 0; k < r->n_outputs; k++) {
+        const tosac_quant_output *o = &r->outputs[k];
+        if (o->int_constant && !o->fp_constant)
+            tosac_diag_add(d, TOSAC_OK,
+                           "warning: %s: output '%s' of the quantized program is the constant %g on the %u calibration "
+                           "sample(s) checked while the FP program's output varies: quantization lost it",
+                           name, o->name, o->int_value, r->n_samples);
+        else if (o->sqnr_db < DRV_MIN_SQNR_DB)
+            tosac_diag_add(d, TOSAC_OK,
+                           "warning: %s: output '%s' of the quantized program keeps %.2f dB SQNR against the FP "
+                           "program on the calibration data (below %.0f dB)",
+                           name, o->name, o->sqnr_db, DRV_MIN_SQNR_DB);
+    }
+    const tosac_quant_layer *first = NULL;
+    uint32_t low = 0;
+    for (uint32_t k = 0; k < r->n_layers; k++)
+        if (r->layers[k].sqnr_db < DRV_MIN_SQNR_DB) {
+            low++;
+            if (!first || r->layers[k].index < first->index) first = &r->layers[k];
+        }
+    if (first)
+        tosac_diag_add(d, TOSAC_OK,
+                       "warning: %s: %u of %u quantized values keep less than %.0f dB SQNR against the FP program; "
+                       "the first: '%s' (%s%s%s) at %.2f dB (--report lists them all)",
+                       name, low, r->n_layers, DRV_MIN_SQNR_DB, first->name, first->op,
+                       first->onnx_node ? ", ONNX node " : "", first->onnx_node ? first->onnx_node : "", first->sqnr_db);
+}
+
 /* Compiles the model `m` (taken over: freed on failure) into *out. */
 static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_driver_opts *o, const drv_plan *p,
                           double read_ms, tosac_compiled **out, tosac_diag *d)
@@ -280,9 +315,16 @@ static tosac_status drive(tosac_onnx_model *m, const char *name, const tosac_dri
         drv_calib cal;
         s = drv_calib_load(c->fp->regions[0]->blocks[0], o, &cal, d);
         tosac_quant_opts qo = quant_opts(o, p, &cal);
+        /* the warnings need the report; without --report a few samples do */
+        qo.report_samples = o->report ? 0 : 8;
         tosac_graph *q = NULL;
-        if (s == TOSAC_OK) s = tosac_quantize_report(c->fp, &qo, &q, &c->io, o->report ? &c->qrep : NULL, d);
+        if (s == TOSAC_OK) s = tosac_quantize_report(c->fp, &qo, &q, &c->io, &c->qrep, d);
         if (s == TOSAC_OK) c->program = q;
+        if (s == TOSAC_OK && c->qrep) quant_warnings(c->qrep, name, d);
+        if (!o->report) {
+            tosac_quant_report_free(c->qrep);
+            c->qrep = NULL;
+        }
         drv_calib_free(&cal);
         c->times.quantize_ms = tosac_now_ms() - t;
     }

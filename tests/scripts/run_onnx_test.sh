@@ -28,6 +28,14 @@ x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
 y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])
 g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "dyn", [x], [y])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), "dyn.onnx")
+# an output that varies by far less than one int8 step of its range: constant once quantized
+w = helper.make_tensor("w", TensorProto.FLOAT, [1], [1e-4])
+b = helper.make_tensor("b", TensorProto.FLOAT, [1], [100.0])
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])
+g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["t"]), helper.make_node("Add", ["t", "b"], ["y"])],
+                      "flat", [x], [y], [w, b])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), "flat.onnx")
 np.save("x3.npy", np.array([[-1, 2, -3, 4], [5, -6, 7, -8], [0, 1, -1, 2]], np.float32))
 EOF
 
@@ -96,4 +104,10 @@ check "no converter" "! '$tosac' run $node/test_det_2d/model.onnx -i x=x3.npy 2>
 # an input that must be constant and has no -i file: the hint names it
 check "missing constant input" "! '$tosac' run $node/test_reshape_reordered_all_dims/model.onnx \
     -i data=test_reshape_reordered_all_dims/data.npy 2>e.txt && grep -q \"input 'shape' must be\" e.txt"
+
+# quantization that loses an output is a warning on stderr, without --report
+check "constant INT8 output compiles" "'$tosac' compile flat.onnx -o flat.tosa --target TOSA-1.0+INT --calibrate random 2>flat.err"
+check "constant INT8 output warned" "grep -q \"flat.onnx: warning: output 'y' of the quantized program is the constant 100 on the 8 calibration sample(s) checked while the FP program's output varies\" flat.err"
+check "a program that keeps its signal is not warned about" "'$tosac' compile dyn.onnx -o dynq.tosa --target TOSA-1.0+INT \
+    --calibrate random 2>dynq.err && ! grep -q warning dynq.err"
 finish
