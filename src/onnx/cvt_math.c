@@ -11,7 +11,7 @@
  *   IsNaN = NOT(EQUAL(x, x)); IsInf = EQUAL(x, +inf) OR EQUAL(x, -inf) (as detect_* ask)
  *   Shrink: SELECT(x < -lambd, x + bias, SELECT(x > lambd, x - bias, 0))
  * and Hardmax (the one-hot of the first maximum along an axis: ARGMAX, EQUAL with the index) and
- * EyeLike (a constant).
+ * EyeLike (a constant), and OneHot (EQUAL of the indices with the class index, SELECT).
  */
 #include <math.h>
 #include <string.h>
@@ -214,4 +214,49 @@ tosac_status cvt_eye_like(cvt_ctx *c)
             else iv[i * cols + j] = j - i == k;
         }
     return cvt_set_out_const(c, 0, dt, 2, v->shape, f, iv);
+}
+
+/* OneHot-11: out[..., k, ...] = indices[...] == k (negative indices counted from depth) ? on : off,
+   with k on `axis`; depth and values [off, on] constant, float indices truncated as ONNX does. */
+tosac_status cvt_one_hot(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    tosac_value *idx = cvt_in_tensor(c, 0, &s);
+    cvt_val *dv = idx ? cvt_in_req(c, 1, &s) : NULL, *vv = dv ? cvt_in_req(c, 2, &s) : NULL;
+    if (!vv) return s;
+    if ((s = cvt_need_type(c, idx, true, true, false)) != TOSAC_OK) return s;
+    if (!dv->is_const) return cvt_need_const(c, dv, "a constant");
+    if (!vv->is_const) return cvt_need_const(c, vv, "a constant");
+    if (dv->numel != 1 || vv->numel != 2 || (!dv->f && !dv->i) || (!vv->f && !vv->i))
+        return cvt_fail(c, TOSAC_ERR_FORMAT, "depth must be one number and values two");
+    double depth_f = dv->f ? dv->f[0] : (double)dv->i[0];
+    int64_t depth = (int64_t)depth_f;
+    if (depth < 1 || depth > (1 << 24)) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "depth %g is not supported", depth_f);
+    int r = idx->rank + 1, axis;
+    if ((s = cvt_axis(c, cvt_attr_i(c, "axis", -1), r, &axis)) != TOSAC_OK) return s;
+    if (idx->dtype == TOSAC_DTYPE_FP32) { /* toward zero, then INT32 */
+        tosac_value *t = cvt_select(c, cmp(c, TOSAC_OP_GREATER, k_of(c, idx, 0.0), idx), cvt_unary(c, TOSAC_OP_CEIL, idx),
+                                    cvt_unary(c, TOSAC_OP_FLOOR, idx), &s);
+        tosac_value *ti = t ? cvt_new(c, TOSAC_DTYPE_INT32, t->rank, t->shape) : NULL;
+        if (!ti || !cvt_op(c, TOSAC_OP_CAST, 1, &t, ti)) return s != TOSAC_OK ? s : cvt_nomem(c);
+        idx = ti;
+    }
+    idx = cvt_wrap_index(c, idx, depth, &s);
+    if (!idx) return s != TOSAC_OK ? s : cvt_nomem(c);
+    int64_t kshape[TOSAC_MAX_RANK], ishape[TOSAC_MAX_RANK];
+    if (r > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "rank too large");
+    for (int a = 0, j = 0; a < r; a++) {
+        kshape[a] = a == axis ? 1 : idx->shape[j++];
+        ishape[a] = a == axis ? depth : 1;
+    }
+    int32_t *iota = (int32_t *)cvt_const_buffer(c, (size_t)depth);
+    if (!iota) return cvt_nomem(c);
+    for (int64_t k = 0; k < depth; k++) iota[k] = (int32_t)k;
+    tosac_value *hit = cmp(c, TOSAC_OP_EQUAL, cvt_mk_reshape(c, idx, r, kshape), cvt_const_i32(c, r, ishape, iota));
+    tosac_dtype dt = vv->dt;
+    if (dt != TOSAC_DTYPE_FP32 && dt != TOSAC_DTYPE_INT32)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "values of type %s are not supported", tosac_dtype_name(dt));
+    double off = vv->f ? vv->f[0] : (double)vv->i[0], on = vv->f ? vv->f[1] : (double)vv->i[1];
+    tosac_value *y = cvt_select(c, hit, cvt_const_scalar(c, dt, r, on), cvt_const_scalar(c, dt, r, off), &s);
+    return cvt_finish(c, y, s);
 }
