@@ -36,6 +36,14 @@ y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])
 g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["t"]), helper.make_node("Add", ["t", "b"], ["y"])],
                       "flat", [x], [y], [w, b])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), "flat.onnx")
+# a piecewise function (GREATER/SELECT inside) after a conv: one int8 TABLE once quantized
+xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6])
+ys = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 6, 6])
+wc = helper.make_tensor("w", TensorProto.FLOAT, [2, 2, 1, 1], [1.0, 0.5, -0.5, 1.0])
+g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["c"]),
+                       helper.make_node("Shrink", ["c"], ["y"], lambd=0.5, bias=0.25)], "shrink", [xs], [ys], [wc])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), "shrink.onnx")
+np.save("xs.npy", np.random.RandomState(1).randn(1, 2, 6, 6).astype(np.float32))
 np.save("x3.npy", np.array([[-1, 2, -3, 4], [5, -6, 7, -8], [0, 1, -1, 2]], np.float32))
 EOF
 
@@ -104,6 +112,17 @@ check "no converter" "! '$tosac' run $node/test_det_2d/model.onnx -i x=x3.npy 2>
 # an input that must be constant and has no -i file: the hint names it
 check "missing constant input" "! '$tosac' run $node/test_reshape_reordered_all_dims/model.onnx \
     -i data=test_reshape_reordered_all_dims/data.npy 2>e.txt && grep -q \"input 'shape' must be\" e.txt"
+
+# a piecewise function quantizes as a TABLE; the INT8 program follows the formula (numpy)
+check "Shrink quantizes" "'$tosac' compile shrink.onnx -o shrink.tosa --target TOSA-1.0+INT --calibrate xs.npy --report \
+    >shrink.rep 2>&1 && grep -q 'TABLE  *1' shrink.rep"
+check "its values" "'$tosac' run shrink.tosa -i x=xs.npy -o shrink_out && $PY -c \"
+import numpy as np
+x = np.load('xs.npy'); c = np.einsum('oi,nihw->nohw', np.array([[1.0, 0.5], [-0.5, 1.0]]), x)
+want = np.where(c < -0.5, c + 0.25, np.where(c > 0.5, c - 0.25, 0))
+got = np.load('shrink_out/y.npy')
+far = np.abs(np.abs(c) - 0.5) > 0.05  # next to the jumps at +-lambd one int8 step may cross them
+assert far.mean() > 0.8 and np.abs(got - want)[far].max() < 0.05 * np.abs(want).max(), np.abs(got - want)[far].max()\""
 
 # quantization that loses an output is a warning on stderr, without --report
 check "constant INT8 output compiles" "'$tosac' compile flat.onnx -o flat.tosa --target TOSA-1.0+INT --calibrate random 2>flat.err"
