@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/diag.h"
 
 int cli_model_opt(const char *cmd, cli_model_opts *m, int argc, char **argv, int *i)
 {
