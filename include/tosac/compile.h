@@ -86,6 +86,11 @@ typedef struct tosac_compile_opts {
     const char *dump_after;           /**< a step name or "all"; needs dump */
     tosac_compile_dump_fn dump;
     void *dump_ctx;
+    /** Optional: told of every graph input the compile failed to find constant where TOSA needs a
+        constant (the inputs its "--bind NAME=FILE.npy" hints name), so that a caller holding their
+        values binds them and compiles again (tosac_driver_opts.feeds). */
+    void (*on_need_const)(void *user, const char *input);
+    void *need_const_user;
 } tosac_compile_opts;
 
 /**

@@ -65,6 +65,13 @@ typedef struct tosac_driver_opts {
     const tosac_compile_shape *shapes; /**< static input shapes (`--input-shape`) */
     size_t n_bindings;
     const tosac_compile_binding *bindings; /**< inputs made constants (`--bind`) */
+    /** Values the caller holds for graph inputs (`tosac run`'s -i files). An input the model leaves
+        symbolic dims for (and no shape names) takes them from its value; an input the compile
+        needs as a constant (a shape, axes, weights, pads...: what a "--bind" hint names) is bound
+        to its value and the model compiled again. The others stay program inputs
+        (tosac_compiled_bound tells which were bound). Values of other names are an error. */
+    size_t n_feeds;
+    const tosac_compile_binding *feeds;
     bool io_nhwc;                          /**< rank-4 graph inputs/outputs in NHWC (`--io-layout nhwc`) */
     bool verify_each;                      /**< validate after every pass (`--verify-each`) */
     const char *dump_after;                /**< `--dump-after` step name or "all"; needs dump */
@@ -143,6 +150,10 @@ const tosac_onnx_model *tosac_compiled_onnx_model(const tosac_compiled *c);
 const tosac_artifact *tosac_compiled_artifact(const tosac_compiled *c);
 /** The device the program was compiled for; NULL for TOSA-1.0+... targets. */
 const tosac_target_info *tosac_compiled_device(const tosac_compiled *c);
+
+/** True when graph input `name` was bound to its value in tosac_driver_opts.feeds (it is no
+    input of the program). */
+bool tosac_compiled_bound(const tosac_compiled *c, const char *name);
 
 /** Wall times of the stages, milliseconds. */
 typedef struct tosac_driver_times {

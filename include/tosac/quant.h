@@ -262,6 +262,8 @@ typedef struct tosac_quant_opts {
     bool a16w8;
     /** TOSAC_LOWER_* bits: lowering choices of the target (0: the default lowering). */
     uint32_t lowering;
+    /** The SQNR report runs on at most this many of the samples (0: all of them). */
+    uint32_t report_samples;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */
@@ -278,12 +280,23 @@ typedef struct tosac_quant_layer {
     double sqnr_db;        /**< tosac_quant_sqnr_db(signal, noise) */
 } tosac_quant_layer;
 
+/** One graph output of the quantized program as users see it (dequantized), against the FP one. */
+typedef struct tosac_quant_output {
+    const char *name;
+    double sqnr_db;
+    bool int_constant; /**< the INT program gave one value for every element of every sample */
+    bool fp_constant;  /**< so did the FP program (then a constant INT output is no loss) */
+    double int_value;  /**< that value, when int_constant */
+} tosac_quant_output;
+
 /** Per-layer SQNR between FP and INT execution on the calibration data, worst layer first. */
 typedef struct tosac_quant_report {
     uint32_t n_samples;
     uint32_t n_layers;
     tosac_quant_layer *layers;
     double output_sqnr_db; /**< over all graph outputs together */
+    uint32_t n_outputs;    /**< the FP32 outputs compared, in program order */
+    tosac_quant_output *outputs;
 } tosac_quant_report;
 
 /** 10*log10(signal/noise); +INFINITY when noise is 0 (and signal > 0), 0 when both are 0. */

@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #include "core/outfile.h"
+#include "tosac/compile.h"
+#include "tosac/npy.h"
 #include "tosac/graph.h"
 #include "tosac/quant.h"
 #include "tosac/runtime.h"
@@ -72,6 +74,29 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---- the model options of `compile` and `run` (model_opts.c): --input-shape, --bind ---- */
+
+#define CLI_MAX_MODEL_OPTS 64
+typedef struct cli_model_opts {
+    const char *shape_arg[CLI_MAX_MODEL_OPTS], *bind_arg[CLI_MAX_MODEL_OPTS];
+    int n_shapes, n_binds;
+    /* what cli_model_opts_load made of them (n_shapes / n_binds entries) */
+    tosac_compile_shape shapes[CLI_MAX_MODEL_OPTS];
+    int64_t dims[CLI_MAX_MODEL_OPTS][TOSAC_MAX_RANK];
+    tosac_compile_binding binds[CLI_MAX_MODEL_OPTS];
+    tosac_npy arrays[CLI_MAX_MODEL_OPTS];
+    char *names[2 * CLI_MAX_MODEL_OPTS];
+    int n_arrays, n_names;
+} cli_model_opts;
+
+/* Takes argv[*i] when it is --input-shape or --bind (as cli_opt_value: 1 taken, 0 another
+   argument, -1 after printing an error). */
+int cli_model_opt(const char *cmd, cli_model_opts *m, int argc, char **argv, int *i);
+/* Parses the shapes (positive dims) and reads the bound arrays (each file an input of `set`);
+   false after printing why. */
+bool cli_model_opts_load(const char *cmd, cli_model_opts *m, tosac_outset *set, tosac_diag *d);
+void cli_model_opts_free(cli_model_opts *m);
 
 /* ---- shared actions ---- */
 

@@ -96,7 +96,8 @@ void cli_compile_help(FILE *out)
             "  --vela PATH               (Ethos-U) run this Vela on every NPU segment with ExecuTorch's\n"
             "                            flags; its outputs stay in the artifact\n"
             "  --input-shape NAME=DIMS   static shape for graph input NAME, e.g. data=1x3x224x224\n"
-            "                            (symbolic dimensions default to 1 otherwise)\n"
+            "                            (positive dims; symbolic dimensions not set are taken as 1,\n"
+            "                            with a note naming them)\n"
             "  --bind NAME=FILE.npy      make graph input NAME the constant stored in FILE.npy; needed\n"
             "                            when an input feeds a position TOSA wants constant (weights,\n"
             "                            shapes, axes, indices); the error message names such inputs\n"
@@ -143,8 +144,9 @@ typedef struct compile_args {
     const char *out, *target, *io_layout, *dump_after, *report_json, *calib_method, *io, *emit_qdq, *lowering_arg,
         *report_dot, *vela;
     bool report, verify_each, per_tensor, preserve_io, a16w8;
-    const char *shape_arg[MAX_ITEMS], *bind_arg[MAX_ITEMS], *calib_arg[MAX_ITEMS];
-    int n_shapes, n_binds, n_calib;
+    cli_model_opts model; /* --input-shape, --bind */
+    const char *calib_arg[MAX_ITEMS];
+    int n_calib;
     long calib_samples;
 } compile_args;
 
@@ -194,12 +196,7 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
             *(bool *)((char *)a + k_bool_opts[k].field) = true;
             return 1;
         }
-    if ((m = cli_opt_value(CMD, argc, argv, i, "--input-shape", &v)) != 0) {
-        if (m < 0) return m;
-        if (a->n_shapes >= MAX_ITEMS) return cli_usage_error(CMD, "too many --input-shape options"), -1;
-        a->shape_arg[a->n_shapes++] = v;
-        return 1;
-    }
+    if ((m = cli_model_opt(CMD, &a->model, argc, argv, i)) != 0) return m;
     if ((m = cli_opt_value(CMD, argc, argv, i, "--calib-samples", &v)) != 0) {
         if (m < 0) return m;
         char *end;
@@ -220,42 +217,7 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
         }
         return 1;
     }
-    if ((m = cli_opt_value(CMD, argc, argv, i, "--bind", &v)) != 0) {
-        if (m < 0) return m;
-        if (a->n_binds >= MAX_ITEMS) return cli_usage_error(CMD, "too many --bind options"), -1;
-        a->bind_arg[a->n_binds++] = v;
-        return 1;
-    }
     return 0;
-}
-
-/* Splits "NAME=VALUE" (at the last '='); returns the name copy (malloc) and *value. */
-static char *split_eq(const char *arg, const char **value)
-{
-    const char *eq = strrchr(arg, '=');
-    if (!eq || eq == arg || !eq[1]) return NULL;
-    char *name = malloc((size_t)(eq - arg) + 1);
-    if (!name) return NULL;
-    memcpy(name, arg, (size_t)(eq - arg));
-    name[eq - arg] = '\0';
-    *value = eq + 1;
-    return name;
-}
-
-static bool parse_dims(const char *s, int64_t *dims, int *rank)
-{
-    *rank = 0;
-    if (!strcmp(s, "scalar")) return true;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || errno || v < 0 || v > INT32_MAX || *rank >= TOSAC_MAX_RANK) return false;
-        dims[(*rank)++] = v;
-        if (!*end) return true;
-        if (*end != 'x' && *end != 'X' && *end != ',') return false;
-        s = end + 1;
-    }
 }
 
 static void dump_graph(void *ctx, const char *step, const tosac_graph *g)
@@ -399,13 +361,6 @@ int cli_compile(int argc, char **argv)
         if (!known) return cli_usage_error(CMD, "unknown pass '%s' for --dump-after (all, import, %s)", a.dump_after, pass_list());
     }
 
-    tosac_compile_shape shapes[MAX_ITEMS];
-    int64_t dims[MAX_ITEMS][TOSAC_MAX_RANK];
-    tosac_compile_binding binds[MAX_ITEMS];
-    tosac_npy arrays[MAX_ITEMS];
-    char *names[2 * MAX_ITEMS];
-    int n_names = 0, n_arrays = 0;
-    memset(arrays, 0, sizeof arrays);
     tosac_diag *d = tosac_diag_create();
     tosac_compiled *c = NULL;
     compile_outs outs = {0};
@@ -431,45 +386,17 @@ int cli_compile(int argc, char **argv)
     }
     if (a.report_json && !(outs.report_json = cli_out_add(outs.set, a.report_json))) goto out;
     if (a.emit_qdq && !(outs.qdq = cli_out_add(outs.set, a.emit_qdq))) goto out;
-    for (int k = 0; k < a.n_shapes; k++) {
-        const char *v;
-        char *name = split_eq(a.shape_arg[k], &v);
-        if (!name || !parse_dims(v, dims[k], &shapes[k].rank)) {
-            free(name);
-            cli_usage_error(CMD, "bad --input-shape '%s' (expected NAME=1x3x224x224)", a.shape_arg[k]);
-            goto out;
-        }
-        names[n_names++] = name;
-        shapes[k].name = name;
-        shapes[k].dims = dims[k];
-    }
-    for (int k = 0; k < a.n_binds; k++) {
-        const char *v;
-        char *name = split_eq(a.bind_arg[k], &v);
-        if (!name) {
-            cli_usage_error(CMD, "bad --bind '%s' (expected NAME=FILE.npy)", a.bind_arg[k]);
-            goto out;
-        }
-        names[n_names++] = name;
-        if (!cli_out_input(outs.set, v)) goto out;
-        if (tosac_npy_read_file(v, &arrays[k], d) != TOSAC_OK) {
-            cli_print_diag(v, d);
-            goto out;
-        }
-        n_arrays = k + 1;
-        binds[k].name = name;
-        binds[k].value = &arrays[k];
-    }
+    if (!cli_model_opts_load(CMD, &a.model, outs.set, d)) goto out;
     /* everything from reading the model to the quantized (and, for a device, partitioned) program
        is the library's one compile entry (include/tosac/driver.h); the command parses, checks
        its outputs, writes and reports */
     const char *sources[MAX_ITEMS];
     tosac_driver_opts o = tosac_driver_opts_default();
     o.target = a.target;
-    o.n_shapes = (size_t)a.n_shapes;
-    o.shapes = shapes;
-    o.n_bindings = (size_t)a.n_binds;
-    o.bindings = binds;
+    o.n_shapes = (size_t)a.model.n_shapes;
+    o.shapes = a.model.shapes;
+    o.n_bindings = (size_t)a.model.n_binds;
+    o.bindings = a.model.binds;
     o.io_nhwc = a.io_layout && !strcasecmp(a.io_layout, "nhwc");
     o.verify_each = a.verify_each;
     o.dump_after = a.dump_after;
@@ -539,8 +466,7 @@ out:
     tosac_outset_destroy(outs.set); /* removes every output's temporary unless committed */
     free(side);
     tosac_compiled_destroy(c);
-    for (int k = 0; k < n_arrays; k++) tosac_npy_free(&arrays[k]);
-    for (int k = 0; k < n_names; k++) free(names[k]);
+    cli_model_opts_free(&a.model);
     tosac_diag_destroy(d);
     return rc;
 }

@@ -25,6 +25,7 @@
 #include "core/hash.h"
 #include "core/json.h"
 #include "tosac/compile.h"
+#include "tosac/driver.h"
 #include "tosac/npy.h"
 #include "tosac/quant.h"
 #include "tosac/onnx.h"
@@ -41,10 +42,15 @@ void cli_run_help(FILE *out)
 {
     fprintf(out,
             "usage: tosac run MODEL.tosa|MODEL.onnx -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N] [--time]\n"
+            "                 [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]...\n"
             "       tosac run --test_desc desc.json [reference-model options]\n"
             "\n"
-            "Validates MODEL (an .onnx model is first compiled in memory for TOSA-1.0+FP, as\n"
-            "`tosac compile` does), plans its memory and runs it on the given inputs. Outputs are written\n"
+            "Validates MODEL (an .onnx model is first compiled in memory, as `tosac compile` does, for\n"
+            "TOSA-1.0+INT+FP with every extension but dynamic), plans its memory and runs it on the given\n"
+            "inputs. An .onnx model's inputs that TOSA needs as constants (weights, shapes, axes, pads)\n"
+            "are bound to their -i files, and dimensions the model leaves symbolic take the files'\n"
+            "sizes. Input data is converted to the input's type (int64 ids to INT32, float64 to FP32,\n"
+            "...); a value that does not fit is an error naming it. Outputs are written\n"
             "as DIR/<output name>.npy (with -o) or summarised on stdout. A quantized program's\n"
             "MODEL.tosa.quant.json sidecar (float in, dequantized float out) must be the one written\n"
             "with it: a sidecar of another program is refused. MODEL may also be an artifact\n"
@@ -54,6 +60,10 @@ void cli_run_help(FILE *out)
             "options:\n"
             "  -i, --input NAME=FILE   .npy file for graph input NAME (every input needs one)\n"
             "  -o, --output-dir DIR    write every output as DIR/<name>.npy\n"
+            "  --input-shape NAME=DIMS (.onnx) static shape for graph input NAME, as in 'tosac compile'\n"
+            "  --bind NAME=FILE.npy    (.onnx) make graph input NAME the constant in FILE.npy, as in\n"
+            "                          'tosac compile' (an -i file of an input that must be constant\n"
+            "                          is bound without it)\n"
             "  --profile               print the time per operator and per operator type\n"
             "  --repeat N              invoke N times (inputs rewritten each time; for --profile)\n"
             "  --time                  print the median wall time of one invoke (the first of N > 1 is a\n"
@@ -92,6 +102,7 @@ typedef struct run_args {
     tosac_level level;
     long repeat;
     uint64_t max_iterations;
+    cli_model_opts mopts; /* --input-shape, --bind (an .onnx MODEL) */
     tosac_arena arena; /* strings split from comma lists and read from desc.json */
 } run_args;
 
@@ -210,6 +221,9 @@ static int parse_args(run_args *a, int argc, char **argv)
             a->time = true;
             continue;
         }
+        int mo = cli_model_opt(CMD, &a->mopts, argc, argv, &i);
+        if (mo < 0) return RUN_FAILURE;
+        if (mo > 0) continue;
         bool matched = false;
         for (size_t k = 0; k < sizeof k_values / sizeof k_values[0] && !matched; k++) {
             const char *v = NULL;
@@ -507,31 +521,72 @@ static uint8_t *fetch_tosa(const tosac_program *p, uint32_t i, get_tosa_fn get, 
     return buf;
 }
 
-/* A .tosa file, or an .onnx model compiled in memory (as `tosac compile` does) for a target with
-   both profiles and every extension: running needs no deployment target. */
-static tosac_graph *load_graph(const char *path, tosac_outset *os)
+static bool is_onnx(const char *path)
 {
     size_t n = strlen(path);
-    if (n < 5 || strcmp(path + n - 5, ".onnx") != 0) return cli_read_graph(path, false);
+    return n >= 5 && !strcmp(path + n - 5, ".onnx");
+}
+
+/* Every extension but dynamic shapes: an .onnx model runs without a deployment target. */
+static const char *run_target(void)
+{
+    static char buf[256];
+    if (buf[0]) return buf;
+    size_t n = (size_t)snprintf(buf, sizeof buf, "TOSA-1.0+INT+FP");
+#define TOSAC_X(E, name)                                                                          \
+    if (TOSAC_EXT_##E != TOSAC_EXT_DYNAMIC && n < sizeof buf)                                     \
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "+%s", name);
+    TOSAC_EXTENSIONS(TOSAC_X)
+#undef TOSAC_X
+    return buf;
+}
+
+/*
+ * An .onnx MODEL compiled in memory (tosac_driver_compile_file, as `tosac compile` does) with the
+ * --input-shape/--bind options and the -i files as feeds: inputs that must be constant are bound
+ * to their files, symbolic dims take the files' sizes. Returns the compiled model (the caller
+ * runs tosac_compiled_program and skips the -i files of bound inputs), or NULL after printing why.
+ */
+static tosac_compiled *compile_onnx(run_args *a, const char *path, const char *in_dir, tosac_outset *os)
+{
     tosac_diag *d = tosac_diag_create();
-    tosac_onnx_model *m = NULL;
-    tosac_graph *g = NULL;
-    tosac_onnx_read_opts ro = {.on_external_file = cli_external_input, .user = os};
-    if (d && tosac_onnx_read_file(path, &ro, &m, d) == TOSAC_OK) {
-        tosac_compile_opts co;
-        memset(&co, 0, sizeof co);
-        co.profiles = TOSAC_PROFILE_INT | TOSAC_PROFILE_FP;
-        co.extensions = TOSAC_EXT_ALL & ~(uint32_t)TOSAC_EXT_DYNAMIC;
-        if (tosac_onnx_compile(m, &co, &g, d) != TOSAC_OK) g = NULL;
+    uint32_t nf = a->ifm_name.n;
+    tosac_npy *arrays = calloc(nf ? nf : 1, sizeof *arrays);
+    tosac_compile_binding *feeds = calloc(nf ? nf : 1, sizeof *feeds);
+    tosac_compiled *c = NULL;
+    bool ok = d && arrays && feeds;
+    if (!ok) fprintf(stderr, "tosac run: out of memory\n");
+    if (ok) ok = cli_model_opts_load(CMD, &a->mopts, os, d);
+    for (uint32_t k = 0; k < nf && ok; k++) {
+        const char *file = join(a, in_dir, a->ifm_file.item[k]);
+        ok = cli_out_input(os, file) && tosac_npy_read_file(file, &arrays[k], d) == TOSAC_OK;
+        if (!ok) print_diag(file, d, "error");
+        feeds[k].name = a->ifm_name.item[k];
+        feeds[k].value = &arrays[k];
     }
-    if (!g) {
-        print_diag(path, d, "error");
-        fprintf(stderr, "tosac run: %s: cannot compile (inputs that must be constant need 'tosac compile --bind')\n",
-                path);
+    if (ok) {
+        tosac_driver_opts o = tosac_driver_opts_default();
+        o.target = run_target();
+        o.n_shapes = (size_t)a->mopts.n_shapes;
+        o.shapes = a->mopts.shapes;
+        o.n_bindings = (size_t)a->mopts.n_binds;
+        o.bindings = a->mopts.binds;
+        o.n_feeds = nf;
+        o.feeds = feeds;
+        o.on_input = cli_external_input;
+        o.on_input_user = os;
+        tosac_status st = tosac_driver_compile_file(path, &o, &c, d);
+        print_diag(path, d, st == TOSAC_OK ? "note" : "error");
+        if (st != TOSAC_OK) {
+            c = NULL;
+            fprintf(stderr, "tosac run: %s: not compiled, nothing was run\n", path);
+        }
     }
-    tosac_onnx_model_destroy(m);
+    for (uint32_t k = 0; arrays && k < nf; k++) tosac_npy_free(&arrays[k]);
+    free(arrays);
+    free(feeds);
     tosac_diag_destroy(d);
-    return g;
+    return c;
 }
 
 /* The entry for `name` in a sidecar list, or NULL. */
@@ -593,8 +648,15 @@ static int run_program(run_args *a, bool refmode)
         tosac_outset_destroy(os);
         return RUN_FAILURE;
     }
-    tosac_graph *g = load_graph(model, os);
-    if (!g) {
+    if (!is_onnx(model) && (a->mopts.n_shapes || a->mopts.n_binds)) {
+        tosac_outset_destroy(os);
+        return fail("%s: --input-shape and --bind apply to .onnx models (a .tosa program has its shapes and "
+                    "constants)%s", model, NULL);
+    }
+    tosac_compiled *compiled = is_onnx(model) ? compile_onnx(a, model, in_dir, os) : NULL;
+    tosac_graph *g = is_onnx(model) ? NULL : cli_read_graph(model, false);
+    const tosac_graph *prog = compiled ? tosac_compiled_program(compiled) : g;
+    if (!prog) {
         tosac_outset_destroy(os);
         return RUN_FAILURE;
     }
@@ -612,6 +674,7 @@ static int run_program(run_args *a, bool refmode)
              !cli_sidecar_matches(side, model, qio, d))) {
             print_diag(side, d, "error");
             tosac_graph_destroy(g);
+            tosac_compiled_destroy(compiled);
             tosac_diag_destroy(d);
             tosac_quant_iomap_free(qio);
             tosac_outset_destroy(os);
@@ -625,7 +688,7 @@ static int run_program(run_args *a, bool refmode)
     opts.precise = a->precise;
     opts.max_iterations = a->max_iterations;
     tosac_program *p = NULL;
-    tosac_status st = tosac_program_create(g, &opts, &p, d);
+    tosac_status st = tosac_program_create(prog, &opts, &p, d);
     tosac_graph_destroy(g);
     int rc = RUN_FAILURE;
     uint8_t **in_bytes = NULL;
@@ -643,7 +706,7 @@ static int run_program(run_args *a, bool refmode)
     in_len = calloc(n_in ? n_in : 1, sizeof *in_len);
     if (!in_bytes || !in_len) goto oom;
     for (uint32_t k = 0; k < a->ifm_name.n; k++)
-        if (tosac_program_input_index(p, a->ifm_name.item[k]) < 0) {
+        if (tosac_program_input_index(p, a->ifm_name.item[k]) < 0 && !tosac_compiled_bound(compiled, a->ifm_name.item[k])) {
             fprintf(stderr, "tosac run: '%s' is not an input of %s (inputs:", a->ifm_name.item[k], model);
             for (uint32_t i = 0; i < n_in; i++) {
                 tosac_tensor_info info;
@@ -787,6 +850,7 @@ done:
     free(in_len);
     free(times.ns);
     tosac_program_destroy(p);
+    tosac_compiled_destroy(compiled);
     tosac_diag_destroy(d);
     tosac_quant_iomap_free(qio);
     tosac_outset_destroy(os);
@@ -808,6 +872,7 @@ int cli_run(int argc, char **argv)
         else
             rc = run_program(&a, refmode);
     }
+    cli_model_opts_free(&a.mopts);
     tosac_arena_deinit(&a.arena);
     return rc;
 }

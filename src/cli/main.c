@@ -161,7 +161,9 @@ void cli_print_diag(const char *path, tosac_diag *d)
     for (size_t i = 0; i < tosac_diag_count(d); i++) {
         tosac_status code = TOSAC_OK;
         const char *msg = tosac_diag_message(d, i, &code);
-        cli_print_finding(path, code == TOSAC_OK ? "note" : "error", msg);
+        /* a note the library marks as a warning (quantization that lost the signal) */
+        bool warn = code == TOSAC_OK && !strncmp(msg, "warning: ", 9);
+        cli_print_finding(path, code != TOSAC_OK ? "error" : warn ? "warning" : "note", warn ? msg + 9 : msg);
     }
     tosac_diag_clear(d);
 }

@@ -530,6 +530,7 @@ static void depends_on(cvt_ctx *c, const char *name, char *hint, size_t size, in
         if (!strcmp(g->inputs[k].name, name)) {
             cvt_val *v = cvt_lookup(c, name);
             if ((v && v->is_const) || hint_has(hint, name)) return;
+            if (c->opts->on_need_const) c->opts->on_need_const(c->opts->need_const_user, name);
             size_t len = strlen(hint);
             if (*count < 8 && len + strlen(name) + 32 < size)
                 snprintf(hint + len, size - len, " --bind %s=FILE.npy", name);
@@ -772,7 +773,13 @@ static tosac_status add_graph_input(cvt_ctx *c, const tosac_onnx_value_info *vi,
             rank = o->shapes[k].rank;
             if (rank < 0 || rank > TOSAC_MAX_RANK)
                 return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "input '%s': bad --input-shape rank", vi->name);
-            for (int j = 0; j < rank; j++) shape[j] = o->shapes[k].dims[j];
+            for (int j = 0; j < rank; j++) {
+                shape[j] = o->shapes[k].dims[j];
+                if (shape[j] <= 0)
+                    return cvt_fail(c, TOSAC_ERR_INVALID_ARG,
+                                    "input '%s': --input-shape dimension %d is %lld; dimensions are positive",
+                                    vi->name, j, (long long)shape[j]);
+            }
         }
     if (rank < 0) {
         if (!vi->type.has_shape)
@@ -781,7 +788,16 @@ static tosac_status add_graph_input(cvt_ctx *c, const tosac_onnx_value_info *vi,
         if (vi->type.rank > TOSAC_MAX_RANK)
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': rank too large", vi->name);
         rank = (int)vi->type.rank;
-        for (int j = 0; j < rank; j++) shape[j] = vi->type.dims[j].value < 0 ? 1 : vi->type.dims[j].value;
+        for (int j = 0; j < rank; j++) {
+            shape[j] = vi->type.dims[j].value < 0 ? 1 : vi->type.dims[j].value;
+            /* a program has static shapes: say which dimension was chosen, and how to choose */
+            if (vi->type.dims[j].value < 0)
+                tosac_diag_add(c->d, TOSAC_OK,
+                               "input '%s': dimension %d is %s%s%s; it is taken as 1 (set it with --input-shape %s=DIMS)",
+                               vi->name, j, vi->type.dims[j].param ? "symbolic ('" : "unknown",
+                               vi->type.dims[j].param ? vi->type.dims[j].param : "",
+                               vi->type.dims[j].param ? "')" : "", vi->name);
+        }
     }
     if (rank > CVT_MAX_RANK)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s': rank %d is beyond TOSA level 8K's %d", vi->name, rank,
@@ -789,10 +805,12 @@ static tosac_status add_graph_input(cvt_ctx *c, const tosac_onnx_value_info *vi,
     /* TOSA has no zero-size tensors; an empty array is fully known, so binding it makes it a
        (host-side) constant */
     for (int j = 0; j < rank; j++)
-        if (shape[j] == 0)
+        if (shape[j] == 0) {
+            if (o->on_need_const) o->on_need_const(o->need_const_user, vi->name);
             return cvt_fail(c, TOSAC_ERR_UNSUPPORTED,
                             "input '%s' has no elements, which a TOSA tensor cannot have (bind it with --bind %s=FILE.npy)",
                             vi->name, vi->name);
+        }
     /* the input keeps its ONNX width (FP16, BF16, INT8, INT16); the graph computes in FP32 / INT32 */
     tosac_dtype io = cvt_io_dtype(vi->type.elem_type);
     tosac_value *t = tosac_block_add_tensor(c->b, vi->name, io, rank, shape);
@@ -1073,6 +1091,13 @@ static tosac_status convert_graph(cvt_ctx *c, const tosac_compile_opts *o)
             return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "--bind %s: the model has no graph input of that name",
                             o->bindings[k].name);
     }
+    for (size_t k = 0; k < o->n_shapes; k++) {
+        bool found = false;
+        for (size_t j = 0; j < g->n_inputs; j++) found |= !strcmp(g->inputs[j].name, o->shapes[k].name);
+        if (!found)
+            return cvt_fail(c, TOSAC_ERR_INVALID_ARG, "--input-shape %s: the model has no graph input of that name",
+                            o->shapes[k].name);
+    }
     for (size_t k = 0; k < g->n_initializers; k++) {
         const tosac_onnx_tensor *t = &g->initializers[k];
         if (t->rank > TOSAC_MAX_RANK) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "initializer '%s': rank too large", t->name);
@@ -1125,6 +1150,7 @@ tosac_status cvt_import(const tosac_onnx_model *m, const tosac_compile_opts *o, 
     tosac_arena_init(&c->arena);
     c->m = m;
     c->d = d;
+    c->opts = o;
     c->opset = m->opset;
     c->g = tosac_graph_create();
     tosac_region *r = c->g ? tosac_graph_add_region(c->g, "main") : NULL;

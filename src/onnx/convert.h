@@ -52,6 +52,7 @@ typedef struct cvt_ctx {
     bool oversize; /* a value was refused for its size (cvt_nomem then says so) */
     const tosac_onnx_attr *bad_attr; /* first attribute read with the wrong type (cvt_attr_*) */
     tosac_onnx_attr_type bad_attr_want;
+    const tosac_compile_opts *opts;
     cvt_val *hash[1024];
 } cvt_ctx;
 

@@ -270,9 +270,7 @@ tosac_status cvt_conv(cvt_ctx *c)
     if ((xv->rank != 4 && xv->rank != 3) || wv->rank != xv->rank)
         return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only 1-D and 2-D convolution is supported");
     if (xv->dt != TOSAC_DTYPE_FP32) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "only FLOAT convolution is supported");
-    if (!wv->is_const || !wv->f)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant (bind it with --bind %s=FILE.npy)",
-                        wv->name, wv->name);
+    if (!wv->is_const || !wv->f) return cvt_need_const(c, wv, "a constant");
     const int nsp = xv->rank - 2;
     int64_t C = xv->shape[1], M = wv->shape[0], Cg = wv->shape[1];
     int64_t KH = nsp == 2 ? wv->shape[2] : 1, KW = wv->shape[xv->rank - 1];

@@ -49,7 +49,8 @@ static tosac_status int_values(cvt_ctx *c, size_t i, int64_t *out, int64_t cap, 
             out[k] = t->elem_type == TOSAC_ONNX_UINT8 ? p[k] : (int64_t)(p[2 * k] | p[2 * k + 1] << 8);
         return TOSAC_OK;
     }
-    return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant integer tensor", v->name);
+    return v->is_const ? cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "input '%s' must be a constant integer tensor", v->name)
+                       : cvt_need_const(c, v, "a constant integer tensor");
 }
 
 typedef struct qdq {
@@ -65,7 +66,8 @@ typedef struct qdq {
 static tosac_status read_qdq(cvt_ctx *c, int rank, const int64_t *shape, int32_t default_elem, qdq *q)
 {
     cvt_val *s = cvt_in(c, 1);
-    if (!s || !s->is_const || !s->f) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the scale must be a constant FP32 tensor");
+    if (s && !s->is_const) return cvt_need_const(c, s, "a constant FP32 tensor (the scale)");
+    if (!s || !s->f) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "the scale must be a constant FP32 tensor");
     q->scale = s->f;
     q->n = s->numel;
     q->axis = -1;

@@ -638,98 +638,26 @@ tosac_status cvt_gather_elements(cvt_ctx *c)
     return emit_map_val(c, 0, v, iv->rank, iv->shape, map);
 }
 
-/* ScatterND with a reduction: every element combines the data with the updates aimed at it, in
-   update order. With the largest number of updates per element L, that is L rounds of
+/* Scatter of the updates uv into v: update element e goes to flat index tgt[e] of v (U of them,
+   in update order). Without a reduction (op UNKNOWN) the last update aimed at an element wins;
+   with one, every element combines the data with the updates aimed at it, in update order: with
+   the largest number of updates per element L, that is L rounds of
    out = out (op) GATHER(updates ++ [neutral element], the round's update index per element). */
-static tosac_status scatter_nd_reduce(cvt_ctx *c, cvt_val *v, cvt_val *uv, tosac_op op, const int64_t *idx,
-                                      int64_t nupd, int64_t q, int64_t slice)
+static tosac_status scatter_flat(cvt_ctx *c, cvt_val *v, cvt_val *uv, tosac_op op, const int64_t *tgt, int64_t U)
 {
     tosac_status s = TOSAC_OK;
-    int64_t n = v->numel, U = uv->numel, ist[TOSAC_MAX_RANK], L = 0;
-    strides_of(v->rank, v->shape, ist);
-    if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
-    if (n + U >= INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
-    int64_t *cnt = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1), *tgt = tosac_arena_alloc(&c->arena, (size_t)U * 8 + 1);
-    if (!cnt || !tgt) return cvt_nomem(c);
-    memset(cnt, 0, (size_t)n * 8);
-    for (int64_t u = 0; u < nupd; u++) {
-        int64_t base = 0;
-        for (int64_t d = 0; d < q; d++) {
-            int64_t j = idx[u * q + d];
-            base += (j < 0 ? j + v->shape[d] : j) * ist[d];
-        }
-        for (int64_t e = 0; e < slice; e++) {
-            tgt[u * slice + e] = base + e;
-            if (++cnt[base + e] > L) L = cnt[base + e];
-        }
-    }
-    if (L > 64) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "an element receives %lld updates (at most 64)", (long long)L);
-    bool fp = v->dt == TOSAC_DTYPE_FP32;
-    double neutral = op == TOSAC_OP_ADD ? 0.0 : op == TOSAC_OP_MUL ? 1.0
-                   : op == TOSAC_OP_MAXIMUM ? (fp ? -INFINITY : (double)INT32_MIN) : (fp ? INFINITY : (double)INT32_MAX);
-    tosac_value *x = cvt_tensor(c, v, &s), *u = x ? cvt_tensor(c, uv, &s) : NULL;
-    if (!u) return s;
-    int64_t us[3] = {1, U, 1}, es[3] = {1, U + 1, 1}, is[2] = {1, n}, os[3] = {1, n, 1};
-    tosac_value *cat_in[2] = {NULL, NULL};
-    cat_in[0] = cvt_mk_reshape(c, u, 3, us);
-    cat_in[1] = cvt_const_scalar(c, x->dtype, 3, neutral);
-    tosac_value *ext = cvt_new(c, x->dtype, 3, es);
-    tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, ext);
-    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
-    tosac_value *acc = cvt_mk_reshape(c, x, 3, os);
-    int32_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
-    if (!map) return cvt_nomem(c);
-    for (int64_t l = 0; l < L; l++) {
-        for (int64_t k = 0; k < n; k++) map[k] = (int32_t)U;
-        memset(cnt, 0, (size_t)n * 8);
-        for (int64_t e = 0; e < U; e++)
-            if (cnt[tgt[e]]++ == l) map[tgt[e]] = (int32_t)e;
-        tosac_value *g = cvt_new(c, x->dtype, 3, os);
-        tosac_value *gin[2] = {ext, cvt_const_i32(c, 2, is, map)};
-        if (!cvt_op(c, TOSAC_OP_GATHER, 2, gin, g)) return cvt_nomem(c);
-        acc = cvt_binary(c, op, acc, g, TOSAC_DTYPE_UNKNOWN);
-    }
-    return cvt_set_out(c, 0, cvt_mk_reshape(c, acc, v->rank, v->shape));
-}
-
-tosac_status cvt_scatter_nd(cvt_ctx *c)
-{
-    tosac_status s = TOSAC_OK;
-    cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL, *uv = iv ? cvt_in_req(c, 2, &s) : NULL;
-    if (!uv) return s;
-    const char *red = cvt_attr_s(c, "reduction", "none");
-    tosac_op rop = !strcmp(red, "add") ? TOSAC_OP_ADD : !strcmp(red, "mul") ? TOSAC_OP_MUL
-                 : !strcmp(red, "max") ? TOSAC_OP_MAXIMUM : !strcmp(red, "min") ? TOSAC_OP_MINIMUM : TOSAC_OP_UNKNOWN;
-    if (strcmp(red, "none") && rop == TOSAC_OP_UNKNOWN)
-        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction '%s' is not supported", red);
-    const int64_t *idx;
-    int64_t ni;
-    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
-    if (iv->rank < 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices must have rank >= 1");
-    int64_t q = iv->shape[iv->rank - 1];
-    if (q < 1 || q > v->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "bad index depth %lld", (long long)q);
-    if (uv->dt != v->dt) return cvt_fail(c, TOSAC_ERR_FORMAT, "updates type differs from data type");
-    int64_t nupd = q ? ni / q : 0, slice = 1, ist[TOSAC_MAX_RANK];
-    for (int d = (int)q; d < v->rank; d++) slice *= v->shape[d];
-    if (uv->numel != nupd * slice) return cvt_fail(c, TOSAC_ERR_FORMAT, "updates shape does not match");
-    strides_of(v->rank, v->shape, ist);
-    int64_t n = v->numel;
+    int64_t n = v->numel, L = 0;
     if (n == 0) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "zero-size tensors are not supported");
-    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
-    if (!map) return cvt_nomem(c);
+    if (uv->dt != v->dt) return cvt_fail(c, TOSAC_ERR_FORMAT, "updates type differs from data type");
+    int64_t *cnt = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1), *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+    if (!cnt || !map) return cvt_nomem(c);
+    memset(cnt, 0, (size_t)n * 8);
     for (int64_t k = 0; k < n; k++) map[k] = k;
-    for (int64_t u = 0; u < nupd; u++) {
-        int64_t base = 0;
-        for (int64_t d = 0; d < q; d++) {
-            int64_t j = idx[u * q + d], D = v->shape[d];
-            if (j < 0) j += D;
-            if (j < 0 || j >= D) return cvt_fail(c, TOSAC_ERR_FORMAT, "index %lld out of range", (long long)idx[u * q + d]);
-            base += j * ist[d];
-        }
-        for (int64_t e = 0; e < slice; e++) map[base + e] = n + u * slice + e; /* from updates */
+    for (int64_t e = 0; e < U; e++) {
+        map[tgt[e]] = n + e; /* from updates */
+        if (++cnt[tgt[e]] > L) L = cnt[tgt[e]];
     }
-    if (rop != TOSAC_OP_UNKNOWN) return scatter_nd_reduce(c, v, uv, rop, idx, nupd, q, slice);
-    if (v->is_const && !v->v && uv->is_const && !uv->v) {
+    if (op == TOSAC_OP_UNKNOWN && v->is_const && !v->v && uv->is_const && !uv->v) {
         if (v->dt == TOSAC_DTYPE_FP32) {
             float *f = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
             if (!f) return cvt_nomem(c);
@@ -742,23 +670,158 @@ tosac_status cvt_scatter_nd(cvt_ctx *c)
         return cvt_set_out_const(c, 0, v->dt, v->rank, v->shape, NULL, ib);
     }
     if (v->dt == TOSAC_DTYPE_BOOL) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "bool data is not supported here");
-    if (n + uv->numel > INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
+    if (n + U >= INT32_MAX) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "tensor too large");
+    if (L > 64) return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "an element receives %lld updates (at most 64)", (long long)L);
     tosac_value *x = cvt_tensor(c, v, &s), *u = x ? cvt_tensor(c, uv, &s) : NULL;
     if (!u) return s;
-    int64_t xs[3] = {1, n, 1}, us[3] = {1, uv->numel, 1}, cs[3] = {1, n + uv->numel, 1}, is[2] = {1, n};
-    tosac_value *cat_in[2] = {NULL, NULL};
-    cat_in[0] = cvt_mk_reshape(c, x, 3, xs);
-    cat_in[1] = cvt_mk_reshape(c, u, 3, us);
-    tosac_value *cat = cvt_new(c, x->dtype, 3, cs);
-    tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, cat);
-    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
+    int64_t xs[3] = {1, n, 1}, us[3] = {1, U, 1}, is[2] = {1, n};
     int32_t *ib = tosac_arena_alloc(&c->arena, (size_t)n * 4 + 1);
     if (!ib) return cvt_nomem(c);
-    for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
-    tosac_value *g = cvt_new(c, x->dtype, 3, xs);
-    tosac_value *gin[2] = {cat, cvt_const_i32(c, 2, is, ib)};
-    if (!cvt_op(c, TOSAC_OP_GATHER, 2, gin, g)) return cvt_nomem(c);
-    return cvt_set_out(c, 0, cvt_mk_reshape(c, g, v->rank, v->shape));
+    tosac_value *cat_in[2] = {NULL, NULL};
+    if (op == TOSAC_OP_UNKNOWN) { /* one GATHER over data ++ updates */
+        int64_t cs[3] = {1, n + U, 1};
+        cat_in[0] = cvt_mk_reshape(c, x, 3, xs);
+        cat_in[1] = cvt_mk_reshape(c, u, 3, us);
+        tosac_value *cat = cvt_new(c, x->dtype, 3, cs);
+        tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, cat);
+        if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
+        for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)map[k];
+        tosac_value *g = cvt_new(c, x->dtype, 3, xs);
+        tosac_value *gin[2] = {cat, cvt_const_i32(c, 2, is, ib)};
+        if (!cvt_op(c, TOSAC_OP_GATHER, 2, gin, g)) return cvt_nomem(c);
+        return cvt_set_out(c, 0, cvt_mk_reshape(c, g, v->rank, v->shape));
+    }
+    bool fp = v->dt == TOSAC_DTYPE_FP32;
+    double neutral = op == TOSAC_OP_ADD ? 0.0 : op == TOSAC_OP_MUL ? 1.0
+                   : op == TOSAC_OP_MAXIMUM ? (fp ? -INFINITY : (double)INT32_MIN) : (fp ? INFINITY : (double)INT32_MAX);
+    int64_t es[3] = {1, U + 1, 1};
+    cat_in[0] = cvt_mk_reshape(c, u, 3, us);
+    cat_in[1] = cvt_const_scalar(c, x->dtype, 3, neutral);
+    tosac_value *ext = cvt_new(c, x->dtype, 3, es);
+    tosac_node *nd = cvt_op(c, TOSAC_OP_CONCAT, 2, cat_in, ext);
+    if (!nd || tosac_node_set_int(nd, TOSAC_ATTR_CONCAT_axis, 1) != TOSAC_OK) return cvt_nomem(c);
+    tosac_value *acc = cvt_mk_reshape(c, x, 3, xs);
+    for (int64_t l = 0; l < L; l++) {
+        for (int64_t k = 0; k < n; k++) ib[k] = (int32_t)U;
+        memset(cnt, 0, (size_t)n * 8);
+        for (int64_t e = 0; e < U; e++)
+            if (cnt[tgt[e]]++ == l) ib[tgt[e]] = (int32_t)e;
+        tosac_value *g = cvt_new(c, x->dtype, 3, xs);
+        tosac_value *gin[2] = {ext, cvt_const_i32(c, 2, is, ib)};
+        if (!cvt_op(c, TOSAC_OP_GATHER, 2, gin, g)) return cvt_nomem(c);
+        acc = cvt_binary(c, op, acc, g, TOSAC_DTYPE_UNKNOWN);
+    }
+    return cvt_set_out(c, 0, cvt_mk_reshape(c, acc, v->rank, v->shape));
+}
+
+/* The reduction attribute of ScatterND / ScatterElements (UNKNOWN for "none"). */
+static tosac_status scatter_reduction(cvt_ctx *c, tosac_op *rop)
+{
+    const char *red = cvt_attr_s(c, "reduction", "none");
+    *rop = !strcmp(red, "add") ? TOSAC_OP_ADD : !strcmp(red, "mul") ? TOSAC_OP_MUL
+         : !strcmp(red, "max") ? TOSAC_OP_MAXIMUM : !strcmp(red, "min") ? TOSAC_OP_MINIMUM : TOSAC_OP_UNKNOWN;
+    if (strcmp(red, "none") && *rop == TOSAC_OP_UNKNOWN)
+        return cvt_fail(c, TOSAC_ERR_UNSUPPORTED, "reduction '%s' is not supported", red);
+    return TOSAC_OK;
+}
+
+tosac_status cvt_scatter_nd(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL, *uv = iv ? cvt_in_req(c, 2, &s) : NULL;
+    if (!uv) return s;
+    tosac_op rop;
+    if ((s = scatter_reduction(c, &rop)) != TOSAC_OK) return s;
+    const int64_t *idx;
+    int64_t ni;
+    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
+    if (iv->rank < 1) return cvt_fail(c, TOSAC_ERR_FORMAT, "indices must have rank >= 1");
+    int64_t q = iv->shape[iv->rank - 1];
+    if (q < 1 || q > v->rank) return cvt_fail(c, TOSAC_ERR_FORMAT, "bad index depth %lld", (long long)q);
+    int64_t nupd = q ? ni / q : 0, slice = 1, ist[TOSAC_MAX_RANK];
+    for (int d = (int)q; d < v->rank; d++) slice *= v->shape[d];
+    if (uv->numel != nupd * slice) return cvt_fail(c, TOSAC_ERR_FORMAT, "updates shape does not match");
+    strides_of(v->rank, v->shape, ist);
+    int64_t *tgt = tosac_arena_alloc(&c->arena, (size_t)uv->numel * 8 + 1);
+    if (!tgt) return cvt_nomem(c);
+    for (int64_t u = 0; u < nupd; u++) {
+        int64_t base = 0;
+        for (int64_t d = 0; d < q; d++) {
+            int64_t j = idx[u * q + d], D = v->shape[d];
+            if (j < 0) j += D;
+            if (j < 0 || j >= D) return cvt_fail(c, TOSAC_ERR_FORMAT, "index %lld out of range", (long long)idx[u * q + d]);
+            base += j * ist[d];
+        }
+        for (int64_t e = 0; e < slice; e++) tgt[u * slice + e] = base + e;
+    }
+    return scatter_flat(c, v, uv, rop, tgt, uv->numel);
+}
+
+/* ScatterElements (and the deprecated Scatter, its reduction-less form): update element p goes to
+   p with its `axis` coordinate replaced by indices[p] (constant indices). */
+tosac_status cvt_scatter_elements(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *iv = v ? cvt_in_req(c, 1, &s) : NULL, *uv = iv ? cvt_in_req(c, 2, &s) : NULL;
+    if (!uv) return s;
+    tosac_op rop;
+    if ((s = scatter_reduction(c, &rop)) != TOSAC_OK) return s;
+    int axis;
+    if ((s = cvt_axis(c, cvt_attr_i(c, "axis", 0), v->rank, &axis)) != TOSAC_OK) return s;
+    const int64_t *idx;
+    int64_t ni;
+    if ((s = cvt_const_ints(c, 1, &idx, &ni)) != TOSAC_OK) return s;
+    if (iv->rank != v->rank || uv->rank != v->rank || ni != uv->numel)
+        return cvt_fail(c, TOSAC_ERR_FORMAT, "indices and updates must have one shape, of the data's rank");
+    for (int d = 0; d < v->rank; d++)
+        if (iv->shape[d] != uv->shape[d] || (d != axis && iv->shape[d] > v->shape[d]))
+            return cvt_fail(c, TOSAC_ERR_FORMAT, "indices and updates must have one shape within the data's");
+    int64_t ist[TOSAC_MAX_RANK], ust[TOSAC_MAX_RANK], D = v->shape[axis];
+    strides_of(v->rank, v->shape, ist);
+    strides_of(iv->rank, iv->shape, ust);
+    int64_t *tgt = tosac_arena_alloc(&c->arena, (size_t)ni * 8 + 1);
+    if (!tgt) return cvt_nomem(c);
+    for (int64_t e = 0; e < ni; e++) {
+        int64_t j = idx[e], flat = 0;
+        if (j < 0) j += D;
+        if (j < 0 || j >= D) return cvt_fail(c, TOSAC_ERR_FORMAT, "index %lld out of range", (long long)idx[e]);
+        for (int d = 0; d < v->rank; d++) flat += (d == axis ? j : e / ust[d] % iv->shape[d]) * ist[d];
+        tgt[e] = flat;
+    }
+    return scatter_flat(c, v, uv, rop, tgt, ni);
+}
+
+/* Compress: the slices along `axis` (of the flattened input without one) where the constant
+   condition is true; an index map. */
+tosac_status cvt_compress(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *cv = v ? cvt_in_req(c, 1, &s) : NULL;
+    if (!cv) return s;
+    const int64_t *cond;
+    int64_t nc;
+    if ((s = cvt_const_ints(c, 1, &cond, &nc)) != TOSAC_OK) return s;
+    int64_t ax = cvt_attr_i(c, "axis", INT64_MIN);
+    int rank = ax == INT64_MIN ? 1 : v->rank, axis = 0;
+    int64_t shape[TOSAC_MAX_RANK];
+    if (ax == INT64_MIN) shape[0] = v->numel;
+    else memcpy(shape, v->shape, (size_t)rank * sizeof *shape);
+    if (ax != INT64_MIN && (s = cvt_axis(c, ax, v->rank, &axis)) != TOSAC_OK) return s;
+    int64_t D = shape[axis], kept = 0, inner = 1, outer = 1;
+    for (int64_t k = 0; k < nc && k < D; k++) kept += cond[k] != 0;
+    for (int d = axis + 1; d < rank; d++) inner *= shape[d];
+    for (int d = 0; d < axis; d++) outer *= shape[d];
+    int64_t oshape[TOSAC_MAX_RANK];
+    memcpy(oshape, shape, (size_t)rank * sizeof *oshape);
+    oshape[axis] = kept;
+    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)(outer * kept * inner) * 8 + 1);
+    if (!map) return cvt_nomem(c);
+    int64_t at = 0;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t k = 0; k < nc && k < D; k++)
+            if (cond[k])
+                for (int64_t i = 0; i < inner; i++) map[at++] = (o * D + k) * inner + i;
+    return emit_map_val(c, 0, v, rank, oshape, map);
 }
 
 /* Slice with any steps (the row overrides cvt_tensor.c's; steps of 1 go to cvt_slice). */

@@ -8,6 +8,9 @@
  *    "outputs": [...]}
  * Scales are written with 17 significant digits so that they read back to the same double.
  */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include "core/alloc.h"
 #include "core/arena.h"
 #include "core/diag.h"
+#include "core/fp.h"
 #include "core/outfile.h"
 #include "core/json.h"
 #include "core/strbuf.h"
@@ -196,6 +200,109 @@ static void shape_text(char *buf, size_t size, int rank, const int64_t *shape)
         at += (size_t)snprintf(buf + at, size - at, "%s%lld", k ? "," : "", (long long)shape[k]);
 }
 
+/* Element k of a numeric array: an integer (*iv; *big for a uint64 beyond INT64_MAX) or, for
+   float data, *fv (*is_float). False for types without a numeric value (void, bfloat16 bits). */
+static bool npy_value(const tosac_npy *a, size_t k, int64_t *iv, double *fv, bool *is_float, bool *big)
+{
+    const uint8_t *p = (const uint8_t *)a->data + k * a->elem_size;
+    uint64_t u = 0;
+    for (size_t b = 0; b < a->elem_size; b++) u |= (uint64_t)p[b] << (8 * b);
+    unsigned bits = (unsigned)(8 * a->elem_size);
+    *is_float = *big = false;
+    switch (a->descr[1]) {
+    case 'b': *iv = u != 0; return true;
+    case 'u': *big = u > INT64_MAX; *iv = (int64_t)(u & INT64_MAX); return true;
+    case 'i': *iv = bits < 64 && (u >> (bits - 1)) ? (int64_t)(u - (1ull << bits)) : (int64_t)u; return true;
+    case 'f':
+        *is_float = true;
+        if (bits == 16) *fv = tosac_fp16_to_fp32((uint16_t)u);
+        else if (bits == 32) *fv = tosac_fp32_from_bits((uint32_t)u);
+        else memcpy(fv, &u, sizeof *fv);
+        return true;
+    default: return false;
+    }
+}
+
+/* Converts data of another element type than the input's (int64 token ids for an INT32 input,
+   float64 for FP32, ints for floats, ...) into an array tosac_npy_to_tosa takes as it is (<i4, <f4
+   or |u1 into *out), checking that every value fits: one that does not is an error naming the data,
+   the element and the value. *out stays empty when the data needs no conversion. */
+static tosac_status convert_elems(const tosac_npy *a, const tosac_tensor_info *info, const char *label, const char *what,
+                                  tosac_npy *out, tosac_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    tosac_dtype t = info->dtype;
+    const char *dc = a->descr;
+    int ibits = t == TOSAC_DTYPE_INT4 ? 4 : t == TOSAC_DTYPE_INT8 ? 8 : t == TOSAC_DTYPE_INT16 ? 16
+              : t == TOSAC_DTYPE_INT32 ? 32 : 0;
+    bool fp = t == TOSAC_DTYPE_FP32 || t == TOSAC_DTYPE_FP16 || t == TOSAC_DTYPE_BF16;
+    /* what tosac_npy_to_tosa takes without loss */
+    if ((fp && !strcmp(dc, "<f4") && t != TOSAC_DTYPE_FP16) || (t == TOSAC_DTYPE_FP16 && !strcmp(dc, "<f2")) ||
+        (t == TOSAC_DTYPE_BF16 && !strcmp(dc, "<V2")) ||
+        (t == TOSAC_DTYPE_BOOL && (!strcmp(dc, "|b1") || !strcmp(dc, "|u1"))) || (!fp && !ibits && t != TOSAC_DTYPE_BOOL) ||
+        !strchr("biuf", dc[1]))
+        return TOSAC_OK;
+    /* integers: the type's range; unsigned data may also hold the unsigned codes of its width (a
+       TOSA INT8 tensor holds uint8 codes for RESCALE's unsigned flags) */
+    double lo = ibits ? -ldexp(1, ibits - 1) : t == TOSAC_DTYPE_BOOL ? 0 : -FLT_MAX,
+           hi = ibits ? (dc[1] == 'u' ? ldexp(1, ibits) : ldexp(1, ibits - 1)) - 1 : t == TOSAC_DTYPE_BOOL ? 1 : FLT_MAX;
+    if (t == TOSAC_DTYPE_FP16) lo = -(hi = 65504.0);
+    const char *odescr = ibits ? "<i4" : t == TOSAC_DTYPE_BOOL ? "|u1" : "<f4";
+    size_t osize = t == TOSAC_DTYPE_BOOL ? 1 : 4, n = (size_t)a->count;
+    uint8_t *o = tosac_malloc(n ? n * osize : 1);
+    if (!o) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        int64_t iv = 0;
+        double fv = 0;
+        bool is_float, big;
+        npy_value(a, k, &iv, &fv, &is_float, &big);
+        double v = is_float ? fv : (double)iv;
+        /* NaN and infinities stay what they are in float types; elsewhere, and finite values beyond
+           a float type's largest, are an error, as are fractions for integer types */
+        bool bad = big || (is_float && isnan(fv) && !fp) || (!(is_float && isinf(fv) && fp) && (v < lo || v > hi)) ||
+                   (is_float && !fp && fv != floor(fv));
+        if (bad) {
+            char val[64], where[200];
+            if (is_float) snprintf(val, sizeof val, "%.10g", fv);
+            else if (big) snprintf(val, sizeof val, "%" PRIu64, (uint64_t)iv + (uint64_t)INT64_MAX + 1u);
+            else snprintf(val, sizeof val, "%" PRId64, iv);
+            size_t idx[TOSAC_NPY_MAX_RANK], rest = k, at = 0;
+            for (int r = a->rank - 1; r >= 0; r--) {
+                idx[r] = rest % (size_t)a->shape[r];
+                rest /= (size_t)a->shape[r];
+            }
+            where[0] = '\0';
+            for (int r = 0; r < a->rank && at + 24 < sizeof where; r++)
+                at += (size_t)snprintf(where + at, sizeof where - at, "%s%zu", r ? "," : "", idx[r]);
+            tosac_free(o, n ? n * osize : 1);
+            return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                                  "%s: element %zu (index [%s]) is %s, which the %s's type %s cannot hold (%s data "
+                                  "converts to %s only %s)",
+                                  label, k, where, val, what, tosac_dtype_name(t), dc,
+                                  tosac_dtype_name(t),
+                                  ibits ? "for integral values in its range" : t == TOSAC_DTYPE_BOOL ? "for 0 and 1"
+                                                                                                    : "within its range");
+        }
+        if (ibits) {
+            uint32_t u = (uint32_t)(int64_t)v;
+            memcpy(o + 4 * k, &u, 4);
+        } else if (t == TOSAC_DTYPE_BOOL) {
+            o[k] = v != 0;
+        } else {
+            float f = (float)v;
+            memcpy(o + 4 * k, &f, 4);
+        }
+    }
+    memcpy(out->descr, odescr, 4);
+    out->rank = a->rank;
+    memcpy(out->shape, a->shape, sizeof out->shape);
+    out->count = a->count;
+    out->elem_size = osize;
+    out->data = o;
+    out->nbytes = n * osize;
+    return TOSAC_OK;
+}
+
 tosac_status tosac_quant_input_bytes(const tosac_npy *npy, const tosac_tensor_info *info, const tosac_quant_io *q,
                                      const char *label, const char *what, uint8_t **bytes, size_t *n, size_t *nans,
                                      tosac_diag *d)
@@ -239,5 +346,15 @@ tosac_status tosac_quant_input_bytes(const tosac_npy *npy, const tosac_tensor_in
         memcpy(*bytes, npy->data, *n);
         return TOSAC_OK;
     }
-    return tosac_npy_to_tosa(npy, info->dtype, label, bytes, n, d);
+    if (info->f64 && !strcmp(npy->descr, "<f8")) { /* precise mode: the runtime takes fp64 as it is */
+        *n = npy->nbytes;
+        if (!(*bytes = tosac_malloc(*n ? *n : 1))) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        if (*n) memcpy(*bytes, npy->data, *n);
+        return TOSAC_OK;
+    }
+    tosac_npy conv;
+    tosac_status s = convert_elems(npy, info, label, what, &conv, d);
+    if (s == TOSAC_OK) s = tosac_npy_to_tosa(conv.data ? &conv : npy, info->dtype, label, bytes, n, d);
+    if (conv.data) tosac_free(conv.data, conv.nbytes ? conv.nbytes : 1);
+    return s;
 }

@@ -810,6 +810,9 @@ static bool is_ewise(uint32_t op)
     case TOSAC_OP_RSQRT: case TOSAC_OP_ERF: case TOSAC_OP_ABS: case TOSAC_OP_NEGATE: case TOSAC_OP_CEIL:
     case TOSAC_OP_FLOOR: case TOSAC_OP_SIN: case TOSAC_OP_COS: case TOSAC_OP_CLAMP: case TOSAC_OP_ADD:
     case TOSAC_OP_SUB: case TOSAC_OP_MUL: case TOSAC_OP_MAXIMUM: case TOSAC_OP_MINIMUM: case TOSAC_OP_POW:
+    /* comparisons and SELECT: piecewise functions (Shrink, Atan, Asinh...) are pointwise too */
+    case TOSAC_OP_GREATER: case TOSAC_OP_GREATER_EQUAL: case TOSAC_OP_EQUAL: case TOSAC_OP_SELECT:
+    case TOSAC_OP_LOGICAL_AND: case TOSAC_OP_LOGICAL_OR: case TOSAC_OP_LOGICAL_NOT:
         return true;
     default: return false;
     }
@@ -864,7 +867,7 @@ static bool try_cluster(lower *l, uint32_t i, bool *in_s, bool *in_a, tosac_node
     for (uint32_t j = i; j < fb->n_nodes; j++) {
         const tosac_node *n = fb->nodes[j];
         if (l->cluster_of[j] >= 0 || in_qdq(l, j) || !is_ewise(n->op) || n->n_outputs != 1 || !same_shape(n->outputs[0], x) ||
-            n->outputs[0]->dtype != TOSAC_DTYPE_FP32)
+            (n->outputs[0]->dtype != TOSAC_DTYPE_FP32 && n->outputs[0]->dtype != TOSAC_DTYPE_BOOL))
             continue;
         bool ok = true, fed = false;
         for (uint32_t k = 0; k < n->n_inputs && ok; k++) {
@@ -881,7 +884,7 @@ static bool try_cluster(lower *l, uint32_t i, bool *in_s, bool *in_a, tosac_node
     if (!in_s[i]) return false;
     /* y: the latest result of S whose ancestors in S are used only inside them */
     for (uint32_t j = last + 1; j-- > i;) {
-        if (!in_s[j]) continue;
+        if (!in_s[j] || fb->nodes[j]->outputs[0]->dtype != TOSAC_DTYPE_FP32) continue;
         memset(in_a, 0, fb->n_nodes);
         uint32_t sp = 0, count = 0;
         bool direct_only = true;

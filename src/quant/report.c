@@ -39,6 +39,8 @@ void tosac_quant_report_free(tosac_quant_report *r)
         free((char *)r->layers[k].onnx_node);
     }
     free(r->layers);
+    for (uint32_t k = 0; r->outputs && k < r->n_outputs; k++) free((char *)r->outputs[k].name);
+    free(r->outputs);
     free(r);
 }
 
@@ -207,6 +209,7 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
 {
     const tosac_block *fb = quant_main_block(fp), *qb = quant_main_block(q);
     uint32_t n_samples = quant_sample_count(o);
+    if (o->report_samples && n_samples > o->report_samples) n_samples = o->report_samples;
     rep_ctx c;
     memset(&c, 0, sizeof c);
     c.n_fp = fb->n_tensors;
@@ -247,6 +250,13 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     }
     uint32_t n_in = pf ? tosac_program_input_count(pf) : 0, n_out = pf ? tosac_program_output_count(pf) : 0;
+    /* per output: signal, noise, and whether either program's values stayed one constant */
+    typedef struct out_acc {
+        double sig, noise, fp0, int0;
+        bool seen, fp_const, int_const;
+    } out_acc;
+    out_acc *oacc = calloc(n_out ? n_out : 1, sizeof *oacc);
+    if (!oacc && s == TOSAC_OK) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     quant_samples qs;
     quant_samples_init(&qs, o);
     for (uint32_t sidx = 0; sidx < n_samples && s == TOSAC_OK; sidx++) {
@@ -301,9 +311,19 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
             if (qk < 0 || !qio || info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
             const float *y = tosac_program_output_ptr(pf, k);
             const void *yq = tosac_program_output_ptr(pq, (uint32_t)qk);
+            out_acc *A = &oacc[k];
             for (int64_t e = 0; y && yq && e < info.nelem; e++) {
                 int32_t v = qio->type == TOSAC_QUANT_IO_INT16 ? ((const int16_t *)yq)[e] : ((const int8_t *)yq)[e];
-                double dv = (double)y[e] - tosac_quant_dequantize(v, qio->q);
+                double iv = tosac_quant_dequantize(v, qio->q), dv = (double)y[e] - iv;
+                if (!A->seen) {
+                    A->seen = A->fp_const = A->int_const = true;
+                    A->fp0 = y[e];
+                    A->int0 = iv;
+                }
+                A->fp_const &= (double)y[e] == A->fp0;
+                A->int_const &= iv == A->int0;
+                A->sig += (double)y[e] * y[e];
+                A->noise += dv * dv;
                 out_sig += (double)y[e] * y[e];
                 out_noise += dv * dv;
             }
@@ -345,12 +365,26 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
         if (!ok) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
         r->n_samples = n_samples;
         r->output_sqnr_db = tosac_quant_sqnr_db(out_sig, out_noise);
+        r->outputs = calloc(n_out ? n_out : 1, sizeof *r->outputs);
+        if (!r->outputs) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        for (uint32_t k = 0; r->outputs && k < n_out; k++) {
+            tosac_tensor_info info;
+            if (!oacc[k].seen || tosac_program_output_info(pf, k, &info) != TOSAC_OK) continue;
+            tosac_quant_output *O = &r->outputs[r->n_outputs++];
+            O->name = dup_str(info.name, &ok);
+            O->sqnr_db = tosac_quant_sqnr_db(oacc[k].sig, oacc[k].noise);
+            O->int_constant = oacc[k].int_const;
+            O->fp_constant = oacc[k].fp_const;
+            O->int_value = oacc[k].int0;
+        }
+        if (!ok && s == TOSAC_OK) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
         if (s == TOSAC_OK) {
             *out = r;
             r = NULL;
         }
     }
     tosac_quant_report_free(r);
+    free(oacc);
     free(ord);
     tosac_program_destroy(pf);
     tosac_program_destroy(pq);

@@ -81,7 +81,8 @@ static tosac_status eval_cluster(void *user, const float *xv, float *yv, uint32_
                 if (!ins[k]) s = TOSAC_ERR_NOMEM;
             }
         }
-        tosac_value *o = s == TOSAC_OK ? tosac_block_add_tensor(b, op->outputs[0]->name, TOSAC_DTYPE_FP32, rank, shape) : NULL;
+        /* FP32, or BOOL for the comparisons of a piecewise function */
+        tosac_value *o = s == TOSAC_OK ? tosac_block_add_tensor(b, op->outputs[0]->name, op->outputs[0]->dtype, rank, shape) : NULL;
         tosac_node *nn = o ? tosac_block_add_node(b, (tosac_op)op->op, op->n_inputs, ins, 1, &o) : NULL;
         if (s == TOSAC_OK && (!nn || ir_copy_attrs(nn, op) != TOSAC_OK)) s = TOSAC_ERR_NOMEM;
         if (s == TOSAC_OK && op->outputs[0] == c->y && tosac_block_add_output(b, o) != TOSAC_OK) s = TOSAC_ERR_NOMEM;

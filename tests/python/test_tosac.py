@@ -178,8 +178,16 @@ def test_errors(tmp_path):
         prog.run({"x": x, "z": x})
     with pytest.raises(tosac.Error, match=r"shape \[1,16,16,3\] but the input has shape \[1,3,16,16\]"):
         prog.run({"x": x.transpose(0, 2, 3, 1)})
-    with pytest.raises(tosac.Error, match="x"):
-        prog.run({"x": x.astype(np.float64)})  # FP32 inputs take float32, as `tosac run` does
+    # other element types are converted, as `tosac run` does: float64 rounds to the FP32 input,
+    # a value beyond FP32's range is an error naming the input, the element and the value
+    y32 = prog.run({"x": x})
+    y64 = prog.run({"x": x.astype(np.float64)})
+    for k in y32:
+        assert np.array_equal(y32[k], y64[k])
+    far = x.astype(np.float64)
+    far[0, 1, 2, 3] = 1e300
+    with pytest.raises(tosac.Error, match=r"input 'x'.*element 291 \(index \[0,1,2,3\]\) is 1e\+300"):
+        prog.run({"x": far})
 
     (tmp_path / "junk.tosa").write_bytes(b"\0" * 64)
     with pytest.raises(tosac.Error, match="junk.tosa"):
