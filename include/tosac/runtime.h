@@ -94,6 +94,10 @@ typedef struct tosac_program_opts {
     /** Do not allocate the prepared constants in create: the caller must call
         tosac_program_set_prepared before the first invoke. */
     bool caller_prepared;
+    /** Threads that run the program's large operators, split into output tiles (the invoking
+        thread is one of them): 0 = the number of online processors, 1 = none started. Results
+        are the same bits for every count. A program too small to gain from threads gets none. */
+    uint32_t threads;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */
@@ -117,6 +121,8 @@ tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts
                                   tosac_diag *d);
 /** Frees the program and everything it allocated (not caller-supplied buffers). NULL-safe. */
 void tosac_program_destroy(tosac_program *p);
+/** Threads the program runs on (tosac_program_opts.threads as granted: 1 when it started none). */
+uint32_t tosac_program_threads(const tosac_program *p);
 
 /* ---- memory plan --------------------------------------------------------------------------- */
 

@@ -543,7 +543,7 @@ typedef struct conv_task {
     int32_t izp;
     const void *wbuf;
     bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
-    tosac_status st; /* the first failure (one worker today; a pool will need one slot per worker) */
+    tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
 
 static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
@@ -561,7 +561,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
     size_t es = work_size(g->kind);
 
-    for (size_t blk = b0; blk < b1 && t->st == TOSAC_OK; blk++) {
+    for (size_t blk = b0; blk < b1 && t->st[worker] == TOSAC_OK; blk++) {
         int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
         if (direct) {
@@ -614,7 +614,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
             tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
-            if (st != TOSAC_OK) t->st = st;
+            if (st != TOSAC_OK) t->st[worker] = st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else {
@@ -625,7 +625,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    conv_task t = {c, g, izp, NULL, false, false, false, TOSAC_OK};
+    conv_task t = {c, g, izp, NULL, false, false, false, {TOSAC_OK}};
     bool finite;
     t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
     t.direct = g->kind == CK_F16ACC || !finite;
@@ -634,7 +634,9 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
-    return t.st;
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.st[w] != TOSAC_OK) return t.st[w];
+    return TOSAC_OK;
 }
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
