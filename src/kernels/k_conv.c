@@ -59,6 +59,7 @@ typedef struct {
     size_t wbytes;  /* converted weights */
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
     bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
+    bool fpanel;    /* fp32 GEMM on 32-column panels (AVX-512, prepared weights) */
     int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
 
@@ -66,7 +67,8 @@ typedef struct {
 typedef struct conv_prep {
     uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
 } conv_prep;
-/* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, else conv_weights' form) */
+/* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, tosac_gemm_f32_panel's
+   when conv_plan.fpanel, else conv_weights' form) */
 #define CONV_PREP_W 64
 
 static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
@@ -189,6 +191,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
                (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
     if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
+    /* panels compute whole blocks of 32 columns: not for narrow outputs */
+    g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512 && g->OC >= 32;
+    if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
     g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->lda) * es);
     g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
@@ -200,6 +205,12 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
 }
 
 static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp);
+
+/* Index of weight (k, oc) in the fp working weights ([K][OC], or the panels). */
+static inline size_t wf_at(const conv_plan *g, int64_t k, int64_t oc)
+{
+    return g->fpanel ? tosac_gemm_f32_panel_at(g->K, k, oc) : (size_t)(k * g->OC + oc);
+}
 
 tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
@@ -479,6 +490,7 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
         return finite;
     }
     float *d = (float *)wbuf, tmp[64];
+    if (g->fpanel) memset(d, 0, g->wbytes); /* the columns beyond OC */
     for (int64_t oc = 0; oc < OC; oc++)
         for (int64_t k0 = 0; k0 < K; k0 += 64) {
             int64_t m = K - k0 < 64 ? K - k0 : 64;
@@ -486,7 +498,7 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
             for (int64_t i = 0; i < m; i++) {
                 float v = tmp[i];
                 if (v - v != 0.0f) finite = false;
-                d[(k0 + i) * OC + oc] = v;
+                d[wf_at(g, k0 + i, oc)] = v;
             }
         }
     return finite;
@@ -508,6 +520,11 @@ static void conv_direct_f32(const conv_plan *g, const float *row, const uint8_t 
             const float *w = wt + (tap * IC + i) * OC;
             if (f16) {
                 tosac_axpy_f16acc(acc, x, w, OC);
+            } else if (g->fpanel) {
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    float p = x * wt[wf_at(g, tap * IC + i, oc)];
+                    acc[oc] = acc[oc] + p;
+                }
             } else {
                 for (int64_t oc = 0; oc < OC; oc++) {
                     float p = x * w[oc];
@@ -576,8 +593,11 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             }
         } else if (pointwise) {
             /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
-            tosac_gemm_f32(pn, OC, K, (const float *)c->in[0].data + p0 * K, K, (const float *)wbuf, OC, (float *)cbuf,
-                           OC);
+            const float *xr = (const float *)c->in[0].data + p0 * K;
+            if (g->fpanel)
+                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, (float *)cbuf, OC);
+            else
+                tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
             if (rows && g->kind == CK_INT && g->lda == K) {
                 tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp); /* every pixel's row at once */
@@ -605,6 +625,8 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 }
             } else if (g->kind == CK_F64) {
                 tosac_gemm_f64(pn, OC, K, (const double *)patch, K, (const double *)wbuf, OC, (double *)cbuf, OC);
+            } else if (g->fpanel) {
+                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, (float *)cbuf, OC);
             } else {
                 tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }

@@ -61,6 +61,16 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
  */
 void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                     float *C, int64_t ldc);
+/*
+ * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
+ * [K][64] (zero beyond J); tosac_gemm_f32_panel_at(K, k, j) is the index of element (k, j) and
+ * tosac_gemm_f32_panel_bytes() the size. tosac_gemm_f32_panel computes what tosac_gemm_f32
+ * computes from B (the same bits); only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
+ */
+size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K);
+size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j);
+void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
+                          int64_t ldc);
 void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t lda, const double *B, int64_t ldb,
                     double *C, int64_t ldc);
 
