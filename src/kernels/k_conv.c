@@ -663,116 +663,144 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
 
-static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
-{
-    uint8_t *sc = (uint8_t *)c->scratch;
-    const tosac_ktensor *in = &c->in[0];
-    int64_t C = g->IC, M = g->M, CM = C * M, T = g->T;
-    void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
-    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
-    const void *wbuf = conv_wbuf(c, g, wzp, &finite);
-    (void)finite;
-    int64_t mx = in->dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
-    bool wide = g->kind == CK_INT && T * mx * 255 > INT32_MAX;
+/* Output rows (n, oy) of a depthwise convolution as a parallel-for task (kernel.h). */
+typedef struct dw_task {
+    tosac_kcall *c;
+    const conv_plan *g;
+    int32_t izp;
+    const void *wbuf;
+    bool wide;
+    tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
+} dw_task;
 
-    for (int64_t n = 0; n < g->N; n++)
-        for (int64_t oy = 0; oy < g->OH; oy++)
-            for (int64_t ox = 0; ox < g->OW; ox++) {
-                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
-                int32_t *a32 = (int32_t *)acc;
-                int64_t *a64 = (int64_t *)acc;
-                float *af = (float *)acc;
-                double *ad = (double *)acc;
-                for (int64_t i = 0; i < CM; i++) {
-                    if (g->kind == CK_INT) {
-                        if (wide)
-                            a64[i] = 0;
-                        else
-                            a32[i] = 0;
-                    } else if (g->kind == CK_F64) {
-                        ad[i] = 0.0;
-                    } else {
-                        af[i] = 0.0f;
-                    }
+static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
+{
+    dw_task *t = ctx;
+    tosac_kcall *c = t->c;
+    const conv_plan *g = t->g;
+    const int32_t izp = t->izp;
+    const void *wbuf = t->wbuf;
+    const bool wide = t->wide;
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
+    const tosac_ktensor *in = &c->in[0];
+    int64_t C = g->IC, M = g->M, CM = C * M;
+    void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
+
+    for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
+        int64_t n = (int64_t)row / g->OH, oy = (int64_t)row % g->OH;
+        for (int64_t ox = 0; ox < g->OW; ox++) {
+            int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
+            int32_t *a32 = (int32_t *)acc;
+            int64_t *a64 = (int64_t *)acc;
+            float *af = (float *)acc;
+            double *ad = (double *)acc;
+            for (int64_t i = 0; i < CM; i++) {
+                if (g->kind == CK_INT) {
+                    if (wide)
+                        a64[i] = 0;
+                    else
+                        a32[i] = 0;
+                } else if (g->kind == CK_F64) {
+                    ad[i] = 0.0;
+                } else {
+                    af[i] = 0.0f;
                 }
-                for (int64_t ky = 0; ky < g->KH; ky++) {
-                    int64_t iy = oy * g->sy - g->pt + ky * g->dy;
-                    if (iy < 0 || iy >= g->IH) continue;
-                    for (int64_t kx = 0; kx < g->KW; kx++) {
-                        int64_t ix = ox * g->sx - g->pl + kx * g->dx;
-                        if (ix < 0 || ix >= g->IW) continue;
-                        int64_t src = ((n * g->IH + iy) * g->IW + ix) * C, tap = ky * g->KW + kx;
-                        if (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8) {
-                            const int16_t *wr = (const int16_t *)wbuf + tap * CM;
-                            const int8_t *xr = (const int8_t *)in->data + src;
-                            if (M == 1) {
-                                tosac_dw_acc_i8(a32, xr, wr, C, izp);
-                            } else {
-                                for (int64_t ch = 0; ch < C; ch++) {
-                                    int32_t xv = xr[ch] - izp;
-                                    for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
-                                }
+            }
+            for (int64_t ky = 0; ky < g->KH; ky++) {
+                int64_t iy = oy * g->sy - g->pt + ky * g->dy;
+                if (iy < 0 || iy >= g->IH) continue;
+                for (int64_t kx = 0; kx < g->KW; kx++) {
+                    int64_t ix = ox * g->sx - g->pl + kx * g->dx;
+                    if (ix < 0 || ix >= g->IW) continue;
+                    int64_t src = ((n * g->IH + iy) * g->IW + ix) * C, tap = ky * g->KW + kx;
+                    if (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8) {
+                        const int16_t *wr = (const int16_t *)wbuf + tap * CM;
+                        const int8_t *xr = (const int8_t *)in->data + src;
+                        if (M == 1) {
+                            tosac_dw_acc_i8(a32, xr, wr, C, izp);
+                        } else {
+                            for (int64_t ch = 0; ch < C; ch++) {
+                                int32_t xv = xr[ch] - izp;
+                                for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
                             }
-                        } else if (g->kind == CK_INT) {
-                            const int16_t *wr = (const int16_t *)wbuf + tap * CM;
-                            int16_t *xr = (int16_t *)xrow;
-                            tosac_krow_i16(xr, in, src, C, izp);
-                            if (wide) {
-                                for (int64_t ch = 0; ch < C; ch++)
-                                    for (int64_t m = 0; m < M; m++) a64[ch * M + m] += (int64_t)xr[ch] * wr[ch * M + m];
-                            } else if (M == 1) {
-                                for (int64_t ch = 0; ch < C; ch++) a32[ch] += (int32_t)xr[ch] * wr[ch];
-                            } else {
-                                for (int64_t ch = 0; ch < C; ch++) {
-                                    int32_t xv = xr[ch];
-                                    for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
-                                }
+                        }
+                    } else if (g->kind == CK_INT) {
+                        const int16_t *wr = (const int16_t *)wbuf + tap * CM;
+                        int16_t *xr = (int16_t *)xrow;
+                        tosac_krow_i16(xr, in, src, C, izp);
+                        if (wide) {
+                            for (int64_t ch = 0; ch < C; ch++)
+                                for (int64_t m = 0; m < M; m++) a64[ch * M + m] += (int64_t)xr[ch] * wr[ch * M + m];
+                        } else if (M == 1) {
+                            for (int64_t ch = 0; ch < C; ch++) a32[ch] += (int32_t)xr[ch] * wr[ch];
+                        } else {
+                            for (int64_t ch = 0; ch < C; ch++) {
+                                int32_t xv = xr[ch];
+                                for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
                             }
-                        } else if (g->kind == CK_F64) {
-                            const double *wr = (const double *)wbuf + tap * CM;
-                            double *xr = (double *)xrow;
-                            tosac_krow_f64(xr, in, src, C);
+                        }
+                    } else if (g->kind == CK_F64) {
+                        const double *wr = (const double *)wbuf + tap * CM;
+                        double *xr = (double *)xrow;
+                        tosac_krow_f64(xr, in, src, C);
+                        for (int64_t ch = 0; ch < C; ch++)
+                            for (int64_t m = 0; m < M; m++) {
+                                double p = xr[ch] * wr[ch * M + m];
+                                ad[ch * M + m] = ad[ch * M + m] + p;
+                            }
+                    } else {
+                        const float *wr = (const float *)wbuf + tap * CM;
+                        const float *xr = (const float *)in->data + src;
+                        if (in->dtype != TOSAC_DTYPE_FP32) {
+                            tosac_krow_f32((float *)xrow, in, src, C);
+                            xr = (const float *)xrow;
+                        }
+                        if (g->kind == CK_F16ACC && M == 1) {
+                            tosac_dw_acc_f16(af, xr, wr, C);
+                        } else if (g->kind == CK_F16ACC) {
                             for (int64_t ch = 0; ch < C; ch++)
                                 for (int64_t m = 0; m < M; m++) {
-                                    double p = xr[ch] * wr[ch * M + m];
-                                    ad[ch * M + m] = ad[ch * M + m] + p;
+                                    float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);
+                                    af[ch * M + m] = tosac_round_fp16(af[ch * M + m] + p);
                                 }
+                        } else if (M == 1) {
+                            tosac_dw_acc_f32(af, xr, wr, C);
                         } else {
-                            const float *wr = (const float *)wbuf + tap * CM;
-                            const float *xr = (const float *)in->data + src;
-                            if (in->dtype != TOSAC_DTYPE_FP32) {
-                                tosac_krow_f32((float *)xrow, in, src, C);
-                                xr = (const float *)xrow;
-                            }
-                            if (g->kind == CK_F16ACC && M == 1) {
-                                tosac_dw_acc_f16(af, xr, wr, C);
-                            } else if (g->kind == CK_F16ACC) {
-                                for (int64_t ch = 0; ch < C; ch++)
-                                    for (int64_t m = 0; m < M; m++) {
-                                        float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);
-                                        af[ch * M + m] = tosac_round_fp16(af[ch * M + m] + p);
-                                    }
-                            } else if (M == 1) {
-                                tosac_dw_acc_f32(af, xr, wr, C);
-                            } else {
-                                for (int64_t ch = 0; ch < C; ch++)
-                                    for (int64_t m = 0; m < M; m++) {
-                                        float p = xr[ch] * wr[ch * M + m];
-                                        af[ch * M + m] = af[ch * M + m] + p;
-                                    }
-                            }
+                            for (int64_t ch = 0; ch < C; ch++)
+                                for (int64_t m = 0; m < M; m++) {
+                                    float p = xr[ch] * wr[ch * M + m];
+                                    af[ch * M + m] = af[ch * M + m] + p;
+                                }
                         }
                     }
                 }
-                tosac_status st = TOSAC_OK;
-                if (g->kind == CK_INT)
-                    st = int_store(c, o0, CM, CM, wide ? a64 : NULL, a32);
-                else if (g->kind == CK_F64)
-                    fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
-                else
-                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
-                if (st != TOSAC_OK) return st;
             }
+            tosac_status st = TOSAC_OK;
+            if (g->kind == CK_INT)
+                st = int_store(c, o0, CM, CM, wide ? a64 : NULL, a32);
+            else if (g->kind == CK_F64)
+                fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
+            else
+                fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
+            if (st != TOSAC_OK) {
+                t->st[worker] = st;
+                break;
+            }
+        }
+    }
+}
+
+static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+{
+    dw_task t = {c, g, izp, NULL, false, {TOSAC_OK}};
+    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
+    t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
+    (void)finite;
+    int64_t mx = c->in[0].dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
+    t.wide = g->kind == CK_INT && g->T * mx * 255 > INT32_MAX;
+    tosac_kparallel_for(c, dw_rows, &t, (size_t)(g->N * g->OH));
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.st[w] != TOSAC_OK) return t.st[w];
     return TOSAC_OK;
 }
 
