@@ -59,7 +59,9 @@ typedef struct {
     size_t wbytes;  /* converted weights */
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
     bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
-    bool fpanel;    /* fp32 GEMM on 32-column panels (AVX-512, prepared weights) */
+    bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, prepared weights) */
+    bool bpanel;    /* int8: u8 x s8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
+                       zero point 0): patch rows of input + 128 as bytes */
     int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
 
@@ -191,6 +193,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
                (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
     if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
+    g->bpanel = g->panel && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
+                c->in[4].nelem >= 1 && tosac_kload_int(&c->in[4], 0) == 0;
+    if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K), g->lda = (g->K + 3) & ~(int64_t)3;
     /* panels compute whole blocks of 32 columns: not for narrow outputs */
     g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512 && g->OC >= 32;
     if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
@@ -226,6 +231,12 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     const tosac_ktensor *wzp = &c->in[4];
     int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
     conv_prep *h = dst;
+    if (g.bpanel) {
+        int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
+        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, 128 + izp, (uint8_t *)dst + CONV_PREP_W);
+        h->finite = 1;
+        return TOSAC_OK;
+    }
     if (g.panel) {
         tosac_gemm_i16_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, g.K, 1, zp,
                                   (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
@@ -426,6 +437,14 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
                 int64_t src = ok ? ((((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW + cx[kx]) * IC) : 0;
                 switch (g->kind) {
                 case CK_INT: {
+                    if (g->bpanel) {
+                        uint8_t *d = (uint8_t *)row + tap * IC;
+                        if (ok)
+                            tosac_krow_u8(d, (const int8_t *)in->data + src, IC);
+                        else
+                            memset(d, (int)(uint8_t)(izp + 128), (size_t)IC);
+                        break;
+                    }
                     int16_t *d = (int16_t *)row + tap * IC;
                     if (ok)
                         tosac_krow_i16(d, in, src, IC, izp);
@@ -599,15 +618,23 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             else
                 tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
-            if (rows && g->kind == CK_INT && g->lda == K) {
-                tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp); /* every pixel's row at once */
+            const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
+            if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
+                if (g->bpanel)
+                    tosac_krow_u8((uint8_t *)patch, (const int8_t *)c->in[0].data + p0 * K, pn * K);
+                else
+                    tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
             } else {
                 for (int64_t i = 0; i < pn; i++) {
-                    conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * g->lda) * es, mask, coord, izp);
-                    if (g->lda > K) ((int16_t *)patch)[i * g->lda + K] = 0; /* the panels' even row length */
+                    uint8_t *prow = (uint8_t *)patch + (size_t)(i * g->lda) * pes;
+                    conv_patch(g, c, p0 + i, prow, mask, coord, izp);
+                    /* the panels' row length (a multiple of 2 or 4): weights 0 there */
+                    if (g->lda > K) memset(prow + (size_t)K * pes, 0, (size_t)(g->lda - K) * pes);
                 }
             }
-            if (g->panel && c->prep) {
+            if (g->bpanel && c->prep) {
+                tosac_gemm_u8_panel(pn, OC, K, (const uint8_t *)patch, g->lda, wbuf, (int32_t *)cbuf, OC);
+            } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
                 if (K <= g->chunk) {

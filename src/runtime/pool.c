@@ -25,8 +25,10 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-/* Spins on the generation before sleeping (each spin one pause: a few microseconds in all). */
-#define RT_POOL_SPINS 20000
+/* Spins on the generation before sleeping (each spin one pause: some tens of microseconds in all,
+   longer than the gap between two kernel calls of a program, short enough not to burn a shared
+   core while the caller does serial work between invokes). */
+#define RT_POOL_SPINS 2000
 #define POOL_CLOSED 0x80000000u
 
 struct rt_pool {

@@ -545,6 +545,20 @@ static void test_conv_large(void)
     s.izp = -7, s.wzp = 3, s.bc = 19;
     cspec_derive(&s);
     CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 13x11x35 -> 19");
+    /* weight zero point 0 (the u8 x s8 panels at AVX-512 with constant weights): K not a
+       multiple of 4, extreme input zero points, 1x1 rows with K a multiple of 4, several blocks
+       of 32 columns */
+    s.wzp = 0;
+    for (int64_t zp = -128; zp <= 127; zp += 255) {
+        s.izp = zp;
+        CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 13x11x35 -> 19, weight zp 0");
+    }
+    s.IC = 64, s.OC = 70, s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0, s.izp = 5, s.bc = 70;
+    cspec_derive(&s);
+    CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 1x1 64 -> 70, weight zp 0");
+    s.IC = 35, s.OC = 19, s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1, s.bc = 19;
+    s.izp = -7, s.wzp = 3;
+    cspec_derive(&s);
     /* K = 34000 > 33025: chunked int32 partial sums */
     s.IH = 2, s.IW = 3, s.IC = 34000, s.OC = 5, s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0;
     s.bc = 1;
