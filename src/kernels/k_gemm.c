@@ -304,6 +304,16 @@ void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj
 }
 
 #ifdef TOSAC_KERNEL_X86
+/* GCC (12) copies the accumulator of every _mm512_dpbusd_epi32 to memory and back (half the
+   speed; for accumulators in an array, named ones too), so the full tile of the u8 panels writes
+   the instruction out with GCC: acc += a (u8) . b (s8) in groups of 4 per int32 lane, the same
+   operation (code generation only) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KGB_DP(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+#else
+#define KGB_DP(acc, a, b) acc = _mm512_dpbusd_epi32(acc, a, b)
+#endif
+
 /*
  * R rows x 32 columns: per pair of k, two panel vectors and one broadcast pair per row feed
  * vpdpwssd (a[2q] * b[2q] + a[2q+1] * b[2q+1] added to each int32 lane).
@@ -454,14 +464,7 @@ void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t cor
             for (int v = 0; v < 4; v++)                                                                  \
                 _mm512_mask_storeu_epi32(C + r * ldc + 16 * v, m[v], _mm512_sub_epi32(c[r][v], k[v]));   \
     }
-/* The full 6-row tile with its 24 accumulators as named variables; GCC (12) also copies every
-   accumulator to memory around each _mm512_dpbusd_epi32, so there the instruction is written out
-   (acc += a (u8) . b (s8), the same operation; code generation only) */
-#if defined(__GNUC__) && !defined(__clang__)
-#define KGB_DP(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
-#else
-#define KGB_DP(acc, a, b) acc = _mm512_dpbusd_epi32(acc, a, b)
-#endif
+/* The full 6-row tile with its 24 accumulators as named variables. */
 #define KGB_ACC(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
 #define KGB_DOT(r)                                                                                       \
     {                                                                                                    \
@@ -499,7 +502,6 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_wide_6(in
 #undef KGB_ACC
 #undef KGB_DOT
 #undef KGB_OUT
-#undef KGB_DP
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("O3")
