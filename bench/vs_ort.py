@@ -141,7 +141,7 @@ def main():
         for key, eng, fn in cfgs:
             try:
                 times.setdefault(key + (eng,), []).append(fn())
-            except (subprocess.CalledProcessError, RuntimeError) as e:
+            except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
                 print(f"{key} {eng}: failed: {getattr(e, 'stderr', e)}"[:300], file=sys.stderr)
     load = os.getloadavg()
     print(f"{a.rounds} rounds x {a.runs} runs, medians in ms; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
