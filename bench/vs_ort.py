@@ -157,15 +157,15 @@ def main():
                 if not o:
                     continue
                 om = statistics.median(o)
-                line = f"{n:22} {kind:5} {t:3} {om:9.2f}"
+                line = f"{n:22} {kind:5} {t:3} {om:9.3f}"
                 for ename, _ in engines:
                     tt = times.get((n, kind, t, ename))
                     if tt:
                         tm = statistics.median(tt)
-                        line += f" {tm:9.2f} {tm / om:6.2f}x"
+                        line += f" {tm:9.3f} {tm / om:6.2f}x" if om > 0 else f" {tm:9.3f} {'-':>7}"
                         if ename == "tosac":
                             gf = gflop.get(n)
-                            rate = gf / (tm / 1e3) if gf else None
+                            rate = gf / (tm / 1e3) if gf and tm > 0 else None
                             line += f" {rate:8.1f}" if rate else f" {'-':>8}"
                             line += f" {100 * rate / (peak * t):5.0f}%" if rate and peak else f" {'-':>6}"
                     else:

@@ -722,7 +722,7 @@ static int run_program(run_args *a, bool refmode)
         long first = repeat > 1 ? 1 : 0, n = repeat - first;
         qsort(inv_ms + first, (size_t)n, sizeof *inv_ms, cmp_double);
         double med = n % 2 ? inv_ms[first + n / 2] : (inv_ms[first + n / 2 - 1] + inv_ms[first + n / 2]) / 2;
-        fprintf(stderr, "invoke: median %.3f ms, min %.3f ms over %ld invoke%s on %u thread%s\n", med, inv_ms[first], n,
+        fprintf(stderr, "invoke: median %.4f ms, min %.4f ms over %ld invoke%s on %u thread%s\n", med, inv_ms[first], n,
                 n == 1 ? "" : "s", tosac_program_threads(p), tosac_program_threads(p) == 1 ? "" : "s");
     }
     free(inv_ms);
