@@ -21,6 +21,10 @@
 #include <immintrin.h>
 #endif
 
+/* fp32 weight panels (tosac_gemm_f32_panel): columns per block, K per pass */
+#define KGP32_W 64
+#define KGP32_KB 128
+
 /* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -658,8 +662,6 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
  * Zen 4). Per output the same operations in the same order as tosac_gemm_f32 (separate multiply
  * and add, k ascending, exact reload between K blocks): the same bits.
  */
-#define KGP32_KB 128
-#define KGP32_W 64
 #define KGP32_TILE(R, Q)                                                                                 \
     __attribute__((target("avx512f"))) static void kgp32_tile_##R##x##Q(                                \
         int64_t K, const float *restrict A, int64_t lda, const float *restrict Bp, float *restrict C,    \
