@@ -352,6 +352,26 @@ static float bias_f32(const tosac_ktensor *bias, int64_t oc)
 static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
                          int64_t oc_n, float *acc, const tosac_kepilogue *epi)
 {
+    const tosac_ktensor *dst = epi ? epi->out : out;
+    if (bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 && dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64) {
+        /* the common case in one pass: the same additions and clamp (tosac_clamp_f32_row) */
+        const float *b = (const float *)bias->data;
+        float *d = (float *)dst->data + o0;
+        const int64_t bstep = bias->nelem == 1 ? 0 : 1;
+        const float lo = epi ? epi->flo : 0.0f, hi = epi ? epi->fhi : 0.0f;
+        const bool ignore = epi && epi->fignore;
+        for (int64_t i = 0; i < count; i += oc_n)
+            for (int64_t j = 0; j < oc_n; j++) {
+                const float x = b[j * bstep] + acc[i + j];
+                if (epi) {
+                    const float v = x >= lo ? x : lo, r = v < hi ? v : hi;
+                    d[i + j] = x != x ? (ignore ? lo : x) : r;
+                } else {
+                    d[i + j] = x;
+                }
+            }
+        return;
+    }
     if (bias->nelem == 1) {
         float b = bias_f32(bias, 0);
         for (int64_t i = 0; i < count; i++) acc[i] = b + acc[i];
