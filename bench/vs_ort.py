@@ -1,17 +1,22 @@
 #!/usr/bin/python3
-"""tosac vs onnxruntime-node on every zoo model, FP32 and INT8, in one script (a benchmark, not a test).
+"""tosac vs onnxruntime-node on every zoo model, FP32 and INT8, one and two threads, in one script
+(a benchmark, not a test).
 
     bench/vs_ort.py [--tosac build/gcc/tosac] [--base OTHER_TOSAC] [--models build/gcc/tests/zoo/models]
-                    [--rounds 3] [--runs 10] [--threads 1] [--only resnet18,...]
+                    [--rounds 3] [--runs 10] [--threads 1,2] [--only resnet18,...]
 
 FP32: tosac's program compiled from the ONNX model against onnxruntime (graph optimisation 'all')
 on the same model. INT8: tosac's INT program (`--target TOSA-1.0+INT`, 4 random calibration
 samples) against onnxruntime on the same model quantized to QDQ u8 by tools/quant/make_qdq.py.
+Both engines get the same thread count (tosac `run --threads N`, onnxruntime intra-op threads).
 Each round runs every configuration once, alternating between the engines; one configuration is
 one process: a warm-up invoke, then --runs timed invokes, of which the median counts (tosac:
 `tosac run --repeat N+1 --time`, in-process; onnxruntime: bench/ort_time.js). The figure per
 configuration is the median over the rounds; the ratio is tosac / onnxruntime (below 1: tosac is
-faster). --base adds a second tosac binary (e.g. an older build) timed in the same rounds.
+faster). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
+ONNX shape inference) at tosac's median time; % of peak divides by the threads times one core's
+peak that `ops_bench --peak` measures (fused multiply-adds on the widest vectors, best of its
+runs). --base adds a second tosac binary (e.g. an older build) timed in the same rounds.
 The machine may be shared: the load average is printed with the results, ratios are what count.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
@@ -24,8 +29,8 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
-def tosac_ms(tosac, model, inp, runs):
-    r = run([tosac, "run", model, "-i", "input=" + inp, "--repeat", str(runs + 1), "--time"])
+def tosac_ms(tosac, model, inp, runs, threads):
+    r = run([tosac, "run", model, "-i", "input=" + inp, "--repeat", str(runs + 1), "--time", "--threads", str(threads)])
     m = re.search(r"invoke: median ([0-9.]+) ms", r.stderr)
     if not m:
         raise RuntimeError("no timing from tosac run: " + r.stderr[-300:])
@@ -37,6 +42,56 @@ def ort_ms(onnx, inp, runs, threads):
     return statistics.median(json.loads(r.stdout)["ms"])
 
 
+def model_gflop(onnx_path):
+    """Multiply-adds x 2 of the Conv, ConvTranspose, Gemm and MatMul nodes, in GFLOP (None if the
+    shapes cannot be inferred)."""
+    try:
+        import numpy as np
+        import onnx
+        from onnx import numpy_helper, shape_inference
+    except ImportError:
+        return None
+    m = shape_inference.infer_shapes(onnx.load(onnx_path))
+    g = m.graph
+    shapes = {}
+    for v in list(g.value_info) + list(g.input) + list(g.output):
+        dims = [d.dim_value for d in v.type.tensor_type.shape.dim]
+        if dims and all(d > 0 for d in dims):
+            shapes[v.name] = dims
+    for t in g.initializer:
+        shapes[t.name] = list(t.dims)
+    macs = 0
+    for n in g.node:
+        out = shapes.get(n.output[0])
+        if n.op_type in ("Conv", "ConvTranspose"):
+            w = shapes.get(n.input[1])
+            if not out or not w:
+                return None
+            # out elements x (input channels per group x kernel taps); ConvTranspose: input x weights
+            if n.op_type == "Conv":
+                macs += int(np.prod(out)) * int(np.prod(w[1:]))
+            else:
+                x = shapes.get(n.input[0])
+                macs += int(np.prod(x)) * int(np.prod(w[1:])) if x else 0
+        elif n.op_type in ("Gemm", "MatMul"):
+            a = shapes.get(n.input[0])
+            if not out or not a:
+                return None
+            k = a[-1] if not (n.op_type == "Gemm" and any(x.name == "transA" and x.i for x in n.attribute)) else a[0]
+            macs += int(np.prod(out)) * k
+    return 2 * macs / 1e9
+
+
+def peak_gflops(tosac):
+    exe = os.path.join(os.path.dirname(os.path.abspath(tosac)), "bench", "ops_bench")
+    try:
+        r = run([exe, "--peak", "--seconds", "1"])
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    m = re.search(r"peak fp32 ([0-9.]+) GFLOP/s", r.stdout)
+    return float(m.group(1)) if m else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tosac", default=os.path.join(ROOT, "build", "gcc", "tosac"))
@@ -44,11 +99,10 @@ def main():
     ap.add_argument("--models", default=os.path.join(ROOT, "build", "gcc", "tests", "zoo", "models"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--only", help="comma-separated model names")
     a = ap.parse_args()
-    if a.threads != 1:
-        sys.exit("vs_ort: tosac has no threads yet; only --threads 1 compares like with like")
+    threads = [int(t) for t in a.threads.split(",")]
     names = sorted(f[:-5] for f in os.listdir(a.models)
                    if f.endswith(".onnx") and os.path.exists(os.path.join(a.models, f[:-5] + ".input.npy")))
     if a.only:
@@ -56,7 +110,9 @@ def main():
         names = [n for n in names if n in keep]
     engines = [("tosac", a.tosac)] + ([("base", a.base)] if a.base else [])
     work = tempfile.mkdtemp(prefix="vs_ort.")
-    cfgs = []  # (model, kind, engine, callable)
+    cfgs = []  # ((model, kind, threads), engine, callable)
+    gflop = {}
+    peak = peak_gflops(a.tosac)
     for n in names:
         onnx, inp = os.path.join(a.models, n + ".onnx"), os.path.join(a.models, n + ".input.npy")
         fp, i8, qdq = (os.path.join(work, n + s) for s in (".fp.tosa", ".i8.tosa", ".qdq.onnx"))
@@ -73,39 +129,48 @@ def main():
             kinds.append(("int8", i8, qdq))
         except subprocess.CalledProcessError as e:
             print(f"no INT8 for {n}: {(e.stderr or '').strip()[-200:]}", file=sys.stderr)
+        gflop[n] = model_gflop(onnx)
         for kind, prog, ref in kinds:
-            cfgs.append((n, kind, "ort", lambda ref=ref, inp=inp: ort_ms(ref, inp, a.runs, a.threads)))
-            for ename, exe in engines:
-                cfgs.append((n, kind, ename, lambda exe=exe, prog=prog, inp=inp: tosac_ms(exe, prog, inp, a.runs)))
+            for t in threads:
+                cfgs.append(((n, kind, t), "ort", lambda ref=ref, inp=inp, t=t: ort_ms(ref, inp, a.runs, t)))
+                for ename, exe in engines:
+                    cfgs.append(((n, kind, t), ename,
+                                 lambda exe=exe, prog=prog, inp=inp, t=t: tosac_ms(exe, prog, inp, a.runs, t)))
     times = {}
     for r in range(a.rounds):
-        for n, kind, eng, fn in cfgs:
+        for key, eng, fn in cfgs:
             try:
-                times.setdefault((n, kind, eng), []).append(fn())
-            except (subprocess.CalledProcessError, RuntimeError) as e:
-                print(f"{n} {kind} {eng}: failed: {getattr(e, 'stderr', e)}"[:300], file=sys.stderr)
+                times.setdefault(key + (eng,), []).append(fn())
+            except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
+                print(f"{key} {eng}: failed: {getattr(e, 'stderr', e)}"[:300], file=sys.stderr)
     load = os.getloadavg()
-    print(f"threads {a.threads}, {a.rounds} rounds x {a.runs} runs, medians in ms; "
-          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
-    head = f"{'model':22} {'kind':5} {'ort':>9} {'tosac':>9} {'ratio':>7}"
+    print(f"{a.rounds} rounds x {a.runs} runs, medians in ms; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
+          f"on {os.cpu_count()} cores; peak " + (f"{peak:.1f} GFLOP/s per core" if peak else "unknown"))
+    head = f"{'model':22} {'kind':5} {'thr':>3} {'ort':>9} {'tosac':>9} {'ratio':>7} {'GFLOP/s':>8} {'%peak':>6}"
     if a.base:
         head += f" {'base':>9} {'ratio':>7}"
     print(head)
     for n in names:
         for kind in ("fp32", "int8"):
-            o = times.get((n, kind, "ort"))
-            if not o:
-                continue
-            om = statistics.median(o)
-            line = f"{n:22} {kind:5} {om:9.2f}"
-            for ename, _ in engines:
-                t = times.get((n, kind, ename))
-                if t:
-                    tm = statistics.median(t)
-                    line += f" {tm:9.2f} {tm / om:6.2f}x"
-                else:
-                    line += f" {'-':>9} {'-':>7}"
-            print(line)
+            for t in threads:
+                o = times.get((n, kind, t, "ort"))
+                if not o:
+                    continue
+                om = statistics.median(o)
+                line = f"{n:22} {kind:5} {t:3} {om:9.3f}"
+                for ename, _ in engines:
+                    tt = times.get((n, kind, t, ename))
+                    if tt:
+                        tm = statistics.median(tt)
+                        line += f" {tm:9.3f} {tm / om:6.2f}x" if om > 0 else f" {tm:9.3f} {'-':>7}"
+                        if ename == "tosac":
+                            gf = gflop.get(n)
+                            rate = gf / (tm / 1e3) if gf and tm > 0 else None
+                            line += f" {rate:8.1f}" if rate else f" {'-':>8}"
+                            line += f" {100 * rate / (peak * t):5.0f}%" if rate and peak else f" {'-':>6}"
+                    else:
+                        line += f" {'-':>9} {'-':>7}"
+                print(line)
 
 
 if __name__ == "__main__":

@@ -106,6 +106,10 @@ typedef struct tosac_program_opts {
         Helium kernels of a Cortex-M55 build, prepared here for emitted C (`tosac emit-c
         --isa mve`): only an MVE build runs such a program. */
     tosac_program_isa kernel_isa;
+    /** Threads that run the program's large operators, split into output tiles (the invoking
+        thread is one of them): 0 = the number of online processors, 1 = none started. Results
+        are the same bits for every count. A program too small to gain from threads gets none. */
+    uint32_t threads;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */
@@ -129,6 +133,8 @@ tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts
                                   tosac_diag *d);
 /** Frees the program and everything it allocated (not caller-supplied buffers). NULL-safe. */
 void tosac_program_destroy(tosac_program *p);
+/** Threads the program runs on (tosac_program_opts.threads as granted: 1 when it started none). */
+uint32_t tosac_program_threads(const tosac_program *p);
 
 /* ---- memory plan --------------------------------------------------------------------------- */
 

@@ -43,6 +43,7 @@ void cli_run_help(FILE *out)
     fprintf(out,
             "usage: tosac run MODEL.tosa|MODEL.onnx -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N] [--time]\n"
             "                 [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]...\n"
+            "                 [--threads N]\n"
             "       tosac run --test_desc desc.json [reference-model options]\n"
             "\n"
             "Validates MODEL (an .onnx model is first compiled in memory, as `tosac compile` does, for\n"
@@ -68,6 +69,8 @@ void cli_run_help(FILE *out)
             "  --repeat N              invoke N times (inputs rewritten each time; for --profile)\n"
             "  --time                  print the median wall time of one invoke (the first of N > 1 is a\n"
             "                          warm-up and not counted) to stderr\n"
+            "  --threads N             threads for large operators (default 0: one per processor; the\n"
+            "                          results are the same for every N)\n"
             "  --precise_mode 1        compute floating point in fp64; FP outputs are written as <f8\n"
             "  --max-iterations N      a WHILE_LOOP running more than N iterations stops the run with\n"
             "                          UNPREDICTABLE (default 10000000)\n"
@@ -101,6 +104,7 @@ typedef struct run_args {
     bool profile, precise, init_vars, time;
     tosac_level level;
     long repeat;
+    uint32_t threads;
     uint64_t max_iterations;
     cli_model_opts mopts; /* --input-shape, --bind (an .onnx MODEL) */
     tosac_arena arena; /* strings split from comma lists and read from desc.json */
@@ -191,6 +195,11 @@ static int set_value(run_args *a, const char *name, const char *v)
         if (*end || !*v || v[0] == '-' || errno || n == 0)
             return fail("--max-iterations expects a positive count, got '%s'%s", v, NULL);
         a->max_iterations = n;
+    } else if (!strcmp(name, "--threads")) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || !*v || n < 0 || n > 64) return fail("--threads expects 0..64, got '%s'%s", v, NULL);
+        a->threads = (uint32_t)n;
     } else if (!strcmp(name, "--repeat")) {
         char *end;
         a->repeat = strtol(v, &end, 10);
@@ -204,7 +213,7 @@ static int parse_args(run_args *a, int argc, char **argv)
 {
     static const char *const k_values[] = {
         "-i", "--input", "-o", "--output-dir", "--output_dir", "--test_desc", "--tosa_file", "--flatbuffer_dir",
-        "--precise_mode", "-p", "--tosa_level", "--repeat", "--max-iterations", "--initialize_variable_tensor_from_numpy",
+        "--precise_mode", "-p", "--tosa_level", "--repeat", "--threads", "--max-iterations", "--initialize_variable_tensor_from_numpy",
         "--ifm_name", "--ifm_file", "--ofm_name", "--ofm_file", "--variable_name", "--variable_file",
     };
     for (int i = 1; i < argc; i++) {
@@ -687,6 +696,7 @@ static int run_program(run_args *a, bool refmode)
     opts.validate.level = a->level;
     opts.precise = a->precise;
     opts.max_iterations = a->max_iterations;
+    opts.threads = a->threads;
     tosac_program *p = NULL;
     tosac_status st = tosac_program_create(prog, &opts, &p, d);
     tosac_graph_destroy(g);
@@ -775,7 +785,8 @@ static int run_program(run_args *a, bool refmode)
         long first = repeat > 1 ? 1 : 0, n = repeat - first;
         qsort(inv_ms + first, (size_t)n, sizeof *inv_ms, cmp_double);
         double med = n % 2 ? inv_ms[first + n / 2] : (inv_ms[first + n / 2 - 1] + inv_ms[first + n / 2]) / 2;
-        fprintf(stderr, "invoke: median %.3f ms, min %.3f ms over %ld invoke%s\n", med, inv_ms[first], n, n == 1 ? "" : "s");
+        fprintf(stderr, "invoke: median %.4f ms, min %.4f ms over %ld invoke%s on %u thread%s\n", med, inv_ms[first], n,
+                n == 1 ? "" : "s", tosac_program_threads(p), tosac_program_threads(p) == 1 ? "" : "s");
     }
     free(inv_ms);
     if (st != TOSAC_OK) {

@@ -60,6 +60,9 @@ typedef struct {
     size_t wbytes;  /* converted weights */
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
     bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
+    bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, prepared weights) */
+    bool bpanel;    /* int8: u8 x s8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
+                       zero point 0): patch rows of input + 128 as bytes */
     int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
 
@@ -67,7 +70,8 @@ typedef struct {
 typedef struct conv_prep {
     uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
 } conv_prep;
-/* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, else conv_weights' form) */
+/* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, tosac_gemm_f32_panel's
+   when conv_plan.fpanel, else conv_weights' form) */
 #define CONV_PREP_W 64
 
 static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
@@ -190,6 +194,12 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
                (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
     if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
+    g->bpanel = g->panel && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
+                c->in[4].nelem >= 1 && tosac_kload_int(&c->in[4], 0) == 0;
+    if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K), g->lda = (g->K + 3) & ~(int64_t)3;
+    /* panels compute whole blocks of 32 columns: not for narrow outputs */
+    g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512 && g->OC >= 32;
+    if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
     g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->lda) * es);
     g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
@@ -201,6 +211,12 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
 }
 
 static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp);
+
+/* Index of weight (k, oc) in the fp working weights ([K][OC], or the panels). */
+static inline size_t wf_at(const conv_plan *g, int64_t k, int64_t oc)
+{
+    return g->fpanel ? tosac_gemm_f32_panel_at(g->K, k, oc) : (size_t)(k * g->OC + oc);
+}
 
 tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
 {
@@ -221,6 +237,12 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     const tosac_ktensor *wzp = &c->in[4];
     int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
     conv_prep *h = dst;
+    if (g.bpanel) {
+        int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
+        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, 128 + izp, (uint8_t *)dst + CONV_PREP_W);
+        h->finite = 1;
+        return TOSAC_OK;
+    }
     if (g.panel) {
         tosac_gemm_i16_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, g.K, 1, zp,
                                   (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
@@ -336,6 +358,26 @@ static float bias_f32(const tosac_ktensor *bias, int64_t oc)
 static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
                          int64_t oc_n, float *acc, const tosac_kepilogue *epi)
 {
+    const tosac_ktensor *dst = epi ? epi->out : out;
+    if (bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 && dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64) {
+        /* the common case in one pass: the same additions and clamp (tosac_clamp_f32_row) */
+        const float *b = (const float *)bias->data;
+        float *d = (float *)dst->data + o0;
+        const int64_t bstep = bias->nelem == 1 ? 0 : 1;
+        const float lo = epi ? epi->flo : 0.0f, hi = epi ? epi->fhi : 0.0f;
+        const bool ignore = epi && epi->fignore;
+        for (int64_t i = 0; i < count; i += oc_n)
+            for (int64_t j = 0; j < oc_n; j++) {
+                const float x = b[j * bstep] + acc[i + j];
+                if (epi) {
+                    const float v = x >= lo ? x : lo, r = v < hi ? v : hi;
+                    d[i + j] = x != x ? (ignore ? lo : x) : r;
+                } else {
+                    d[i + j] = x;
+                }
+            }
+        return;
+    }
     if (bias->nelem == 1) {
         float b = bias_f32(bias, 0);
         for (int64_t i = 0; i < count; i++) acc[i] = b + acc[i];
@@ -421,6 +463,14 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
                 int64_t src = ok ? ((((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW + cx[kx]) * IC) : 0;
                 switch (g->kind) {
                 case CK_INT: {
+                    if (g->bpanel) {
+                        uint8_t *d = (uint8_t *)row + tap * IC;
+                        if (ok)
+                            tosac_krow_u8(d, (const int8_t *)in->data + src, IC);
+                        else
+                            memset(d, (int)(uint8_t)(izp + 128), (size_t)IC);
+                        break;
+                    }
                     int16_t *d = (int16_t *)row + tap * IC;
                     if (ok)
                         tosac_krow_i16(d, in, src, IC, izp);
@@ -485,6 +535,7 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
         return finite;
     }
     float *d = (float *)wbuf, tmp[64];
+    if (g->fpanel) memset(d, 0, g->wbytes); /* the columns beyond OC */
     for (int64_t oc = 0; oc < OC; oc++)
         for (int64_t k0 = 0; k0 < K; k0 += 64) {
             int64_t m = K - k0 < 64 ? K - k0 : 64;
@@ -492,7 +543,7 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
             for (int64_t i = 0; i < m; i++) {
                 float v = tmp[i];
                 if (v - v != 0.0f) finite = false;
-                d[(k0 + i) * OC + oc] = v;
+                d[wf_at(g, k0 + i, oc)] = v;
             }
         }
     return finite;
@@ -514,6 +565,11 @@ static void conv_direct_f32(const conv_plan *g, const float *row, const uint8_t 
             const float *w = wt + (tap * IC + i) * OC;
             if (f16) {
                 tosac_axpy_f16acc(acc, x, w, OC);
+            } else if (g->fpanel) {
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    float p = x * wt[wf_at(g, tap * IC + i, oc)];
+                    acc[oc] = acc[oc] + p;
+                }
             } else {
                 for (int64_t oc = 0; oc < OC; oc++) {
                     float p = x * w[oc];
@@ -549,7 +605,7 @@ typedef struct conv_task {
     int32_t izp;
     const void *wbuf;
     bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
-    tosac_status st; /* the first failure (one worker today; a pool will need one slot per worker) */
+    tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
 
 static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
@@ -567,7 +623,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
     size_t es = work_size(g->kind);
 
-    for (size_t blk = b0; blk < b1 && t->st == TOSAC_OK; blk++) {
+    for (size_t blk = b0; blk < b1 && t->st[worker] == TOSAC_OK; blk++) {
         int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
         if (direct) {
@@ -582,18 +638,29 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             }
         } else if (pointwise) {
             /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
-            tosac_gemm_f32(pn, OC, K, (const float *)c->in[0].data + p0 * K, K, (const float *)wbuf, OC, (float *)cbuf,
-                           OC);
+            const float *xr = (const float *)c->in[0].data + p0 * K;
+            if (g->fpanel)
+                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, (float *)cbuf, OC);
+            else
+                tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
-            if (rows && g->kind == CK_INT && g->lda == K) {
-                tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp); /* every pixel's row at once */
+            const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
+            if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
+                if (g->bpanel)
+                    tosac_krow_u8((uint8_t *)patch, (const int8_t *)c->in[0].data + p0 * K, pn * K);
+                else
+                    tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
             } else {
                 for (int64_t i = 0; i < pn; i++) {
-                    conv_patch(g, c, p0 + i, (uint8_t *)patch + (size_t)(i * g->lda) * es, mask, coord, izp);
-                    if (g->lda > K) ((int16_t *)patch)[i * g->lda + K] = 0; /* the panels' even row length */
+                    uint8_t *prow = (uint8_t *)patch + (size_t)(i * g->lda) * pes;
+                    conv_patch(g, c, p0 + i, prow, mask, coord, izp);
+                    /* the panels' row length (a multiple of 2 or 4): weights 0 there */
+                    if (g->lda > K) memset(prow + (size_t)K * pes, 0, (size_t)(g->lda - K) * pes);
                 }
             }
-            if (g->panel && c->prep) {
+            if (g->bpanel && c->prep) {
+                tosac_gemm_u8_panel(pn, OC, K, (const uint8_t *)patch, g->lda, wbuf, (int32_t *)cbuf, OC);
+            } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
                 if (K <= g->chunk) {
@@ -611,6 +678,8 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 }
             } else if (g->kind == CK_F64) {
                 tosac_gemm_f64(pn, OC, K, (const double *)patch, K, (const double *)wbuf, OC, (double *)cbuf, OC);
+            } else if (g->fpanel) {
+                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, (float *)cbuf, OC);
             } else {
                 tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }
@@ -620,7 +689,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
             tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
-            if (st != TOSAC_OK) t->st = st;
+            if (st != TOSAC_OK) t->st[worker] = st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else {
@@ -631,7 +700,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    conv_task t = {c, g, izp, NULL, false, false, false, TOSAC_OK};
+    conv_task t = {c, g, izp, NULL, false, false, false, {TOSAC_OK}};
     bool finite;
     t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
     t.direct = g->kind == CK_F16ACC || !finite;
@@ -640,121 +709,151 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
-    return t.st;
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.st[w] != TOSAC_OK) return t.st[w];
+    return TOSAC_OK;
 }
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
 
-static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
-{
-    uint8_t *sc = (uint8_t *)c->scratch;
-    const tosac_ktensor *in = &c->in[0];
-    int64_t C = g->IC, M = g->M, CM = C * M, T = g->T;
-    void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
-    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
-    const void *wbuf = conv_wbuf(c, g, wzp, &finite);
-    (void)finite;
-    int64_t mx = in->dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
-    bool wide = g->kind == CK_INT && T * mx * 255 > INT32_MAX;
+/* Output rows (n, oy) of a depthwise convolution as a parallel-for task (kernel.h). */
+typedef struct dw_task {
+    tosac_kcall *c;
+    const conv_plan *g;
+    int32_t izp;
+    const void *wbuf;
+    bool wide;
+    tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
+} dw_task;
 
-    for (int64_t n = 0; n < g->N; n++)
-        for (int64_t oy = 0; oy < g->OH; oy++)
-            for (int64_t ox = 0; ox < g->OW; ox++) {
-                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
-                int32_t *a32 = (int32_t *)acc;
-                int64_t *a64 = (int64_t *)acc;
-                float *af = (float *)acc;
-                double *ad = (double *)acc;
-                for (int64_t i = 0; i < CM; i++) {
-                    if (g->kind == CK_INT) {
-                        if (wide)
-                            a64[i] = 0;
-                        else
-                            a32[i] = 0;
-                    } else if (g->kind == CK_F64) {
-                        ad[i] = 0.0;
-                    } else {
-                        af[i] = 0.0f;
-                    }
+static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
+{
+    dw_task *t = ctx;
+    tosac_kcall *c = t->c;
+    const conv_plan *g = t->g;
+    const int32_t izp = t->izp;
+    const void *wbuf = t->wbuf;
+    const bool wide = t->wide;
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
+    const tosac_ktensor *in = &c->in[0];
+    int64_t C = g->IC, M = g->M, CM = C * M;
+    void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
+
+    for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
+        int64_t n = (int64_t)row / g->OH, oy = (int64_t)row % g->OH;
+        for (int64_t ox = 0; ox < g->OW; ox++) {
+            int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
+            int32_t *a32 = (int32_t *)acc;
+            int64_t *a64 = (int64_t *)acc;
+            float *af = (float *)acc;
+            double *ad = (double *)acc;
+            for (int64_t i = 0; i < CM; i++) {
+                if (g->kind == CK_INT) {
+                    if (wide)
+                        a64[i] = 0;
+                    else
+                        a32[i] = 0;
+                } else if (g->kind == CK_F64) {
+                    ad[i] = 0.0;
+                } else {
+                    af[i] = 0.0f;
                 }
-                for (int64_t ky = 0; ky < g->KH; ky++) {
-                    int64_t iy = oy * g->sy - g->pt + ky * g->dy;
-                    if (iy < 0 || iy >= g->IH) continue;
-                    for (int64_t kx = 0; kx < g->KW; kx++) {
-                        int64_t ix = ox * g->sx - g->pl + kx * g->dx;
-                        if (ix < 0 || ix >= g->IW) continue;
-                        int64_t src = ((n * g->IH + iy) * g->IW + ix) * C, tap = ky * g->KW + kx;
-                        if (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8) {
-                            const int16_t *wr = (const int16_t *)wbuf + tap * CM;
-                            const int8_t *xr = (const int8_t *)in->data + src;
-                            if (M == 1) {
-                                tosac_dw_acc_i8(a32, xr, wr, C, izp);
-                            } else {
-                                for (int64_t ch = 0; ch < C; ch++) {
-                                    int32_t xv = xr[ch] - izp;
-                                    for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
-                                }
+            }
+            for (int64_t ky = 0; ky < g->KH; ky++) {
+                int64_t iy = oy * g->sy - g->pt + ky * g->dy;
+                if (iy < 0 || iy >= g->IH) continue;
+                for (int64_t kx = 0; kx < g->KW; kx++) {
+                    int64_t ix = ox * g->sx - g->pl + kx * g->dx;
+                    if (ix < 0 || ix >= g->IW) continue;
+                    int64_t src = ((n * g->IH + iy) * g->IW + ix) * C, tap = ky * g->KW + kx;
+                    if (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8) {
+                        const int16_t *wr = (const int16_t *)wbuf + tap * CM;
+                        const int8_t *xr = (const int8_t *)in->data + src;
+                        if (M == 1) {
+                            tosac_dw_acc_i8(a32, xr, wr, C, izp);
+                        } else {
+                            for (int64_t ch = 0; ch < C; ch++) {
+                                int32_t xv = xr[ch] - izp;
+                                for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
                             }
-                        } else if (g->kind == CK_INT) {
-                            const int16_t *wr = (const int16_t *)wbuf + tap * CM;
-                            int16_t *xr = (int16_t *)xrow;
-                            tosac_krow_i16(xr, in, src, C, izp);
-                            if (wide) {
-                                for (int64_t ch = 0; ch < C; ch++)
-                                    for (int64_t m = 0; m < M; m++) a64[ch * M + m] += (int64_t)xr[ch] * wr[ch * M + m];
-                            } else if (M == 1) {
-                                for (int64_t ch = 0; ch < C; ch++) a32[ch] += (int32_t)xr[ch] * wr[ch];
-                            } else {
-                                for (int64_t ch = 0; ch < C; ch++) {
-                                    int32_t xv = xr[ch];
-                                    for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
-                                }
+                        }
+                    } else if (g->kind == CK_INT) {
+                        const int16_t *wr = (const int16_t *)wbuf + tap * CM;
+                        int16_t *xr = (int16_t *)xrow;
+                        tosac_krow_i16(xr, in, src, C, izp);
+                        if (wide) {
+                            for (int64_t ch = 0; ch < C; ch++)
+                                for (int64_t m = 0; m < M; m++) a64[ch * M + m] += (int64_t)xr[ch] * wr[ch * M + m];
+                        } else if (M == 1) {
+                            for (int64_t ch = 0; ch < C; ch++) a32[ch] += (int32_t)xr[ch] * wr[ch];
+                        } else {
+                            for (int64_t ch = 0; ch < C; ch++) {
+                                int32_t xv = xr[ch];
+                                for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
                             }
-                        } else if (g->kind == CK_F64) {
-                            const double *wr = (const double *)wbuf + tap * CM;
-                            double *xr = (double *)xrow;
-                            tosac_krow_f64(xr, in, src, C);
+                        }
+                    } else if (g->kind == CK_F64) {
+                        const double *wr = (const double *)wbuf + tap * CM;
+                        double *xr = (double *)xrow;
+                        tosac_krow_f64(xr, in, src, C);
+                        for (int64_t ch = 0; ch < C; ch++)
+                            for (int64_t m = 0; m < M; m++) {
+                                double p = xr[ch] * wr[ch * M + m];
+                                ad[ch * M + m] = ad[ch * M + m] + p;
+                            }
+                    } else {
+                        const float *wr = (const float *)wbuf + tap * CM;
+                        const float *xr = (const float *)in->data + src;
+                        if (in->dtype != TOSAC_DTYPE_FP32) {
+                            tosac_krow_f32((float *)xrow, in, src, C);
+                            xr = (const float *)xrow;
+                        }
+                        if (g->kind == CK_F16ACC && M == 1) {
+                            tosac_dw_acc_f16(af, xr, wr, C);
+                        } else if (g->kind == CK_F16ACC) {
                             for (int64_t ch = 0; ch < C; ch++)
                                 for (int64_t m = 0; m < M; m++) {
-                                    double p = xr[ch] * wr[ch * M + m];
-                                    ad[ch * M + m] = ad[ch * M + m] + p;
+                                    float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);
+                                    af[ch * M + m] = tosac_round_fp16(af[ch * M + m] + p);
                                 }
+                        } else if (M == 1) {
+                            tosac_dw_acc_f32(af, xr, wr, C);
                         } else {
-                            const float *wr = (const float *)wbuf + tap * CM;
-                            const float *xr = (const float *)in->data + src;
-                            if (in->dtype != TOSAC_DTYPE_FP32) {
-                                tosac_krow_f32((float *)xrow, in, src, C);
-                                xr = (const float *)xrow;
-                            }
-                            if (g->kind == CK_F16ACC && M == 1) {
-                                tosac_dw_acc_f16(af, xr, wr, C);
-                            } else if (g->kind == CK_F16ACC) {
-                                for (int64_t ch = 0; ch < C; ch++)
-                                    for (int64_t m = 0; m < M; m++) {
-                                        float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);
-                                        af[ch * M + m] = tosac_round_fp16(af[ch * M + m] + p);
-                                    }
-                            } else if (M == 1) {
-                                tosac_dw_acc_f32(af, xr, wr, C);
-                            } else {
-                                for (int64_t ch = 0; ch < C; ch++)
-                                    for (int64_t m = 0; m < M; m++) {
-                                        float p = xr[ch] * wr[ch * M + m];
-                                        af[ch * M + m] = af[ch * M + m] + p;
-                                    }
-                            }
+                            for (int64_t ch = 0; ch < C; ch++)
+                                for (int64_t m = 0; m < M; m++) {
+                                    float p = xr[ch] * wr[ch * M + m];
+                                    af[ch * M + m] = af[ch * M + m] + p;
+                                }
                         }
                     }
                 }
-                tosac_status st = TOSAC_OK;
-                if (g->kind == CK_INT)
-                    st = int_store(c, o0, CM, CM, wide ? a64 : NULL, a32);
-                else if (g->kind == CK_F64)
-                    fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
-                else
-                    fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
-                if (st != TOSAC_OK) return st;
             }
+            tosac_status st = TOSAC_OK;
+            if (g->kind == CK_INT)
+                st = int_store(c, o0, CM, CM, wide ? a64 : NULL, a32);
+            else if (g->kind == CK_F64)
+                fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
+            else
+                fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
+            if (st != TOSAC_OK) {
+                t->st[worker] = st;
+                break;
+            }
+        }
+    }
+}
+
+static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
+{
+    dw_task t = {c, g, izp, NULL, false, {TOSAC_OK}};
+    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
+    t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
+    (void)finite;
+    int64_t mx = c->in[0].dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
+    t.wide = g->kind == CK_INT && g->T * mx * 255 > INT32_MAX;
+    tosac_kparallel_for(c, dw_rows, &t, (size_t)(g->N * g->OH));
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.st[w] != TOSAC_OK) return t.st[w];
     return TOSAC_OK;
 }
 

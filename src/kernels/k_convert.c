@@ -598,17 +598,25 @@ static const char rs_require[] = "RESCALE: REQUIRE failed (multiplier >= 0, 2 <=
                                  "+-2^(shift-1), scaled result and result + output_zp fit INT32)";
 
 /* The prepared path: chunks of whole channel rows through scratch. */
-static tosac_status rs_run_fast(tosac_kcall *c)
+/* Chunks of whole channel rows (rs_prep.chunk elements) as a parallel-for task (kernel.h). */
+typedef struct rs_task {
+    tosac_kcall *c;
+    bool iu;
+    uint32_t bad[TOSAC_KMAX_WORKERS]; /* per worker: a REQUIRE failed */
+} rs_task;
+
+static void rs_chunks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
+    rs_task *t = ctx;
+    tosac_kcall *c = t->c;
     const rs_prep *h = c->prep;
     const tosac_ktensor *in = &c->in[0];
-    const bool iu = tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0;
-    int32_t *buf = c->scratch;
+    const bool iu = t->iu;
+    int32_t *buf = (int32_t *)(void *)((uint8_t *)c->scratch + (size_t)worker * c->scratch_size);
     const int64_t n = in->nelem, ch = h->chunk;
     const int32_t izp = h->izp;
-    uint32_t bad = 0;
-    for (int64_t i0 = 0; i0 < n; i0 += ch) {
-        const int64_t m = n - i0 < ch ? n - i0 : ch;
+    for (size_t b = b0; b < b1 && !t->bad[worker]; b++) {
+        const int64_t i0 = (int64_t)b * ch, m = n - i0 < ch ? n - i0 : ch;
         switch (in->dtype) {
         case TOSAC_DTYPE_INT8: {
             const int8_t *s = (const int8_t *)in->data + i0;
@@ -628,10 +636,19 @@ static tosac_status rs_run_fast(tosac_kcall *c)
         }
         default: memcpy(buf, (const int32_t *)in->data + i0, (size_t)m * sizeof(int32_t)); break; /* izp is 0 */
         }
-        bad |= rs_apply(c, buf, m, h->qmin, h->qmax, buf);
-        if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_require);
-        rs_store(&c->out[0], i0, m, buf, h->qmin == 0);
+        t->bad[worker] |= rs_apply(c, buf, m, h->qmin, h->qmax, buf);
+        if (!t->bad[worker]) rs_store(&c->out[0], i0, m, buf, h->qmin == 0);
     }
+}
+
+static tosac_status rs_run_fast(tosac_kcall *c)
+{
+    const rs_prep *h = c->prep;
+    rs_task t = {c, tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0, {0}};
+    const int64_t n = c->in[0].nelem, ch = h->chunk;
+    tosac_kparallel_for(c, rs_chunks, &t, (size_t)((n + ch - 1) / ch));
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.bad[w]) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_require);
     return TOSAC_OK;
 }
 

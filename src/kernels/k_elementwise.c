@@ -35,6 +35,10 @@
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
+
 /* GCC vectorises the row loops (unknown trip counts) only at -O3; IEEE results do not change (no
    reassociation or contraction: ISO C mode keeps -ffp-contract=off). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -260,6 +264,51 @@ static inline void k_plan_step(const kplan *p, int nin, int64_t *idx, int64_t *o
     }
 }
 
+/* Elements per parallel task of the elementwise kernels: a split costs far less than this. */
+#define K_PAR_ELEMS 16384
+
+/*
+ * A binary row function over the broadcast as a parallel-for task (kernel.h): task t is piece
+ * t % pieces of row t / pieces, a piece `piece` elements of the row (rows longer than one task
+ * are split; each output element is computed from its own inputs, so the split changes nothing).
+ */
+typedef struct k2_task {
+    const kplan *p;
+    krow2 fn;
+    const kargs *k;
+    const char *A, *B;
+    char *O;
+    size_t ea, eb, eo;
+    int64_t inner, piece, pieces;
+    bool bad[TOSAC_KMAX_WORKERS];
+} k2_task;
+
+static void k2_range(void *ctx, uint32_t worker, size_t t0, size_t t1)
+{
+    k2_task *t = ctx;
+    const kplan *p = t->p;
+    const int64_t sa = p->st[0][p->rank - 1], sb = p->st[1][p->rank - 1];
+    int64_t idx[K_MAX_RANK] = {0}, off[2] = {0, 0}, row = -1;
+    for (size_t task = t0; task < t1 && !t->bad[worker]; task++) {
+        const int64_t r = (int64_t)task / t->pieces, j0 = (int64_t)task % t->pieces * t->piece;
+        if (row < 0 || (r != row && r != row + 1)) { /* the range's first row: offsets from its index */
+            int64_t q = r;
+            off[0] = off[1] = 0;
+            for (int32_t d = p->rank - 2; d >= 0; d--) {
+                idx[d] = q % p->dim[d], q /= p->dim[d];
+                off[0] += idx[d] * p->st[0][d], off[1] += idx[d] * p->st[1][d];
+            }
+        } else if (r == row + 1) {
+            k_plan_step(p, 2, idx, off);
+        }
+        row = r;
+        const int64_t m = t->inner - j0 < t->piece ? t->inner - j0 : t->piece;
+        if (!t->fn(m, t->A + (size_t)(off[0] + j0 * sa) * t->ea, sa, t->B + (size_t)(off[1] + j0 * sb) * t->eb, sb,
+                   t->O + (size_t)(r * t->inner + j0) * t->eo, t->k))
+            t->bad[worker] = true;
+    }
+}
+
 /* Runs a binary row function over the broadcast of in[0], in[1] into out[0]. */
 static tosac_status k_run2(tosac_kcall *c, krow2 fn, const kargs *k, const char *why)
 {
@@ -268,19 +317,25 @@ static tosac_status k_run2(tosac_kcall *c, krow2 fn, const kargs *k, const char 
     kplan p;
     tosac_status s = k_plan(c, ins, 2, o, &p);
     if (s != TOSAC_OK) return s;
-    const size_t ea = tosac_exec_elem_size(a->dtype, a->f64), eb = tosac_exec_elem_size(b->dtype, b->f64);
-    const size_t eo = tosac_exec_elem_size(o->dtype, o->f64);
     const int64_t inner = p.dim[p.rank - 1];
     if (p.rows * inner != o->nelem) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: output element count mismatch");
-    const char *A = (const char *)a->data, *B = (const char *)b->data;
-    char *O = (char *)o->data;
-    int64_t idx[K_MAX_RANK] = {0}, off[2] = {0, 0};
-    for (int64_t row = 0; row < p.rows; row++) {
-        if (!fn(inner, A + (size_t)off[0] * ea, p.st[0][p.rank - 1], B + (size_t)off[1] * eb, p.st[1][p.rank - 1],
-                O + (size_t)(row * inner) * eo, k))
-            return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
-        k_plan_step(&p, 2, idx, off);
-    }
+    k2_task t;
+    memset(&t, 0, sizeof t);
+    t.p = &p, t.fn = fn, t.k = k;
+    t.A = (const char *)a->data, t.B = (const char *)b->data, t.O = (char *)o->data;
+    t.ea = tosac_exec_elem_size(a->dtype, a->f64), t.eb = tosac_exec_elem_size(b->dtype, b->f64);
+    t.eo = tosac_exec_elem_size(o->dtype, o->f64);
+    t.inner = inner;
+    t.piece = inner > K_PAR_ELEMS && tosac_kworkers(c) > 1 ? K_PAR_ELEMS : (inner > 0 ? inner : 1);
+    t.pieces = (inner + t.piece - 1) / t.piece;
+    if (t.pieces < 1) t.pieces = 1;
+    size_t n = (size_t)(p.rows * t.pieces);
+    if (o->nelem < K_PAR_ELEMS) /* small: one task */
+        k2_range(&t, 0, 0, n);
+    else
+        tosac_kparallel_for(c, k2_range, &t, n);
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.bad[w]) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
     return TOSAC_OK;
 }
 
@@ -364,7 +419,68 @@ static inline double k_exp(double x)
 K_FAST_ROWS(_base, )
 #ifdef TOSAC_KERNEL_X86
 K_FAST_ROWS(_avx2, __attribute__((target("avx2"))))
-K_FAST_ROWS(_avx512, __attribute__((target("avx2,avx512f,avx512dq,avx512vl"))))
+#endif
+
+#ifdef TOSAC_KERNEL_X86
+/*
+ * k_exp on 8 doubles at a time (AVX-512): the same operations in the same order (separate
+ * multiplies and adds, the clamp as min / max, k halved with C's truncating division), so every
+ * lane has the bits of the scalar function; NaN lanes return their input. GCC does not vectorise
+ * the scalar loop (its branches and the int64 conversion).
+ */
+__attribute__((target("avx512f,avx512dq"))) static inline __m512d k_exp8(__m512d x)
+{
+    const __m512d xc = _mm512_max_pd(_mm512_min_pd(x, _mm512_set1_pd(710.0)), _mm512_set1_pd(-746.0));
+    const __m512d shifter = _mm512_set1_pd(0x1.8p52);
+    const __m512d t = _mm512_add_pd(_mm512_mul_pd(xc, _mm512_set1_pd(0x1.71547652b82fep0)), shifter);
+    const __m512d kf = _mm512_sub_pd(t, shifter);
+    const __m512d r = _mm512_sub_pd(_mm512_sub_pd(xc, _mm512_mul_pd(kf, _mm512_set1_pd(0x1.62e42fee00000p-1))),
+                                    _mm512_mul_pd(kf, _mm512_set1_pd(0x1.a39ef35793c76p-33)));
+    static const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
+                                        1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
+                                        1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
+                                        1.0};
+    __m512d p = _mm512_set1_pd(1.0 / 6227020800.0);
+    for (int i = 0; i < 13; i++) p = _mm512_add_pd(_mm512_mul_pd(p, r), _mm512_set1_pd(inv_fact[i]));
+    const __m512i k = _mm512_cvttpd_epi64(kf);
+    const __m512i k1 = _mm512_srai_epi64(_mm512_add_epi64(k, _mm512_srli_epi64(k, 63)), 1), k2 = _mm512_sub_epi64(k, k1);
+    const __m512i bias = _mm512_set1_epi64(1023);
+    const __m512d s1 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k1, bias), 52));
+    const __m512d s2 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k2, bias), 52));
+    const __m512d e = _mm512_mul_pd(_mm512_mul_pd(p, s1), s2);
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), e, x);
+}
+
+/* EXP (sigmoid false) or SIGMOID of n floats, 8 at a time through k_exp8. */
+__attribute__((target("avx2,avx512f,avx512dq,avx512vl"))) static void k_exp_sig_avx512(int64_t n, const float *a,
+                                                                                     float *o, bool sigmoid)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    for (int64_t i = 0; i < n; i += 8) {
+        const __mmask8 m = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);
+        const __m512d x = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, a + i));
+        __m512d r;
+        if (sigmoid)
+            r = _mm512_div_pd(one, _mm512_add_pd(one, k_exp8(_mm512_xor_pd(x, _mm512_set1_pd(-0.0)))));
+        else
+            r = k_exp8(x);
+        _mm256_mask_storeu_ps(o + i, m, _mm512_cvtpd_ps(r));
+    }
+}
+__attribute__((target("avx2,avx512f,avx512dq,avx512vl"))) static bool u_exp_fast_avx512v(int64_t n, const void *pa,
+                                                                                       void *po, const kargs *k)
+{
+    (void)k;
+    k_exp_sig_avx512(n, pa, po, false);
+    return true;
+}
+__attribute__((target("avx2,avx512f,avx512dq,avx512vl"))) static bool u_sigmoid_fast_avx512v(int64_t n, const void *pa,
+                                                                                           void *po, const kargs *k)
+{
+    (void)k;
+    k_exp_sig_avx512(n, pa, po, true);
+    return true;
+}
 #endif
 
 /* The fp32 EXP / SIGMOID row of the variant `isa` picks. */
@@ -372,7 +488,7 @@ static krow1 k_fast_row(uint32_t op, uint32_t isa)
 {
     bool e = op == TOSAC_OP_EXP;
 #ifdef TOSAC_KERNEL_X86
-    if (isa >= TOSAC_KISA_AVX512) return e ? u_exp_fast_avx512 : u_sigmoid_fast_avx512;
+    if (isa >= TOSAC_KISA_AVX512) return e ? u_exp_fast_avx512v : u_sigmoid_fast_avx512v;
     if (isa >= TOSAC_KISA_AVX2) return e ? u_exp_fast_avx2 : u_sigmoid_fast_avx2;
 #endif
     (void)isa;
@@ -389,6 +505,33 @@ static bool k_zp_value(const tosac_kcall *c, uint32_t i, int64_t *v, double *f)
         *f = tosac_kload_fp(&c->in[i], 0);
     else
         *v = tosac_kload_int(&c->in[i], 0);
+    return true;
+}
+
+/* A unary row function over pieces of K_PAR_ELEMS elements as a parallel-for task (kernel.h). */
+typedef struct k1_task {
+    krow1 fn;
+    const kargs *k;
+    const tosac_ktensor *in, *out;
+    bool bad[TOSAC_KMAX_WORKERS];
+} k1_task;
+
+static void k1_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    k1_task *t = ctx;
+    const int64_t n = t->in->nelem, i0 = (int64_t)b0 * K_PAR_ELEMS;
+    const int64_t i1 = (int64_t)b1 * K_PAR_ELEMS < n ? (int64_t)b1 * K_PAR_ELEMS : n;
+    const size_t ei = tosac_exec_elem_size(t->in->dtype, t->in->f64), eo = tosac_exec_elem_size(t->out->dtype, t->out->f64);
+    if (!t->fn(i1 - i0, (const char *)t->in->data + (size_t)i0 * ei, (char *)t->out->data + (size_t)i0 * eo, t->k))
+        t->bad[worker] = true;
+}
+
+/* Runs t->fn over every element; false when a row reported a failed REQUIRE. */
+static bool k_run1(tosac_kcall *c, k1_task *t)
+{
+    tosac_kparallel_for(c, k1_range, t, (size_t)((t->in->nelem + K_PAR_ELEMS - 1) / K_PAR_ELEMS));
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t->bad[w]) return false;
     return true;
 }
 
@@ -431,16 +574,11 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
         }
         if (!f32) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "unary: op not supported for FP types");
         /* no FP unary op has a data-dependent REQUIRE: the rows cannot fail */
-        if (in->f64)
-            f64(in->nelem, in->data, out->data, &k);
-        else if (t == TOSAC_DTYPE_FP32)
-            f32(in->nelem, in->data, out->data, &k);
-        else {
-            k.in_t = t;
-            k.out_t = t;
-            k.inner1 = f64;
-            k_staged1(in->nelem, in->data, out->data, &k);
-        }
+        k.in_t = t;
+        k.out_t = t;
+        k.inner1 = f64;
+        k1_task task = {in->f64 ? f64 : t == TOSAC_DTYPE_FP32 ? f32 : k_staged1, &k, in, out, {false}};
+        k_run1(c, &task);
         return TOSAC_OK;
     }
 
@@ -479,7 +617,8 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
     default: break;
     }
     if (!fn) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "unary: op not supported for this element type");
-    if (!fn(in->nelem, in->data, out->data, &k)) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
+    k1_task task = {fn, &k, in, out, {false}};
+    if (!k_run1(c, &task)) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
     return TOSAC_OK;
 }
 

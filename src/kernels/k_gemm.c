@@ -21,6 +21,10 @@
 #include <immintrin.h>
 #endif
 
+/* fp32 weight panels (tosac_gemm_f32_panel): columns per block, K per pass */
+#define KGP32_W 64
+#define KGP32_KB 128
+
 /* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -45,6 +49,11 @@ void tosac_krow_i16(int16_t *dst, const tosac_ktensor *t, int64_t off, int64_t n
         const int8_t *s = (const int8_t *)t->data + off;
         for (int64_t i = 0; i < n; i++) dst[i] = (int16_t)(s[i] - zp);
     }
+}
+
+void tosac_krow_u8(uint8_t *dst, const int8_t *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) dst[i] = (uint8_t)((uint8_t)x[i] ^ 0x80u);
 }
 
 void tosac_krow_f32(float *dst, const tosac_ktensor *t, int64_t off, int64_t n)
@@ -299,6 +308,16 @@ void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj
 }
 
 #ifdef TOSAC_KERNEL_X86
+/* GCC (12) copies the accumulator of every _mm512_dpbusd_epi32 to memory and back (half the
+   speed; for accumulators in an array, named ones too), so the full tile of the u8 panels writes
+   the instruction out with GCC: acc += a (u8) . b (s8) in groups of 4 per int32 lane, the same
+   operation (code generation only) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KGB_DP(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+#else
+#define KGB_DP(acc, a, b) acc = _mm512_dpbusd_epi32(acc, a, b)
+#endif
+
 /*
  * R rows x 32 columns: per pair of k, two panel vectors and one broadcast pair per row feed
  * vpdpwssd (a[2q] * b[2q] + a[2q+1] * b[2q+1] added to each int32 lane).
@@ -357,6 +376,197 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
         for (int64_t p = 0; p < P; p += 8) {
             int64_t r = P - p < 8 ? P - p : 8;
             kgp_tiles[r](Q, A + p * lda, lda, Bp, C + p * ldc + jb, ldc, nc);
+        }
+    }
+#else
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+#endif
+}
+
+/* ---- u8 x s8 panels (vpdpbusd) ------------------------------------------------------------------ */
+
+size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K)
+{
+    return (size_t)((J + 31) / 32) * (size_t)((K + 3) / 4) * 32u * 4u + (size_t)((J + 15) / 16 * 16) * sizeof(int32_t);
+}
+
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t corr_scale, void *dst)
+{
+    int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
+    int8_t *panel = dst;
+    int32_t *corr = (int32_t *)(void *)(panel + nb * Q * 128);
+    memset(dst, 0, tosac_gemm_u8_panel_bytes(J, K));
+    for (int64_t j = 0; j < J; j++) {
+        uint32_t sum = 0;
+        for (int64_t k = 0; k < K; k++) {
+            int8_t v = w[j * K + k];
+            panel[((j / 32 * Q + k / 4) * 32 + j % 32) * 4 + k % 4] = v;
+            sum += (uint32_t)(int32_t)v;
+        }
+        /* the u8 operand is x + 128 where x - zp was meant: (128 + zp) * sum of the column too
+           many, in wrapping arithmetic (the true results fit int32, see k_gemm.h) */
+        corr[j] = (int32_t)(sum * (uint32_t)corr_scale);
+    }
+}
+
+#ifdef TOSAC_KERNEL_X86
+/*
+ * R rows x 32 columns: per 4 k, two panel vectors (16 columns x 4 signed bytes each) and one
+ * broadcast of 4 unsigned bytes of A per row feed vpdpbusd (four u8 x s8 products added to each
+ * int32 lane, no saturation); the store subtracts the column corrections.
+ */
+#define KGB_TILE(R)                                                                                      \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_tile_##R(                    \
+        int64_t Q, const uint8_t *A, int64_t lda, const int8_t *Bp, const int32_t *corr, int32_t *C,     \
+        int64_t ldc, __mmask16 m0, __mmask16 m1)                                                         \
+    {                                                                                                    \
+        __m512i c0[R], c1[R];                                                                            \
+        for (int r = 0; r < R; r++) c0[r] = c1[r] = _mm512_setzero_si512();                              \
+        for (int64_t q = 0; q < Q; q++) {                                                                \
+            const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64); \
+            for (int r = 0; r < R; r++) {                                                                \
+                int32_t quad;                                                                            \
+                memcpy(&quad, A + r * lda + 4 * q, sizeof quad);                                         \
+                const __m512i a = _mm512_set1_epi32(quad);                                               \
+                c0[r] = _mm512_dpbusd_epi32(c0[r], a, b0);                                               \
+                c1[r] = _mm512_dpbusd_epi32(c1[r], a, b1);                                               \
+            }                                                                                            \
+        }                                                                                                \
+        const __m512i k0 = _mm512_maskz_loadu_epi32(m0, corr), k1 = _mm512_maskz_loadu_epi32(m1, corr + 16); \
+        for (int r = 0; r < R; r++) {                                                                    \
+            _mm512_mask_storeu_epi32(C + r * ldc, m0, _mm512_sub_epi32(c0[r], k0));                      \
+            _mm512_mask_storeu_epi32(C + r * ldc + 16, m1, _mm512_sub_epi32(c1[r], k1));                 \
+        }                                                                                                \
+    }
+/* R <= 6 rows x 64 columns (two panel blocks, 24 accumulators): half the broadcasts of A per
+   vpdpbusd of the 32-column tile */
+#define KGB_WIDE(R)                                                                                      \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_wide_##R(                    \
+        int64_t Q, const uint8_t *A, int64_t lda, const int8_t *Bp, const int32_t *corr, int32_t *C,     \
+        int64_t ldc, const __mmask16 *m)                                                                 \
+    {                                                                                                    \
+        __m512i c[R][4];                                                                                 \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int v = 0; v < 4; v++) c[r][v] = _mm512_setzero_si512();                                \
+        const int8_t *Bq = Bp + Q * 128; /* the second block */                                          \
+        for (int64_t q = 0; q < Q; q++) {                                                                \
+            const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64); \
+            const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64); \
+            for (int r = 0; r < R; r++) {                                                                \
+                int32_t quad;                                                                            \
+                memcpy(&quad, A + r * lda + 4 * q, sizeof quad);                                         \
+                const __m512i a = _mm512_set1_epi32(quad);                                               \
+                c[r][0] = _mm512_dpbusd_epi32(c[r][0], a, b0);                                           \
+                c[r][1] = _mm512_dpbusd_epi32(c[r][1], a, b1);                                           \
+                c[r][2] = _mm512_dpbusd_epi32(c[r][2], a, b2);                                           \
+                c[r][3] = _mm512_dpbusd_epi32(c[r][3], a, b3);                                           \
+            }                                                                                            \
+        }                                                                                                \
+        __m512i k[4];                                                                                    \
+        for (int v = 0; v < 4; v++) k[v] = _mm512_maskz_loadu_epi32(m[v], corr + 16 * v);               \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int v = 0; v < 4; v++)                                                                  \
+                _mm512_mask_storeu_epi32(C + r * ldc + 16 * v, m[v], _mm512_sub_epi32(c[r][v], k[v]));   \
+    }
+/* The full 6-row tile with its 24 accumulators as named variables. */
+#define KGB_ACC(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
+#define KGB_DOT(r)                                                                                       \
+    {                                                                                                    \
+        int32_t quad;                                                                                    \
+        memcpy(&quad, A + r * lda + 4 * q, sizeof quad);                                                 \
+        const __m512i a = _mm512_set1_epi32(quad);                                                       \
+        KGB_DP(c##r##0, a, b0);                                                                          \
+        KGB_DP(c##r##1, a, b1);                                                                          \
+        KGB_DP(c##r##2, a, b2);                                                                          \
+        KGB_DP(c##r##3, a, b3);                                                                          \
+    }
+#define KGB_OUT(r)                                                                                       \
+    {                                                                                                    \
+        int32_t *o = C + r * ldc;                                                                        \
+        _mm512_mask_storeu_epi32(o, m[0], _mm512_sub_epi32(c##r##0, k0));                                \
+        _mm512_mask_storeu_epi32(o + 16, m[1], _mm512_sub_epi32(c##r##1, k1));                           \
+        _mm512_mask_storeu_epi32(o + 32, m[2], _mm512_sub_epi32(c##r##2, k2));                           \
+        _mm512_mask_storeu_epi32(o + 48, m[3], _mm512_sub_epi32(c##r##3, k3));                           \
+    }
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_wide_6(int64_t Q, const uint8_t *A, int64_t lda,
+                                                                            const int8_t *Bp, const int32_t *corr,
+                                                                            int32_t *C, int64_t ldc, const __mmask16 *m)
+{
+    KGB_ACC(0) KGB_ACC(1) KGB_ACC(2) KGB_ACC(3) KGB_ACC(4) KGB_ACC(5)
+    const int8_t *Bq = Bp + Q * 128;
+    for (int64_t q = 0; q < Q; q++) {
+        const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64);
+        const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64);
+        KGB_DOT(0) KGB_DOT(1) KGB_DOT(2) KGB_DOT(3) KGB_DOT(4) KGB_DOT(5)
+    }
+    const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr), k1 = _mm512_maskz_loadu_epi32(m[1], corr + 16);
+    const __m512i k2 = _mm512_maskz_loadu_epi32(m[2], corr + 32), k3 = _mm512_maskz_loadu_epi32(m[3], corr + 48);
+    KGB_OUT(0) KGB_OUT(1) KGB_OUT(2) KGB_OUT(3) KGB_OUT(4) KGB_OUT(5)
+}
+#undef KGB_ACC
+#undef KGB_DOT
+#undef KGB_OUT
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+KGB_WIDE(1)
+KGB_WIDE(2)
+KGB_WIDE(3)
+KGB_WIDE(4)
+KGB_WIDE(5)
+KGB_TILE(1)
+KGB_TILE(2)
+KGB_TILE(3)
+KGB_TILE(4)
+KGB_TILE(5)
+KGB_TILE(6)
+KGB_TILE(7)
+KGB_TILE(8)
+KGB_TILE(9)
+KGB_TILE(10)
+KGB_TILE(11)
+KGB_TILE(12)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+typedef void (*kgb_tile_fn)(int64_t, const uint8_t *, int64_t, const int8_t *, const int32_t *, int32_t *, int64_t,
+                            __mmask16, __mmask16);
+typedef void (*kgb_wide_fn)(int64_t, const uint8_t *, int64_t, const int8_t *, const int32_t *, int32_t *, int64_t,
+                            const __mmask16 *);
+static const kgb_wide_fn kgb_wides[7] = {NULL, kgb_wide_1, kgb_wide_2, kgb_wide_3, kgb_wide_4, kgb_wide_5, kgb_wide_6};
+static const kgb_tile_fn kgb_tiles[13] = {NULL,       kgb_tile_1, kgb_tile_2, kgb_tile_3,  kgb_tile_4,
+                                          kgb_tile_5, kgb_tile_6, kgb_tile_7, kgb_tile_8,  kgb_tile_9,
+                                          kgb_tile_10, kgb_tile_11, kgb_tile_12};
+#endif
+
+void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const uint8_t *A, int64_t lda, const void *panel, int32_t *C,
+                         int64_t ldc)
+{
+#ifdef TOSAC_KERNEL_X86
+    int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
+    const int8_t *pb = panel;
+    const int32_t *corr = (const int32_t *)(const void *)(pb + nb * Q * 128);
+    for (int64_t jb = 0; jb < J;) {
+        const int8_t *Bp = pb + jb / 32 * Q * 128;
+        int64_t nc = J - jb < 64 ? J - jb : 64;
+        __mmask16 m[4];
+        for (int v = 0; v < 4; v++) {
+            int64_t left = nc - 16 * v;
+            m[v] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
+        }
+        if (nc > 32) { /* two blocks */
+            for (int64_t p = 0; p < P; p += 6) {
+                int64_t r = P - p < 6 ? P - p : 6;
+                kgb_wides[r](Q, A + p * lda, lda, Bp, corr + jb, C + p * ldc + jb, ldc, m);
+            }
+            jb += 64;
+        } else {
+            for (int64_t p = 0; p < P; p += 12) {
+                int64_t r = P - p < 12 ? P - p : 12;
+                kgb_tiles[r](Q, A + p * lda, lda, Bp, corr + jb, C + p * ldc + jb, ldc, m[0], m[1]);
+            }
+            jb += 32;
         }
     }
 #else
@@ -440,7 +650,109 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
 }
+
+/*
+ * fp32 GEMM on prepared panels (AVX-512): B as blocks of 64 columns, each [K][64] contiguous
+ * (zero beyond J), so a tile streams its block of B from consecutive cache lines whatever J is.
+ * Register tiles of 6 rows x 64 columns (4 zmm per row, 24 accumulators), or 12 rows x 32 columns
+ * for a last block of at most 32 columns; K in blocks of KGP32_KB so that the block of B stays in
+ * L1 while every row tile of the call reuses it; the last block is stored under masks. The wide
+ * tile needs half the broadcasts of A per multiply that a 2-zmm tile does, which matters with
+ * separate multiply and add (the broadcasts compete for the same pipes: 93 against 75 GFLOP/s on
+ * Zen 4). Per output the same operations in the same order as tosac_gemm_f32 (separate multiply
+ * and add, k ascending, exact reload between K blocks): the same bits.
+ */
+#define KGP32_TILE(R, Q)                                                                                 \
+    __attribute__((target("avx512f"))) static void kgp32_tile_##R##x##Q(                                \
+        int64_t K, const float *restrict A, int64_t lda, const float *restrict Bp, float *restrict C,    \
+        int64_t ldc, const __mmask16 *m, bool first)                                                     \
+    {                                                                                                    \
+        __m512 c[R][Q];                                                                                  \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int q = 0; q < Q; q++)                                                                  \
+                c[r][q] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m[q], C + r * ldc + 16 * q); \
+        for (int64_t k = 0; k < K; k++) {                                                                \
+            __m512 b[Q];                                                                                 \
+            for (int q = 0; q < Q; q++) b[q] = _mm512_loadu_ps(Bp + k * KGP32_W + 16 * q);               \
+            for (int r = 0; r < R; r++) {                                                                \
+                const __m512 a = _mm512_set1_ps(A[r * lda + k]);                                         \
+                for (int q = 0; q < Q; q++) c[r][q] = _mm512_add_ps(c[r][q], _mm512_mul_ps(a, b[q]));    \
+            }                                                                                            \
+        }                                                                                                \
+        for (int r = 0; r < R; r++)                                                                      \
+            for (int q = 0; q < Q; q++) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], c[r][q]);      \
+    }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
 #endif
+KGP32_TILE(1, 4)
+KGP32_TILE(2, 4)
+KGP32_TILE(3, 4)
+KGP32_TILE(4, 4)
+KGP32_TILE(5, 4)
+KGP32_TILE(6, 4)
+KGP32_TILE(1, 2)
+KGP32_TILE(2, 2)
+KGP32_TILE(3, 2)
+KGP32_TILE(4, 2)
+KGP32_TILE(5, 2)
+KGP32_TILE(6, 2)
+KGP32_TILE(7, 2)
+KGP32_TILE(8, 2)
+KGP32_TILE(9, 2)
+KGP32_TILE(10, 2)
+KGP32_TILE(11, 2)
+KGP32_TILE(12, 2)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+typedef void (*kgp32_tile_fn)(int64_t, const float *, int64_t, const float *, float *, int64_t, const __mmask16 *,
+                              bool);
+static const kgp32_tile_fn kgp32_wide[7] = {NULL,         kgp32_tile_1x4, kgp32_tile_2x4, kgp32_tile_3x4,
+                                            kgp32_tile_4x4, kgp32_tile_5x4, kgp32_tile_6x4};
+static const kgp32_tile_fn kgp32_half[13] = {NULL,           kgp32_tile_1x2,  kgp32_tile_2x2,  kgp32_tile_3x2,
+                                             kgp32_tile_4x2, kgp32_tile_5x2,  kgp32_tile_6x2,  kgp32_tile_7x2,
+                                             kgp32_tile_8x2, kgp32_tile_9x2,  kgp32_tile_10x2, kgp32_tile_11x2,
+                                             kgp32_tile_12x2};
+#endif
+
+size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K)
+{
+    return (size_t)((J + KGP32_W - 1) / KGP32_W) * (size_t)K * KGP32_W * sizeof(float);
+}
+
+size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j)
+{
+    return (size_t)((j / KGP32_W) * K * KGP32_W + k * KGP32_W + j % KGP32_W);
+}
+
+void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
+                          int64_t ldc)
+{
+#ifdef TOSAC_KERNEL_X86
+    for (int64_t k0 = 0; k0 < K; k0 += KGP32_KB) {
+        int64_t kb = K - k0 < KGP32_KB ? K - k0 : KGP32_KB;
+        for (int64_t jb = 0; jb < J; jb += KGP32_W) {
+            const float *Bp = panel + jb * K + k0 * KGP32_W;
+            int64_t nc = J - jb < KGP32_W ? J - jb : KGP32_W;
+            __mmask16 m[4];
+            for (int q = 0; q < 4; q++) {
+                int64_t left = nc - 16 * q;
+                m[q] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
+            }
+            bool half = nc <= 32;
+            int64_t rows = half ? 12 : 6;
+            for (int64_t p = 0; p < P; p += rows) {
+                int64_t r = P - p < rows ? P - p : rows;
+                (half ? kgp32_half : kgp32_wide)[r](kb, A + p * lda + k0, lda, Bp, C + p * ldc + jb, ldc, m, k0 == 0);
+            }
+        }
+    }
+#else
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+#endif
+}
 
 void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
                     int64_t ldc)

@@ -37,14 +37,18 @@ typedef struct tosac_ktensor {
 
 /*
  * Parallel-for supplied by the runtime (kernels never create threads): runs fn(ctx, worker,
- * begin, end) over disjoint ranges covering [0, n), each range on one worker (worker <
- * tosac_kprep.workers, the number of scratch copies the kernel was given). A kernel must produce
- * the same bits whatever the split. NULL run: the kernel calls fn(ctx, 0, 0, n) itself.
+ * begin, end) over disjoint ranges covering [0, n), each range on one worker (worker < workers;
+ * the call's scratch holds `workers` copies of tosac_kprep.scratch_size bytes, worker w's at
+ * w * scratch_size). Ranges of one call may run concurrently, so a task writes only its own
+ * outputs and its worker's scratch, and a kernel produces the same bits whatever the split
+ * (tiles of outputs; a reduction is never split). NULL run: fn(ctx, 0, 0, n) inline.
  */
+#define TOSAC_KMAX_WORKERS 64
 typedef void (*tosac_ktask_fn)(void *ctx, uint32_t worker, size_t begin, size_t end);
 typedef struct tosac_kparallel {
     void (*run)(void *pool, tosac_ktask_fn fn, void *ctx, size_t n);
     void *pool;
+    uint32_t workers; /* 1..TOSAC_KMAX_WORKERS (0 is read as 1) */
 } tosac_kparallel;
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(TOSAC_NO_SIMD)
@@ -168,10 +172,15 @@ void tosac_kernel_limit_isa(uint32_t level);
 /* Runs fn over [0, n) through c->par (or directly when the runtime supplies none). */
 static inline void tosac_kparallel_for(const tosac_kcall *c, tosac_ktask_fn fn, void *ctx, size_t n)
 {
-    if (c->par.run)
+    if (c->par.run && c->par.workers > 1)
         c->par.run(c->par.pool, fn, ctx, n);
     else if (n)
         fn(ctx, 0, 0, n);
+}
+/* Workers a parallel-for of this call may use (for choosing how finely to split). */
+static inline uint32_t tosac_kworkers(const tosac_kcall *c)
+{
+    return c->par.run && c->par.workers > 1 ? c->par.workers : 1u;
 }
 
 /* Attribute helpers (absent field -> default). */

@@ -27,18 +27,32 @@ void quant_stats_free(quant_stats *st)
 
 static void observe(quant_stats *st, uint32_t idx, const float *x, int64_t n)
 {
-    double lo = st->min[idx], hi = st->max[idx];
-    bool seen = st->seen[idx];
-    for (int64_t k = 0; k < n; k++) {
-        double v = x[k];
-        if (v != v) continue; /* NaN carries no range */
-        if (!seen || v < lo) lo = v;
-        if (!seen || v > hi) hi = v;
-        seen = true;
+    /* NaN carries no range: it fails both comparisons. Branch-free in float, so it vectorises
+       (float to double is exact: the same range as comparing in double) */
+    float l8[8], h8[8], lo = INFINITY, hi = -INFINITY;
+    for (int j = 0; j < 8; j++) l8[j] = INFINITY, h8[j] = -INFINITY;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) /* eight independent lanes */
+        for (int j = 0; j < 8; j++) {
+            float v = x[i + j];
+            l8[j] = v < l8[j] ? v : l8[j];
+            h8[j] = v > h8[j] ? v : h8[j];
+        }
+    for (; i < n; i++) {
+        float v = x[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
     }
-    st->min[idx] = lo;
-    st->max[idx] = hi;
-    st->seen[idx] = seen;
+    for (int j = 0; j < 8; j++) {
+        lo = l8[j] < lo ? l8[j] : lo;
+        hi = h8[j] > hi ? h8[j] : hi;
+    }
+    if (lo <= hi) { /* a value that is not NaN */
+        bool seen = st->seen[idx];
+        if (!seen || lo < st->min[idx]) st->min[idx] = lo;
+        if (!seen || hi > st->max[idx]) st->max[idx] = hi;
+        st->seen[idx] = true;
+    }
     if (st->hist) {
         /* count by the top 14 bits of the float (sign, exponent, 5 mantissa bits) into a scratch
            table, branch-free, then fold those 16384 counts into the value's histogram: the

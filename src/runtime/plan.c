@@ -14,7 +14,8 @@
  *    same element count and storage size (and, for elementwise kernels, the same shape). Values
  *    sharing storage form one buffer.
  *    (RESHAPE / IDENTITY of a constant take no storage at all: build.c makes them the constant.)
- * 3. Scratch: a kernel's scratch space is a buffer live during its operator only. A fused
+ * 3. Scratch: a kernel's scratch space is a buffer live during its operator only, one copy per
+ *    worker of the thread pool (kernels/kernel.h tosac_kparallel). A fused
  *    epilogue's result is live from its producer on (fuse.c).
  * 4. Placement (TFLite Micro's greedy planner): buffers sorted by size (largest first), each put at
  *    the lowest 16-byte aligned offset where it overlaps no already placed buffer whose lifetime
@@ -91,7 +92,8 @@ static tosac_status kernel_sizes(tosac_program *p, tosac_diag *d)
             rt_op_label(p, k, label, sizeof label);
             return tosac_diag_add(d, TOSAC_ERR_INTERNAL, "%s: the kernel cannot prepare this operator", label);
         }
-        op->scratch_size = sz.scratch_size;
+        op->scratch_size = rt_align(sz.scratch_size); /* each worker's copy aligned */
+        if (op->scratch_size < sz.scratch_size) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "scratch space too large");
         op->prep_size = sz.const_size;
         op->prep_off = total;
         if (!tosac_add_size(total, rt_align(sz.const_size), &total) || rt_align(sz.const_size) < sz.const_size)
@@ -356,8 +358,7 @@ tosac_status rt_plan(tosac_program *p, tosac_diag *d)
         if (!op->scratch_size) continue;
         op->scratch_buf = p->n_bufs;
         rt_buf *b = &p->bufs[p->n_bufs++];
-        b->size = rt_align(op->scratch_size);
-        if (b->size < op->scratch_size) {
+        if (!tosac_mul_size(op->scratch_size, p->workers ? p->workers : 1, &b->size)) {
             st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "scratch space too large");
             goto out;
         }

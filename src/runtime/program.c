@@ -42,8 +42,33 @@ void tosac_program_destroy(tosac_program *p)
     tosac_free(p->var_raw, p->var_raw_size);
     tosac_free(p->arena_raw, p->arena_raw_size);
     tosac_free(p->prepared_raw, p->prepared_raw_size);
+    rt_pool_destroy(p->pool);
     tosac_arena_deinit(&p->mem);
     tosac_free(p, sizeof *p);
+}
+
+/* Smallest largest-operator output (elements) for which a program starts threads: below it a
+   parallel-for costs more than it saves, and compile-time folding and calibration programs of
+   single small operators would start threads for nothing. */
+#define RT_POOL_MIN_ELEMS 16384
+
+/* The thread pool, before the plan (which gives every worker its own scratch). */
+static tosac_status start_pool(tosac_program *p, const tosac_program_opts *o, tosac_diag *d)
+{
+    uint32_t want = o->threads ? o->threads : rt_pool_default_threads();
+    int64_t largest = 0;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        const rt_op *op = &p->ops[k];
+        if (op->mode == M_KERNEL && op->n_out && p->kt[op->out_base].nelem > largest)
+            largest = p->kt[op->out_base].nelem;
+    }
+    if (largest < RT_POOL_MIN_ELEMS) want = 1;
+    if (rt_pool_create(want, &p->pool) != TOSAC_OK)
+        return tosac_diag_add(d, TOSAC_ERR_NOMEM, "tosac_program_create: cannot start %u threads", (unsigned)want);
+    p->workers = rt_pool_workers(p->pool);
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        p->ops[k].call.par = (tosac_kparallel){p->pool ? rt_pool_run : NULL, p->pool, p->workers};
+    return TOSAC_OK;
 }
 
 tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts *opts, tosac_program **out,
@@ -67,6 +92,7 @@ tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts
     /* build -> fuse -> plan -> prepare: each step reads only what the ones before produced */
     if ((st = rt_build(p, g, &o, d)) != TOSAC_OK) goto fail;
     rt_fuse(p);
+    if ((st = start_pool(p, &o, d)) != TOSAC_OK) goto fail;
     if ((st = rt_plan(p, d)) != TOSAC_OK) goto fail;
     if (o.max_memory) {
         size_t fixed = p->const_size + p->var_size; /* <= max_memory: checked in rt_build */
@@ -114,6 +140,7 @@ fail:
 /* ---- memory plan ------------------------------------------------------------------------- */
 
 size_t tosac_program_arena_size(const tosac_program *p) { return p ? p->arena_size : 0; }
+uint32_t tosac_program_threads(const tosac_program *p) { return p ? p->workers : 0; }
 size_t tosac_program_arena_lower_bound(const tosac_program *p) { return p ? p->arena_lb : 0; }
 size_t tosac_program_const_bytes(const tosac_program *p) { return p ? p->const_size : 0; }
 size_t tosac_program_variable_bytes(const tosac_program *p) { return p ? p->var_size : 0; }

@@ -7,6 +7,8 @@
  *              placement, prepared-constants layout
  *   prepare.c  kernels' prepare into the prepared-constants area
  *   exec.c     invoke
+ * with pool.c (the thread pool behind every kernel call's parallel-for) used by plan.c (scratch
+ * per worker) and exec.c,
  * and program.c (public accessors).
  *
  * Block instances. The main block is instance 0; every COND_IF / WHILE_LOOP operator gets its
@@ -204,6 +206,8 @@ struct tosac_program {
     uint8_t *prepared;
     bool own_prepared;
     uint32_t isa; /* tosac_kisa of every kernel call */
+    struct rt_pool *pool; /* NULL: one worker */
+    uint32_t workers;     /* of the pool (1 without one): every scratch space holds this many copies */
 
     bool precise, external_io, dirty;
     uint64_t max_iter;
@@ -235,6 +239,17 @@ static inline void *rt_fixed_data(const tosac_program *p, const rt_val *x)
     if (x->kind == RV_VAR) return p->vardata ? p->vardata + p->vars[x->var].off : NULL;
     return NULL;
 }
+
+/* pool.c: the thread pool (kernels/kernel.h tosac_kparallel). */
+typedef struct rt_pool rt_pool;
+/* The number of online processors (1 without TOSAC_THREADS), at most TOSAC_KMAX_WORKERS. */
+uint32_t rt_pool_default_threads(void);
+/* A pool of `workers` workers (the caller and workers - 1 threads); NULL for one worker. */
+tosac_status rt_pool_create(uint32_t workers, rt_pool **out);
+void rt_pool_destroy(rt_pool *pl);
+uint32_t rt_pool_workers(const rt_pool *pl);
+/* tosac_kparallel.run */
+void rt_pool_run(void *pool, tosac_ktask_fn fn, void *ctx, size_t n);
 
 /* build.c: instances, values, operators, constants, variables (p->vals etc.). */
 tosac_status rt_build(tosac_program *p, const tosac_graph *g, const tosac_program_opts *o, tosac_diag *d);

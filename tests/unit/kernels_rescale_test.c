@@ -193,6 +193,12 @@ static void test_rescale_random(void)
                 EXPECT(!"prepared RESCALE differs from the per-element path");
             }
         }
+        /* chunks on three workers in reverse (kernels_run.h) */
+        kr_workers = 3;
+        memset(r.y.buf, 0x5A, (size_t)n * r.y.es);
+        EXPECT_EQ_I(rescale_run(&r, ~1u, &why), ref);
+        if (ref == TOSAC_OK) EXPECT(memcmp(want, r.y.buf, (size_t)n * r.y.es) == 0);
+        kr_workers = 1;
         tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
         free(want);
         free(expect);

@@ -20,6 +20,20 @@ static inline void *kr_alloc(size_t n)
 
 static uint32_t kr_const_mask;
 
+/*
+ * Workers of the parallel-for the calls get (default 1: none). With more, the call gets that many
+ * scratch copies and a parallel-for that runs one-index ranges from the last to the first, each
+ * on worker index % workers: a kernel whose results depend on the split or the order of its
+ * tiles gives other bits than with one worker (tests/zoo/threads.sh runs real threads).
+ */
+static uint32_t kr_workers = 1;
+
+static void kr_par_run(void *pool, tosac_ktask_fn fn, void *ctx, size_t n)
+{
+    (void)pool;
+    for (size_t i = n; i-- > 0;) fn(ctx, (uint32_t)(i % kr_workers), i, i + 1);
+}
+
 /* The scratch bytes the kernel asks for (0 when prepare fails). */
 static inline size_t kernels_scratch_size(const tosac_kcall *c)
 {
@@ -48,7 +62,9 @@ static inline tosac_status kernels_run_call(tosac_kcall *c)
         c->in = orig;
         return s;
     }
-    void *prep = kr_alloc(sz.const_size), *scr = kr_alloc(sz.scratch_size);
+    uint32_t workers = kr_workers > 1 ? kr_workers : 1;
+    c->par = (tosac_kparallel){workers > 1 ? kr_par_run : NULL, NULL, workers};
+    void *prep = kr_alloc(sz.const_size), *scr = kr_alloc(sz.scratch_size * workers);
     if ((sz.const_size && !prep) || (sz.scratch_size && !scr)) {
         free(prep);
         free(scr);
@@ -56,7 +72,7 @@ static inline tosac_status kernels_run_call(tosac_kcall *c)
         return TOSAC_ERR_NOMEM;
     }
     if (sz.const_size) s = pf(c, &sz, prep);
-    if (scr) memset(scr, 0xA5, sz.scratch_size);
+    if (scr) memset(scr, 0xA5, sz.scratch_size * workers);
     c->prep = prep;
     c->prep_size = sz.const_size;
     c->scratch = scr;

@@ -545,6 +545,20 @@ static void test_conv_large(void)
     s.izp = -7, s.wzp = 3, s.bc = 19;
     cspec_derive(&s);
     CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 13x11x35 -> 19");
+    /* weight zero point 0 (the u8 x s8 panels at AVX-512 with constant weights): K not a
+       multiple of 4, extreme input zero points, 1x1 rows with K a multiple of 4, several blocks
+       of 32 columns */
+    s.wzp = 0;
+    for (int64_t zp = -128; zp <= 127; zp += 255) {
+        s.izp = zp;
+        CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 13x11x35 -> 19, weight zp 0");
+    }
+    s.IC = 64, s.OC = 70, s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0, s.izp = 5, s.bc = 70;
+    cspec_derive(&s);
+    CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 1x1 64 -> 70, weight zp 0");
+    s.IC = 35, s.OC = 19, s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1, s.bc = 19;
+    s.izp = -7, s.wzp = 3;
+    cspec_derive(&s);
     /* K = 34000 > 33025: chunked int32 partial sums */
     s.IH = 2, s.IW = 3, s.IC = 34000, s.OC = 5, s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0;
     s.bc = 1;
@@ -575,6 +589,21 @@ static void test_conv_large(void)
     s.bc = 29;
     cspec_derive(&s);
     CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 9x10x21 -> 29");
+    /* fp32 on the AVX-512 weight panels: output channels around the 32 / 64-column blocks, K
+       over several K blocks, more output pixels than one block, and the 1x1 form */
+    {
+        static const int64_t ocs[] = {32, 33, 47, 64, 65, 100, 129};
+        for (size_t i = 0; i < sizeof ocs / sizeof ocs[0]; i++) {
+            s.IH = 12 + (int64_t)i, s.IW = 11, s.IC = 19 + 7 * (int64_t)i, s.OC = ocs[i], s.bc = i % 2 ? 1 : ocs[i];
+            s.KH = s.KW = 3, s.stride[0] = 1 + (int64_t)(i % 2), s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;
+            cspec_derive(&s);
+            CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 3x3 on panels");
+            s.KH = s.KW = 1, s.stride[0] = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0;
+            cspec_derive(&s);
+            CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 1x1 on panels");
+        }
+        s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;
+    }
     /* depthwise i8 with many channels */
     memset(&s, 0, sizeof s);
     s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.in_t = TOSAC_DTYPE_INT8, s.w_t = TOSAC_DTYPE_INT8;
@@ -689,12 +718,14 @@ static void test_conv_fp_special(void)
     static const tosac_dtype rows[][2] = {{TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32},
                                           {TOSAC_DTYPE_FP16, TOSAC_DTYPE_FP16},
                                           {TOSAC_DTYPE_BF16, TOSAC_DTYPE_FP32}};
+    /* 40 output channels: fp32 weights on the AVX-512 panels (channels 2.. have weights 1) */
     for (int r = 0; r < 3; r++)
-        for (int f64 = 0; f64 < 2; f64++) {
+        for (int f64 = 0; f64 < 2; f64++)
+        for (int64_t oc_n = 2; oc_n <= 40; oc_n += 38) {
             cspec s;
             memset(&s, 0, sizeof s);
             s.op = TOSAC_OP_CONV2D, s.in_t = s.w_t = s.out_t = rows[r][0], s.acc_t = rows[r][1], s.f64 = f64;
-            s.N = 1, s.ID = 1, s.IH = 1, s.IW = 3, s.IC = 1, s.OC = 2, s.KD = 1, s.KH = 1, s.KW = 3, s.M = 1;
+            s.N = 1, s.ID = 1, s.IH = 1, s.IW = 3, s.IC = 1, s.OC = oc_n, s.KD = 1, s.KH = 1, s.KW = 3, s.M = 1;
             s.pad[2] = 1, s.pad[3] = 1; /* output x = 0: tap kx = 0 is padding */
             s.stride[0] = s.stride[1] = 1, s.dil[0] = s.dil[1] = 1, s.bc = 1;
             cspec_derive(&s);
@@ -704,15 +735,18 @@ static void test_conv_fp_special(void)
             /* oc 0: w = [NaN, 1, 1]; oc 1: w = [1, 1, inf] */
             setf(&b.w, 0, NAN), setf(&b.w, 1, 1.0), setf(&b.w, 2, 1.0);
             setf(&b.w, 3, 1.0), setf(&b.w, 4, 1.0), setf(&b.w, 5, INFINITY);
+            for (int64_t i = 6; i < 3 * oc_n; i++) setf(&b.w, i, 1.0);
             setf(&b.bias, 0, 0.5);
             EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
             /* out[x][oc]: x=0: oc0 = 0.5 + 1 + 1 (NaN tap is padding), oc1 = inf; x=1: NaN, inf; x=2: NaN, 2.5 */
             EXPECT(getf(&b.out, 0) == 2.5);
             EXPECT(isinf(getf(&b.out, 1)));
-            EXPECT(isnan(getf(&b.out, 2)));
-            EXPECT(isinf(getf(&b.out, 3)));
-            EXPECT(isnan(getf(&b.out, 4)));
-            EXPECT(getf(&b.out, 5) == 2.5);
+            EXPECT(isnan(getf(&b.out, oc_n)));
+            EXPECT(isinf(getf(&b.out, oc_n + 1)));
+            EXPECT(isnan(getf(&b.out, 2 * oc_n)));
+            EXPECT(getf(&b.out, 2 * oc_n + 1) == 2.5);
+            for (int64_t oc = 2; oc < oc_n; oc++)
+                EXPECT(getf(&b.out, oc) == 2.5 && getf(&b.out, oc_n + oc) == 3.5 && getf(&b.out, 2 * oc_n + oc) == 2.5);
             conv_free(&b);
         }
 }
@@ -1354,7 +1388,18 @@ int main(void)
         RUN(test_conv_fp_special);
         RUN(test_matmul);
     }
+    /* tiles run in reverse order on three workers (kernels_run.h): the same bits */
+    fprintf(stderr, "three workers, weights constant:\n");
     tosac_kernel_limit_isa((uint32_t)2);
+    kr_const_mask = ~1u;
+    kr_workers = 3;
+    RUN(test_conv2d_random);
+    RUN(test_conv3d_random);
+    RUN(test_depthwise_random);
+    RUN(test_transpose_random);
+    RUN(test_conv_large);
+    RUN(test_matmul);
+    kr_workers = 1;
     kr_const_mask = 0;
     return test_summary();
 }
