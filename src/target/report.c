@@ -9,13 +9,17 @@
 static const char *rules_name(tosac_rule_set r) { return r == TOSAC_RULES_U55 ? "U55" : r == TOSAC_RULES_U85 ? "U85" : "no NPU"; }
 static bool is_const_op(uint32_t op) { return op == TOSAC_OP_CONST || op == TOSAC_OP_CONST_SHAPE; }
 
-static uint32_t standalone_rescales(const tosac_artifact *a, uint32_t seg)
+/* Operators of segment seg whose note begins with `prefix`. */
+static uint32_t noted(const tosac_artifact *a, uint32_t seg, const char *prefix)
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < a->n_ops; k++)
-        n += a->ops[k].segment == (int32_t)seg && a->ops[k].note && !strncmp(a->ops[k].note, "standalone", 10);
+        n += a->ops[k].segment == (int32_t)seg && a->ops[k].note && !strncmp(a->ops[k].note, prefix, strlen(prefix));
     return n;
 }
+
+static uint32_t standalone_rescales(const tosac_artifact *a, uint32_t seg) { return noted(a, seg, "standalone"); }
+static uint32_t emulated_tables(const tosac_artifact *a, uint32_t seg) { return noted(a, seg, TABLE16_EMULATED); }
 
 static void verdict(tosac_strbuf *sb, const tosac_artifact *a, uint32_t seg)
 {
@@ -27,6 +31,8 @@ static void verdict(tosac_strbuf *sb, const tosac_artifact *a, uint32_t seg)
     tosac_strbuf_append(sb, "Vela will accept it: every operator NPU-legal (PRO-INT level 8K, int8/int16 boundary tensors)");
     uint32_t n = standalone_rescales(a, seg);
     if (n) tosac_strbuf_appendf(sb, "; %u standalone RESCALE%s cost NPU time", n, n == 1 ? "" : "s");
+    if ((n = emulated_tables(a, seg)))
+        tosac_strbuf_appendf(sb, "; %u int16 TABLE%s emulated by 3 LUTs, 2 MULs and an ADD each", n, n == 1 ? "" : "s");
 }
 
 /* Distinct ONNX node names in first-use order (indices into a->ops). */
@@ -166,8 +172,9 @@ char *tosac_artifact_report_json(const tosac_artifact *a)
         tosac_strbuf_appendf(&sb, "%s\n    {\"index\": %u, \"file\": ", s ? "," : "", s);
         tosac_strbuf_append_json_str(&sb, sg->file);
         tosac_strbuf_appendf(&sb, ", \"runs_on\": \"%s\", \"operators\": %u, \"standalone_rescales\": %u, "
-                                  "\"arena_bytes\": %llu, \"constant_bytes\": %llu, \"verdict\": ",
-                             sg->npu ? "npu" : "cpu", sg->n_ops, standalone_rescales(a, s),
+                                  "\"emulated_int16_tables\": %u, \"arena_bytes\": %llu, \"constant_bytes\": %llu, "
+                                  "\"verdict\": ",
+                             sg->npu ? "npu" : "cpu", sg->n_ops, standalone_rescales(a, s), emulated_tables(a, s),
                              (unsigned long long)sg->arena_bytes, (unsigned long long)sg->const_bytes);
         tosac_strbuf tv;
         tosac_strbuf_init(&tv);

@@ -130,8 +130,15 @@ check "U55, an operator it cannot run (bilinear RESIZE): the compile succeeds wi
 
 check "U55: the resize model splits, RESIZE named with its rule" \
     '[ $(count rs_ethos-u55-128 cpu) -ge 1 ] && grep -q "RESIZE.*RESIZE_MODE" rs_ethos-u55-128/partition_report.txt'
-check "U55: the a16w8 transformer block splits (int16 MATMUL/TABLE)" \
-    '[ $(count tf_ethos-u55-128 cpu) -ge 1 ] && grep -qE "MATMUL_INT16|TABLE_INT16" tf_ethos-u55-128/partition_report.txt'
+# the block's two activation x activation MATMULs (Q.K^T and attention.V, the softmax between them)
+# are int16 on U55: each with the RESCALE of its INT48 result is a CPU segment; its int16 TABLEs
+# (softmax exp, LayerNormalization rsqrt) run on the NPU (Vela's 16-bit LUT): 3 NPU + 2 CPU segments
+check "U55: the a16w8 transformer block splits at its two int16 MATMULs only (3 NPU + 2 CPU segments)" \
+    '[ $(count tf_ethos-u55-128 cpu) -eq 2 ] && [ $(count tf_ethos-u55-128 npu) -eq 3 ] && $PY -c "
+import json, sys
+r = json.load(open(\"tf_ethos-u55-128/partition_report.json\"))
+cpu = [(o[\"op\"], o[\"rule\"]) for o in r[\"operators\"] if o[\"runs_on\"] == \"cpu\"]
+sys.exit(0 if sorted(cpu) == [(\"MATMUL\", \"MATMUL_INT16\")] * 2 + [(\"RESCALE\", \"RESCALE_INT48\")] * 2 else 1)"'
 check "U65 follows the U55 rules" '[ $(count rs_ethos-u65-256 cpu) -eq $(count rs_ethos-u55-128 cpu) ]'
 check "U85 needs fewer CPU segments (resize: $(count rs_ethos-u85-256 cpu) vs $(count rs_ethos-u55-128 cpu))" \
     '[ $(count rs_ethos-u85-256 cpu) -lt $(count rs_ethos-u55-128 cpu) ]'
