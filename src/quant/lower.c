@@ -478,6 +478,17 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     return s;
 }
 
+/* The magnitude bits of t when it is the widening RESCALE of an activation at q to int32 at `scale`
+   (|t| <= max|code - zp| * q.scale / scale); `bits` otherwise. */
+static int widened_bits(const lower *l, const tosac_value *t, tosac_qparams q, double scale, int bits)
+{
+    const tosac_node *p = t->producer;
+    if (!p || p->op != TOSAC_OP_RESCALE || p->inputs[0]->dtype != l->act || t->dtype != TOSAC_DTYPE_INT32) return bits;
+    double mag = fmax((double)l->qmax - q.zero_point, (double)q.zero_point - l->qmin) * (q.scale / scale);
+    int b = (int)ceil(log2(mag + 1));
+    return b < bits ? b : bits;
+}
+
 static tosac_status lower_add_sub(lower *l, const tosac_node *n)
 {
     const tosac_value *a = n->inputs[0], *bv = n->inputs[1], *y = n->outputs[0];
@@ -507,13 +518,21 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
         return TOSAC_OK;
     }
     /* ExecuTorch's InsertRescaleInt32Pass: both to int32 at 2*max(s1,s2)/2^20 (int16: /2^12), add,
-       keep in int32 */
+       keep in int32. ADD16_SHIFT14: int16 at 2*max/2^15 (TFLite's left shift 15), so that the larger
+       input is widened by exactly 2^14, the one form of U55's "advanced" 16-bit ADD input scaling
+       Vela fuses (ETHOS_U.md §2, c55:101-118); |code - zp| * 2^14 <= 2^29 per input, the sum fits. */
     tosac_qparams qa, qb;
     if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return no_range(l, n, "input");
-    double common = 2.0 * fmax(qa.scale, qb.scale) / (l->act == TOSAC_DTYPE_INT16 ? 4096.0 : 1048576.0);
+    bool shift14 = l->act == TOSAC_DTYPE_INT16 && (l->o->lowering & TOSAC_LOWER_ADD16_SHIFT14);
+    double common = 2.0 * fmax(qa.scale, qb.scale) /
+                    (l->act != TOSAC_DTYPE_INT16 ? 1048576.0 : shift14 ? 32768.0 : 4096.0);
     int ba, bb;
     tosac_value *ia = to_i32(l, a, common, &ba, n), *ib = ia ? to_i32(l, bv, common, &bb, n) : NULL;
     if (!ib) return TOSAC_ERR_UNSUPPORTED;
+    if (shift14) { /* to_i32's bound counts the whole code range; a widened code is |code - zp| * scale */
+        ba = widened_bits(l, ia, qa, common, ba);
+        bb = widened_bits(l, ib, qb, common, bb);
+    }
     tosac_value *ins[2] = {ia, ib}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
     int bits = (ba > bb ? ba : bb) + 1;
     if (bits > 31) return unsupported(l, n, "int32 headroom exceeded");

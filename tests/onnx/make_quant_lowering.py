@@ -123,3 +123,9 @@ inits = []
 save("gap_tiled", [conv("c1", "x", "c", 3, 4, k=1, pad=0), helper.make_node("Relu", ["c"], ["r"]),
                    helper.make_node("GlobalAveragePool", ["r"], ["p"]), helper.make_node("Flatten", ["p"], ["y"])],
      inits, [1, 3, 96, 96], [("y", [1, 4])])
+
+inits = []
+# a residual ADD of two values at different scales (the second through a conv with larger weights)
+save("resadd", [conv("c1", "x", "c", 4, 4), helper.make_node("Relu", ["c"], ["r"]), conv("c2", "r", "d", 4, 4, wscale=3.0),
+                helper.make_node("Add", ["r", "d"], ["s"]), conv("o", "s", "y", 4, 4)],
+     inits, [1, 4, 6, 6], [("y", [1, 4, 6, 6])])
