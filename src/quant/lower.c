@@ -593,6 +593,21 @@ static tosac_status lower_mul(lower *l, const tosac_node *n)
     return TOSAC_OK;
 }
 
+/* Node n is the first REDUCE_SUM of a global pool (over H or W of a rank-4 value, its only reader
+   the REDUCE_SUM over the other one). */
+static bool pool_first_sum(const lower *l, const tosac_node *n)
+{
+    const tosac_value *x = n->inputs[0], *y = n->outputs[0];
+    int64_t a = n->attr[TOSAC_ATTR_REDUCE_SUM_axis].i;
+    if (x->rank != 4 || (a != 1 && a != 2) || l->uses[y->index] != 1) return false;
+    for (uint32_t i = 0; i < l->fb->n_nodes; i++) {
+        const tosac_node *r = l->fb->nodes[i];
+        if (r->n_inputs && r->inputs[0] == y)
+            return r->op == TOSAC_OP_REDUCE_SUM && r->attr[TOSAC_ATTR_REDUCE_SUM_axis].i == 3 - a;
+    }
+    return false;
+}
+
 static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
 {
     const tosac_value *x = n->inputs[0], *y = n->outputs[0];
@@ -605,7 +620,17 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     double sc1;
     uint32_t nsc;
     int bits;
-    if (is_i32(f->i32) && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
+    /* GAP_AS_POOL under --a16w8: a global pool sums the int16 codes widened by 1 (x - zp), bounded by
+       the codes, not an int32 form of x (an int16 TABLE's); so the second sum follows without an
+       int16 requantization of the first, and gap-as-pool (target.c) makes the pair one AVG_POOL2D */
+    tosac_qparams qx;
+    if (l->act == TOSAC_DTYPE_INT16 && (l->o->lowering & TOSAC_LOWER_GAP_AS_POOL) && nb <= 13 && pool_first_sum(l, n) &&
+        qp_of(l, x, &qx)) {
+        if (!(t = to_i32(l, x, qx.scale, &bits, n))) return TOSAC_ERR_UNSUPPORTED;
+        bits = widened_bits(l, t, qx, qx.scale, bits);
+        sc1 = qx.scale, sc = &sc1, nsc = 1;
+        if (bits + nb > 30) return unsupported(l, n, "int32 sum may overflow");
+    } else if (is_i32(f->i32) && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
         note_wide(l, n, x);
         t = f->i32, sc = f->sc, nsc = f->nsc, bits = f->bits;
     } else {

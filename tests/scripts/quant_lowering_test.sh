@@ -62,6 +62,12 @@ case_ gap gap gap-as-pool SAME 'c["REDUCE_SUM"] == 0 and c["DEPTHWISE_CONV2D"] =
 case_ gap_tiled gap_tiled gap-as-pool SAME 'c["DEPTHWISE_CONV2D"] == 1 and [(len(tt[o["inputs"][0]]["shape"]), o["attributes"]["axis"]) for o in ops if o["op"] == "REDUCE_SUM"] == [(3, 2)] and chain == 0'
 case_ gap_big gap_big gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1'
 case_ gap16 gap gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1' --a16w8
+# a pool reading an int16 TABLE (SiLU): by default its first REDUCE_SUM reads the TABLE's int32 and
+# the second an int16 requantization of it; gap-as-pool sums the int16 codes instead (AVG_POOL2D)
+case_ gapsilu16 gap_silu gap-as-pool SPEC 'c["REDUCE_SUM"] == 0 and c["AVG_POOL2D"] == 1 and tt[ops[[o["op"] for o in ops].index("AVG_POOL2D")]["inputs"][0]]["type"] == "INT16"' --a16w8
+"$TOSAC" inspect --json gapsilu16.d.tosa > gapsilu16.d.json
+check "default a16w8 pool of a SiLU: REDUCE_SUM of the TABLE's int32, then of an int16 requantization" \
+    '$PY ops.py gapsilu16.d.json "[prod[o[\"inputs\"][0]][\"op\"] for o in ops if o[\"op\"] == \"REDUCE_SUM\"] == [\"TABLE\", \"RESCALE\"] and prod[prod[[o for o in ops if o[\"op\"] == \"REDUCE_SUM\"][1][\"inputs\"][0]][\"inputs\"][0]][\"op\"] == \"RESCALE\""'
 case_ concat concat concat-direct SPEC 'chain == 0 and c["RESCALE"] == 4'
 case_ fold scaled concat-direct SAME 'chain == 0 and c["RESCALE"] == 2'
 case_ gather gather gather-const-as-slice SAME 'c["GATHER"] == 0 and c["SLICE"] == 3 and c["CONCAT"] == 1'
