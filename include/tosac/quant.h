@@ -213,7 +213,9 @@ double tosac_quant_hist_mse(const uint64_t *hist, double lo, double hi);
     X(DILATED_CENTER, 6, "dilated-center", "a dilated convolution whose every tap but one reads padding: the 1x1")    \
     X(UPSAMPLE_1X1_BROADCAST, 7, "upsample-1x1-broadcast", "RESIZE of a 1x1 map: TILE (nearest), RESCALE+ADD (bilinear)") \
     X(ADD_FUSABLE_SCALES, 8, "add-fusable-scales",                                                                     \
-      "ADD/SUB of two inputs at the same scale: widened by 1, the common 2^19 in the output RESCALE's shift")
+      "ADD/SUB of two inputs at the same scale: widened by 1, the common 2^19 in the output RESCALE's shift")          \
+    X(ADD16_SHIFT14, 9, "add16-shift14",                                                                               \
+      "int16 ADD/SUB: the larger input scale widened by exactly 2^14 (U55's advanced input scaling), not 2^11")
 
 typedef enum tosac_quant_lowering {
 #define TOSAC_QUANT_LOWER_ENUM_(name, bit, cli, what) TOSAC_LOWER_##name = 1u << (bit),

@@ -95,6 +95,9 @@ typedef struct tosac_artifact_segment {
     uint32_t n_ops;        /**< operators without CONST/CONST_SHAPE */
     uint64_t arena_bytes;  /**< tosac_program_arena_size of the segment */
     uint64_t const_bytes;  /**< tosac_program_const_bytes */
+    bool has_estimate;     /**< NPU segment: Vela's summary (written by --vela) was found in the artifact */
+    double est_ms;         /**< Vela's estimated inference time in milliseconds (its inference_time) */
+    uint64_t est_cycles;   /**< Vela's estimated cycles (its cycles_total) */
 } tosac_artifact_segment;
 
 /** Where one operator of the partitioned INT program went (not kept by tosac_artifact_read). */
@@ -145,7 +148,8 @@ char *tosac_artifact_report_dot(const tosac_artifact *a);
 char *tosac_artifact_manifest_json(const tosac_artifact *a);
 /**
  * Writes the artifact directory `dir`: manifest.json, the segments' .tosa files and
- * partition_report.{txt,json}. Written into a temporary directory next to `dir` and renamed when
+ * partition_report.{txt,json} (written after `finish`, with the estimates of the Vela summaries it
+ * left in the directory). Written into a temporary directory next to `dir` and renamed when
  * complete; an existing `dir` is replaced only when it holds a previous artifact (a manifest.json
  * of this format), anything else is refused with TOSAC_ERR_INVALID_ARG.
  */
@@ -158,7 +162,8 @@ tosac_status tosac_artifact_write_with(const tosac_artifact *a, const char *dir,
                                        void *user, tosac_diag *d);
 /** True when `path` is a directory holding a manifest.json. */
 bool tosac_artifact_is_dir(const char *path);
-/** Reads DIR/manifest.json and its segments (every reference checked). */
+/** Reads DIR/manifest.json and its segments (every reference checked), and the estimate of every NPU
+    segment whose Vela summary (SEGMENT_summary_SYSTEMCONFIG.csv) is in DIR. */
 tosac_status tosac_artifact_read(const char *dir, tosac_artifact **out, tosac_diag *d);
 
 /**

@@ -264,6 +264,46 @@ static int write_dot(const tosac_artifact *a, const char *path)
     return rc;
 }
 
+/* Vela's estimate of every NPU segment of the artifact just written (read back from its summaries). */
+static int print_estimates(const char *dir)
+{
+    tosac_diag *d = tosac_diag_create();
+    tosac_artifact *a = NULL;
+    if (!d || tosac_artifact_read(dir, &a, d) != TOSAC_OK) {
+        if (d) cli_print_diag(dir, d);
+        tosac_diag_destroy(d);
+        return CLI_EXIT_FAILURE;
+    }
+    for (uint32_t k = 0; k < tosac_artifact_segment_count(a); k++) {
+        const tosac_artifact_segment *sg = tosac_artifact_segment_at(a, k);
+        if (!sg->npu) continue;
+        if (sg->has_estimate)
+            printf("%s: Vela's estimate %.3f ms, %llu cycles\n", sg->file, sg->est_ms, (unsigned long long)sg->est_cycles);
+        else
+            printf("%s: Vela left no summary (no estimate)\n", sg->file);
+    }
+    tosac_artifact_destroy(a);
+    tosac_diag_destroy(d);
+    return CLI_EXIT_OK;
+}
+
+/* The partition report as written into the artifact (with Vela's estimates when it ran). */
+static int print_report(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/partition_report.txt", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "tosac compile: %s: cannot open: %s\n", path, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, stdout);
+    fclose(f);
+    return CLI_EXIT_OK;
+}
+
 int cli_artifact_write(const tosac_artifact *a, const char *out, bool report, const char *dot, const char *vela)
 {
     if (vela && access(vela, X_OK) != 0) {
@@ -283,14 +323,8 @@ int cli_artifact_write(const tosac_artifact *a, const char *out, bool report, co
         cli_print_diag(out, d);
         goto done;
     }
-    if (report) {
-        char *text = tosac_artifact_report_text(a);
-        if (!text || cli_write_output(NULL, NULL, text) != CLI_EXIT_OK) {
-            tosac_string_free(text);
-            goto done;
-        }
-        tosac_string_free(text);
-    }
+    if (vela && print_estimates(out) != CLI_EXIT_OK) goto done;
+    if (report && print_report(out) != CLI_EXIT_OK) goto done;
     if (dot && write_dot(a, dot) != CLI_EXIT_OK) goto done;
     rc = CLI_EXIT_OK;
 done:

@@ -143,6 +143,73 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
     return TOSAC_OK;
 }
 
+/*
+ * MATMUL a x B with constant B [1,K,N] (a Gemm or Linear), through RESHAPEs that keep the last axis
+ * N, then per-column MUL/ADD/SUB by constants that include a MUL (an inference
+ * BatchNormalization1d after the Gemm's bias ADD): B's columns scaled, and one ADD of the folded
+ * bias in place of the chain:  (a x B + c) * s + t  ==  a x (B * s) + (c * s + t). A chain without
+ * a MUL (the Gemm's bias alone) is left as it is.
+ */
+static tosac_status fold_matmul(pass_ctx *pc, tosac_node *n, float *chan)
+{
+    tosac_block *b = pc->b;
+    tosac_value *bw = n->inputs[1], *v = n->outputs[0];
+    if (v->dtype != TOSAC_DTYPE_FP32 || bw->dtype != TOSAC_DTYPE_FP32 || !ir_is_const(bw) || bw->rank != 3 ||
+        bw->shape[0] != 1)
+        return TOSAC_OK;
+    int64_t K = bw->shape[1], N = bw->shape[2];
+    tosac_node *m;
+    while ((m = sole_consumer(b, v)) && m->op == TOSAC_OP_RESHAPE && m->outputs[0]->rank &&
+           m->outputs[0]->shape[m->outputs[0]->rank - 1] == N)
+        v = m->outputs[0];
+    if (!v->rank || v->shape[v->rank - 1] != N) return TOSAC_OK;
+    /* y' = y * s + t over the chain */
+    float *s = tosac_arena_alloc_uninit(&pc->g->arena, (size_t)(2 * N + K * N) * sizeof(float));
+    if (!s) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+    float *t = s + N, *w = t + N;
+    for (int64_t c = 0; c < N; c++) s[c] = 1, t[c] = 0;
+    tosac_node *chain[16];
+    int len = 0, muls = 0;
+    for (tosac_value *y = v; len < 16; y = m->outputs[0]) {
+        m = sole_consumer(b, y);
+        if (!m || m->n_outputs != 1 || m->outputs[0]->dtype != TOSAC_DTYPE_FP32) break;
+        const float *k = NULL;
+        int kind = 0; /* 1 scale, 2 add, 3 subtract */
+        if (m->op == TOSAC_OP_MUL && is_zero_shift(m) && (k = channel_operand(m, y, N, false, chan))) kind = 1;
+        else if (m->op == TOSAC_OP_ADD && (k = channel_operand(m, y, N, false, chan))) kind = 2;
+        else if (m->op == TOSAC_OP_SUB && (k = channel_operand(m, y, N, true, chan))) kind = 3;
+        tosac_node *after = kind == 1 ? sole_consumer(b, m->outputs[0]) : NULL;
+        if (!kind || (after && after->op == TOSAC_OP_CAST && after->outputs[0]->dtype == TOSAC_DTYPE_INT32)) break;
+        for (int64_t c = 0; c < N; c++) {
+            if (kind == 1) s[c] *= k[c], t[c] *= k[c];
+            else t[c] += kind == 2 ? k[c] : -k[c];
+        }
+        muls += kind == 1;
+        chain[len++] = m;
+    }
+    if (!muls) return TOSAC_OK;
+    const float *src = (const float *)(const void *)bw->data;
+    for (int64_t e = 0; e < K * N; e++) w[e] = src[e] * s[e % N];
+    int64_t ts[TOSAC_MAX_RANK];
+    for (int32_t d = 0; d < v->rank; d++) ts[d] = d + 1 < v->rank ? 1 : N;
+    tosac_value *nw = ir_new_const_adopt(b, "folded_w", TOSAC_DTYPE_FP32, 3, bw->shape, w, (size_t)(K * N) * 4);
+    tosac_value *nb = nw ? ir_new_const_adopt(b, "folded_b", TOSAC_DTYPE_FP32, v->rank, ts, t, (size_t)N * 4) : NULL;
+    tosac_value *z = chain[len - 1]->outputs[0], *in[2] = {v, nb};
+    for (int j = 0; j < len; j++) {
+        chain[j]->dead = true;
+        for (uint32_t k = 0; k < chain[j]->n_inputs; k++) chain[j]->inputs[k]->n_uses--;
+    }
+    z->producer = NULL;
+    if (!nb || !ir_add_op(b, TOSAC_OP_ADD, 2, in, z, chain[0])) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+    v->n_uses++;
+    nb->n_uses++;
+    bw->n_uses--;
+    n->inputs[1] = nw;
+    nw->n_uses++;
+    pc->changes++;
+    return TOSAC_OK;
+}
+
 tosac_status pass_fold_conv_affine(pass_ctx *pc)
 {
     tosac_block *b = pc->b;
@@ -153,10 +220,11 @@ tosac_status pass_fold_conv_affine(pass_ctx *pc)
     tosac_status s = TOSAC_OK;
     for (uint32_t i = 0; i < n0 && s == TOSAC_OK; i++) {
         tosac_node *n = b->nodes[i];
-        if (n->dead || (n->op != TOSAC_OP_CONV2D && n->op != TOSAC_OP_CONV3D && n->op != TOSAC_OP_DEPTHWISE_CONV2D &&
-                        n->op != TOSAC_OP_TRANSPOSE_CONV2D))
+        bool mm = n->op == TOSAC_OP_MATMUL;
+        if (n->dead || (!mm && n->op != TOSAC_OP_CONV2D && n->op != TOSAC_OP_CONV3D &&
+                        n->op != TOSAC_OP_DEPTHWISE_CONV2D && n->op != TOSAC_OP_TRANSPOSE_CONV2D))
             continue;
-        const tosac_value *y = n->outputs[0];
+        const tosac_value *y = mm ? n->inputs[1] : n->outputs[0];
         size_t need = (size_t)(y->rank ? y->shape[y->rank - 1] : 1) * sizeof(float);
         if (need > chan_bytes) {
             if (chan) tosac_free(chan, chan_bytes);
@@ -164,7 +232,7 @@ tosac_status pass_fold_conv_affine(pass_ctx *pc)
             chan_bytes = chan ? need : 0;
             if (!chan) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
         }
-        s = fold_one(pc, n, chan);
+        s = mm ? fold_matmul(pc, n, chan) : fold_one(pc, n, chan);
     }
     if (chan) tosac_free(chan, chan_bytes);
     return s;

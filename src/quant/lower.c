@@ -480,6 +480,17 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     return s;
 }
 
+/* The magnitude bits of t when it is the widening RESCALE of an activation at q to int32 at `scale`
+   (|t| <= max|code - zp| * q.scale / scale); `bits` otherwise. */
+static int widened_bits(const lower *l, const tosac_value *t, tosac_qparams q, double scale, int bits)
+{
+    const tosac_node *p = t->producer;
+    if (!p || p->op != TOSAC_OP_RESCALE || p->inputs[0]->dtype != l->act || t->dtype != TOSAC_DTYPE_INT32) return bits;
+    double mag = fmax((double)l->qmax - q.zero_point, (double)q.zero_point - l->qmin) * (q.scale / scale);
+    int b = (int)ceil(log2(mag + 1));
+    return b < bits ? b : bits;
+}
+
 static tosac_status lower_add_sub(lower *l, const tosac_node *n)
 {
     const tosac_value *a = n->inputs[0], *bv = n->inputs[1], *y = n->outputs[0];
@@ -509,13 +520,21 @@ static tosac_status lower_add_sub(lower *l, const tosac_node *n)
         return TOSAC_OK;
     }
     /* ExecuTorch's InsertRescaleInt32Pass: both to int32 at 2*max(s1,s2)/2^20 (int16: /2^12), add,
-       keep in int32 */
+       keep in int32. ADD16_SHIFT14: int16 at 2*max/2^15 (TFLite's left shift 15), so that the larger
+       input is widened by exactly 2^14, the one form of U55's "advanced" 16-bit ADD input scaling
+       Vela fuses (ETHOS_U.md §2, c55:101-118); |code - zp| * 2^14 <= 2^29 per input, the sum fits. */
     tosac_qparams qa, qb;
     if (!qp_of(l, a, &qa) || !qp_of(l, bv, &qb)) return no_range(l, n, "input");
-    double common = 2.0 * fmax(qa.scale, qb.scale) / (l->act == TOSAC_DTYPE_INT16 ? 4096.0 : 1048576.0);
+    bool shift14 = l->act == TOSAC_DTYPE_INT16 && (l->o->lowering & TOSAC_LOWER_ADD16_SHIFT14);
+    double common = 2.0 * fmax(qa.scale, qb.scale) /
+                    (l->act != TOSAC_DTYPE_INT16 ? 1048576.0 : shift14 ? 32768.0 : 4096.0);
     int ba, bb;
     tosac_value *ia = to_i32(l, a, common, &ba, n), *ib = ia ? to_i32(l, bv, common, &bb, n) : NULL;
     if (!ib) return TOSAC_ERR_UNSUPPORTED;
+    if (shift14) { /* to_i32's bound counts the whole code range; a widened code is |code - zp| * scale */
+        ba = widened_bits(l, ia, qa, common, ba);
+        bb = widened_bits(l, ib, qb, common, bb);
+    }
     tosac_value *ins[2] = {ia, ib}, *out = new_tensor(l, y, TOSAC_DTYPE_INT32);
     int bits = (ba > bb ? ba : bb) + 1;
     if (bits > 31) return unsupported(l, n, "int32 headroom exceeded");
@@ -576,6 +595,21 @@ static tosac_status lower_mul(lower *l, const tosac_node *n)
     return TOSAC_OK;
 }
 
+/* Node n is the first REDUCE_SUM of a global pool (over H or W of a rank-4 value, its only reader
+   the REDUCE_SUM over the other one). */
+static bool pool_first_sum(const lower *l, const tosac_node *n)
+{
+    const tosac_value *x = n->inputs[0], *y = n->outputs[0];
+    int64_t a = n->attr[TOSAC_ATTR_REDUCE_SUM_axis].i;
+    if (x->rank != 4 || (a != 1 && a != 2) || l->uses[y->index] != 1) return false;
+    for (uint32_t i = 0; i < l->fb->n_nodes; i++) {
+        const tosac_node *r = l->fb->nodes[i];
+        if (r->n_inputs && r->inputs[0] == y)
+            return r->op == TOSAC_OP_REDUCE_SUM && r->attr[TOSAC_ATTR_REDUCE_SUM_axis].i == 3 - a;
+    }
+    return false;
+}
+
 static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
 {
     const tosac_value *x = n->inputs[0], *y = n->outputs[0];
@@ -588,7 +622,17 @@ static tosac_status lower_reduce_sum(lower *l, const tosac_node *n)
     double sc1;
     uint32_t nsc;
     int bits;
-    if (is_i32(f->i32) && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
+    /* GAP_AS_POOL under --a16w8: a global pool sums the int16 codes widened by 1 (x - zp), bounded by
+       the codes, not an int32 form of x (an int16 TABLE's); so the second sum follows without an
+       int16 requantization of the first, and gap-as-pool (target.c) makes the pair one AVG_POOL2D */
+    tosac_qparams qx;
+    if (l->act == TOSAC_DTYPE_INT16 && (l->o->lowering & TOSAC_LOWER_GAP_AS_POOL) && nb <= 13 && pool_first_sum(l, n) &&
+        qp_of(l, x, &qx)) {
+        if (!(t = to_i32(l, x, qx.scale, &bits, n))) return TOSAC_ERR_UNSUPPORTED;
+        bits = widened_bits(l, t, qx, qx.scale, bits);
+        sc1 = qx.scale, sc = &sc1, nsc = 1;
+        if (bits + nb > 30) return unsupported(l, n, "int32 sum may overflow");
+    } else if (is_i32(f->i32) && f->bits + nb <= 30 && (f->nsc == 1 || axis != x->rank - 1)) {
         note_wide(l, n, x);
         t = f->i32, sc = f->sc, nsc = f->nsc, bits = f->bits;
     } else {

@@ -281,6 +281,61 @@ static void remove_flat_dir(const char *dir)
     rmdir(dir);
 }
 
+/* ---- Vela's estimates ------------------------------------------------------------------------ */
+
+/* Column `name` of a one-row CSV (its header line and value line) as a number >= 0; false when
+   absent or not a number. */
+static bool csv_number(const char *header, const char *row, const char *name, double *out)
+{
+    size_t nl = strlen(name), col = 0;
+    for (const char *p = header;; col++) {
+        size_t len = strcspn(p, ",\r\n");
+        if (len == nl && !strncmp(p, name, nl)) break;
+        if (p[len] != ',') return false;
+        p += len + 1;
+    }
+    const char *v = row;
+    for (size_t k = 0; k < col; k++) {
+        size_t len = strcspn(v, ",\r\n");
+        if (v[len] != ',') return false;
+        v += len + 1;
+    }
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || (*end && !strchr(",\r\n", *end)) || !(x >= 0 && x < 1e18)) return false;
+    *out = x;
+    return true;
+}
+
+/* The estimate in the summary Vela writes for NPU segment sg into dir: SEGMENT_summary_<system
+   config>.csv, a header line and one row with inference_time (seconds) and cycles_total among its
+   columns. None when absent or unreadable. */
+static void read_estimate(tosac_artifact_segment *sg, const tosac_target_info *t, const char *dir)
+{
+    sg->has_estimate = false;
+    sg->est_ms = 0;
+    sg->est_cycles = 0;
+    if (!sg->npu || !t->system_config) return;
+    const char *dot = strrchr(sg->file, '.');
+    int base = dot ? (int)(dot - sg->file) : (int)strlen(sg->file);
+    char name[PATH_CAP], path[PATH_CAP];
+    int n = snprintf(name, sizeof name, "%.*s_summary_%s.csv", base, sg->file, t->system_config);
+    if (n <= 0 || n >= PATH_CAP || !join(path, dir, name)) return;
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    enum { LINE = 16384 }; /* Vela's header is about 1.2 KB */
+    char *header = malloc(2 * LINE), *row = header ? header + LINE : NULL;
+    bool ok = header && fgets(header, LINE, f) && fgets(row, LINE, f);
+    fclose(f);
+    double sec, cycles;
+    if (ok && csv_number(header, row, "inference_time", &sec) && csv_number(header, row, "cycles_total", &cycles)) {
+        sg->has_estimate = true;
+        sg->est_ms = sec * 1000.0;
+        sg->est_cycles = (uint64_t)llround(cycles);
+    }
+    free(header);
+}
+
 static bool is_previous_artifact(const char *dir)
 {
     tosac_artifact *old = NULL;
@@ -322,12 +377,24 @@ tosac_status tosac_artifact_write_with(const tosac_artifact *a, const char *dir,
     const char *names[3] = {MANIFEST, "partition_report.txt", "partition_report.json"};
     if (s == TOSAC_OK) {
         texts[0] = tosac_artifact_manifest_json(a);
-        texts[1] = tosac_artifact_report_text(a);
-        texts[2] = tosac_artifact_report_json(a);
+        s = write_text(tmp, names[0], texts[0], d);
     }
-    for (int k = 0; s == TOSAC_OK && k < 3; k++) s = write_text(tmp, names[k], texts[k], d);
-    for (int k = 0; k < 3; k++) tosac_string_free(texts[k]);
     if (s == TOSAC_OK && finish) s = finish(user, a, tmp, d);
+    /* the report, with the estimates of the Vela summaries the finishing step left (none else) */
+    tosac_artifact view = *a;
+    view.segs = s == TOSAC_OK ? malloc((a->n_segments ? a->n_segments : 1) * sizeof *view.segs) : NULL;
+    if (s == TOSAC_OK && !view.segs) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; s == TOSAC_OK && k < a->n_segments; k++) {
+        view.segs[k] = a->segs[k];
+        read_estimate(&view.segs[k], &a->target, tmp);
+    }
+    if (s == TOSAC_OK) {
+        texts[1] = tosac_artifact_report_text(&view);
+        texts[2] = tosac_artifact_report_json(&view);
+    }
+    for (int k = 1; s == TOSAC_OK && k < 3; k++) s = write_text(tmp, names[k], texts[k], d);
+    for (int k = 0; k < 3; k++) tosac_string_free(texts[k]);
+    free(view.segs);
     if (s == TOSAC_OK && replace && rename(dir, old) != 0)
         s = tosac_diag_add(d, TOSAC_ERR_IO, "%s: cannot move the previous artifact aside: %s", dir, strerror(errno));
     if (s == TOSAC_OK && rename(tmp, dir) != 0) {
@@ -520,6 +587,7 @@ tosac_status tosac_artifact_read(const char *dir, tosac_artifact **out, tosac_di
             const tosac_block *b = sg->graph->regions[0]->blocks[0];
             for (uint32_t j = 0; j < b->n_nodes; j++)
                 sg->n_ops += b->nodes[j]->op != TOSAC_OP_CONST && b->nodes[j]->op != TOSAC_OP_CONST_SHAPE;
+            read_estimate(sg, &a->target, dir);
         }
     }
     /* references must point backwards and exist before anything runs */

@@ -9,12 +9,30 @@
 static const char *rules_name(tosac_rule_set r) { return r == TOSAC_RULES_U55 ? "U55" : r == TOSAC_RULES_U85 ? "U85" : "no NPU"; }
 static bool is_const_op(uint32_t op) { return op == TOSAC_OP_CONST || op == TOSAC_OP_CONST_SHAPE; }
 
-static uint32_t standalone_rescales(const tosac_artifact *a, uint32_t seg)
+/* Operators of segment seg whose note begins with `prefix`. */
+static uint32_t noted(const tosac_artifact *a, uint32_t seg, const char *prefix)
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < a->n_ops; k++)
-        n += a->ops[k].segment == (int32_t)seg && a->ops[k].note && !strncmp(a->ops[k].note, "standalone", 10);
+        n += a->ops[k].segment == (int32_t)seg && a->ops[k].note && !strncmp(a->ops[k].note, prefix, strlen(prefix));
     return n;
+}
+
+static uint32_t standalone_rescales(const tosac_artifact *a, uint32_t seg) { return noted(a, seg, "standalone"); }
+static uint32_t emulated_tables(const tosac_artifact *a, uint32_t seg) { return noted(a, seg, TABLE16_EMULATED); }
+
+/* The sum of Vela's estimates over the NPU segments that have one (*n of them). */
+static void estimate_total(const tosac_artifact *a, uint32_t *n, double *ms, uint64_t *cycles)
+{
+    for (uint32_t s = 0; s < a->n_segments; s++)
+        if (a->segs[s].has_estimate) ++*n, *ms += a->segs[s].est_ms, *cycles += a->segs[s].est_cycles;
+}
+
+/* ", "KEY_ms": X, "KEY_cycles": Y" of an estimate, or nulls. */
+static void json_estimate(tosac_strbuf *sb, const char *key, bool has, double ms, uint64_t cycles)
+{
+    if (has) tosac_strbuf_appendf(sb, ", \"%s_ms\": %.6f, \"%s_cycles\": %llu", key, ms, key, (unsigned long long)cycles);
+    else tosac_strbuf_appendf(sb, ", \"%s_ms\": null, \"%s_cycles\": null", key, key);
 }
 
 static void verdict(tosac_strbuf *sb, const tosac_artifact *a, uint32_t seg)
@@ -27,6 +45,8 @@ static void verdict(tosac_strbuf *sb, const tosac_artifact *a, uint32_t seg)
     tosac_strbuf_append(sb, "Vela will accept it: every operator NPU-legal (PRO-INT level 8K, int8/int16 boundary tensors)");
     uint32_t n = standalone_rescales(a, seg);
     if (n) tosac_strbuf_appendf(sb, "; %u standalone RESCALE%s cost NPU time", n, n == 1 ? "" : "s");
+    if ((n = emulated_tables(a, seg)))
+        tosac_strbuf_appendf(sb, "; %u int16 TABLE%s emulated by 3 LUTs, 2 MULs and an ADD each", n, n == 1 ? "" : "s");
 }
 
 /* Distinct ONNX node names in first-use order (indices into a->ops). */
@@ -98,9 +118,15 @@ char *tosac_artifact_report_text(const tosac_artifact *a)
     if (a->n_ops)
         tosac_strbuf_appendf(&sb, "operators: %u on the NPU (%.1f%%), %u on the CPU, %u constants\n", npu,
                              npu + cpu ? 100.0 * npu / (npu + cpu) : 0.0, cpu, consts);
-    uint32_t nn = 0, nc = 0;
+    uint32_t nn = 0, nc = 0, ne = 0;
+    double ms = 0;
+    uint64_t cycles = 0;
     for (uint32_t s = 0; s < a->n_segments; s++) nn += a->segs[s].npu, nc += !a->segs[s].npu;
+    estimate_total(a, &ne, &ms, &cycles);
     tosac_strbuf_appendf(&sb, "segments: %u (%u NPU, %u CPU)\n", a->n_segments, nn, nc);
+    if (ne)
+        tosac_strbuf_appendf(&sb, "Vela's estimate: %.3f ms, %llu cycles for %u of %u NPU segment%s (not the CPU segments)\n", ms,
+                             (unsigned long long)cycles, ne, nn, nn == 1 ? "" : "s");
     for (uint32_t s = 0; s < a->n_segments; s++) {
         const tosac_artifact_segment *sg = &a->segs[s];
         tosac_strbuf_appendf(&sb, "  %u %s %-22s %5u operators  %2u in  %2u out  arena %llu B  constants %llu B\n", s,
@@ -109,6 +135,9 @@ char *tosac_artifact_report_text(const tosac_artifact *a)
         tosac_strbuf_append(&sb, "      ");
         verdict(&sb, a, s);
         tosac_strbuf_append(&sb, "\n");
+        if (sg->has_estimate)
+            tosac_strbuf_appendf(&sb, "      Vela's estimate: %.3f ms, %llu cycles\n", sg->est_ms,
+                                 (unsigned long long)sg->est_cycles);
         op_counts(&sb, sg);
         for (uint32_t k = 0; k < sg->n_inputs; k++) {
             const tosac_artifact_tensor *x = &sg->inputs[k];
@@ -160,14 +189,21 @@ char *tosac_artifact_report_json(const tosac_artifact *a)
     uint32_t npu = 0, cpu = 0;
     for (uint32_t k = 0; k < a->n_ops; k++)
         if (!is_const_op(a->ops[k].op)) npu += a->ops[k].npu, cpu += !a->ops[k].npu;
-    tosac_strbuf_appendf(&sb, ",\n  \"npu_operators\": %u,\n  \"cpu_operators\": %u,\n  \"segments\": [", npu, cpu);
+    tosac_strbuf_appendf(&sb, ",\n  \"npu_operators\": %u,\n  \"cpu_operators\": %u", npu, cpu);
+    uint32_t ne = 0;
+    double ms = 0;
+    uint64_t cycles = 0;
+    estimate_total(a, &ne, &ms, &cycles);
+    json_estimate(&sb, "vela_npu", ne > 0, ms, cycles);
+    tosac_strbuf_append(&sb, ",\n  \"segments\": [");
     for (uint32_t s = 0; s < a->n_segments; s++) {
         const tosac_artifact_segment *sg = &a->segs[s];
         tosac_strbuf_appendf(&sb, "%s\n    {\"index\": %u, \"file\": ", s ? "," : "", s);
         tosac_strbuf_append_json_str(&sb, sg->file);
         tosac_strbuf_appendf(&sb, ", \"runs_on\": \"%s\", \"operators\": %u, \"standalone_rescales\": %u, "
-                                  "\"arena_bytes\": %llu, \"constant_bytes\": %llu, \"verdict\": ",
-                             sg->npu ? "npu" : "cpu", sg->n_ops, standalone_rescales(a, s),
+                                  "\"emulated_int16_tables\": %u, \"arena_bytes\": %llu, \"constant_bytes\": %llu, "
+                                  "\"verdict\": ",
+                             sg->npu ? "npu" : "cpu", sg->n_ops, standalone_rescales(a, s), emulated_tables(a, s),
                              (unsigned long long)sg->arena_bytes, (unsigned long long)sg->const_bytes);
         tosac_strbuf tv;
         tosac_strbuf_init(&tv);
@@ -175,6 +211,7 @@ char *tosac_artifact_report_json(const tosac_artifact *a)
         char *v = tosac_strbuf_take(&tv);
         tosac_strbuf_append_json_str(&sb, v ? v : "");
         tosac_string_free(v);
+        json_estimate(&sb, "vela", sg->has_estimate, sg->est_ms, sg->est_cycles);
         tosac_strbuf_append(&sb, "}");
     }
     tosac_strbuf_append(&sb, "\n  ],\n  \"operators\": [");

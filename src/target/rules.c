@@ -335,9 +335,25 @@ static bool both_broadcast(const tosac_node *n)
     return b[0] && b[1];
 }
 
+/* An int16 TABLE on U55/U65. SOPS:933-938 calls EXT-INT16 TABLE unsupported there, but Vela
+   5.1.0 runs it (measured: efficientnet_b0 and mobilenet_v3_small a16w8 accepted whole): RewriteTable
+   (gio:1759-1870) makes it the native 16-bit interpolating LUT when its OFM is int16, i.e. when the
+   RESCALE of its int32 result has fused as the LUT's (1, 7) output scaling; an int32 OFM asks for
+   OpSubstitution on U55 (c55:630-640) and becomes 3 LUTs, 2 MULs and an ADD. U85 has no such
+   substitution. */
+static const char *table16_note(const place_ctx *c, const tosac_node *n)
+{
+    const tosac_node *r = sole_reader(c, out0(n));
+    if (r && r->op == TOSAC_OP_RESCALE && on_npu(c, r) && fused_producer(c, r) == n)
+        return "int16 TABLE: the native 16-bit LUT (its RESCALE fuses as the LUT's output shift)";
+    return TABLE16_EMULATED ": Vela emulates it with 3 LUTs, 2 MULs and an ADD (no RESCALE of its int32 result fuses as the "
+                            "LUT's 2^-7 output shift, gio:1803-1850)";
+}
+
 const char *target_op_note(const place_ctx *c, const tosac_node *n)
 {
     if (n->op == TOSAC_OP_RESCALE) return rescale_note(c, n);
+    if (c->set == RS_U55 && n->op == TOSAC_OP_TABLE && in(n, 0)->dtype == TOSAC_DTYPE_INT16) return table16_note(c, n);
     if (c->set == RS_U55 && both_broadcast(n)) return "both inputs broadcast: Vela first materialises one with an ADD(0)";
     return NULL;
 }
@@ -639,12 +655,6 @@ static bool rule_ARGMAX_U85(const place_ctx *c, const tosac_node *n)
 {
     (void)c;
     return n->op == TOSAC_OP_ARGMAX && dim(in(n, 0), (int32_t)n->attr[TOSAC_ATTR_ARGMAX_axis].i) > 32768;
-}
-
-static bool rule_TABLE_INT16(const place_ctx *c, const tosac_node *n)
-{
-    (void)c;
-    return n->op == TOSAC_OP_TABLE && in(n, 0)->dtype == TOSAC_DTYPE_INT16;
 }
 
 /* RESIZE operands: scale [yn, yd, xn, xd], offset [y, x], border [y, x]; false when not constant. */

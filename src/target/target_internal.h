@@ -37,9 +37,11 @@ tosac_node *place_producer(const place_ctx *c, const tosac_value *v);
    neighbours_only: only the rules that depend on the neighbours' placement. */
 int target_rule_check(const place_ctx *c, const tosac_node *n, bool neighbours_only);
 /* What the report says of an NPU operator: how Vela handles a RESCALE (ETHOS_U.md §2: fused into
-   its producer or reader, or standalone), or the cost of a two-sided broadcast on U55; NULL for
-   nothing. */
+   its producer or reader, or standalone), whether an int16 TABLE on U55 is a native LUT or
+   emulated, or the cost of a two-sided broadcast on U55; NULL for nothing. */
 const char *target_op_note(const place_ctx *c, const tosac_node *n);
+/* How the note of an int16 TABLE that Vela emulates on U55 begins (the report counts them). */
+#define TABLE16_EMULATED "int16 TABLE emulated"
 /* The rule-set bits of a target. */
 unsigned target_rule_bits(tosac_rule_set s);
 

@@ -123,3 +123,17 @@ inits = []
 save("gap_tiled", [conv("c1", "x", "c", 3, 4, k=1, pad=0), helper.make_node("Relu", ["c"], ["r"]),
                    helper.make_node("GlobalAveragePool", ["r"], ["p"]), helper.make_node("Flatten", ["p"], ["y"])],
      inits, [1, 3, 96, 96], [("y", [1, 4])])
+
+inits = []
+# a residual ADD of two values at different scales (the second through a conv with larger weights)
+save("resadd", [conv("c1", "x", "c", 4, 4), helper.make_node("Relu", ["c"], ["r"]), conv("c2", "r", "d", 4, 4, wscale=3.0),
+                helper.make_node("Add", ["r", "d"], ["s"]), conv("o", "s", "y", 4, 4)],
+     inits, [1, 4, 6, 6], [("y", [1, 4, 6, 6])])
+
+inits = []
+# a squeeze-and-excitation style pool of a SiLU (an int16 TABLE under --a16w8) on a 20x20 map, whose
+# SiLU is also multiplied by the pool's gate
+save("gap_silu", [conv("c1", "x", "c", 3, 4), helper.make_node("Sigmoid", ["c"], ["g"]), helper.make_node("Mul", ["c", "g"], ["s"]),
+                  helper.make_node("GlobalAveragePool", ["s"], ["p"]), conv("f", "p", "e", 4, 4, k=1, pad=0),
+                  helper.make_node("Sigmoid", ["e"], ["eg"]), helper.make_node("Mul", ["s", "eg"], ["y"])],
+     inits, [1, 3, 20, 20], [("y", [1, 4, 20, 20])])

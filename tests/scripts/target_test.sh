@@ -130,8 +130,15 @@ check "U55, an operator it cannot run (bilinear RESIZE): the compile succeeds wi
 
 check "U55: the resize model splits, RESIZE named with its rule" \
     '[ $(count rs_ethos-u55-128 cpu) -ge 1 ] && grep -q "RESIZE.*RESIZE_MODE" rs_ethos-u55-128/partition_report.txt'
-check "U55: the a16w8 transformer block splits (int16 MATMUL/TABLE)" \
-    '[ $(count tf_ethos-u55-128 cpu) -ge 1 ] && grep -qE "MATMUL_INT16|TABLE_INT16" tf_ethos-u55-128/partition_report.txt'
+# the block's two activation x activation MATMULs (Q.K^T and attention.V, the softmax between them)
+# are int16 on U55: each with the RESCALE of its INT48 result is a CPU segment; its int16 TABLEs
+# (softmax exp, LayerNormalization rsqrt) run on the NPU (Vela's 16-bit LUT): 3 NPU + 2 CPU segments
+check "U55: the a16w8 transformer block splits at its two int16 MATMULs only (3 NPU + 2 CPU segments)" \
+    '[ $(count tf_ethos-u55-128 cpu) -eq 2 ] && [ $(count tf_ethos-u55-128 npu) -eq 3 ] && $PY -c "
+import json, sys
+r = json.load(open(\"tf_ethos-u55-128/partition_report.json\"))
+cpu = [(o[\"op\"], o[\"rule\"]) for o in r[\"operators\"] if o[\"runs_on\"] == \"cpu\"]
+sys.exit(0 if sorted(cpu) == [(\"MATMUL\", \"MATMUL_INT16\")] * 2 + [(\"RESCALE\", \"RESCALE_INT48\")] * 2 else 1)"'
 check "U65 follows the U55 rules" '[ $(count rs_ethos-u65-256 cpu) -eq $(count rs_ethos-u55-128 cpu) ]'
 check "U85 needs fewer CPU segments (resize: $(count rs_ethos-u85-256 cpu) vs $(count rs_ethos-u55-128 cpu))" \
     '[ $(count rs_ethos-u85-256 cpu) -lt $(count rs_ethos-u55-128 cpu) ]'
@@ -206,14 +213,51 @@ seg=${!#}
 base=$(basename "$seg" .tosa)
 echo "command stream" > "$out/${base}_vela.bin"
 echo "Total SRAM used 1 KiB"
+# a summary shaped like Vela 5.1.0's (a header line and one row, columns found by name): segment N
+# takes (N + 1) * 1.25 ms (inference_time in seconds) and (N + 1) * 1000 + 7 cycles (cycles_total)
+sys=
+for a in "$@"; do case $a in --system-config=*) sys=${a#--system-config=};; esac; done
+n=${base#segment_}
+n=${n%_npu}
+[ -n "${NOSUMMARY:-}" ] || printf '%s\n%s\n' \
+    "experiment,network,accelerator_configuration,system_config,batch_size,inference_time,passes_after_fusing,cycles_npu,cycles_total" \
+    "default,$base,Ethos_U55_128,$sys,1,$(((n + 1) * 125))e-5,3,$(((n + 1) * 900)),$(((n + 1) * 1000 + 7))" \
+    > "$out/${base}_summary_$sys.csv"
 EOF
 chmod +x fakevela
 rm -f vela_args.txt
-"$TOSAC" compile qresize.onnx -o rs_vela --target ethos-u55-128 --calibrate calib --vela ./fakevela > /dev/null 2> err.txt
+"$TOSAC" compile qresize.onnx -o rs_vela --target ethos-u55-128 --calibrate calib --vela ./fakevela --report > vela_out.txt 2> err.txt
 check "--vela runs once per NPU segment with ExecuTorch's flags" '[ $? -eq 0 ] && [ $(wc -l < vela_args.txt) -eq $(count rs_vela npu) ] &&
     grep -q -- "--accelerator-config=ethos-u55-128 --config=Arm/vela.ini --output-format=raw --system-config=Ethos_U55_High_End_Embedded --memory-mode=Shared_Sram" vela_args.txt'
 check "--vela keeps the command streams and summaries in the artifact" \
-    '[ -s rs_vela/segment_0_npu_vela.bin ] && grep -q "Total SRAM" rs_vela/segment_0_npu.tosa.vela.log'
+    '[ -s rs_vela/segment_0_npu_vela.bin ] && grep -q "Total SRAM" rs_vela/segment_0_npu.tosa.vela.log &&
+     [ -s rs_vela/segment_0_npu_summary_Ethos_U55_High_End_Embedded.csv ]'
+# every NPU segment's estimate from its summary, in the command's output, the text and JSON reports,
+# and their sum over the NPU segments; the expected values from the fake's formula
+cat > est.py <<'PYEOF'
+import json, sys
+r = json.load(open("rs_vela/partition_report.json"))
+out, txt = open("vela_out.txt").read(), open("rs_vela/partition_report.txt").read()
+npu = [s for s in r["segments"] if s["runs_on"] == "npu"]
+ok = len(npu) >= 2
+for s in r["segments"]:
+    n = s["index"]
+    if s["runs_on"] == "cpu":
+        ok &= s["vela_ms"] is None and s["vela_cycles"] is None
+        continue
+    ms, cyc = (n + 1) * 1.25, (n + 1) * 1000 + 7
+    ok &= abs(s["vela_ms"] - ms) < 1e-6 and s["vela_cycles"] == cyc
+    line = "%.3f ms, %d cycles" % (ms, cyc)
+    ok &= ("%s: Vela's estimate %s" % (s["file"], line)) in out and ("Vela's estimate: " + line + "\n") in txt
+tms, tcyc = sum((s["index"] + 1) * 1.25 for s in npu), sum((s["index"] + 1) * 1000 + 7 for s in npu)
+ok &= abs(r["vela_npu_ms"] - tms) < 1e-6 and r["vela_npu_cycles"] == tcyc
+ok &= ("Vela's estimate: %.3f ms, %d cycles for %d of %d NPU segments" % (tms, tcyc, len(npu), len(npu))) in out
+sys.exit(0 if ok else 1)
+PYEOF
+check "--vela: each NPU segment's estimated time and cycles in the output and the reports, and their total" '$PY est.py'
+NOSUMMARY=1 "$TOSAC" compile qresize.onnx -o rs_vela2 --target ethos-u55-128 --calibrate calib --vela ./fakevela > vela_out2.txt 2> err.txt
+check "--vela without a summary: no estimate, and the output says so" '[ $? -eq 0 ] && grep -q "segment_0_npu.tosa: Vela left no summary" vela_out2.txt &&
+    grep -q "\"vela_npu_ms\": null" rs_vela2/partition_report.json && ! grep -q "Vela.s estimate" rs_vela2/partition_report.txt'
 printf '#!/bin/sh\necho "Vela error: no" >&2\nexit 3\n' > badvela
 chmod +x badvela
 "$TOSAC" compile qresize.onnx -o rs_badvela --target ethos-u55-128 --calibrate calib --vela ./badvela > /dev/null 2> err.txt

@@ -496,6 +496,50 @@ static void test_fold_conv_affine(void)
     }
 }
 
+/* MATMUL [1,2,4] x const [1,4,3] -> RESHAPE [2,3] -> ADD bias [1,3] -> MUL [1,3] -> SUB [1,1] (a
+   Gemm and an inference BatchNormalization1d); with_bn false: the Gemm alone. */
+static tosac_graph *build_gemm_bn(bool with_bn)
+{
+    tosac_graph *g;
+    tosac_block *b = new_block(&g);
+    int64_t xs[3] = {1, 2, 4}, ws[3] = {1, 4, 3}, ys[3] = {1, 2, 3}, rs[2] = {2, 3}, cs[2] = {1, 3}, ones[2] = {1, 1}, one = 1;
+    tosac_value *x = input(b, "x", 3, xs);
+    float zero = 0;
+    tosac_value *zp = ir_new_const(b, "zp", TOSAC_DTYPE_FP32, 1, &one, &zero, 4);
+    tosac_value *in[4] = {x, const_f32(b, 3, ws, 0.3f), zp, zp};
+    tosac_value *y = ir_new_tensor(b, "mm", TOSAC_DTYPE_FP32, 3, ys);
+    ir_add_op(b, TOSAC_OP_MATMUL, 4, in, y, NULL);
+    tosac_value *r = ir_new_tensor(b, "r", TOSAC_DTYPE_FP32, 2, rs), *rin[2] = {y, ir_new_shape(b, rs, 2)};
+    ir_add_op(b, TOSAC_OP_RESHAPE, 2, rin, r, NULL);
+    r = binary(b, TOSAC_OP_ADD, r, const_f32(b, 2, cs, -0.2f));
+    if (with_bn) r = binary(b, TOSAC_OP_SUB, binary(b, TOSAC_OP_MUL, r, const_f32(b, 2, cs, 1.25f)), const_f32(b, 2, ones, 0.5f));
+    tosac_block_add_output(b, op1(b, TOSAC_OP_TANH, r, 2, rs));
+    tosac_graph_link(g);
+    return g;
+}
+
+static void test_fold_gemm_bn(void)
+{
+    tosac_graph *ref = build_gemm_bn(true), *g = build_gemm_bn(true);
+    const pass_fn fns[] = {pass_fold_conv_affine, pass_dce};
+    EXPECT(run_passes(g, fns, 2));
+    EXPECT_EQ_I(count_op(g, TOSAC_OP_MUL) + count_op(g, TOSAC_OP_SUB), 0);
+    EXPECT_EQ_I(count_op(g, TOSAC_OP_ADD), 1);
+    EXPECT_EQ_I(count_op(g, TOSAC_OP_MATMUL), 1);
+    double e = compare(g, ref);
+    EXPECT(e >= 0 && e < 1e-6);
+    tosac_graph_destroy(ref);
+    tosac_graph_destroy(g);
+    /* the Gemm's bias alone is left as it is */
+    g = build_gemm_bn(false);
+    EXPECT(run_passes(g, fns, 2));
+    EXPECT_EQ_I(count_op(g, TOSAC_OP_ADD), 1);
+    const tosac_block *b = g->regions[0]->blocks[0];
+    for (uint32_t i = 0; i < b->n_nodes; i++)
+        if (b->nodes[i]->op == TOSAC_OP_MATMUL) EXPECT(strncmp(b->nodes[i]->inputs[1]->name, "folded", 6) != 0);
+    tosac_graph_destroy(g);
+}
+
 int main(void)
 {
     RUN(test_layout_cancels_pairs);
@@ -509,5 +553,6 @@ int main(void)
     RUN(test_dedupe_constants);
     RUN(test_output_fanout);
     RUN(test_fold_conv_affine);
+    RUN(test_fold_gemm_bn);
     return test_summary();
 }

@@ -25,7 +25,7 @@ static void test_names(void)
         EXPECT(tosac_quant_lowering_parse(n, &bits, &bad, &bad_len));
         EXPECT_EQ_I(bits, 1u << bit);
     }
-    EXPECT_EQ_I(named, 9);
+    EXPECT_EQ_I(named, 10);
     EXPECT_EQ_I(seen, TOSAC_LOWER_ALL);
     EXPECT_STREQ(tosac_quant_lowering_name(TOSAC_LOWER_FC_AS_CONV2D), "fc-as-conv2d");
     EXPECT_STREQ(tosac_quant_lowering_name(TOSAC_LOWER_UPSAMPLE_1X1_BROADCAST), "upsample-1x1-broadcast");

@@ -307,8 +307,8 @@ static tosac_graph *matmul_graph(tosac_dtype t)
     return g.g;
 }
 
-/* int8/int16 [1,8] -> TABLE -> int8 / (int32 -> RESCALE -> int16) */
-static tosac_graph *table_graph(tosac_dtype t)
+/* int8/int16 [1,8] -> TABLE -> int8 / (int32 -> RESCALE by 2^-shift -> int16) */
+static tosac_graph *table_graph(tosac_dtype t, int shift)
 {
     gb g = gb_new();
     bool i16 = t == TOSAC_DTYPE_INT16;
@@ -316,8 +316,40 @@ static tosac_graph *table_graph(tosac_dtype t)
     tosac_value *x = input(&g, t, 2, xs), *y = tensor(&g, i16 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_INT8, 2, xs);
     tosac_value *in[2] = {x, cst(&g, t, 1, ts, 3)};
     op(&g, TOSAC_OP_TABLE, 2, in, y);
-    output(&g, i16 ? rescale(&g, y, TOSAC_DTYPE_INT16, false) : y);
+    if (!i16) {
+        output(&g, y);
+        return g.g;
+    }
+    tosac_value *z = tensor(&g, TOSAC_DTYPE_INT16, 2, xs);
+    tosac_value *rin[5] = {y, scalar(&g, TOSAC_DTYPE_INT32, 1 << 30), scalar(&g, TOSAC_DTYPE_INT8, 30 + shift),
+                           scalar(&g, TOSAC_DTYPE_INT32, 0), scalar(&g, TOSAC_DTYPE_INT16, 0)};
+    tosac_node *n = op(&g, TOSAC_OP_RESCALE, 5, rin, z);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_scale32, 1);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_per_channel, 0);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_input_unsigned, 0);
+    tosac_node_set_int(n, TOSAC_ATTR_RESCALE_output_unsigned, 0);
+    output(&g, z);
     return g.g;
+}
+
+/* The note of the first operator of type o and the verdict of segment 0 in the JSON report. */
+static void expect_note(tosac_graph *g, const char *tname, tosac_op o, const char *note_prefix, const char *json_part)
+{
+    tosac_artifact *a = partition(g, tname);
+    EXPECT(a && tosac_artifact_segment_count(a) == 1 && tosac_artifact_segment_at(a, 0)->npu);
+    const char *note = NULL;
+    for (uint32_t k = 0; a && k < tosac_artifact_op_count(a) && !note; k++) {
+        const tosac_artifact_op *x = tosac_artifact_op_at(a, k);
+        if (x->op == (uint32_t)o) note = x->note ? x->note : "";
+    }
+    EXPECT(note && (note_prefix ? !strncmp(note, note_prefix, strlen(note_prefix)) : !*note));
+    if (note && note_prefix && strncmp(note, note_prefix, strlen(note_prefix))) fprintf(stderr, "  note: %s\n", note);
+    char *json = a ? tosac_artifact_report_json(a) : NULL;
+    EXPECT(json && strstr(json, json_part));
+    tosac_string_free(json);
+    tosac_artifact_destroy(a);
+    tosac_graph_destroy(g);
 }
 
 /* int8 x -> unary op `o` (one int attribute, or an int list) -> output of type yt */
@@ -597,9 +629,21 @@ static void test_u55_ops(void)
     expect_cpu(matmul_graph(TOSAC_DTYPE_INT16), "ethos-u55-128", TOSAC_OP_MATMUL, "MATMUL_INT16");
     expect_npu(matmul_graph(TOSAC_DTYPE_INT8), "ethos-u55-128");
     expect_npu(matmul_graph(TOSAC_DTYPE_INT16), "ethos-u85-128");
-    expect_cpu(table_graph(TOSAC_DTYPE_INT16), "ethos-u55-128", TOSAC_OP_TABLE, "TABLE_INT16");
-    expect_npu(table_graph(TOSAC_DTYPE_INT8), "ethos-u55-128");
-    expect_npu(table_graph(TOSAC_DTYPE_INT16), "ethos-u85-128");
+    expect_npu(table_graph(TOSAC_DTYPE_INT8, 0), "ethos-u55-128");
+}
+
+/* An int16 TABLE runs on U55 (Vela 5.1.0's RewriteTable, gio:1759-1870): as the native 16-bit LUT
+   when the RESCALE of its int32 result is exactly the LUT's 2^-7 output shift (it fuses), else
+   emulated with 3 LUTs, 2 MULs and an ADD (the report counts it); U85 needs no note. */
+static void test_table16(void)
+{
+    expect_note(table_graph(TOSAC_DTYPE_INT16, 7), "ethos-u55-128", TOSAC_OP_TABLE, "int16 TABLE: the native 16-bit LUT",
+                "\"emulated_int16_tables\": 0,");
+    expect_note(table_graph(TOSAC_DTYPE_INT16, 6), "ethos-u65-256", TOSAC_OP_TABLE,
+                "int16 TABLE emulated: Vela emulates it with 3 LUTs, 2 MULs and an ADD", "\"emulated_int16_tables\": 1,");
+    expect_note(table_graph(TOSAC_DTYPE_INT16, 1), "ethos-u55-32", TOSAC_OP_TABLE, "int16 TABLE emulated",
+                "1 int16 TABLE emulated by 3 LUTs, 2 MULs and an ADD each");
+    expect_note(table_graph(TOSAC_DTYPE_INT16, 6), "ethos-u85-128", TOSAC_OP_TABLE, NULL, "\"emulated_int16_tables\": 0,");
 }
 
 static void test_layout_ops(void)
@@ -945,6 +989,7 @@ int main(void)
     RUN(test_conv_int16);
     RUN(test_rescale_int48);
     RUN(test_rescale_notes);
+    RUN(test_table16);
     RUN(test_rescale_through_reshape);
     RUN(test_per_channel_broadcast);
     RUN(test_pools);

@@ -17,6 +17,11 @@
 #     DEPTHWISE_CONV2D, ADD, SUB, MUL or REDUCE_SUM that nothing else reads and fuses into it, and
 #     the second writes the INT32 input of the one ADD/SUB/MUL that reads it and fuses into that:
 #     so no RESCALE is left standalone and none feeds another in the graph Vela schedules.
+# The --a16w8 programs: their int16 TABLEs run on the NPU everywhere (Vela 5.1.0 makes them its
+# 16-bit LUT, docs/TARGETS.md), so on U55/U65 only int16 MATMULs (and the RESCALE of their INT48
+# result, which only a MATMUL it fuses into could take) go to the CPU, and on U85 each program is
+# one NPU segment; mobilenet_v3_small and efficientnet_b0 (SiLU/hard-swish TABLEs, no MATMUL of two
+# activations) are one NPU segment on every target.
 # usage: targets_zoo.sh TOSAC MODELS_DIR WORK_DIR
 set -u
 TOSAC=$1 MODELS=$2 WORK=$3
@@ -71,7 +76,8 @@ PYEOF
 CNNS=" resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 squeezenet1_1 shufflenet_v2_x1_0 ds_cnn mobilenet_v1_025 resnet8 "
 # the other zoo models and --a16w8 programs: partitioned, validated and bit-identical, whatever the segments
 for spec in $CNNS vit_small autoencoder mlp dup_output equal_constants \
-            resnet8:a16w8 ds_cnn:a16w8 mobilenet_v1_025:a16w8 autoencoder:a16w8 vit_small:a16w8; do
+            resnet8:a16w8 ds_cnn:a16w8 mobilenet_v1_025:a16w8 autoencoder:a16w8 vit_small:a16w8 \
+            mobilenet_v3_small:a16w8 efficientnet_b0:a16w8; do
     m=${spec%%:*} k=${spec/:/_}
     flags=(--calibrate random --calib-samples 2)
     [ "$spec" != "$m" ] && flags+=(--a16w8)
@@ -103,6 +109,14 @@ for spec in $CNNS vit_small autoencoder mlp dup_output equal_constants \
             fails=$((fails + 1))
         elif [ $cnn = yes ] && { [ "$npu" -ne 1 ] || [ "$cpu" -ne 0 ] || ! grep -q "(100.0%)" "$art/partition_report.txt"; }; then
             echo "FAIL $spec $t: $npu NPU and $cpu CPU segments, expected one NPU segment"; echo "$why"
+            fails=$((fails + 1))
+        elif [ "$spec" != "$m" ] && ! python3 -c "
+import json, sys
+r = json.load(open('$art/partition_report.json'))
+cpu = {(o['op'], o['rule']) for o in r['operators'] if o['runs_on'] == 'cpu'}
+one = '$t'.startswith('ethos-u85') or '$m' in ('mobilenet_v3_small', 'efficientnet_b0')
+sys.exit(0 if cpu <= {('MATMUL', 'MATMUL_INT16'), ('RESCALE', 'RESCALE_INT48')} and not (one and cpu) else 1)"; then
+            echo "FAIL $spec $t: $npu NPU and $cpu CPU segments; expected only int16 MATMULs on the CPU (none on U85)"; echo "$why"
             fails=$((fails + 1))
         elif [ $cnn = yes ] && ! python3 "$WORK/check.py" "$TOSAC" "$art"; then
             echo "FAIL $spec $t: a MATMUL or a REDUCE_SUM over H/W, or a RESCALE that does not fuse"
