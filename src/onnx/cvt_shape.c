@@ -791,6 +791,31 @@ tosac_status cvt_scatter_elements(cvt_ctx *c)
     return scatter_flat(c, v, uv, rop, tgt, ni);
 }
 
+/* ReverseSequence: along time_axis, the first sequence_lens[b] elements of batch b reversed (the
+   rest kept); constant lengths, an index map. */
+tosac_status cvt_reverse_sequence(cvt_ctx *c)
+{
+    tosac_status s = TOSAC_OK;
+    cvt_val *v = cvt_in_req(c, 0, &s), *lv = v ? cvt_in_req(c, 1, &s) : NULL;
+    if (!lv) return s;
+    const int64_t *len;
+    int64_t nl;
+    if ((s = cvt_const_ints(c, 1, &len, &nl)) != TOSAC_OK) return s;
+    int64_t ta = cvt_attr_i(c, "time_axis", 0), ba = cvt_attr_i(c, "batch_axis", 1);
+    if (v->rank < 2 || !((ta == 0 && ba == 1) || (ta == 1 && ba == 0)) || nl != v->shape[ba])
+        return cvt_fail(c, TOSAC_ERR_FORMAT, "needs rank >= 2, time and batch axes 0 and 1, one length per batch");
+    int64_t T = v->shape[ta], st[TOSAC_MAX_RANK], n = v->numel;
+    strides_of(v->rank, v->shape, st);
+    int64_t *map = tosac_arena_alloc(&c->arena, (size_t)n * 8 + 1);
+    if (!map) return cvt_nomem(c);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t t = k / st[ta] % T, b = k / st[ba] % v->shape[ba], L = len[b];
+        if (L < 0 || L > T) return cvt_fail(c, TOSAC_ERR_FORMAT, "sequence length %lld out of range", (long long)L);
+        map[k] = t < L ? k + (L - 1 - 2 * t) * st[ta] : k;
+    }
+    return emit_map_val(c, 0, v, v->rank, v->shape, map);
+}
+
 /* Compress: the slices along `axis` (of the flattened input without one) where the constant
    condition is true; an index map. */
 tosac_status cvt_compress(cvt_ctx *c)
