@@ -853,14 +853,18 @@ static tosac_status decode_type(rd *r, const Onnx__TypeProto *tp, const char *wh
         dims[i].value = -1;
         if (!dm) continue;
         if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-            dims[i].value = dm->dim_value >= 0 ? dm->dim_value : -1;
+            /* the IR says dim_value is non-negative: a negative one is a broken model, not an
+               unknown dimension (which is an unset dimension or a dim_param) */
+            if (dm->dim_value < 0)
+                return fail(r, TOSAC_ERR_FORMAT, "%s: dimension %zu is %" PRId64 "; ONNX dimensions are non-negative",
+                            what, i, (int64_t)dm->dim_value);
+            dims[i].value = dm->dim_value;
         } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dm->dim_param) {
             dims[i].param = tosac_arena_strdup(r->arena, dm->dim_param);
             if (!dims[i].param) return nomem(r);
         }
     }
     out->dims = dims;
-    (void)what;
     return TOSAC_OK;
 }
 

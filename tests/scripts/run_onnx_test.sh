@@ -28,6 +28,10 @@ x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
 y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])
 g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "dyn", [x], [y])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), "dyn.onnx")
+# the same with a negative batch dimension (the IR says dim_value is non-negative)
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [-5, 4])
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "neg", [x], [y])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), "negdim.onnx")
 # an output that varies by far less than one int8 step of its range: constant once quantized
 w = helper.make_tensor("w", TensorProto.FLOAT, [1], [1e-4])
 b = helper.make_tensor("b", TensorProto.FLOAT, [1], [100.0])
@@ -95,6 +99,8 @@ for cmd in "compile dyn.onnx -o bad.tosa" "run dyn.onnx -i x=x3.npy"; do
             grep -q \"bad --input-shape 'x=$dims'\" e.txt"
     done
 done
+check "a negative dimension in the model is an error" "! '$tosac' compile negdim.onnx -o neg.tosa 2>e.txt && \
+    grep -q \"input 'x': dimension 0 is -5; ONNX dimensions are non-negative\" e.txt && [ ! -e neg.tosa ]"
 check "run: unknown -i name" "! '$tosac' run dyn.onnx -i x=x3.npy -i q=x3.npy 2>e.txt && \
     grep -q \"'q' is not an input of the model\" e.txt"
 check "--bind of a .tosa refused" "! '$tosac' run dyn.tosa --bind x=x3.npy -i x=x3.npy 2>e.txt && \
