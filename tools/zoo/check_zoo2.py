@@ -4,8 +4,8 @@
 Usage: tools/zoo/check_zoo2.py --tosac TOSAC --models DIR --work DIR [--only NAME...] [--part fp|int|all]
 
 DIR holds NAME.<opset>.onnx, NAME.input.npy and onnxruntime's outputs in NAME.<opset>.ort/
-(tests/zoo/setup_zoo2.sh); zoo1_NAME, the first zoo's models, only NAME.default.onnx and only the
-FP checks. For every model and opset: `tosac compile`, `tosac validate --profile
+(tests/zoo/setup_zoo2.sh); zoo1_NAME, the first zoo's models, only NAME.default.onnx (the first
+zoo itself is at opset 17). For every model and opset: `tosac compile`, `tosac validate --profile
 FP`, `tosac run`, and every output within 1e-4 relative L2 of onnxruntime. Then, on the
 default-opset export, the program quantized to INT8 and to a16w8 (calibrated on the input):
 `tosac validate --profile INT` (+ EXT-INT16), `tosac run`, and its cosine and relative L2 against
@@ -55,12 +55,10 @@ def main():
     ap.add_argument("--only", nargs="+")
     ap.add_argument("--part", choices=["fp", "int", "all"], default="all",
                     help="fp: the FP checks at both opsets; int: the default-opset FP program (the reference) "
-                         "and its INT8/a16w8 programs, zoo1_* left out; all: both")
+                         "and its INT8/a16w8 programs; all: both")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     names = a.only or sorted({f.split(".")[0] for f in os.listdir(a.models) if f.endswith(".input.npy")})
-    if a.part == "int":
-        names = [n for n in names if not n.startswith("zoo1_")]
     fails = []
     for n in names:
         x = np.load(os.path.join(a.models, n + ".input.npy"))
@@ -70,7 +68,7 @@ def main():
         # the token ids' index arithmetic (a Gather's negative-index wrap) is integer
         target, profile = ("TOSA-1.0+INT+FP", "INT+FP") if x.dtype.kind == "i" else ("TOSA-1.0+FP", "FP")
         line = [n]
-        # zoo1_*: the first zoo at the default opset only, FP only (make_zoo2.py)
+        # zoo1_*: the first zoo at the default opset only (make_zoo2.py)
         zoo1 = n.startswith("zoo1_")
         for tag in OPSETS[:1] if zoo1 or a.part == "int" else OPSETS:
             model = os.path.join(a.models, "%s.%s.onnx" % (n, tag))
@@ -95,7 +93,7 @@ def main():
                 continue
             line.append("fp[%s] FAIL" % tag)
         fp_out = os.path.join(a.work, "%s.default.fp" % n)
-        for q in ([] if a.part == "fp" or zoo1 else ["int8", "a16w8"]):
+        for q in ([] if a.part == "fp" else ["int8", "a16w8"]):
             prog = os.path.join(a.work, "%s.%s.tosa" % (n, q))
             out = os.path.join(a.work, "%s.%s" % (n, q))
             opts = ["--target", "TOSA-1.0+INT", "--calibrate", "input=" + inp]
