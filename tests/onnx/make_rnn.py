@@ -119,23 +119,14 @@ def cases(out):
 def torch_models(out):
     import torch
 
-    class Seq(torch.nn.Module):
-        """A 2-layer recurrent sequence model: 24 steps of 8 features, hidden 32, Linear head per
-        step (the MLPerf-style keyword / anomaly sequence models in ExecuTorch's list)."""
-
-        def __init__(self, cell):
-            super().__init__()
-            self.rnn = cell(8, 32, num_layers=2)
-            self.head = torch.nn.Linear(32, 5)
-
-        def forward(self, x):
-            y, _ = self.rnn(x)
-            return self.head(y)
+    # the second zoo's 2-layer recurrent sequence model (one definition)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "zoo"))
+    from make_zoo2 import SeqModel
 
     names = []
     for cell, name in [(torch.nn.LSTM, "torch_lstm2"), (torch.nn.GRU, "torch_gru2")]:
         torch.manual_seed(5)
-        m = Seq(cell).eval()
+        m = SeqModel(cell).eval()
         x = torch.randn(24, 1, 8, generator=torch.Generator().manual_seed(6))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
