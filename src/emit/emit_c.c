@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "core/diag.h"
 #include "core/strbuf.h"
+#include "kernels/k_mve.h"
 #include "runtime/program.h"
 
 /* Kernel family (the `check` column of ops.def) of every op. */
@@ -92,6 +93,8 @@ typedef struct ectx {
     size_t *prep_off;  /* [n_ops]: offset in the emitted prepared array (SIZE_MAX: none) */
     uint32_t *unread;  /* [n_ops]: tosac_kprep.unread of the call (all bits: a RESCALE whose
                           producer folded it in) */
+    bool *owned;       /* [n_ops]: run by the family's Helium-only entry (kernels/k_mve.h) */
+    size_t *prep_skip; /* [n_ops]: leading prepared bytes that entry never reads (not emitted) */
     size_t prep_total, arena, lb;
     char px[16]; /* prefix of the static names (a segment's "g2_"; "" for one program) */
     tosac_strbuf c, h;
@@ -381,7 +384,7 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
                              e->buf_off[op->scratch_buf], op->scratch_size);
     if (e->prep_off[k] != SIZE_MAX)
         tosac_strbuf_appendf(sb, ",\n                           .prep = %sprep + %zu, .prep_size = %zu", e->px,
-                             e->prep_off[k], op->prep_size);
+                             e->prep_off[k], op->prep_size - e->prep_skip[k]);
     if (epi) tosac_strbuf_appendf(sb, ",\n                           .epi = %s", epi);
     tosac_strbuf_append(sb, "};\n");
 }
@@ -438,7 +441,8 @@ static void put_call(ectx *e, uint32_t k)
         epi = "&epi";
     }
     put_kcall(e, k, "", epi);
-    tosac_strbuf_appendf(sb, "        if ((st = tosac_kernel_%s(&c)) != TOSAC_OK) return (int)st;\n    }\n", k_family[op->op]);
+    tosac_strbuf_appendf(sb, "        if ((st = tosac_kernel_%s%s(&c)) != TOSAC_OK) return (int)st;\n    }\n", k_family[op->op],
+                         e->owned[k] ? "_mve" : "");
 }
 
 /* ---- files ----------------------------------------------------------------------------------- */
@@ -622,6 +626,11 @@ static void select_data(ectx *e, tosac_emit_c_out *out)
         tosac_kprep sz = {0, 0, 0};
         tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(p->ops[k].op);
         if (pf && pf(&p->ops[k].call, &sz, NULL) == TOSAC_OK) e->unread[k] = sz.unread;
+        /* a call the Helium kernel owns: its entry alone, so the portable kernel is not linked */
+        tosac_kcall pc = p->ops[k].call;
+        pc.prep = p->ops[k].prep_size ? p->prepared + p->ops[k].prep_off : NULL, pc.prep_size = p->ops[k].prep_size;
+        e->owned[k] = tosac_mve_owns(&pc);
+        if (e->owned[k]) e->prep_skip[k] = tosac_mve_unread_prefix(&pc);
         if (calls[1] != RT_NONE && (e->unread[k] & TOSAC_KPREP_UNREAD_EPI)) e->unread[calls[1]] = UINT32_MAX;
         for (int c = 0; c < 2 && calls[c] != RT_NONE; c++) {
             const rt_op *op = &p->ops[calls[c]];
@@ -637,7 +646,7 @@ static void select_data(ectx *e, tosac_emit_c_out *out)
             }
             if (op->prep_size && e->prep_off[calls[c]] == SIZE_MAX) {
                 e->prep_off[calls[c]] = total;
-                total += rt_align(op->prep_size);
+                total += rt_align(op->prep_size - e->prep_skip[calls[c]]);
             }
         }
     }
@@ -654,7 +663,7 @@ static void put_prologue(tosac_strbuf *sb, const tosac_emit_c_opts *o)
                          "   program, with the arena offsets, constants and prepared constants tosac computed on the\n"
                          "   host. Compile with the kernel sources of %s.cmake (sources.txt). Do not edit. */\n",
                          N, o->source ? " from " : "", o->source ? o->source : "", N);
-    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/kernel.h\"\n\n", N);
+    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/k_mve.h\"\n\n", N);
     tosac_strbuf_append(sb,
                         "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
                         "#error \"the prepared constants are the bytes of a little-endian target\"\n#endif\n\n"
@@ -678,10 +687,11 @@ static void put_data(ectx *e)
             while (k < p->n_ops && e->prep_off[k] != at) k++;
             if (k == p->n_ops) break; /* cannot happen: the offsets tile the array */
             tosac_strbuf_appendf(sb, "\n    /* op %" PRIu32 " at %zu */", k, at);
-            put_bytes(sb, p->prepared + p->ops[k].prep_off, p->ops[k].prep_size);
+            const size_t skip = e->prep_skip[k], n = p->ops[k].prep_size - skip;
+            put_bytes(sb, p->prepared + p->ops[k].prep_off + skip, n);
             static const uint8_t zeros[RT_ALIGN] = {0};
-            put_bytes(sb, zeros, rt_align(p->ops[k].prep_size) - p->ops[k].prep_size);
-            at += rt_align(p->ops[k].prep_size);
+            put_bytes(sb, zeros, rt_align(n) - n);
+            at += rt_align(n);
         }
         tosac_strbuf_append(sb, "\n};\n");
     }
@@ -742,6 +752,8 @@ static void ectx_close(ectx *e)
     tosac_free(e->run, no * sizeof(bool));
     tosac_free(e->prep_off, no * sizeof(size_t));
     tosac_free(e->unread, no * sizeof(uint32_t));
+    tosac_free(e->owned, no * sizeof(bool));
+    tosac_free(e->prep_skip, no * sizeof(size_t));
     tosac_free(e->buf_off, nb * sizeof(size_t));
     tosac_strbuf_free(&e->c);
     tosac_program_destroy((tosac_program *)(uintptr_t)e->p);
@@ -773,7 +785,10 @@ static tosac_status ectx_open(ectx *e, const tosac_graph *g, const tosac_emit_c_
     e->prep_off = tosac_calloc(no, sizeof(size_t));
     e->unread = tosac_calloc(no, sizeof(uint32_t));
     e->buf_off = tosac_calloc(nb, sizeof(size_t));
-    if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off)
+    e->owned = tosac_calloc(no, sizeof(bool));
+    e->prep_skip = tosac_calloc(no, sizeof(size_t));
+    if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off || !e->owned ||
+        !e->prep_skip)
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
     if ((st = check_supported(e)) != TOSAC_OK) return st;
     select_calls(e);

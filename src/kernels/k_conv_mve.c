@@ -53,6 +53,13 @@ typedef struct cmve_hdr {
 } cmve_hdr;
 
 static int32_t ceil_to(int32_t v, int32_t m) { return (v + m - 1) / m * m; }
+
+/* A 1x1, stride-1, unpadded convolution: the patch of a pixel is its input row. */
+static bool cmve_rows(const cmve_hdr *h)
+{
+    return h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 && h->OH == h->IH &&
+           h->OW == h->IW;
+}
 static uint32_t align16(size_t v) { return (uint32_t)((v + 15u) & ~(size_t)15u); }
 static int32_t dim(const tosac_ktensor *t, int32_t i) { return i < t->rank ? (int32_t)t->shape[i] : 1; }
 
@@ -137,7 +144,14 @@ static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
     h->off_w = (uint32_t)o;
     o += dw ? align16((size_t)h->K * (size_t)h->OCp * 2) : align16((size_t)h->OCp * (size_t)h->ks);
     h->total = (uint32_t)o;
-    h->scratch = dw ? 0 : 4 * align16((size_t)h->ks) + 2 * align16((size_t)h->OCp * 4); /* 2 patches, interleaved, 2 result rows */
+    /* 2 patches, interleaved, 2 result rows; one output pixel (a fully connected layer): its
+       result row, and its patch unless the input row is read in place (cmve_conv) */
+    if (dw)
+        h->scratch = 0;
+    else if (h->N * h->OH * h->OW > 1)
+        h->scratch = 4 * align16((size_t)h->ks) + 2 * align16((size_t)h->OCp * 4);
+    else
+        h->scratch = align16((size_t)h->OCp * 4) + (cmve_rows(h) && h->K % 16 == 0 ? 0 : align16((size_t)h->ks));
     h->magic = CMVE_MAGIC;
     return true;
 }
@@ -403,16 +417,68 @@ __attribute__((noinline)) static void cmve_dot2(const cmve_hdr *h, const int8_t 
     }
 }
 
+/*
+ * One output pixel (patch x, zero or anything multiplied by zero weights up to ks) against every
+ * group of 4 weight rows: acc[oc] = corr[oc] + adj + sum_k x[k] w[oc][k]. Per 16 taps: 1 patch
+ * load, 4 weight loads, 4 vmladava.
+ */
+__attribute__((noinline)) static void cmve_dot1(const cmve_hdr *h, const int8_t *x, const int8_t *w, const int32_t *corr,
+                                                int32_t adj, int32_t *acc)
+{
+    const int32_t nc = h->ks / 16;
+    for (int32_t oc = 0; oc < h->OCp; oc += 4) {
+        /* (accumulators in even registers, as cmve_dot2) */
+        register int32_t a0 __asm("r0") = corr[oc] + adj, a1 __asm("r2") = corr[oc + 1] + adj;
+        register int32_t a2 __asm("r4") = corr[oc + 2] + adj, a3 __asm("r6") = corr[oc + 3] + adj;
+        register const int8_t *p __asm("r1") = x;
+        register const int8_t *wp __asm("r3") = w;
+        register int32_t n __asm("r5") = nc;
+        __asm volatile("1:\n"
+                       "vldrb.8 q0, [%[p]], #16\n"
+                       "vldrb.8 q2, [%[w]]\n"
+                       "vldrb.8 q3, [%[w], #16]\n"
+                       "vmladava.s8 %[a0], q0, q2\n"
+                       "vldrb.8 q2, [%[w], #32]\n"
+                       "vmladava.s8 %[a1], q0, q3\n"
+                       "vldrb.8 q3, [%[w], #48]\n"
+                       "vmladava.s8 %[a2], q0, q2\n"
+                       "adds %[w], #64\n"
+                       "vmladava.s8 %[a3], q0, q3\n"
+                       "subs %[n], #1\n"
+                       "bne 1b\n"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [p] "+r"(p), [w] "+r"(wp),
+                         [n] "+r"(n)
+                       :
+                       : "q0", "q2", "q3", "cc", "memory");
+        w = wp;
+        acc[oc] = a0, acc[oc + 1] = a1, acc[oc + 2] = a2, acc[oc + 3] = a3;
+    }
+}
+
 static tosac_status cmve_conv(tosac_kcall *c, const cmve_hdr *h)
 {
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data, *w = (const int8_t *)(const void *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
+    const bool rows = cmve_rows(h);
+    const int32_t npix = h->N * h->OH * h->OW;
+    if (npix == 1) { /* the scratch of cmve_plan: the result row, then the patch if gathered */
+        int32_t *acc = c->scratch;
+        const int8_t *r = x;
+        if (!rows || h->K % 16) {
+            int8_t *patch = (int8_t *)c->scratch + align16((size_t)h->OCp * 4);
+            cmve_fill(patch, vdupq_n_s8(0), h->ks);
+            if (rows)
+                cmve_copy(patch, x, h->K);
+            else
+                cmve_gather(h, x, 0, patch);
+            r = patch;
+        }
+        cmve_dot1(h, r, w, corr, cmve_wzp_term(h, r), acc);
+        return cmve_store(c, h, prep, acc, h->OC, 0);
+    }
     int8_t *patch0 = c->scratch, *patch1 = patch0 + align16((size_t)h->ks), *ip = patch1 + align16((size_t)h->ks);
     int32_t *acc0 = (int32_t *)(void *)(ip + 2 * align16((size_t)h->ks)), *acc1 = acc0 + h->OCp;
-    const bool rows = h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 &&
-                      h->OH == h->IH && h->OW == h->IW;
-    const int32_t npix = h->N * h->OH * h->OW;
     for (int32_t pix = 0; pix < npix; pix += 2) {
         const int32_t q = pix + 1 < npix ? pix + 1 : pix; /* an odd last pixel is computed twice */
         const int8_t *r0 = x + (size_t)pix * (size_t)h->IC, *r1 = x + (size_t)q * (size_t)h->IC;
@@ -585,3 +651,23 @@ bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
 }
 
 #endif
+
+bool tosac_conv_mve_owns(const tosac_kcall *c)
+{
+    const cmve_hdr *h = c->prep;
+    return h && c->prep_size >= sizeof *h && h->magic == CMVE_MAGIC;
+}
+
+tosac_status tosac_kernel_conv_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_conv_mve_run(c, &st) ? st
+                                      : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "conv: constants not prepared for Helium");
+}
+
+tosac_status tosac_kernel_matmul_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_conv_mve_run(c, &st) ? st
+                                      : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "MATMUL: constants not prepared for Helium");
+}

@@ -8,6 +8,32 @@
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
+/* The calls this kernel takes, from shapes, types and the shift's value (plain C: emit-c asks
+   tosac_binary_mve_owns on the host). */
+static bool emve_takes(const tosac_kcall *c)
+{
+    if (!c->in || !c->out || c->n_in < 2 || c->n_out < 1) return false;
+    const tosac_ktensor *a = &c->in[0], *b = &c->in[1], *out = &c->out[0];
+    if (out->nelem < 1 || a->nelem != out->nelem || b->nelem != out->nelem || a->dtype != b->dtype ||
+        out->dtype != TOSAC_DTYPE_INT32)
+        return false;
+    if (c->op == TOSAC_OP_ADD || c->op == TOSAC_OP_SUB) return a->dtype == TOSAC_DTYPE_INT32;
+    if (c->op != TOSAC_OP_MUL || c->n_in < 3 || !c->in[2].data || c->in[2].nelem < 1 || tosac_kload_int(&c->in[2], 0) != 0)
+        return false;
+    return a->dtype == TOSAC_DTYPE_INT8 || a->dtype == TOSAC_DTYPE_INT16 || a->dtype == TOSAC_DTYPE_INT32;
+}
+
+bool tosac_binary_mve_owns(const tosac_kcall *c)
+{
+    return emve_takes(c) && (c->op != TOSAC_OP_MUL || c->in[2].constant);
+}
+
+tosac_status tosac_kernel_binary_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_binary_mve_run(c, &st) ? st : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "binary: not a Helium call");
+}
+
 #ifdef __ARM_FEATURE_MVE
 #include <arm_mve.h>
 
@@ -22,14 +48,11 @@ __attribute__((always_inline)) static inline int32x4_t emve_load(const tosac_kte
 
 bool tosac_binary_mve_run(tosac_kcall *c, tosac_status *st)
 {
-    if (!tosac_kio_ok(c, 2, 1)) return false;
+    if (!tosac_kio_ok(c, 2, 1) || !emve_takes(c)) return false;
     const tosac_ktensor *a = &c->in[0], *b = &c->in[1], *out = &c->out[0];
-    if (a->nelem != out->nelem || b->nelem != out->nelem || a->dtype != b->dtype || out->dtype != TOSAC_DTYPE_INT32)
-        return false;
     const uint32_t n = (uint32_t)out->nelem;
     int32_t *y = out->data;
     if (c->op == TOSAC_OP_ADD || c->op == TOSAC_OP_SUB) {
-        if (a->dtype != TOSAC_DTYPE_INT32) return false;
         const int32_t *x0 = a->data, *x1 = b->data;
         const bool add = c->op == TOSAC_OP_ADD;
         int32x4_t bad = vdupq_n_s32(0);
@@ -50,8 +73,6 @@ bool tosac_binary_mve_run(tosac_kcall *c, tosac_status *st)
         return true;
     }
     if (c->op == TOSAC_OP_MUL) {
-        if (c->n_in < 3 || !c->in[2].data || c->in[2].nelem < 1 || tosac_kload_int(&c->in[2], 0) != 0) return false;
-        if (a->dtype != TOSAC_DTYPE_INT8 && a->dtype != TOSAC_DTYPE_INT16 && a->dtype != TOSAC_DTYPE_INT32) return false;
         for (uint32_t i = 0; i < n; i += 4) {
             const mve_pred16_t p = vctp32q(n - i);
             vst1q_p_s32(y + i, vmulq_s32(emve_load(a, i, p), emve_load(b, i, p)), p);

@@ -230,6 +230,11 @@ int main(void)
         {"2x3 s(1,2) 17->31 pad", {TOSAC_OP_CONV2D, 7, 9, 17, 31, 2, 3, 1, 2, 1, 1, {1, 0, 2, 1}}},
         {"fc 64->12", {TOSAC_OP_CONV2D, 1, 1, 64, 12, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
         {"fc 250->3", {TOSAC_OP_CONV2D, 1, 1, 250, 3, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        /* one output pixel: the input row read in place (K a multiple of 16) or copied */
+        {"fc 640->128 (autoencoder)", {TOSAC_OP_CONV2D, 1, 1, 640, 128, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"fc 8->130", {TOSAC_OP_CONV2D, 1, 1, 8, 130, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"3x3 5->7 to one pixel", {TOSAC_OP_CONV2D, 3, 3, 5, 7, 3, 3, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"3x3 pad 6->9 on 1x1", {TOSAC_OP_CONV2D, 1, 1, 6, 9, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}},
         {"dw 3x3 64 pad", {TOSAC_OP_DEPTHWISE_CONV2D, 6, 5, 64, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}},
         {"dw 3x3 13 s2", {TOSAC_OP_DEPTHWISE_CONV2D, 9, 7, 13, 13, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}}},
         {"dw 3x3 1", {TOSAC_OP_DEPTHWISE_CONV2D, 5, 5, 1, 1, 3, 3, 1, 1, 1, 1, {0, 0, 0, 0}}},

@@ -41,7 +41,7 @@ static tosac_status prepare(tosac_kcall *c, uint32_t isa, tosac_kprep *sz, uint8
 /* Runs c at `isa`; the output bytes go to `out` (n bytes). */
 static tosac_status run(tosac_kcall *c, uint32_t isa, const tt *y, uint8_t *out)
 {
-    tosac_kprep sz = {0, 0};
+    tosac_kprep sz = {0, 0, 0};
     uint8_t *prep;
     tosac_status s = prepare(c, isa, &sz, &prep);
     void *scratch = calloc(sz.scratch_size + 16, 1);
@@ -94,7 +94,7 @@ static void test_conv_layouts(void)
 {
     conv k;
     conv_make(&k, TOSAC_DTYPE_INT8);
-    tosac_kprep s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0};
+    tosac_kprep s0 = {0, 0, 0}, s1 = {0, 0, 0}, s2 = {0, 0, 0};
     uint8_t *p0, *p1, *p2;
     EXPECT_EQ_I(prepare(&k.c, TOSAC_KISA_PORTABLE, &s0, &p0), TOSAC_OK);
     EXPECT_EQ_I(prepare(&k.c, TOSAC_KISA_MVE, &s1, &p1), TOSAC_OK);
@@ -115,7 +115,7 @@ static void test_conv_fallback(void)
 {
     conv k;
     conv_make(&k, TOSAC_DTYPE_INT16);
-    tosac_kprep s0 = {0, 0}, s1 = {0, 0};
+    tosac_kprep s0 = {0, 0, 0}, s1 = {0, 0, 0};
     uint8_t *p0, *p1;
     EXPECT_EQ_I(prepare(&k.c, TOSAC_KISA_PORTABLE, &s0, &p0), TOSAC_OK);
     EXPECT_EQ_I(prepare(&k.c, TOSAC_KISA_MVE, &s1, &p1), TOSAC_OK);
@@ -149,7 +149,7 @@ static void test_rescale(void)
     a[TOSAC_ATTR_RESCALE_rounding_mode] = (tosac_attr_val){true, TOSAC_ROUND_DOUBLE, NULL, 0};
     a[TOSAC_ATTR_RESCALE_per_channel] = (tosac_attr_val){true, 1, NULL, 0};
     tosac_kcall c = {.op = TOSAC_OP_RESCALE, .n_in = 5, .n_out = 1, .in = in, .out = &y.t, .attr = a};
-    tosac_kprep s0 = {0, 0}, s1 = {0, 0};
+    tosac_kprep s0 = {0, 0, 0}, s1 = {0, 0, 0};
     uint8_t *p0, *p1;
     EXPECT_EQ_I(prepare(&c, TOSAC_KISA_PORTABLE, &s0, &p0), TOSAC_OK);
     EXPECT_EQ_I(prepare(&c, TOSAC_KISA_MVE, &s1, &p1), TOSAC_OK);
