@@ -94,6 +94,10 @@ typedef struct ectx {
     uint32_t *unread;  /* [n_ops]: tosac_kprep.unread of the call (all bits: a RESCALE whose
                           producer folded it in) */
     bool *owned;       /* [n_ops]: run by the family's Helium-only entry (kernels/k_mve.h) */
+    uint32_t *slice;   /* [n_ops]: first op of the sliced chain the op belongs to (RT_NONE: none) */
+    uint32_t *slice_end; /* [n_ops]: of a chain's first op, its last op */
+    bool *slim;        /* [n_vals]: a chain's intermediate, given one slice of storage */
+    bool slicing;      /* emitting a chain's calls: tensors are one slice of elements */
     size_t *prep_skip; /* [n_ops]: leading prepared bytes that entry never reads (not emitted) */
     size_t prep_total, arena, lb;
     char px[16]; /* prefix of the static names (a segment's "g2_"; "" for one program) */
@@ -120,6 +124,144 @@ static int cmp_area(const void *a, const void *b)
     double ax = (double)x->size * (x->last - x->first + 1), ay = (double)y->size * (y->last - y->first + 1);
     if (ax != ay) return ax > ay ? -1 : 1;
     return cmp_size(a, b);
+}
+
+/*
+ * Sliced chains: consecutive calls of same-shape elementwise operators (RESCALE, ADD, SUB, MUL;
+ * no broadcast) run slice by slice of SLICE_ROWS rows of the last dimension, in the original
+ * order within a slice. Every element is computed by the same calls in the same order, so the
+ * results are the bits of the whole calls; the values produced and read only inside the chain
+ * (the int32 tensors of an integer residual ADD: RESCALE, RESCALE, ADD, RESCALE) then need one
+ * slice of storage, and the chain's other tensors live over the whole chain.
+ */
+#define SLICE_ELEMS 1024
+
+static uint32_t call_slot(const rt_op *op, uint32_t j) { return j < op->n_in ? op->in_base + j : op->out_base + (j - op->n_in); }
+
+static bool same_shape(const tosac_ktensor *a, const tosac_ktensor *b)
+{
+    if (a->rank != b->rank || a->nelem != b->nelem) return false;
+    for (int32_t i = 0; i < a->rank; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
+/* Call k may join a chain: its elementwise operands (not RESCALE's parameters or MUL's shift)
+   are arena values of its output's shape. */
+static bool sliceable(const ectx *e, uint32_t k)
+{
+    const tosac_program *p = e->p;
+    const rt_op *op = &p->ops[k];
+    if (!e->run[k] || op->mode != M_KERNEL || op->has_epi || op->n_out != 1) return false;
+    if (op->op != TOSAC_OP_RESCALE && op->op != TOSAC_OP_ADD && op->op != TOSAC_OP_SUB && op->op != TOSAC_OP_MUL)
+        return false;
+    const tosac_ktensor *out = &p->kt[op->out_base];
+    if (out->rank < 1 || out->nelem < 2 * SLICE_ELEMS) return false;
+    const uint32_t nops = op->op == TOSAC_OP_RESCALE ? 1 : 2;
+    for (uint32_t j = 0; j <= nops; j++) {
+        const uint32_t slot = j < nops ? op->in_base + j : op->out_base;
+        const uint32_t v = rt_final_val(p, p->idx[slot]);
+        if (p->vals[v].kind != RV_ARENA || e->dropped[v] || p->kt[slot].constant || !same_shape(&p->kt[slot], out))
+            return false;
+    }
+    return true;
+}
+
+/* Marks chain [k0, k1] (run calls in order) if it has intermediates that slicing shrinks. */
+static void close_chain(ectx *e, uint32_t k0, uint32_t k1, uint32_t *readers, uint32_t *inside)
+{
+    const tosac_program *p = e->p;
+    if (k0 == RT_NONE || k0 == k1) return;
+    memset(readers, 0, p->n_vals * sizeof(uint32_t));
+    memset(inside, 0, p->n_vals * sizeof(uint32_t));
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        for (uint32_t j = 0; j < p->ops[k].n_in; j++) {
+            uint32_t v = rt_final_val(p, p->idx[p->ops[k].in_base + j]);
+            readers[v]++;
+            if (k >= k0 && k <= k1 && e->run[k]) inside[v]++;
+        }
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind == RV_LINK) readers[rt_final_val(p, v)] += 2; /* a capture or binding */
+    for (uint32_t c = 0; c < p->n_copies; c++) readers[p->copies[c].src] += 2;
+    bool any = false;
+    for (uint32_t k = k0; k <= k1; k++) {
+        if (!e->run[k]) continue;
+        const uint32_t v = rt_final_val(p, p->idx[p->ops[k].out_base]);
+        if (!p->vals[v].block_io && readers[v] && readers[v] == inside[v]) e->slim[v] = any = true;
+    }
+    /* a buffer holds intermediates only, or none */
+    for (uint32_t v = 0; v < p->n_vals && any; v++) {
+        if (p->vals[v].kind != RV_ARENA || e->dropped[v] || e->slim[v]) continue;
+        for (uint32_t w = 0; w < p->n_vals; w++)
+            if (e->slim[w] && p->vals[w].buf == p->vals[v].buf) any = false;
+    }
+    if (!any) {
+        for (uint32_t k = k0; k <= k1; k++)
+            if (e->run[k]) e->slim[rt_final_val(p, p->idx[p->ops[k].out_base])] = false;
+        return;
+    }
+    for (uint32_t k = k0; k <= k1; k++) e->slice[k] = e->run[k] ? k0 : RT_NONE;
+    e->slice_end[k0] = k1;
+}
+
+static void find_slices(ectx *e)
+{
+    const tosac_program *p = e->p;
+    for (uint32_t k = 0; k < p->n_ops; k++) e->slice[k] = RT_NONE;
+    uint32_t *readers = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
+    uint32_t *inside = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
+    if (!readers || !inside) goto out; /* slicing is an optimisation: none without memory */
+    uint32_t k0 = RT_NONE, k1 = RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        const bool ok = sliceable(e, k);
+        if (ok && k0 != RT_NONE && same_shape(&p->kt[p->ops[k].out_base], &p->kt[p->ops[k0].out_base])) {
+            k1 = k;
+            continue;
+        }
+        close_chain(e, k0, k1, readers, inside);
+        k0 = k1 = ok ? k : RT_NONE;
+    }
+    close_chain(e, k0, k1, readers, inside);
+out:
+    tosac_free(readers, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
+    tosac_free(inside, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
+}
+
+/* Elements of one slice of chain k0 (whole rows of its last dimension). */
+static int64_t slice_elems(const ectx *e, uint32_t k0)
+{
+    const tosac_ktensor *t = &e->p->kt[e->p->ops[k0].out_base];
+    const int64_t c = t->shape[t->rank - 1];
+    return c >= SLICE_ELEMS ? c : SLICE_ELEMS / c * c;
+}
+
+/* The buffers of the chains: intermediates one slice, the rest live over the whole chain. */
+static void slice_bufs(const ectx *e, ebuf *bufs)
+{
+    const tosac_program *p = e->p;
+    for (uint32_t k0 = 0; k0 < p->n_ops; k0++) {
+        if (e->slice[k0] != k0) continue;
+        const uint32_t k1 = e->slice_end[k0];
+        int32_t s0 = INT32_MAX, s1 = INT32_MIN;
+        for (uint32_t k = k0; k <= k1; k++)
+            if (e->slice[k] == k0) {
+                if (p->ops[k].step < s0) s0 = p->ops[k].step;
+                if (p->ops[k].step_end > s1) s1 = p->ops[k].step_end;
+            }
+        for (uint32_t k = k0; k <= k1; k++) {
+            if (e->slice[k] != k0) continue;
+            const rt_op *op = &p->ops[k];
+            for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
+                const uint32_t v = rt_final_val(p, p->idx[call_slot(op, j)]);
+                if (p->vals[v].kind != RV_ARENA || e->dropped[v]) continue;
+                ebuf *b = &bufs[p->vals[v].buf];
+                if (b->first > s0) b->first = s0;
+                if (b->last < s1) b->last = s1;
+                if (e->slim[v]) b->size = rt_align((size_t)slice_elems(e, k0) * (p->vals[v].nbytes / (size_t)p->kt[call_slot(op, j)].nelem));
+            }
+        }
+    }
 }
 
 /* Lowest offset free over each buffer's lifetime, in `order`; returns the arena size. */
@@ -163,10 +305,10 @@ static tosac_status plan(ectx *e)
     for (uint32_t k = 0; k < p->n_ops; k++)
         if (e->run[k] && p->ops[k].scratch_buf != RT_NONE) keep[p->ops[k].scratch_buf] = true;
     uint32_t n = 0;
-    for (uint32_t b = 0; b < nb; b++) {
-        bufs[b] = (ebuf){p->bufs[b].size, 0, p->bufs[b].first, p->bufs[b].last};
+    for (uint32_t b = 0; b < nb; b++) bufs[b] = (ebuf){p->bufs[b].size, 0, p->bufs[b].first, p->bufs[b].last};
+    slice_bufs(e, bufs);
+    for (uint32_t b = 0; b < nb; b++)
         if (keep[b]) order[n++] = &bufs[b];
-    }
     /* several greedy orders (TFLite Micro's is the first), the smallest arena wins */
     int (*const cmps[])(const void *, const void *) = {cmp_size, cmp_first, cmp_area};
     size_t arena = SIZE_MAX;
@@ -327,7 +469,6 @@ static void put_attrs(ectx *e, uint32_t k)
 }
 
 /* The kt slot of tensor j of call k (inputs, then outputs). */
-static uint32_t call_slot(const rt_op *op, uint32_t j) { return j < op->n_in ? op->in_base + j : op->out_base + (j - op->n_in); }
 
 /* Shapes of every tensor of call k (s_K_J, J over inputs then outputs). */
 static void put_shapes(ectx *e, uint32_t k)
@@ -335,7 +476,7 @@ static void put_shapes(ectx *e, uint32_t k)
     const rt_op *op = &e->p->ops[k];
     for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
         const tosac_ktensor *t = &e->p->kt[call_slot(op, j)];
-        if (!t->rank) continue;
+        if (!t->rank || (e->slice[k] != RT_NONE && !t->constant)) continue; /* (a slice's shape: sh) */
         tosac_strbuf_appendf(&e->c, "static const int64_t %ss_%" PRIu32 "_%" PRIu32 "[%" PRId32 "] = {", e->px, k, j, t->rank);
         for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(&e->c, "%s%" PRId64, i ? ", " : "", t->shape[i]);
         tosac_strbuf_append(&e->c, "};\n");
@@ -351,6 +492,13 @@ static void put_tensor(ectx *e, uint32_t slot, const char *shape, bool unread)
     const tosac_ktensor *t = &p->kt[slot];
     tosac_strbuf *sb = &e->c;
     tosac_strbuf_append(sb, "            T(");
+    if (e->slicing && !t->constant) { /* slice i0 of n elements, rows of the last dimension (sliceable) */
+        const uint32_t v = rt_final_val(p, p->idx[slot]);
+        put_loc(e, sb, where(e, v));
+        if (!e->slim[v]) tosac_strbuf_appendf(sb, " + (size_t)i0 * %zu", p->vals[v].nbytes / (size_t)t->nelem);
+        tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, 2, sh, n, 0),\n", tosac_dtype_name(t->dtype));
+        return;
+    }
     put_loc(e, sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
     tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
                          t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
@@ -720,8 +868,24 @@ static void put_body(ectx *e)
     const tosac_program *p = e->p;
     tosac_strbuf *sb = &e->c;
     tosac_strbuf_append(sb, "{\n    uint8_t *A = arena;\n    tosac_status st;\n    (void)A, (void)in, (void)out;\n");
-    for (uint32_t k = 0; k < p->n_ops; k++)
-        if (e->run[k]) put_call(e, k);
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        if (e->slice[k] == k) {
+            const tosac_ktensor *t = &p->kt[p->ops[k].out_base];
+            const int64_t c = t->shape[t->rank - 1], s = slice_elems(e, k);
+            tosac_strbuf_appendf(sb, "    /* ops %" PRIu32 "-%" PRIu32 " slice by slice (the values between them: one slice) */\n"
+                                     "    for (int64_t i0 = 0; i0 < INT64_C(%" PRId64 "); i0 += INT64_C(%" PRId64 ")) {\n"
+                                     "    const int64_t n = INT64_C(%" PRId64 ") - i0 < INT64_C(%" PRId64 ") ? INT64_C(%" PRId64
+                                     ") - i0 : INT64_C(%" PRId64 "), sh[2] = {n / INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")};\n",
+                                 k, e->slice_end[k], t->nelem, s, t->nelem, s, t->nelem, s, c, c);
+            e->slicing = true;
+        }
+        put_call(e, k);
+        if (e->slicing && e->slice_end[e->slice[k]] == k) {
+            tosac_strbuf_append(sb, "    }\n");
+            e->slicing = false;
+        }
+    }
     /* outputs the program does not produce straight into out[i] */
     const rt_inst *m = &p->insts[0];
     for (uint32_t i = 0; i < m->n_out; i++) {
@@ -753,6 +917,9 @@ static void ectx_close(ectx *e)
     tosac_free(e->prep_off, no * sizeof(size_t));
     tosac_free(e->unread, no * sizeof(uint32_t));
     tosac_free(e->owned, no * sizeof(bool));
+    tosac_free(e->slice, no * sizeof(uint32_t));
+    tosac_free(e->slice_end, no * sizeof(uint32_t));
+    tosac_free(e->slim, nv * sizeof(bool));
     tosac_free(e->prep_skip, no * sizeof(size_t));
     tosac_free(e->buf_off, nb * sizeof(size_t));
     tosac_strbuf_free(&e->c);
@@ -787,11 +954,15 @@ static tosac_status ectx_open(ectx *e, const tosac_graph *g, const tosac_emit_c_
     e->buf_off = tosac_calloc(nb, sizeof(size_t));
     e->owned = tosac_calloc(no, sizeof(bool));
     e->prep_skip = tosac_calloc(no, sizeof(size_t));
+    e->slice = tosac_calloc(no, sizeof(uint32_t));
+    e->slice_end = tosac_calloc(no, sizeof(uint32_t));
+    e->slim = tosac_calloc(nv, sizeof(bool));
     if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off || !e->owned ||
-        !e->prep_skip)
+        !e->prep_skip || !e->slice || !e->slice_end || !e->slim)
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
     if ((st = check_supported(e)) != TOSAC_OK) return st;
     select_calls(e);
+    find_slices(e);
     if ((st = plan(e)) != TOSAC_OK) return st;
     drop_aliases(e);
     select_data(e, out);
