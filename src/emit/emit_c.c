@@ -236,8 +236,11 @@ static int64_t slice_elems(const ectx *e, uint32_t k0)
     return c >= SLICE_ELEMS ? c : SLICE_ELEMS / c * c;
 }
 
-/* The buffers of the chains: intermediates one slice, the rest live over the whole chain. */
-static void slice_bufs(const ectx *e, ebuf *bufs)
+/* The buffers of the chains: intermediates one slice, the rest live over the whole chain; a
+   chain's output takes the storage of one of its inputs of the same size that dies in the chain
+   and that only earlier calls of the chain read (slice i of the output is written after slice i
+   of the input was read, and later slices are not read yet): alias[b] = that input's buffer. */
+static void slice_bufs(const ectx *e, ebuf *bufs, uint32_t *alias)
 {
     const tosac_program *p = e->p;
     for (uint32_t k0 = 0; k0 < p->n_ops; k0++) {
@@ -259,6 +262,30 @@ static void slice_bufs(const ectx *e, ebuf *bufs)
                 if (b->first > s0) b->first = s0;
                 if (b->last < s1) b->last = s1;
                 if (e->slim[v]) b->size = rt_align((size_t)slice_elems(e, k0) * (p->vals[v].nbytes / (size_t)p->kt[call_slot(op, j)].nelem));
+            }
+        }
+        for (uint32_t k = k0; k <= k1; k++) {
+            if (e->slice[k] != k0) continue;
+            const uint32_t v = rt_final_val(p, p->idx[p->ops[k].out_base]), bv = p->vals[v].buf;
+            if (e->slim[v] || alias[bv] != RT_NONE) continue;
+            for (uint32_t i = k0; i < k && alias[bv] == RT_NONE; i++) {
+                if (e->slice[i] != k0) continue;
+                for (uint32_t j = 0; j < p->ops[i].n_in && alias[bv] == RT_NONE; j++) {
+                    const uint32_t u = rt_final_val(p, p->idx[p->ops[i].in_base + j]), bu = p->vals[u].buf;
+                    if (p->vals[u].kind != RV_ARENA || e->dropped[u] || e->slim[u] || bu == bv ||
+                        p->vals[u].nbytes != p->vals[v].nbytes || p->bufs[bu].last > s1 || alias[bu] != RT_NONE)
+                        continue;
+                    bool later = false; /* read by call k or a later one */
+                    for (uint32_t q = k; q <= k1 && !later; q++)
+                        for (uint32_t r = 0; e->slice[q] == k0 && r < p->ops[q].n_in; r++)
+                            later |= rt_final_val(p, p->idx[p->ops[q].in_base + r]) == u;
+                    bool taken = false; /* another output already took it */
+                    for (uint32_t b = 0; b < e->p->n_bufs; b++) taken |= alias[b] == bu;
+                    if (later || taken) continue;
+                    alias[bv] = bu;
+                    if (bufs[bu].last < bufs[bv].last) bufs[bu].last = bufs[bv].last;
+                    if (bufs[bu].size < bufs[bv].size) bufs[bu].size = bufs[bv].size;
+                }
             }
         }
     }
@@ -295,8 +322,9 @@ static tosac_status plan(ectx *e)
     ebuf **order = tosac_calloc(nb ? nb : 1, sizeof(ebuf *));
     size_t *best = tosac_calloc(nb ? nb : 1, sizeof(size_t));
     bool *keep = tosac_calloc(nb ? nb : 1, sizeof(bool));
+    uint32_t *alias = tosac_calloc(nb ? nb : 1, sizeof(uint32_t));
     tosac_status st = TOSAC_OK;
-    if (!bufs || !order || !best || !keep) {
+    if (!bufs || !order || !best || !keep || !alias) {
         st = tosac_diag_add(e->d, TOSAC_ERR_NOMEM, "emit-c: out of memory while planning");
         goto out;
     }
@@ -306,9 +334,10 @@ static tosac_status plan(ectx *e)
         if (e->run[k] && p->ops[k].scratch_buf != RT_NONE) keep[p->ops[k].scratch_buf] = true;
     uint32_t n = 0;
     for (uint32_t b = 0; b < nb; b++) bufs[b] = (ebuf){p->bufs[b].size, 0, p->bufs[b].first, p->bufs[b].last};
-    slice_bufs(e, bufs);
+    for (uint32_t b = 0; b < nb; b++) alias[b] = RT_NONE;
+    slice_bufs(e, bufs, alias);
     for (uint32_t b = 0; b < nb; b++)
-        if (keep[b]) order[n++] = &bufs[b];
+        if (keep[b] && alias[b] == RT_NONE) order[n++] = &bufs[b];
     /* several greedy orders (TFLite Micro's is the first), the smallest arena wins */
     int (*const cmps[])(const void *, const void *) = {cmp_size, cmp_first, cmp_area};
     size_t arena = SIZE_MAX;
@@ -317,7 +346,7 @@ static tosac_status plan(ectx *e)
         size_t a = place(order, n);
         if (a < arena) {
             arena = a;
-            for (uint32_t b = 0; b < nb; b++) best[b] = keep[b] ? bufs[b].off : SIZE_MAX;
+            for (uint32_t b = 0; b < nb; b++) best[b] = keep[b] ? bufs[alias[b] != RT_NONE ? alias[b] : b].off : SIZE_MAX;
         }
     }
     e->arena = n ? arena : 0;
@@ -336,6 +365,7 @@ out:
     tosac_free(order, (nb ? nb : 1) * sizeof(ebuf *));
     tosac_free(best, (nb ? nb : 1) * sizeof(size_t));
     tosac_free(keep, (nb ? nb : 1) * sizeof(bool));
+    tosac_free(alias, (nb ? nb : 1) * sizeof(uint32_t));
     return st;
 }
 
