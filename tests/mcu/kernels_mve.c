@@ -192,11 +192,11 @@ static void elementwise_cases(int32_t n)
         check(what, &c, &y.t);
     }
     static const uint32_t ops[] = {TOSAC_OP_ADD, TOSAC_OP_SUB, TOSAC_OP_MUL, TOSAC_OP_MUL, TOSAC_OP_MUL};
-    for (int k = 0; k < 5; k++) {
-        const tosac_dtype dt = k == 3 ? TOSAC_DTYPE_INT8 : k == 4 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT32;
+    for (int k = 0; k < 10; k++) { /* k >= 5: the second operand a broadcast single value */
+        const tosac_dtype dt = k % 5 == 3 ? TOSAC_DTYPE_INT8 : k % 5 == 4 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT32;
         kc_tensor x0, x1, sh, y;
-        int32_t shape[1] = {n};
-        kc_make(&x0, dt, 1, shape, false), kc_make(&x1, dt, 1, shape, false);
+        int32_t shape[1] = {n}, one[1] = {1};
+        kc_make(&x0, dt, 1, shape, false), kc_make(&x1, dt, 1, k >= 5 ? one : shape, false);
         kc_make(&y, TOSAC_DTYPE_INT32, 1, shape, false);
         /* int32 operands: mostly small, one case in three able to overflow */
         const int32_t big = dt == TOSAC_DTYPE_INT8 ? 127 : dt == TOSAC_DTYPE_INT16 ? 32767 : kc_rnd() % 3 ? 1 << 29 : INT32_MAX;
@@ -204,8 +204,9 @@ static void elementwise_cases(int32_t n)
         kc_make1(&sh, TOSAC_DTYPE_INT8, 1, true), kc_set(&sh, 0, 0);
         tosac_ktensor in[3] = {x0.t, x1.t, sh.t};
         memset(a, 0, sizeof a);
-        tosac_kcall c = {.op = ops[k], .n_in = ops[k] == TOSAC_OP_MUL ? 3 : 2, .n_out = 1, .in = in, .out = &y.t, .attr = a};
-        snprintf(what, sizeof what, "binary op %u type %d n %d", (unsigned)ops[k], (int)dt, (int)n);
+        tosac_kcall c = {.op = ops[k % 5], .n_in = ops[k % 5] == TOSAC_OP_MUL ? 3 : 2, .n_out = 1, .in = in, .out = &y.t, .attr = a};
+        snprintf(what, sizeof what, "binary op %u type %d n %d%s", (unsigned)ops[k % 5], (int)dt, (int)n,
+                 k >= 5 ? " broadcast" : "");
         mve_cases++;
         check(what, &c, &y.t);
     }
