@@ -128,8 +128,8 @@ static int cmp_area(const void *a, const void *b)
 
 /*
  * Sliced chains: consecutive calls of same-shape elementwise operators (RESCALE, ADD, SUB, MUL;
- * no broadcast) run slice by slice of SLICE_ROWS rows of the last dimension, in the original
- * order within a slice. Every element is computed by the same calls in the same order, so the
+ * no broadcast) run slice by slice (about SLICE_ELEMS elements, whole rows of the last
+ * dimension), in the original order within a slice. Every element is computed by the same calls in the same order, so the
  * results are the bits of the whole calls; the values produced and read only inside the chain
  * (the int32 tensors of an integer residual ADD: RESCALE, RESCALE, ADD, RESCALE) then need one
  * slice of storage, and the chain's other tensors live over the whole chain.
