@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "core/diag.h"
 #include "core/strbuf.h"
+#include "kernels/k_mve.h"
 #include "runtime/program.h"
 
 /* Kernel family (the `check` column of ops.def) of every op. */
@@ -92,6 +93,12 @@ typedef struct ectx {
     size_t *prep_off;  /* [n_ops]: offset in the emitted prepared array (SIZE_MAX: none) */
     uint32_t *unread;  /* [n_ops]: tosac_kprep.unread of the call (all bits: a RESCALE whose
                           producer folded it in) */
+    bool *owned;       /* [n_ops]: run by the family's Helium-only entry (kernels/k_mve.h) */
+    uint32_t *slice;   /* [n_ops]: first op of the sliced chain the op belongs to (RT_NONE: none) */
+    uint32_t *slice_end; /* [n_ops]: of a chain's first op, its last op */
+    bool *slim;        /* [n_vals]: a chain's intermediate, given one slice of storage */
+    bool slicing;      /* emitting a chain's calls: tensors are one slice of elements */
+    size_t *prep_skip; /* [n_ops]: leading prepared bytes that entry never reads (not emitted) */
     size_t prep_total, arena, lb;
     char px[16]; /* prefix of the static names (a segment's "g2_"; "" for one program) */
     tosac_strbuf c, h;
@@ -117,6 +124,171 @@ static int cmp_area(const void *a, const void *b)
     double ax = (double)x->size * (x->last - x->first + 1), ay = (double)y->size * (y->last - y->first + 1);
     if (ax != ay) return ax > ay ? -1 : 1;
     return cmp_size(a, b);
+}
+
+/*
+ * Sliced chains: consecutive calls of same-shape elementwise operators (RESCALE, ADD, SUB, MUL;
+ * no broadcast) run slice by slice (about SLICE_ELEMS elements, whole rows of the last
+ * dimension), in the original order within a slice. Every element is computed by the same calls in the same order, so the
+ * results are the bits of the whole calls; the values produced and read only inside the chain
+ * (the int32 tensors of an integer residual ADD: RESCALE, RESCALE, ADD, RESCALE) then need one
+ * slice of storage, and the chain's other tensors live over the whole chain.
+ */
+#define SLICE_ELEMS 1024
+
+static uint32_t call_slot(const rt_op *op, uint32_t j) { return j < op->n_in ? op->in_base + j : op->out_base + (j - op->n_in); }
+
+static bool same_shape(const tosac_ktensor *a, const tosac_ktensor *b)
+{
+    if (a->rank != b->rank || a->nelem != b->nelem) return false;
+    for (int32_t i = 0; i < a->rank; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
+/* Call k may join a chain: its elementwise operands (not RESCALE's parameters or MUL's shift)
+   are arena values of its output's shape. */
+static bool sliceable(const ectx *e, uint32_t k)
+{
+    const tosac_program *p = e->p;
+    const rt_op *op = &p->ops[k];
+    if (!e->run[k] || op->mode != M_KERNEL || op->has_epi || op->n_out != 1) return false;
+    if (op->op != TOSAC_OP_RESCALE && op->op != TOSAC_OP_ADD && op->op != TOSAC_OP_SUB && op->op != TOSAC_OP_MUL)
+        return false;
+    const tosac_ktensor *out = &p->kt[op->out_base];
+    if (out->rank < 1 || out->nelem < 2 * SLICE_ELEMS) return false;
+    const uint32_t nops = op->op == TOSAC_OP_RESCALE ? 1 : 2;
+    for (uint32_t j = 0; j <= nops; j++) {
+        const uint32_t slot = j < nops ? op->in_base + j : op->out_base;
+        const uint32_t v = rt_final_val(p, p->idx[slot]);
+        if (p->vals[v].kind != RV_ARENA || e->dropped[v] || p->kt[slot].constant || !same_shape(&p->kt[slot], out))
+            return false;
+    }
+    return true;
+}
+
+/* Marks chain [k0, k1] (run calls in order) if it has intermediates that slicing shrinks. */
+static void close_chain(ectx *e, uint32_t k0, uint32_t k1, uint32_t *readers, uint32_t *inside)
+{
+    const tosac_program *p = e->p;
+    if (k0 == RT_NONE || k0 == k1) return;
+    memset(readers, 0, p->n_vals * sizeof(uint32_t));
+    memset(inside, 0, p->n_vals * sizeof(uint32_t));
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        for (uint32_t j = 0; j < p->ops[k].n_in; j++) {
+            uint32_t v = rt_final_val(p, p->idx[p->ops[k].in_base + j]);
+            readers[v]++;
+            if (k >= k0 && k <= k1 && e->run[k]) inside[v]++;
+        }
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (p->vals[v].kind == RV_LINK) readers[rt_final_val(p, v)] += 2; /* a capture or binding */
+    for (uint32_t c = 0; c < p->n_copies; c++) readers[p->copies[c].src] += 2;
+    bool any = false;
+    for (uint32_t k = k0; k <= k1; k++) {
+        if (!e->run[k]) continue;
+        const uint32_t v = rt_final_val(p, p->idx[p->ops[k].out_base]);
+        if (!p->vals[v].block_io && readers[v] && readers[v] == inside[v]) e->slim[v] = any = true;
+    }
+    /* a buffer holds intermediates only, or none */
+    for (uint32_t v = 0; v < p->n_vals && any; v++) {
+        if (p->vals[v].kind != RV_ARENA || e->dropped[v] || e->slim[v]) continue;
+        for (uint32_t w = 0; w < p->n_vals; w++)
+            if (e->slim[w] && p->vals[w].buf == p->vals[v].buf) any = false;
+    }
+    if (!any) {
+        for (uint32_t k = k0; k <= k1; k++)
+            if (e->run[k]) e->slim[rt_final_val(p, p->idx[p->ops[k].out_base])] = false;
+        return;
+    }
+    for (uint32_t k = k0; k <= k1; k++) e->slice[k] = e->run[k] ? k0 : RT_NONE;
+    e->slice_end[k0] = k1;
+}
+
+static void find_slices(ectx *e)
+{
+    const tosac_program *p = e->p;
+    for (uint32_t k = 0; k < p->n_ops; k++) e->slice[k] = RT_NONE;
+    uint32_t *readers = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
+    uint32_t *inside = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
+    if (!readers || !inside) goto out; /* slicing is an optimisation: none without memory */
+    uint32_t k0 = RT_NONE, k1 = RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        const bool ok = sliceable(e, k);
+        if (ok && k0 != RT_NONE && same_shape(&p->kt[p->ops[k].out_base], &p->kt[p->ops[k0].out_base])) {
+            k1 = k;
+            continue;
+        }
+        close_chain(e, k0, k1, readers, inside);
+        k0 = k1 = ok ? k : RT_NONE;
+    }
+    close_chain(e, k0, k1, readers, inside);
+out:
+    tosac_free(readers, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
+    tosac_free(inside, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
+}
+
+/* Elements of one slice of chain k0 (whole rows of its last dimension). */
+static int64_t slice_elems(const ectx *e, uint32_t k0)
+{
+    const tosac_ktensor *t = &e->p->kt[e->p->ops[k0].out_base];
+    const int64_t c = t->shape[t->rank - 1];
+    return c >= SLICE_ELEMS ? c : SLICE_ELEMS / c * c;
+}
+
+/* The buffers of the chains: intermediates one slice, the rest live over the whole chain; a
+   chain's output takes the storage of one of its inputs of the same size that dies in the chain
+   and that only earlier calls of the chain read (slice i of the output is written after slice i
+   of the input was read, and later slices are not read yet): alias[b] = that input's buffer. */
+static void slice_bufs(const ectx *e, ebuf *bufs, uint32_t *alias)
+{
+    const tosac_program *p = e->p;
+    for (uint32_t k0 = 0; k0 < p->n_ops; k0++) {
+        if (e->slice[k0] != k0) continue;
+        const uint32_t k1 = e->slice_end[k0];
+        int32_t s0 = INT32_MAX, s1 = INT32_MIN;
+        for (uint32_t k = k0; k <= k1; k++)
+            if (e->slice[k] == k0) {
+                if (p->ops[k].step < s0) s0 = p->ops[k].step;
+                if (p->ops[k].step_end > s1) s1 = p->ops[k].step_end;
+            }
+        for (uint32_t k = k0; k <= k1; k++) {
+            if (e->slice[k] != k0) continue;
+            const rt_op *op = &p->ops[k];
+            for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
+                const uint32_t v = rt_final_val(p, p->idx[call_slot(op, j)]);
+                if (p->vals[v].kind != RV_ARENA || e->dropped[v]) continue;
+                ebuf *b = &bufs[p->vals[v].buf];
+                if (b->first > s0) b->first = s0;
+                if (b->last < s1) b->last = s1;
+                if (e->slim[v]) b->size = rt_align((size_t)slice_elems(e, k0) * (p->vals[v].nbytes / (size_t)p->kt[call_slot(op, j)].nelem));
+            }
+        }
+        for (uint32_t k = k0; k <= k1; k++) {
+            if (e->slice[k] != k0) continue;
+            const uint32_t v = rt_final_val(p, p->idx[p->ops[k].out_base]), bv = p->vals[v].buf;
+            if (e->slim[v] || alias[bv] != RT_NONE) continue;
+            for (uint32_t i = k0; i < k && alias[bv] == RT_NONE; i++) {
+                if (e->slice[i] != k0) continue;
+                for (uint32_t j = 0; j < p->ops[i].n_in && alias[bv] == RT_NONE; j++) {
+                    const uint32_t u = rt_final_val(p, p->idx[p->ops[i].in_base + j]), bu = p->vals[u].buf;
+                    if (p->vals[u].kind != RV_ARENA || e->dropped[u] || e->slim[u] || bu == bv ||
+                        p->vals[u].nbytes != p->vals[v].nbytes || p->bufs[bu].last > s1 || alias[bu] != RT_NONE)
+                        continue;
+                    bool later = false; /* read by call k or a later one */
+                    for (uint32_t q = k; q <= k1 && !later; q++)
+                        for (uint32_t r = 0; e->slice[q] == k0 && r < p->ops[q].n_in; r++)
+                            later |= rt_final_val(p, p->idx[p->ops[q].in_base + r]) == u;
+                    bool taken = false; /* another output already took it */
+                    for (uint32_t b = 0; b < e->p->n_bufs; b++) taken |= alias[b] == bu;
+                    if (later || taken) continue;
+                    alias[bv] = bu;
+                    if (bufs[bu].last < bufs[bv].last) bufs[bu].last = bufs[bv].last;
+                    if (bufs[bu].size < bufs[bv].size) bufs[bu].size = bufs[bv].size;
+                }
+            }
+        }
+    }
 }
 
 /* Lowest offset free over each buffer's lifetime, in `order`; returns the arena size. */
@@ -150,8 +322,9 @@ static tosac_status plan(ectx *e)
     ebuf **order = tosac_calloc(nb ? nb : 1, sizeof(ebuf *));
     size_t *best = tosac_calloc(nb ? nb : 1, sizeof(size_t));
     bool *keep = tosac_calloc(nb ? nb : 1, sizeof(bool));
+    uint32_t *alias = tosac_calloc(nb ? nb : 1, sizeof(uint32_t));
     tosac_status st = TOSAC_OK;
-    if (!bufs || !order || !best || !keep) {
+    if (!bufs || !order || !best || !keep || !alias) {
         st = tosac_diag_add(e->d, TOSAC_ERR_NOMEM, "emit-c: out of memory while planning");
         goto out;
     }
@@ -160,10 +333,11 @@ static tosac_status plan(ectx *e)
     for (uint32_t k = 0; k < p->n_ops; k++)
         if (e->run[k] && p->ops[k].scratch_buf != RT_NONE) keep[p->ops[k].scratch_buf] = true;
     uint32_t n = 0;
-    for (uint32_t b = 0; b < nb; b++) {
-        bufs[b] = (ebuf){p->bufs[b].size, 0, p->bufs[b].first, p->bufs[b].last};
-        if (keep[b]) order[n++] = &bufs[b];
-    }
+    for (uint32_t b = 0; b < nb; b++) bufs[b] = (ebuf){p->bufs[b].size, 0, p->bufs[b].first, p->bufs[b].last};
+    for (uint32_t b = 0; b < nb; b++) alias[b] = RT_NONE;
+    slice_bufs(e, bufs, alias);
+    for (uint32_t b = 0; b < nb; b++)
+        if (keep[b] && alias[b] == RT_NONE) order[n++] = &bufs[b];
     /* several greedy orders (TFLite Micro's is the first), the smallest arena wins */
     int (*const cmps[])(const void *, const void *) = {cmp_size, cmp_first, cmp_area};
     size_t arena = SIZE_MAX;
@@ -172,7 +346,7 @@ static tosac_status plan(ectx *e)
         size_t a = place(order, n);
         if (a < arena) {
             arena = a;
-            for (uint32_t b = 0; b < nb; b++) best[b] = keep[b] ? bufs[b].off : SIZE_MAX;
+            for (uint32_t b = 0; b < nb; b++) best[b] = keep[b] ? bufs[alias[b] != RT_NONE ? alias[b] : b].off : SIZE_MAX;
         }
     }
     e->arena = n ? arena : 0;
@@ -191,6 +365,7 @@ out:
     tosac_free(order, (nb ? nb : 1) * sizeof(ebuf *));
     tosac_free(best, (nb ? nb : 1) * sizeof(size_t));
     tosac_free(keep, (nb ? nb : 1) * sizeof(bool));
+    tosac_free(alias, (nb ? nb : 1) * sizeof(uint32_t));
     return st;
 }
 
@@ -324,7 +499,6 @@ static void put_attrs(ectx *e, uint32_t k)
 }
 
 /* The kt slot of tensor j of call k (inputs, then outputs). */
-static uint32_t call_slot(const rt_op *op, uint32_t j) { return j < op->n_in ? op->in_base + j : op->out_base + (j - op->n_in); }
 
 /* Shapes of every tensor of call k (s_K_J, J over inputs then outputs). */
 static void put_shapes(ectx *e, uint32_t k)
@@ -332,7 +506,7 @@ static void put_shapes(ectx *e, uint32_t k)
     const rt_op *op = &e->p->ops[k];
     for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
         const tosac_ktensor *t = &e->p->kt[call_slot(op, j)];
-        if (!t->rank) continue;
+        if (!t->rank || (e->slice[k] != RT_NONE && !t->constant)) continue; /* (a slice's shape: sh) */
         tosac_strbuf_appendf(&e->c, "static const int64_t %ss_%" PRIu32 "_%" PRIu32 "[%" PRId32 "] = {", e->px, k, j, t->rank);
         for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(&e->c, "%s%" PRId64, i ? ", " : "", t->shape[i]);
         tosac_strbuf_append(&e->c, "};\n");
@@ -348,6 +522,13 @@ static void put_tensor(ectx *e, uint32_t slot, const char *shape, bool unread)
     const tosac_ktensor *t = &p->kt[slot];
     tosac_strbuf *sb = &e->c;
     tosac_strbuf_append(sb, "            T(");
+    if (e->slicing && !t->constant) { /* slice i0 of n elements, rows of the last dimension (sliceable) */
+        const uint32_t v = rt_final_val(p, p->idx[slot]);
+        put_loc(e, sb, where(e, v));
+        if (!e->slim[v]) tosac_strbuf_appendf(sb, " + (size_t)i0 * %zu", p->vals[v].nbytes / (size_t)t->nelem);
+        tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, 2, sh, n, 0),\n", tosac_dtype_name(t->dtype));
+        return;
+    }
     put_loc(e, sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
     tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
                          t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
@@ -381,7 +562,7 @@ static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
                              e->buf_off[op->scratch_buf], op->scratch_size);
     if (e->prep_off[k] != SIZE_MAX)
         tosac_strbuf_appendf(sb, ",\n                           .prep = %sprep + %zu, .prep_size = %zu", e->px,
-                             e->prep_off[k], op->prep_size);
+                             e->prep_off[k], op->prep_size - e->prep_skip[k]);
     if (epi) tosac_strbuf_appendf(sb, ",\n                           .epi = %s", epi);
     tosac_strbuf_append(sb, "};\n");
 }
@@ -438,7 +619,8 @@ static void put_call(ectx *e, uint32_t k)
         epi = "&epi";
     }
     put_kcall(e, k, "", epi);
-    tosac_strbuf_appendf(sb, "        if ((st = tosac_kernel_%s(&c)) != TOSAC_OK) return (int)st;\n    }\n", k_family[op->op]);
+    tosac_strbuf_appendf(sb, "        if ((st = tosac_kernel_%s%s(&c)) != TOSAC_OK) return (int)st;\n    }\n", k_family[op->op],
+                         e->owned[k] ? "_mve" : "");
 }
 
 /* ---- files ----------------------------------------------------------------------------------- */
@@ -622,6 +804,11 @@ static void select_data(ectx *e, tosac_emit_c_out *out)
         tosac_kprep sz = {0, 0, 0};
         tosac_kernel_prepare_fn pf = tosac_kernel_prepare_for(p->ops[k].op);
         if (pf && pf(&p->ops[k].call, &sz, NULL) == TOSAC_OK) e->unread[k] = sz.unread;
+        /* a call the Helium kernel owns: its entry alone, so the portable kernel is not linked */
+        tosac_kcall pc = p->ops[k].call;
+        pc.prep = p->ops[k].prep_size ? p->prepared + p->ops[k].prep_off : NULL, pc.prep_size = p->ops[k].prep_size;
+        e->owned[k] = tosac_mve_owns(&pc);
+        if (e->owned[k]) e->prep_skip[k] = tosac_mve_unread_prefix(&pc);
         if (calls[1] != RT_NONE && (e->unread[k] & TOSAC_KPREP_UNREAD_EPI)) e->unread[calls[1]] = UINT32_MAX;
         for (int c = 0; c < 2 && calls[c] != RT_NONE; c++) {
             const rt_op *op = &p->ops[calls[c]];
@@ -637,7 +824,7 @@ static void select_data(ectx *e, tosac_emit_c_out *out)
             }
             if (op->prep_size && e->prep_off[calls[c]] == SIZE_MAX) {
                 e->prep_off[calls[c]] = total;
-                total += rt_align(op->prep_size);
+                total += rt_align(op->prep_size - e->prep_skip[calls[c]]);
             }
         }
     }
@@ -654,7 +841,7 @@ static void put_prologue(tosac_strbuf *sb, const tosac_emit_c_opts *o)
                          "   program, with the arena offsets, constants and prepared constants tosac computed on the\n"
                          "   host. Compile with the kernel sources of %s.cmake (sources.txt). Do not edit. */\n",
                          N, o->source ? " from " : "", o->source ? o->source : "", N);
-    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/kernel.h\"\n\n", N);
+    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/k_mve.h\"\n\n", N);
     tosac_strbuf_append(sb,
                         "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
                         "#error \"the prepared constants are the bytes of a little-endian target\"\n#endif\n\n"
@@ -678,10 +865,11 @@ static void put_data(ectx *e)
             while (k < p->n_ops && e->prep_off[k] != at) k++;
             if (k == p->n_ops) break; /* cannot happen: the offsets tile the array */
             tosac_strbuf_appendf(sb, "\n    /* op %" PRIu32 " at %zu */", k, at);
-            put_bytes(sb, p->prepared + p->ops[k].prep_off, p->ops[k].prep_size);
+            const size_t skip = e->prep_skip[k], n = p->ops[k].prep_size - skip;
+            put_bytes(sb, p->prepared + p->ops[k].prep_off + skip, n);
             static const uint8_t zeros[RT_ALIGN] = {0};
-            put_bytes(sb, zeros, rt_align(p->ops[k].prep_size) - p->ops[k].prep_size);
-            at += rt_align(p->ops[k].prep_size);
+            put_bytes(sb, zeros, rt_align(n) - n);
+            at += rt_align(n);
         }
         tosac_strbuf_append(sb, "\n};\n");
     }
@@ -710,8 +898,24 @@ static void put_body(ectx *e)
     const tosac_program *p = e->p;
     tosac_strbuf *sb = &e->c;
     tosac_strbuf_append(sb, "{\n    uint8_t *A = arena;\n    tosac_status st;\n    (void)A, (void)in, (void)out;\n");
-    for (uint32_t k = 0; k < p->n_ops; k++)
-        if (e->run[k]) put_call(e, k);
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!e->run[k]) continue;
+        if (e->slice[k] == k) {
+            const tosac_ktensor *t = &p->kt[p->ops[k].out_base];
+            const int64_t c = t->shape[t->rank - 1], s = slice_elems(e, k);
+            tosac_strbuf_appendf(sb, "    /* ops %" PRIu32 "-%" PRIu32 " slice by slice (the values between them: one slice) */\n"
+                                     "    for (int64_t i0 = 0; i0 < INT64_C(%" PRId64 "); i0 += INT64_C(%" PRId64 ")) {\n"
+                                     "    const int64_t n = INT64_C(%" PRId64 ") - i0 < INT64_C(%" PRId64 ") ? INT64_C(%" PRId64
+                                     ") - i0 : INT64_C(%" PRId64 "), sh[2] = {n / INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")};\n",
+                                 k, e->slice_end[k], t->nelem, s, t->nelem, s, t->nelem, s, c, c);
+            e->slicing = true;
+        }
+        put_call(e, k);
+        if (e->slicing && e->slice_end[e->slice[k]] == k) {
+            tosac_strbuf_append(sb, "    }\n");
+            e->slicing = false;
+        }
+    }
     /* outputs the program does not produce straight into out[i] */
     const rt_inst *m = &p->insts[0];
     for (uint32_t i = 0; i < m->n_out; i++) {
@@ -742,6 +946,11 @@ static void ectx_close(ectx *e)
     tosac_free(e->run, no * sizeof(bool));
     tosac_free(e->prep_off, no * sizeof(size_t));
     tosac_free(e->unread, no * sizeof(uint32_t));
+    tosac_free(e->owned, no * sizeof(bool));
+    tosac_free(e->slice, no * sizeof(uint32_t));
+    tosac_free(e->slice_end, no * sizeof(uint32_t));
+    tosac_free(e->slim, nv * sizeof(bool));
+    tosac_free(e->prep_skip, no * sizeof(size_t));
     tosac_free(e->buf_off, nb * sizeof(size_t));
     tosac_strbuf_free(&e->c);
     tosac_program_destroy((tosac_program *)(uintptr_t)e->p);
@@ -773,10 +982,17 @@ static tosac_status ectx_open(ectx *e, const tosac_graph *g, const tosac_emit_c_
     e->prep_off = tosac_calloc(no, sizeof(size_t));
     e->unread = tosac_calloc(no, sizeof(uint32_t));
     e->buf_off = tosac_calloc(nb, sizeof(size_t));
-    if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off)
+    e->owned = tosac_calloc(no, sizeof(bool));
+    e->prep_skip = tosac_calloc(no, sizeof(size_t));
+    e->slice = tosac_calloc(no, sizeof(uint32_t));
+    e->slice_end = tosac_calloc(no, sizeof(uint32_t));
+    e->slim = tosac_calloc(nv, sizeof(bool));
+    if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off || !e->owned ||
+        !e->prep_skip || !e->slice || !e->slice_end || !e->slim)
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
     if ((st = check_supported(e)) != TOSAC_OK) return st;
     select_calls(e);
+    find_slices(e);
     if ((st = plan(e)) != TOSAC_OK) return st;
     drop_aliases(e);
     select_data(e, out);

@@ -17,7 +17,7 @@
  * place for a 1x1, stride-1, unpadded convolution) and multiplied with 4 weight rows at a time
  * (vmladava: 16 multiply-accumulates per instruction, tail-predicated).
  * DEPTHWISE_CONV2D: 4 channels per vector, the valid taps of each pixel, (x - izp) * (w - wzp)
- * with the weights prepared as int16 (w - wzp).
+ * with the weights prepared as int8 (w - wzp), taken when those fit int8.
  *
  * The fused RESCALE of an int32 v with shift s = 32 + t (t in [0, 30]) and multiplier m >= 0:
  *   SINGLE_ROUND: floor((v m + 2^(s-1)) / 2^s) = rshr_round(floor(v m / 2^31), t + 1)
@@ -53,6 +53,13 @@ typedef struct cmve_hdr {
 } cmve_hdr;
 
 static int32_t ceil_to(int32_t v, int32_t m) { return (v + m - 1) / m * m; }
+
+/* A 1x1, stride-1, unpadded convolution: the patch of a pixel is its input row. */
+static bool cmve_rows(const cmve_hdr *h)
+{
+    return h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 && h->OH == h->IH &&
+           h->OW == h->IW;
+}
 static uint32_t align16(size_t v) { return (uint32_t)((v + 15u) & ~(size_t)15u); }
 static int32_t dim(const tosac_ktensor *t, int32_t i) { return i < t->rank ? (int32_t)t->shape[i] : 1; }
 
@@ -91,6 +98,12 @@ static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
         if (dw) {
             h->KH = dim(w, 0), h->KW = dim(w, 1);
             if (dim(w, 3) != 1 || h->OC != h->IC) return false; /* channel multiplier 1 only */
+            /* the weights are prepared as int8 (w - wzp) */
+            const int64_t wzp = tosac_kload_int(&c->in[4], 0);
+            for (int64_t i = 0; i < w->nelem; i++) {
+                const int64_t v = ((const int8_t *)w->data)[i] - wzp;
+                if (v < INT8_MIN || v > INT8_MAX) return false;
+            }
             h->K = h->KH * h->KW;
             h->OCp = ceil_to(h->OC, 8);
         } else {
@@ -135,9 +148,16 @@ static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
     h->off_mult = (uint32_t)o, o += align16((size_t)h->OCp * 4);
     h->off_shift = (uint32_t)o, o += align16((size_t)h->OCp * 4);
     h->off_w = (uint32_t)o;
-    o += dw ? align16((size_t)h->K * (size_t)h->OCp * 2) : align16((size_t)h->OCp * (size_t)h->ks);
+    o += dw ? align16((size_t)h->K * (size_t)h->OCp) : align16((size_t)h->OCp * (size_t)h->ks);
     h->total = (uint32_t)o;
-    h->scratch = dw ? 0 : 4 * align16((size_t)h->ks) + 2 * align16((size_t)h->OCp * 4); /* 2 patches, interleaved, 2 result rows */
+    /* 2 patches, interleaved, 2 result rows; one output pixel (a fully connected layer): its
+       result row, and its patch unless the input row is read in place (cmve_conv) */
+    if (dw)
+        h->scratch = 0;
+    else if (h->N * h->OH * h->OW > 1)
+        h->scratch = 4 * align16((size_t)h->ks) + 2 * align16((size_t)h->OCp * 4);
+    else
+        h->scratch = align16((size_t)h->OCp * 4) + (cmve_rows(h) && h->K % 16 == 0 ? 0 : align16((size_t)h->ks));
     h->magic = CMVE_MAGIC;
     return true;
 }
@@ -165,11 +185,11 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
            channels then the odd ones (the even / odd lanes of vmullb / vmullt) */
         const int32_t slot = h.depthwise ? (oc & ~7) + ((oc & 1) ? 4 : 0) + ((oc & 7) >> 1) : oc;
         if (h.depthwise) {
-            /* weights [KH][KW][C][1] as int16 (w - wzp), [C/8][tap][8] */
-            int16_t *wd = (int16_t *)(void *)(d + h.off_w);
+            /* weights [KH][KW][C][1] as int8 (w - wzp), [C/8][tap][8] */
+            int8_t *wd = (int8_t *)(d + h.off_w);
             for (int32_t t = 0; t < h.K; t++)
                 wd[((size_t)(oc / 8) * (size_t)h.K + (size_t)t) * 8 + (size_t)(oc % 8)] =
-                    (int16_t)(w[(size_t)t * (size_t)h.OC + (size_t)oc] - h.wzp);
+                    (int8_t)(w[(size_t)t * (size_t)h.OC + (size_t)oc] - h.wzp);
             corr[slot] = b;
         } else {
             /* weights [OC][KH][KW][IC] as int8 in groups of 4 channels, chunks of 16 taps:
@@ -403,16 +423,68 @@ __attribute__((noinline)) static void cmve_dot2(const cmve_hdr *h, const int8_t 
     }
 }
 
+/*
+ * One output pixel (patch x, zero or anything multiplied by zero weights up to ks) against every
+ * group of 4 weight rows: acc[oc] = corr[oc] + adj + sum_k x[k] w[oc][k]. Per 16 taps: 1 patch
+ * load, 4 weight loads, 4 vmladava.
+ */
+__attribute__((noinline)) static void cmve_dot1(const cmve_hdr *h, const int8_t *x, const int8_t *w, const int32_t *corr,
+                                                int32_t adj, int32_t *acc)
+{
+    const int32_t nc = h->ks / 16;
+    for (int32_t oc = 0; oc < h->OCp; oc += 4) {
+        /* (accumulators in even registers, as cmve_dot2) */
+        register int32_t a0 __asm("r0") = corr[oc] + adj, a1 __asm("r2") = corr[oc + 1] + adj;
+        register int32_t a2 __asm("r4") = corr[oc + 2] + adj, a3 __asm("r6") = corr[oc + 3] + adj;
+        register const int8_t *p __asm("r1") = x;
+        register const int8_t *wp __asm("r3") = w;
+        register int32_t n __asm("r5") = nc;
+        __asm volatile("1:\n"
+                       "vldrb.8 q0, [%[p]], #16\n"
+                       "vldrb.8 q2, [%[w]]\n"
+                       "vldrb.8 q3, [%[w], #16]\n"
+                       "vmladava.s8 %[a0], q0, q2\n"
+                       "vldrb.8 q2, [%[w], #32]\n"
+                       "vmladava.s8 %[a1], q0, q3\n"
+                       "vldrb.8 q3, [%[w], #48]\n"
+                       "vmladava.s8 %[a2], q0, q2\n"
+                       "adds %[w], #64\n"
+                       "vmladava.s8 %[a3], q0, q3\n"
+                       "subs %[n], #1\n"
+                       "bne 1b\n"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [p] "+r"(p), [w] "+r"(wp),
+                         [n] "+r"(n)
+                       :
+                       : "q0", "q2", "q3", "cc", "memory");
+        w = wp;
+        acc[oc] = a0, acc[oc + 1] = a1, acc[oc + 2] = a2, acc[oc + 3] = a3;
+    }
+}
+
 static tosac_status cmve_conv(tosac_kcall *c, const cmve_hdr *h)
 {
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data, *w = (const int8_t *)(const void *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
+    const bool rows = cmve_rows(h);
+    const int32_t npix = h->N * h->OH * h->OW;
+    if (npix == 1) { /* the scratch of cmve_plan: the result row, then the patch if gathered */
+        int32_t *acc = c->scratch;
+        const int8_t *r = x;
+        if (!rows || h->K % 16) {
+            int8_t *patch = (int8_t *)c->scratch + align16((size_t)h->OCp * 4);
+            cmve_fill(patch, vdupq_n_s8(0), h->ks);
+            if (rows)
+                cmve_copy(patch, x, h->K);
+            else
+                cmve_gather(h, x, 0, patch);
+            r = patch;
+        }
+        cmve_dot1(h, r, w, corr, cmve_wzp_term(h, r), acc);
+        return cmve_store(c, h, prep, acc, h->OC, 0);
+    }
     int8_t *patch0 = c->scratch, *patch1 = patch0 + align16((size_t)h->ks), *ip = patch1 + align16((size_t)h->ks);
     int32_t *acc0 = (int32_t *)(void *)(ip + 2 * align16((size_t)h->ks)), *acc1 = acc0 + h->OCp;
-    const bool rows = h->KH == 1 && h->KW == 1 && h->sy == 1 && h->sx == 1 && h->pt == 0 && h->pl == 0 &&
-                      h->OH == h->IH && h->OW == h->IW;
-    const int32_t npix = h->N * h->OH * h->OW;
     for (int32_t pix = 0; pix < npix; pix += 2) {
         const int32_t q = pix + 1 < npix ? pix + 1 : pix; /* an odd last pixel is computed twice */
         const int8_t *r0 = x + (size_t)pix * (size_t)h->IC, *r1 = x + (size_t)q * (size_t)h->IC;
@@ -431,12 +503,12 @@ static tosac_status cmve_conv(tosac_kcall *c, const cmve_hdr *h)
 }
 
 /*
- * Depthwise, 8 channels per group: (x - izp) as int16 lanes times the int16 weights, the even
- * lanes' products (vmullb) and the odd lanes' (vmullt) summed in two int32 vectors over the valid
- * taps; the prepared tables hold each group's even channels then its odd ones, and narrowing
+ * Depthwise, 8 channels per group: (x - izp) as int16 lanes times the weights (int8, widened by
+ * the load), the even lanes' products (vmullb) and the odd lanes' (vmullt) summed in two int32
+ * vectors over the valid taps; the prepared tables hold each group's even channels then its odd ones, and narrowing
  * (vmovnb / vmovnt) puts the results back in channel order.
  */
-__attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr, const int16_t *wr, int32_t rows,
+__attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr, const int8_t *wr, int32_t rows,
                                                                int32_t cols, size_t xrow, size_t xtap, int32_t wrow,
                                                                int16x8_t izp, mve_pred16_t p, bool tail,
                                                                int32x4_t *ae, int32x4_t *ao)
@@ -446,15 +518,15 @@ __attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr,
         if (rows < 1 || cols < 1) return;
         /* every valid tap, 8 instructions per tap (GCC spilled izp and the strides in C) */
         const int8_t *x = xr;
-        const int16_t *w = wr;
-        const size_t xra = xrow - (size_t)cols * xtap, wra = (size_t)(wrow - cols * 8) * sizeof(int16_t);
+        const int8_t *w = wr;
+        const size_t xra = xrow - (size_t)cols * xtap, wra = (size_t)(wrow - cols * 8);
         int32_t r = rows;
         __asm volatile("1:\n"
                        "wls lr, %[n], 3f\n"
                        "2:\n"
                        "vldrb.s16 q0, [%[x]]\n"
                        "add %[x], %[xs]\n"
-                       "vldrh.u16 q1, [%[w]], #16\n"
+                       "vldrb.s16 q1, [%[w]], #8\n"
                        "vsub.i16 q0, q0, %q[z]\n"
                        "vmullb.s16 q2, q0, q1\n"
                        "vmullt.s16 q3, q0, q1\n"
@@ -466,7 +538,7 @@ __attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr,
                        "add %[w], %[wra]\n"
                        "subs %[r], #1\n"
                        "bne 1b\n"
-                       : [e] "+w"(e), [o] "+w"(o), [x] "+r"(x), [w] "+r"(w), [r] "+r"(r)
+                       : [e] "+w"(e), [o] "+w"(o), [x] "+l"(x), [w] "+l"(w), [r] "+r"(r)
                        : [n] "r"(cols), [xs] "r"(xtap), [z] "w"(izp), [xra] "r"(xra), [wra] "r"(wra)
                        : "q0", "q1", "q2", "q3", "lr", "cc", "memory");
         *ae = e, *ao = o;
@@ -474,10 +546,10 @@ __attribute__((always_inline)) static inline void cmve_dw_taps(const int8_t *xr,
     }
     for (int32_t ky = 0; ky < rows; ky++, xr += xrow, wr += wrow) {
         const int8_t *xt = xr;
-        const int16_t *wt = wr;
+        const int8_t *wt = wr;
         for (int32_t kx = 0; kx < cols; kx++, xt += xtap, wt += 8) {
             const int16x8_t xv = vsubq_s16(vldrbq_z_s16(xt, p), izp);
-            const int16x8_t wv = vld1q_s16(wt);
+            const int16x8_t wv = vldrbq_s16(wt);
             e = vaddq_s32(e, vmullbq_int_s16(xv, wv));
             o = vaddq_s32(o, vmulltq_int_s16(xv, wv));
         }
@@ -491,7 +563,7 @@ __attribute__((always_inline)) static inline void cmve_dw_impl(tosac_kcall *c, c
 {
     const uint8_t *prep = c->prep;
     const int8_t *x = (const int8_t *)c->in[0].data;
-    const int16_t *w = (const int16_t *)(const void *)(prep + h->off_w);
+    const int8_t *w = (const int8_t *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
     const int32_t *mult = (const int32_t *)(const void *)(prep + h->off_mult);
     const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
@@ -521,7 +593,7 @@ __attribute__((always_inline)) static inline void cmve_dw_impl(tosac_kcall *c, c
                 for (int32_t ch = 0; ch < C; ch += 8) {
                     const mve_pred16_t p = vctp16q((uint32_t)(C - ch));
                     int32x4_t ae = vld1q_s32(corr + ch), ao = vld1q_s32(corr + ch + 4);
-                    const int16_t *wr = w + ((size_t)(ch / 8) * (size_t)T + (size_t)t0) * 8;
+                    const int8_t *wr = w + ((size_t)(ch / 8) * (size_t)T + (size_t)t0) * 8;
                     if (ch + 8 <= C)
                         cmve_dw_taps(xb + ch, wr, rows, cols, xrow, xtap, KW * 8, izp, p, false, &ae, &ao);
                     else
@@ -585,3 +657,23 @@ bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
 }
 
 #endif
+
+bool tosac_conv_mve_owns(const tosac_kcall *c)
+{
+    const cmve_hdr *h = c->prep;
+    return h && c->prep_size >= sizeof *h && h->magic == CMVE_MAGIC;
+}
+
+tosac_status tosac_kernel_conv_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_conv_mve_run(c, &st) ? st
+                                      : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "conv: constants not prepared for Helium");
+}
+
+tosac_status tosac_kernel_matmul_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_conv_mve_run(c, &st) ? st
+                                      : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "MATMUL: constants not prepared for Helium");
+}

@@ -364,6 +364,7 @@ typedef struct rs_prep {
     uint32_t fast, chunk; /* chunk: elements per scratch pass (whole channel rows) */
     uint32_t simple;      /* every shift >= 32 (no int32 value fails the range REQUIRE) and one
                              rounding constant for both signs (not DOUBLE_ROUND) */
+    uint32_t width;       /* table entries: nc, or RS_WIDE for a replicated per-tensor scale */
 } rs_prep;
 
 /* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below). */
@@ -372,15 +373,16 @@ typedef struct rs_tabs {
 } rs_tabs;
 
 #define RS_NTAB 6
-#define RS_WIDE 64 /* table entries of a per-tensor scale (replicated) */
+#define RS_WIDE 64 /* table entries of a per-tensor scale replicated for the x86 lanes */
 
-static int64_t rs_width(int64_t nc) { return nc == 1 ? RS_WIDE : nc; }
+/* Table entries: a Helium build's prepared bytes (flash) keep a per-tensor scale single (its
+   Helium kernel broadcasts it; the portable fallback takes rows of one). */
+static int64_t rs_width(int64_t nc, bool replicate) { return nc == 1 && replicate ? RS_WIDE : nc; }
 
-static size_t rs_layout(int64_t nc, size_t off[RS_NTAB])
+static size_t rs_layout(int64_t width, size_t off[RS_NTAB])
 {
     size_t o = tosac_kalign64(sizeof(rs_prep));
-    nc = rs_width(nc);
-    for (int i = 0; i < RS_NTAB; i++) off[i] = o, o += tosac_kalign64((size_t)nc * sizeof(int64_t));
+    for (int i = 0; i < RS_NTAB; i++) off[i] = o, o += tosac_kalign64((size_t)width * sizeof(int64_t));
     return o;
 }
 
@@ -388,7 +390,7 @@ static rs_tabs rs_tables(const void *prep)
 {
     const rs_prep *h = prep;
     size_t off[RS_NTAB];
-    rs_layout(h->nc, off);
+    rs_layout(h->width, off);
     const int64_t *tab[RS_NTAB];
     for (int i = 0; i < RS_NTAB; i++) tab[i] = (const int64_t *)(const void *)((const uint8_t *)prep + off[i]);
     return (rs_tabs){tab[0], tab[1], tab[2], tab[3], tab[4], tab[5]};
@@ -401,26 +403,22 @@ static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
     return r->scale32 && !r->inexact && c->in[0].dtype != TOSAC_DTYPE_INT48;
 }
 
-tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst, bool replicate)
 {
-    if (c->isa == TOSAC_KISA_MVE) { /* these bytes, then the Helium kernel's tables */
-        tosac_status st = tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_rescale_prepare);
-        if (st == TOSAC_OK) tosac_rescale_mve_prepare(c, sizes, dst, sizes->const_size);
-        return st;
-    }
     rs_params r;
     const char *why;
     sizes->const_size = sizes->scratch_size = 0;
     if (rs_check(c, &r, &why) != TOSAC_OK || !rs_preparable(c, &r)) return TOSAC_OK; /* the run reports */
     size_t off[RS_NTAB];
-    sizes->const_size = rs_layout(r.nc, off);
-    const int64_t tw = rs_width(r.nc), rows = tw < 1024 ? 1024 / tw : 1;
+    const int64_t tw = rs_width(r.nc, replicate), rows = tw < 1024 ? 1024 / tw : 1;
+    sizes->const_size = rs_layout(tw, off);
     sizes->scratch_size = tosac_kalign64((size_t)(rows * tw) * sizeof(int32_t));
     if (!dst) return TOSAC_OK;
     uint8_t *b = dst;
     rs_prep *h = dst;
     memset(h, 0, sizeof *h);
     h->nc = r.nc;
+    h->width = (uint32_t)tw;
     h->chunk = (uint32_t)(rows * tw);
     if (rs_zps(c, &r, &why) != TOSAC_OK) return TOSAC_OK; /* fast stays 0: the run reports */
     h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
@@ -446,6 +444,18 @@ tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *siz
     h->fast = ok;
     h->simple = simple;
     return TOSAC_OK;
+}
+
+tosac_status tosac_kernel_rescale_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+{
+    if (c->isa == TOSAC_KISA_MVE) { /* these bytes, then the Helium kernel's tables */
+        tosac_kcall p = *c;
+        p.isa = TOSAC_KISA_PORTABLE;
+        tosac_status st = rs_prepare(&p, sizes, dst, false);
+        if (st == TOSAC_OK) tosac_rescale_mve_prepare(c, sizes, dst, sizes->const_size);
+        return st;
+    }
+    return rs_prepare(c, sizes, dst, true);
 }
 
 #define KR_FN(name) kr_base_##name
@@ -551,15 +561,16 @@ static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs
 }
 
 /* x (values minus input_zp, rows of channels from channel 0) -> y, in the variant c->isa picks.
-   A per-tensor scale has its tables replicated RS_WIDE times: rows of RS_WIDE, then single ones. */
+   A per-tensor scale's tables may be replicated (rs_width): rows of that width, then single ones. */
 static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *y)
 {
     const rs_prep *h = c->prep;
     const rs_tabs t = rs_tables(c->prep);
     const uint32_t isa = c->isa == TOSAC_KISA_MVE ? TOSAC_KISA_PORTABLE : c->isa; /* (kernel.h) */
     if (h->nc > 1) return rs_rows(isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
-    int64_t nw = n - n % RS_WIDE;
-    uint32_t bad = nw ? rs_rows(isa, x, nw, &t, RS_WIDE, h->ozp, lo, hi, y, h->simple) : 0;
+    const int64_t w = h->width;
+    int64_t nw = n - n % w;
+    uint32_t bad = nw ? rs_rows(isa, x, nw, &t, w, h->ozp, lo, hi, y, h->simple) : 0;
     if (nw < n) bad |= rs_rows(isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw, h->simple);
     return bad;
 }
@@ -690,7 +701,9 @@ tosac_status tosac_kernel_rescale(tosac_kcall *c)
     tosac_status st = rs_check(c, &rp, &why);
     if (st == TOSAC_OK) st = rs_zps(c, &rp, &why);
     if (st != TOSAC_OK) return tosac_kfail(c, st, why);
-    if (c->prep && ((const rs_prep *)c->prep)->fast) return rs_run_fast(c);
+    /* (bytes prepared for Helium come without the scratch: tosac_rescale_mve_prepare) */
+    const rs_prep *hp = c->prep;
+    if (hp && hp->fast && c->scratch && c->scratch_size >= (size_t)hp->chunk * sizeof(int32_t)) return rs_run_fast(c);
 
     const tosac_ktensor *in = &c->in[0], *mul = &c->in[1], *shf = &c->in[2], *out = &c->out[0];
     const int64_t nc = rp.nc, izp = rp.izp, ozp = rp.ozp, qmin = rp.qmin, qmax = rp.qmax;

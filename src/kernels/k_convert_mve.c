@@ -10,7 +10,8 @@
  *
  * The prepared bytes are the portable RESCALE's (a fused epilogue of a portable producer reads
  * them) followed by this file's tables: the header and, per channel, the multiplier and the
- * negated shift as int32; the last 8 bytes hold their offset and a magic number.
+ * negated shift as int32; the last 8 bytes hold the tables' bytes (they are found from the end:
+ * emitted C keeps only them, tosac_rescale_mve_unread) and a magic number.
  */
 #include <string.h>
 
@@ -82,6 +83,8 @@ bool tosac_rescale_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     if (!ext) return false;
     const size_t off = rmve_a16(base);
     sizes->const_size = off + ext;
+    sizes->unread = 0x1Eu; /* the multipliers, shifts and zero points: the tables hold them */
+    sizes->scratch_size = 0; /* none for this run (the portable one then goes element by element) */
     if (!dst) return true;
     uint8_t *d = (uint8_t *)dst + off;
     memset(d, 0, ext);
@@ -92,9 +95,33 @@ bool tosac_rescale_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
         mult[j] = ((const int32_t *)c->in[1].data)[j];
         nsh[j] = 31 - ((const int8_t *)c->in[2].data)[j]; /* a right shift by -(shift - 31), or left */
     }
-    const uint32_t tail[2] = {(uint32_t)off, RMVE_MAGIC};
+    const uint32_t tail[2] = {(uint32_t)ext, RMVE_MAGIC};
     memcpy((uint8_t *)dst + off + ext - 8, tail, sizeof tail);
     return true;
+}
+
+/* The offset of this file's tables in c's prepared bytes, SIZE_MAX when they are not there. */
+static size_t rmve_tables(const tosac_kcall *c)
+{
+    uint32_t tail[2];
+    if (!c->prep || c->prep_size < 16) return SIZE_MAX;
+    memcpy(tail, (const uint8_t *)c->prep + c->prep_size - 8, sizeof tail);
+    return tail[1] == RMVE_MAGIC && tail[0] <= c->prep_size ? c->prep_size - tail[0] : SIZE_MAX;
+}
+
+bool tosac_rescale_mve_owns(const tosac_kcall *c) { return rmve_tables(c) != SIZE_MAX; }
+
+size_t tosac_rescale_mve_unread(const tosac_kcall *c)
+{
+    const size_t off = rmve_tables(c);
+    return off == SIZE_MAX ? 0 : off;
+}
+
+tosac_status tosac_kernel_rescale_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_rescale_mve_run(c, &st) ? st
+                                         : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "RESCALE: constants not prepared for Helium");
 }
 
 #ifdef __ARM_FEATURE_MVE
@@ -165,11 +192,9 @@ __attribute__((always_inline)) static inline void rmve_rows(const tosac_kcall *c
 
 bool tosac_rescale_mve_run(tosac_kcall *c, tosac_status *st)
 {
-    uint32_t tail[2];
-    if (!c->prep || c->prep_size < 16) return false;
-    memcpy(tail, (const uint8_t *)c->prep + c->prep_size - 8, sizeof tail);
-    if (tail[1] != RMVE_MAGIC) return false;
-    const uint8_t *d = (const uint8_t *)c->prep + tail[0];
+    const size_t off = rmve_tables(c);
+    if (off == SIZE_MAX) return false;
+    const uint8_t *d = (const uint8_t *)c->prep + off;
     rmve_hdr h;
     memcpy(&h, d, sizeof h);
     const int32_t *mult = (const int32_t *)(const void *)(d + rmve_a16(sizeof h));

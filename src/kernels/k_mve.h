@@ -28,6 +28,42 @@ bool tosac_table_mve_run(tosac_kcall *c, tosac_status *st);
 bool tosac_binary_mve_run(tosac_kcall *c, tosac_status *st);
 bool tosac_reduce_mve_run(tosac_kcall *c, tosac_status *st);
 
+/*
+ * The Helium kernel owns a TOSAC_KISA_MVE call (tosac_mve_owns) when its run takes the call
+ * whatever the data (the prepared bytes are its own, or shapes, types and constants decide):
+ * emitted C then calls the family's Helium-only entry, which never reaches the portable kernel,
+ * so the linker drops that (--gc-sections). Given another call the entry fails with
+ * TOSAC_ERR_UNSUPPORTED.
+ */
+bool tosac_conv_mve_owns(const tosac_kcall *c);
+bool tosac_rescale_mve_owns(const tosac_kcall *c);
+bool tosac_binary_mve_owns(const tosac_kcall *c); /* (no prepared bytes: shapes, types, constant shift) */
+tosac_status tosac_kernel_conv_mve(tosac_kcall *c);
+tosac_status tosac_kernel_matmul_mve(tosac_kcall *c);
+tosac_status tosac_kernel_rescale_mve(tosac_kcall *c);
+tosac_status tosac_kernel_binary_mve(tosac_kcall *c);
+size_t tosac_rescale_mve_unread(const tosac_kcall *c);
+static inline bool tosac_mve_owns(const tosac_kcall *c)
+{
+    if (c->isa != TOSAC_KISA_MVE) return false;
+    switch (c->op) {
+    case TOSAC_OP_CONV2D:
+    case TOSAC_OP_DEPTHWISE_CONV2D:
+    case TOSAC_OP_MATMUL: return tosac_conv_mve_owns(c);
+    case TOSAC_OP_RESCALE: return tosac_rescale_mve_owns(c);
+    case TOSAC_OP_ADD:
+    case TOSAC_OP_SUB:
+    case TOSAC_OP_MUL: return tosac_binary_mve_owns(c);
+    default: return false;
+    }
+}
+/* The leading prepared bytes of an owned call that its Helium entry never reads (a RESCALE's
+   portable layout): emitted C leaves them out. */
+static inline size_t tosac_mve_unread_prefix(const tosac_kcall *c)
+{
+    return c->op == TOSAC_OP_RESCALE ? tosac_rescale_mve_unread(c) : 0;
+}
+
 /* Runs a call the Helium kernels left as TOSAC_KISA_PORTABLE (the reason of a failure kept). */
 static inline tosac_status tosac_mve_portable(tosac_kcall *c, tosac_kernel_fn fn)
 {

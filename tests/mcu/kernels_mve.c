@@ -192,11 +192,11 @@ static void elementwise_cases(int32_t n)
         check(what, &c, &y.t);
     }
     static const uint32_t ops[] = {TOSAC_OP_ADD, TOSAC_OP_SUB, TOSAC_OP_MUL, TOSAC_OP_MUL, TOSAC_OP_MUL};
-    for (int k = 0; k < 5; k++) {
-        const tosac_dtype dt = k == 3 ? TOSAC_DTYPE_INT8 : k == 4 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT32;
+    for (int k = 0; k < 10; k++) { /* k >= 5: the second operand a broadcast single value */
+        const tosac_dtype dt = k % 5 == 3 ? TOSAC_DTYPE_INT8 : k % 5 == 4 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT32;
         kc_tensor x0, x1, sh, y;
-        int32_t shape[1] = {n};
-        kc_make(&x0, dt, 1, shape, false), kc_make(&x1, dt, 1, shape, false);
+        int32_t shape[1] = {n}, one[1] = {1};
+        kc_make(&x0, dt, 1, shape, false), kc_make(&x1, dt, 1, k >= 5 ? one : shape, false);
         kc_make(&y, TOSAC_DTYPE_INT32, 1, shape, false);
         /* int32 operands: mostly small, one case in three able to overflow */
         const int32_t big = dt == TOSAC_DTYPE_INT8 ? 127 : dt == TOSAC_DTYPE_INT16 ? 32767 : kc_rnd() % 3 ? 1 << 29 : INT32_MAX;
@@ -204,8 +204,9 @@ static void elementwise_cases(int32_t n)
         kc_make1(&sh, TOSAC_DTYPE_INT8, 1, true), kc_set(&sh, 0, 0);
         tosac_ktensor in[3] = {x0.t, x1.t, sh.t};
         memset(a, 0, sizeof a);
-        tosac_kcall c = {.op = ops[k], .n_in = ops[k] == TOSAC_OP_MUL ? 3 : 2, .n_out = 1, .in = in, .out = &y.t, .attr = a};
-        snprintf(what, sizeof what, "binary op %u type %d n %d", (unsigned)ops[k], (int)dt, (int)n);
+        tosac_kcall c = {.op = ops[k % 5], .n_in = ops[k % 5] == TOSAC_OP_MUL ? 3 : 2, .n_out = 1, .in = in, .out = &y.t, .attr = a};
+        snprintf(what, sizeof what, "binary op %u type %d n %d%s", (unsigned)ops[k % 5], (int)dt, (int)n,
+                 k >= 5 ? " broadcast" : "");
         mve_cases++;
         check(what, &c, &y.t);
     }
@@ -230,6 +231,11 @@ int main(void)
         {"2x3 s(1,2) 17->31 pad", {TOSAC_OP_CONV2D, 7, 9, 17, 31, 2, 3, 1, 2, 1, 1, {1, 0, 2, 1}}},
         {"fc 64->12", {TOSAC_OP_CONV2D, 1, 1, 64, 12, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
         {"fc 250->3", {TOSAC_OP_CONV2D, 1, 1, 250, 3, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        /* one output pixel: the input row read in place (K a multiple of 16) or copied */
+        {"fc 640->128 (autoencoder)", {TOSAC_OP_CONV2D, 1, 1, 640, 128, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"fc 8->130", {TOSAC_OP_CONV2D, 1, 1, 8, 130, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"3x3 5->7 to one pixel", {TOSAC_OP_CONV2D, 3, 3, 5, 7, 3, 3, 1, 1, 1, 1, {0, 0, 0, 0}}},
+        {"3x3 pad 6->9 on 1x1", {TOSAC_OP_CONV2D, 1, 1, 6, 9, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}},
         {"dw 3x3 64 pad", {TOSAC_OP_DEPTHWISE_CONV2D, 6, 5, 64, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}}},
         {"dw 3x3 13 s2", {TOSAC_OP_DEPTHWISE_CONV2D, 9, 7, 13, 13, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}}},
         {"dw 3x3 1", {TOSAC_OP_DEPTHWISE_CONV2D, 5, 5, 1, 1, 3, 3, 1, 1, 1, 1, {0, 0, 0, 0}}},
