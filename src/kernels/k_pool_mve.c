@@ -24,15 +24,16 @@ typedef struct pmve_geom {
 
 static int32_t pmve_dim(const tosac_ktensor *t, int32_t i) { return (int32_t)t->shape[i]; }
 
-/* Valid window rows [*y0, *y1) and columns [*x0, *x1) of output (oy, ox). */
-static void pmve_window(const pmve_geom *g, int32_t oy, int32_t ox, int32_t *y0, int32_t *y1, int32_t *x0,
-                        int32_t *x1)
+/* The valid part of output (oy, ox)'s window in image n: its first element (channel 0) in x, and its
+   rows and columns. */
+static const int8_t *pmve_window(const pmve_geom *g, const int8_t *x, int32_t n, int32_t oy, int32_t ox,
+                                 int32_t *rows, int32_t *cols)
 {
     const int32_t ys = oy * g->sy - g->pt, xs = ox * g->sx - g->pl;
-    *y0 = ys < 0 ? 0 : ys;
-    *y1 = ys + g->KY > g->IH ? g->IH : ys + g->KY;
-    *x0 = xs < 0 ? 0 : xs;
-    *x1 = xs + g->KX > g->IW ? g->IW : xs + g->KX;
+    const int32_t y0 = ys < 0 ? 0 : ys, y1 = ys + g->KY > g->IH ? g->IH : ys + g->KY;
+    const int32_t x0 = xs < 0 ? 0 : xs, x1 = xs + g->KX > g->IW ? g->IW : xs + g->KX;
+    *rows = y1 - y0, *cols = x1 - x0;
+    return x + (((size_t)n * (size_t)g->IH + (size_t)y0) * (size_t)g->IW + (size_t)x0) * (size_t)g->C;
 }
 
 static void pmve_avg(const pmve_geom *g, const int8_t *x, int8_t *out, int32_t izp, int32_t ozp)
@@ -43,13 +44,11 @@ static void pmve_avg(const pmve_geom *g, const int8_t *x, int8_t *out, int32_t i
     for (int32_t n = 0; n < g->N; n++)
         for (int32_t oy = 0; oy < g->OH; oy++)
             for (int32_t ox = 0; ox < g->OW; ox++, o += C) {
-                int32_t y0, y1, x0, x1;
-                pmve_window(g, oy, ox, &y0, &y1, &x0, &x1);
-                const int32_t count = (y1 - y0) * (x1 - x0);
+                int32_t rows, cols;
+                const int8_t *xb = pmve_window(g, x, n, oy, ox, &rows, &cols);
+                const int32_t count = rows * cols;
                 int32_t m, s;
                 tosac_reciprocal_scale((uint32_t)count, &m, &s);
-                const int8_t *xb = x + ((size_t)n * (size_t)g->IH + (size_t)y0) * rowb + (size_t)x0 * (size_t)C;
-                const int32_t cols = x1 - x0, rows = y1 - y0;
                 const int32x4_t zc = vdupq_n_s32(count * izp), vm = vdupq_n_s32(m), vs = vdupq_n_s32(31 - s);
                 for (int32_t ch = 0; ch < C; ch += 8) {
                     const mve_pred16_t p = vctp16q((uint32_t)(C - ch));
@@ -90,10 +89,8 @@ static void pmve_max(const pmve_geom *g, const int8_t *x, int8_t *out)
     for (int32_t n = 0; n < g->N; n++)
         for (int32_t oy = 0; oy < g->OH; oy++)
             for (int32_t ox = 0; ox < g->OW; ox++, o += C) {
-                int32_t y0, y1, x0, x1;
-                pmve_window(g, oy, ox, &y0, &y1, &x0, &x1);
-                const int8_t *xb = x + ((size_t)n * (size_t)g->IH + (size_t)y0) * rowb + (size_t)x0 * (size_t)C;
-                const int32_t cols = x1 - x0, rows = y1 - y0;
+                int32_t rows, cols;
+                const int8_t *xb = pmve_window(g, x, n, oy, ox, &rows, &cols);
                 for (int32_t ch = 0; ch < C; ch += 16) {
                     const mve_pred16_t p = vctp8q((uint32_t)(C - ch));
                     int8x16_t acc = vdupq_n_s8(INT8_MIN);
