@@ -3,24 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "harness/npy_view.h"
 #include "harness/test.h"
 #include "tosac/quant.h"
 #include "tosac/runtime.h"
-
-/* A 1-D array of n elements of `descr` (elem bytes each) holding `data`. */
-static tosac_npy arr(const char *descr, size_t elem, const void *data, int64_t n)
-{
-    tosac_npy a;
-    memset(&a, 0, sizeof a);
-    snprintf(a.descr, sizeof a.descr, "%s", descr);
-    a.rank = 1;
-    a.shape[0] = n;
-    a.count = n;
-    a.elem_size = elem;
-    a.data = (void *)data;
-    a.nbytes = (size_t)n * elem;
-    return a;
-}
 
 /* Converts for an input of `dt` with n elements; returns the status, *out the bytes (or error). */
 static tosac_status conv(const tosac_npy *a, tosac_dtype dt, uint8_t **bytes, size_t *n, tosac_diag *d)
@@ -41,7 +27,7 @@ static tosac_status conv(const tosac_npy *a, tosac_dtype dt, uint8_t **bytes, si
 static void test_int64_to_int32(void)
 {
     int64_t v[3] = {-2147483648LL, 7, 2147483647LL};
-    tosac_npy a = arr("<i8", 8, v, 3);
+    tosac_npy a = npy_view("<i8", 8, 3, v);
     uint8_t *b;
     size_t n;
     tosac_diag *d = tosac_diag_create();
@@ -60,7 +46,7 @@ static void test_int64_to_int32(void)
 static void test_narrow_ints(void)
 {
     int32_t v[2] = {-128, 127};
-    tosac_npy a = arr("<i4", 4, v, 2);
+    tosac_npy a = npy_view("<i4", 4, 2, v);
     uint8_t *b;
     size_t n;
     EXPECT_EQ_I(conv(&a, TOSAC_DTYPE_INT8, &b, &n, NULL), TOSAC_OK);
@@ -70,7 +56,7 @@ static void test_narrow_ints(void)
     EXPECT_EQ_I(conv(&a, TOSAC_DTYPE_INT8, &b, &n, NULL), TOSAC_ERR_INVALID_ARG);
     /* unsigned data of the type's width may hold its unsigned codes (RESCALE's unsigned flags) */
     uint8_t u[2] = {0, 255};
-    tosac_npy au = arr("|u1", 1, u, 2);
+    tosac_npy au = npy_view("|u1", 1, 2, u);
     EXPECT_EQ_I(conv(&au, TOSAC_DTYPE_INT8, &b, &n, NULL), TOSAC_OK);
     EXPECT(n == 2 && b[0] == 0 && b[1] == 0xff);
     tosac_free(b, n);
@@ -79,7 +65,7 @@ static void test_narrow_ints(void)
 static void test_floats(void)
 {
     double v[4] = {1.5, -0.25, INFINITY, NAN};
-    tosac_npy a = arr("<f8", 8, v, 4);
+    tosac_npy a = npy_view("<f8", 8, 4, v);
     uint8_t *b;
     size_t n;
     EXPECT_EQ_I(conv(&a, TOSAC_DTYPE_FP32, &b, &n, NULL), TOSAC_OK);
@@ -91,12 +77,12 @@ static void test_floats(void)
     EXPECT_EQ_I(conv(&a, TOSAC_DTYPE_FP32, &b, &n, NULL), TOSAC_ERR_INVALID_ARG);
     /* integers to floats, integral floats to integers, fractions refused */
     int16_t iv[2] = {-3, 1000};
-    tosac_npy ai = arr("<i2", 2, iv, 2);
+    tosac_npy ai = npy_view("<i2", 2, 2, iv);
     EXPECT_EQ_I(conv(&ai, TOSAC_DTYPE_FP32, &b, &n, NULL), TOSAC_OK);
     EXPECT(n == 8 && b[3] == 0xc0 && b[2] == 0x40 && b[7] == 0x44 && b[6] == 0x7a); /* -3.0, 1000.0 */
     tosac_free(b, n);
     float fv[2] = {4.0f, -2.0f};
-    tosac_npy af = arr("<f4", 4, fv, 2);
+    tosac_npy af = npy_view("<f4", 4, 2, fv);
     EXPECT_EQ_I(conv(&af, TOSAC_DTYPE_INT16, &b, &n, NULL), TOSAC_OK);
     EXPECT(n == 4 && b[0] == 4 && b[1] == 0 && b[2] == 0xfe && b[3] == 0xff);
     tosac_free(b, n);
@@ -104,7 +90,7 @@ static void test_floats(void)
     EXPECT_EQ_I(conv(&af, TOSAC_DTYPE_INT16, &b, &n, NULL), TOSAC_ERR_INVALID_ARG);
     /* float16 data for an FP32 input: 0x3c00 = 1.0 */
     uint16_t h[1] = {0x3c00};
-    tosac_npy ah = arr("<f2", 2, h, 1);
+    tosac_npy ah = npy_view("<f2", 2, 1, h);
     EXPECT_EQ_I(conv(&ah, TOSAC_DTYPE_FP32, &b, &n, NULL), TOSAC_OK);
     EXPECT(n == 4 && b[3] == 0x3f && b[2] == 0x80 && !b[1] && !b[0]);
     tosac_free(b, n);
@@ -113,7 +99,7 @@ static void test_floats(void)
 static void test_bool(void)
 {
     int64_t v[3] = {0, 1, 1};
-    tosac_npy a = arr("<i8", 8, v, 3);
+    tosac_npy a = npy_view("<i8", 8, 3, v);
     uint8_t *b;
     size_t n;
     EXPECT_EQ_I(conv(&a, TOSAC_DTYPE_BOOL, &b, &n, NULL), TOSAC_OK);

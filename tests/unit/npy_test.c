@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/fp.h"
+#include "harness/npy_view.h"
 #include "harness/test.h"
 #include "tosac/npy.h"
 
@@ -690,21 +691,6 @@ static void test_read_file_hostile(void)
 /* ------------------------------------------------------------------------------------------ */
 /* TOSA conversions                                                                           */
 
-/* Wraps little-endian bytes as a tosac_npy (no copy). */
-static tosac_npy view(const char *descr, size_t esize, int64_t count, const void *data)
-{
-    tosac_npy n;
-    memset(&n, 0, sizeof n);
-    snprintf(n.descr, sizeof n.descr, "%s", descr);
-    n.rank = 1;
-    n.shape[0] = count;
-    n.count = count;
-    n.elem_size = esize;
-    n.data = (void *)data;
-    n.nbytes = (size_t)count * esize;
-    return n;
-}
-
 static int conv_is(const tosac_npy *n, tosac_dtype t, const uint8_t *want, size_t wn)
 {
     uint8_t *b = NULL;
@@ -731,43 +717,43 @@ static void test_to_tosa(void)
     const uint8_t i32le[8] = {0x2C, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF}; /* 300, -1 */
     tosac_npy n;
 
-    n = view("|i1", 1, 4, i8);
+    n = npy_view("|i1", 1, 4, i8);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT8, (const uint8_t[]){0x80, 0xFF, 0x00, 0x7F}, 4));
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT16, (const uint8_t[]){0x80, 0xFF, 0xFF, 0xFF, 0, 0, 0x7F, 0}, 8));
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT32,
                    (const uint8_t[]){0x80, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0x7F, 0, 0, 0}, 16));
-    n = view("|u1", 1, 4, u8);
+    n = npy_view("|u1", 1, 4, u8);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT8, u8, 4));
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT16, (const uint8_t[]){0, 0, 1, 0, 200, 0, 255, 0}, 8));
     EXPECT(conv_is(&n, TOSAC_DTYPE_BOOL, (const uint8_t[]){0, 1, 1, 1}, 4));
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP8E4M3, u8, 4));
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP8E5M2, u8, 4));
-    n = view("<i2", 2, 3, i16le);
+    n = npy_view("<i2", 2, 3, i16le);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT8, (const uint8_t[]){0xFF, 0x2C, 0x00}, 3));
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT16, i16le, 6));
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT32,
                    (const uint8_t[]){0xFF, 0xFF, 0xFF, 0xFF, 0x2C, 0x01, 0, 0, 0x00, 0x80, 0xFF, 0xFF}, 12));
-    n = view("<u2", 2, 3, i16le);
+    n = npy_view("<u2", 2, 3, i16le);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT32,
                    (const uint8_t[]){0xFF, 0xFF, 0, 0, 0x2C, 0x01, 0, 0, 0x00, 0x80, 0, 0}, 12));
-    n = view("<i4", 4, 2, i32le);
+    n = npy_view("<i4", 4, 2, i32le);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT8, (const uint8_t[]){44, 0xFF}, 2)); /* i32 300 -> i8 44 */
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT16, (const uint8_t[]){0x2C, 0x01, 0xFF, 0xFF}, 4));
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT32, i32le, 8));
 
     /* INT4: low 4 bits, element 2i in the low nibble */
     const int8_t i4src[5] = {-7, 7, -1, 3, 5};
-    n = view("|i1", 1, 5, i4src);
+    n = npy_view("|i1", 1, 5, i4src);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT4, (const uint8_t[]){0x79, 0x3F, 0x05}, 3));
     const uint8_t i4le32[8] = {0xF8, 0, 0, 0, 0x17, 0, 0, 0}; /* 248 -> 0x8, 23 -> 0x7 */
-    n = view("<i4", 4, 2, i4le32);
+    n = npy_view("<i4", 4, 2, i4le32);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT4, (const uint8_t[]){0x78}, 1));
 
     /* INT48 / SHAPE from <i8 */
     const uint8_t i64le[24] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,  /* -1 */
                                0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x00, 0x00,  /* 2^47-1 */
                                0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xFF, 0xFF}; /* -2^47 */
-    n = view("<i8", 8, 3, i64le);
+    n = npy_view("<i8", 8, 3, i64le);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT48,
                    (const uint8_t[]){0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0, 0,
                                      0, 0, 0, 0x80},
@@ -776,7 +762,7 @@ static void test_to_tosa(void)
 
     /* BOOL from |b1: nonzero -> 1 */
     const uint8_t bools[4] = {0, 1, 2, 0x80};
-    n = view("|b1", 1, 4, bools);
+    n = npy_view("|b1", 1, 4, bools);
     EXPECT(conv_is(&n, TOSAC_DTYPE_BOOL, (const uint8_t[]){0, 1, 1, 1}, 4));
 
     /* FP */
@@ -786,26 +772,26 @@ static void test_to_tosa(void)
         uint32_t u = tosac_fp32_bits(f4[i]);
         for (int k = 0; k < 4; k++) f4le[4 * i + k] = (uint8_t)(u >> (8 * k));
     }
-    n = view("<f4", 4, 4, f4le);
+    n = npy_view("<f4", 4, 4, f4le);
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP32, f4le, 16));
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP16, (const uint8_t[]){0x00, 0x3C, 0x00, 0x7C, 0x02, 0x00, 0x04, 0x3C}, 8));
     EXPECT(conv_is(&n, TOSAC_DTYPE_BF16, (const uint8_t[]){0x80, 0x3F, 0x80, 0x47, 0xC0, 0x33, 0x80, 0x3F}, 8));
     const uint8_t h2[4] = {0x00, 0x3C, 0xFF, 0x7B};
-    n = view("<f2", 2, 2, h2);
+    n = npy_view("<f2", 2, 2, h2);
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP16, h2, 4));
-    n = view("<V2", 2, 2, h2);
+    n = npy_view("<V2", 2, 2, h2);
     EXPECT(conv_is(&n, TOSAC_DTYPE_BF16, h2, 4));
-    n = view("|V1", 1, 4, u8);
+    n = npy_view("|V1", 1, 4, u8);
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP8E4M3, u8, 4));
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP8E5M2, u8, 4));
 
     /* rank 0 and empty */
-    tosac_npy s = view("<f4", 4, 1, f4le);
+    tosac_npy s = npy_view("<f4", 4, 1, f4le);
     s.rank = 0;
     EXPECT(conv_is(&s, TOSAC_DTYPE_FP16, (const uint8_t[]){0x00, 0x3C}, 2));
-    n = view("<f4", 4, 0, NULL);
+    n = npy_view("<f4", 4, 0, NULL);
     EXPECT(conv_is(&n, TOSAC_DTYPE_FP32, NULL, 0));
-    n = view("|i1", 1, 0, NULL);
+    n = npy_view("|i1", 1, 0, NULL);
     EXPECT(conv_is(&n, TOSAC_DTYPE_INT4, NULL, 0));
 
     /* mismatches name the tensor and what is accepted */
@@ -830,7 +816,7 @@ static void test_to_tosa(void)
     uint8_t zeros[16] = {0};
     tosac_diag *d = tosac_diag_create();
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        n = view(bad[k].descr, bad[k].es, 2, zeros);
+        n = npy_view(bad[k].descr, bad[k].es, 2, zeros);
         uint8_t *b = (uint8_t *)zeros;
         size_t bn = 12345;
         tosac_diag_clear(d);
@@ -840,7 +826,7 @@ static void test_to_tosa(void)
     }
     uint8_t *b = NULL;
     size_t bn = 0;
-    n = view("<f4", 4, 1, f4le);
+    n = npy_view("<f4", 4, 1, f4le);
     EXPECT_EQ_I(tosac_npy_to_tosa(&n, TOSAC_DTYPE_UNKNOWN, "t.npy", &b, &bn, d), TOSAC_ERR_INVALID_ARG);
     EXPECT_EQ_I(tosac_npy_to_tosa(&n, (tosac_dtype)99, "t.npy", &b, &bn, d), TOSAC_ERR_INVALID_ARG);
     n.nbytes = 3; /* inconsistent */
