@@ -6,11 +6,13 @@
  * platform layer's startup and semihosting, the QEMU test.
  *
  * Compile with -DEMIT_HEADER='"NAME.h"' -DEMIT_INVOKE=NAME_invoke -DEMIT_ARENA=NAME_ARENA_SIZE
- * (and -DEMIT_MCU on the QEMU platform: the stack high-water mark since reset is printed).
+ * (and -DEMIT_MCU on the QEMU platform: the stack high-water mark since reset is printed). The
+ * report is formatted here and written with the platform's raw write (no printf): the flash the
+ * QEMU test reports is the model's, its kernels', the C library pieces they call and the startup
+ * code, with only this file's few hundred bytes of the harness.
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include EMIT_HEADER
@@ -25,17 +27,34 @@ extern void *const test_out[];
 static _Alignas(16) uint8_t arena[EMIT_ARENA];
 
 #ifdef EMIT_MCU
-#include "mcu.h" /* tests/mcu/platform: the stack painted at reset */
+#include "mcu.h" /* tests/mcu/platform: the stack painted at reset, mcu_write */
+static void out_str(const char *s) { mcu_write(1, s, strlen(s)); }
+#else
+#include <stdio.h>
+static void out_str(const char *s) { fputs(s, stdout); }
 #endif
+
+/* s, then the decimal of v (negative when neg), then the next piece. */
+static void out_num(const char *s, unsigned long v, int neg)
+{
+    char b[24], *p = b + sizeof b;
+    *--p = 0;
+    do *--p = (char)('0' + v % 10); while (v /= 10);
+    if (neg) *--p = '-';
+    out_str(s);
+    out_str(p);
+}
 
 int main(void)
 {
     int st = EMIT_INVOKE(test_in, test_out, arena);
 #ifdef EMIT_MCU
-    printf("stack high-water mark: %u bytes\n", (unsigned)mcu_stack_high_water());
+    out_num("stack high-water mark: ", (unsigned long)mcu_stack_high_water(), 0);
+    out_str(" bytes\n");
 #endif
     if (st != 0) {
-        printf("invoke failed: status %d\n", st);
+        out_num("invoke failed: status ", (unsigned long)(st < 0 ? -(long)st : st), st < 0);
+        out_str("\n");
         return 2;
     }
     int bad = 0;
@@ -44,12 +63,18 @@ int main(void)
         size_t diff = 0, first = 0;
         for (size_t i = 0; i < test_out_bytes[k]; i++)
             if (got[i] != test_expect[k][i] && diff++ == 0) first = i;
+        out_num("output ", k, 0);
         if (diff) {
-            printf("output %u: %u of %u bytes differ (first at byte %u: %u, expected %u)\n", k, (unsigned)diff,
-                   (unsigned)test_out_bytes[k], (unsigned)first, got[first], test_expect[k][first]);
+            out_num(": ", diff, 0);
+            out_num(" of ", test_out_bytes[k], 0);
+            out_num(" bytes differ (first at byte ", first, 0);
+            out_num(": ", got[first], 0);
+            out_num(", expected ", test_expect[k][first], 0);
+            out_str(")\n");
             bad = 1;
         } else {
-            printf("output %u: %u bytes identical\n", k, (unsigned)test_out_bytes[k]);
+            out_num(": ", test_out_bytes[k], 0);
+            out_str(" bytes identical\n");
         }
     }
     return bad;

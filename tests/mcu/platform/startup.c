@@ -5,7 +5,6 @@
  * high-water mark can be measured, then calls main and exits with its result.
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "mcu.h"
@@ -42,11 +41,18 @@ size_t mcu_stack_high_water(void)
     return (size_t)((const uint8_t *)__stack_top - (const uint8_t *)p);
 }
 
-/* Any fault: report the fault status and the stacked PC, stop with exit status 70 (never a pass). */
+/* Any fault: report the fault status and the stacked PC, stop with exit status 70 (never a pass).
+   Formatted here and written raw: no printf in every image that links the startup code. */
 __attribute__((used)) static void mcu_fault_report(const uint32_t *frame)
 {
-    fprintf(stderr, "mcu: fault CFSR=0x%08lx HFSR=0x%08lx near PC=0x%08lx\n", (unsigned long)SCB_CFSR,
-            (unsigned long)SCB_HFSR, (unsigned long)frame[6]);
+    char msg[] = "mcu: fault CFSR=0x........ HFSR=0x........ near PC=0x........\n";
+    const uint32_t v[3] = {SCB_CFSR, SCB_HFSR, frame[6]};
+    char *p = msg;
+    for (int k = 0; k < 3; k++) {
+        while (*p != '.') p++;
+        for (int i = 0; i < 8; i++) *p++ = "0123456789abcdef"[(v[k] >> (28 - 4 * i)) & 15u];
+    }
+    mcu_write(2, msg, sizeof msg - 1);
     mcu_exit(70);
 }
 /* the exception frame is where the MSP points on entry, before any prologue moves it */
