@@ -7,6 +7,22 @@
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
+/* The int8 TABLE calls this file takes (plain C: emit-c asks tosac_table_mve_owns). */
+static bool tmve_takes(const tosac_kcall *c)
+{
+    return c->in && c->out && c->n_in >= 2 && c->n_out >= 1 && c->in[0].dtype == TOSAC_DTYPE_INT8 &&
+           c->in[1].dtype == TOSAC_DTYPE_INT8 && c->out[0].dtype == TOSAC_DTYPE_INT8 && c->in[1].nelem == 256 &&
+           c->out[0].nelem == c->in[0].nelem;
+}
+
+bool tosac_table_mve_owns(const tosac_kcall *c) { return tmve_takes(c); }
+
+tosac_status tosac_kernel_table_mve(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_table_mve_run(c, &st) ? st : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: not a Helium call");
+}
+
 #ifdef __ARM_FEATURE_MVE
 #include <arm_mve.h>
 
@@ -42,9 +58,7 @@ bool tosac_clamp_mve_run(tosac_kcall *c, tosac_status *st)
 
 bool tosac_table_mve_run(tosac_kcall *c, tosac_status *st)
 {
-    if (!tosac_kio_ok(c, 2, 1) || c->in[0].dtype != TOSAC_DTYPE_INT8 || c->in[1].dtype != TOSAC_DTYPE_INT8 ||
-        c->out[0].dtype != TOSAC_DTYPE_INT8 || c->in[1].nelem != 256 || c->out[0].nelem != c->in[0].nelem)
-        return false;
+    if (!tosac_kio_ok(c, 2, 1) || !tmve_takes(c)) return false;
     const uint32_t n = (uint32_t)c->in[0].nelem;
     const int8_t *x = c->in[0].data, *tab = c->in[1].data;
     int8_t *y = c->out[0].data;

@@ -2,7 +2,9 @@
  * Helium RESCALE (k_mve.h): scale32 SINGLE / DOUBLE_ROUND rescales of int8 / int16 / int32 values
  * (signed or unsigned 8/16-bit) to int8 / int16 / int32 with constant multipliers >= 0 and shifts
  * that all lie in [32, 62] or all in [9, 31] (8-bit input) / [17, 31] (16-bit input): then no
- * REQUIRE can fail (|v| <= 2^(shift-1) for every possible value v, |result| < 2^31). Shifts of 32
+ * REQUIRE can fail (|v| <= 2^(shift-1) for every possible value v, |result| < 2^31). int32 input
+ * with shifts all in [2, 31] is taken too: the REQUIRE -2^(s-1) <= v < 2^(s-1) is then checked on
+ * every value (v shifted left by 32 - s saturates exactly when it fails). Shifts of 32
  * and more: k_conv_mve.c's arithmetic (vqdmulh, or vqrdmulh with the sign fix-up, then a rounding
  * shift by -(shift - 31)). Shifts s <= 31 (where both roundings are the same): with v' = v *
  * 2^(31-s), which fits int32 because |v| <= 2^(s-1), floor((v m + 2^(s-1)) / 2^s) =
@@ -27,7 +29,8 @@
 typedef struct rmve_hdr {
     int32_t nc, izp, ozp, qmin, qmax;
     int32_t dbl, in_unsigned;
-    int32_t low; /* every shift <= 31 (below) */
+    int32_t low;   /* every shift <= 31 (below) */
+    int32_t check; /* int32 input with low shifts: the value REQUIRE checked */
 } rmve_hdr;
 
 static size_t rmve_a16(size_t n) { return (n + 15u) & ~(size_t)15u; }
@@ -54,7 +57,7 @@ static size_t rmve_plan(const tosac_kcall *c, rmve_hdr *h)
     if ((iu || ou) && (in->dtype == TOSAC_DTYPE_INT32 || out->dtype == TOSAC_DTYPE_INT32 || (iu && ou))) return 0;
     /* shifts all in [32, 62], or all in [lim, 31] where no value of the input type can fail the
        REQUIRE |v| <= 2^(shift-1) (|x - zp| <= 255 for 8-bit, 65535 for 16-bit input) */
-    const int32_t lim = in->dtype == TOSAC_DTYPE_INT8 ? 9 : in->dtype == TOSAC_DTYPE_INT16 ? 17 : 99;
+    const int32_t lim = in->dtype == TOSAC_DTYPE_INT8 ? 9 : in->dtype == TOSAC_DTYPE_INT16 ? 17 : 2;
     const bool low = ((const int8_t *)s->data)[0] < 32;
     for (int64_t j = 0; j < nc; j++) {
         const int32_t mj = ((const int32_t *)m->data)[j], sj = ((const int8_t *)s->data)[j];
@@ -73,6 +76,7 @@ static size_t rmve_plan(const tosac_kcall *c, rmve_hdr *h)
     h->qmin = ou ? 0 : ob >= 32 ? INT32_MIN : -(int32_t)(1u << (ob - 1));
     h->qmax = ou ? (int32_t)((1u << ob) - 1) : ob >= 32 ? INT32_MAX : (int32_t)((1u << (ob - 1)) - 1);
     h->dbl = rm == TOSAC_ROUND_DOUBLE && !low, h->in_unsigned = iu, h->low = low;
+    h->check = low && in->dtype == TOSAC_DTYPE_INT32;
     return rmve_a16(sizeof *h) + 2 * rmve_a16((size_t)(nc + 3) / 4 * 16) + 16;
 }
 
@@ -159,11 +163,19 @@ __attribute__((always_inline)) static inline int32x4_t rmve_scale(int32x4_t v, i
     return vrshlq_s32(q, sh);
 }
 
-/* (dbl, low constant in each expansion) */
-__attribute__((always_inline)) static inline void rmve_rows(const tosac_kcall *c, const rmve_hdr *h,
-                                                            const int32_t *mult, const int32_t *nsh, const bool dbl,
-                                                            const bool low)
+/* The lanes of v (int32, shift 31 - nsh) failing the value REQUIRE, as a non-zero lane of the result. */
+__attribute__((always_inline)) static inline int32x4_t rmve_bad(int32x4_t v, int32x4_t nsh)
 {
+    const int32x4_t s = vaddq_n_s32(nsh, 1);
+    return veorq_s32(vqshlq_s32(v, s), vshlq_s32(v, s));
+}
+
+/* (dbl, low, check constant in each expansion); returns non-zero when a value failed the REQUIRE */
+__attribute__((always_inline)) static inline bool rmve_rows(const tosac_kcall *c, const rmve_hdr *h,
+                                                            const int32_t *mult, const int32_t *nsh, const bool dbl,
+                                                            const bool low, const bool check)
+{
+    uint32x4_t bad = vdupq_n_u32(0);
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     const size_t n = (size_t)in->nelem, nc = (size_t)h->nc;
     const bool iu = h->in_unsigned;
@@ -174,20 +186,22 @@ __attribute__((always_inline)) static inline void rmve_rows(const tosac_kcall *c
         for (size_t i = 0; i < n; i += 4) {
             const mve_pred16_t p = vctp32q((uint32_t)(n - i < 4 ? n - i : 4));
             const int32x4_t v = vsubq_s32(rmve_load(in, iu, i, p), izp);
+            if (check) bad = vorrq_u32(bad, vreinterpretq_u32_s32(rmve_bad(v, s)));
             const int32x4_t q = vminq_s32(vmaxq_s32(vaddq_n_s32(rmve_scale(v, m, s, dbl, low), ozp), lo), hi);
             rmve_store(out, i, q, p);
         }
-        return;
+        return vmaxvq_u32(0, bad) != 0;
     }
     for (size_t r = 0; r < n; r += nc)
         for (size_t j = 0; j < nc; j += 4) {
             const mve_pred16_t p = vctp32q((uint32_t)(nc - j < 4 ? nc - j : 4));
             const int32x4_t v = vsubq_s32(rmve_load(in, iu, r + j, p), izp);
-            const int32x4_t m = vld1q_s32(mult + j);
-            const int32x4_t q =
-                vminq_s32(vmaxq_s32(vaddq_n_s32(rmve_scale(v, m, vld1q_s32(nsh + j), dbl, low), ozp), lo), hi);
+            const int32x4_t m = vld1q_s32(mult + j), s = vld1q_s32(nsh + j);
+            if (check) bad = vorrq_u32(bad, vreinterpretq_u32_s32(rmve_bad(v, s))); /* (inactive lanes: 0) */
+            const int32x4_t q = vminq_s32(vmaxq_s32(vaddq_n_s32(rmve_scale(v, m, s, dbl, low), ozp), lo), hi);
             rmve_store(out, r + j, q, p);
         }
+    return vmaxvq_u32(0, bad) != 0;
 }
 
 bool tosac_rescale_mve_run(tosac_kcall *c, tosac_status *st)
@@ -199,13 +213,16 @@ bool tosac_rescale_mve_run(tosac_kcall *c, tosac_status *st)
     memcpy(&h, d, sizeof h);
     const int32_t *mult = (const int32_t *)(const void *)(d + rmve_a16(sizeof h));
     const int32_t *nsh = (const int32_t *)(const void *)(d + rmve_a16(sizeof h) + rmve_a16((size_t)(h.nc + 3) / 4 * 16));
-    if (h.low)
-        rmve_rows(c, &h, mult, nsh, false, true);
+    bool bad = false;
+    if (h.check)
+        bad = rmve_rows(c, &h, mult, nsh, false, true, true);
+    else if (h.low)
+        rmve_rows(c, &h, mult, nsh, false, true, false);
     else if (h.dbl)
-        rmve_rows(c, &h, mult, nsh, true, false);
+        rmve_rows(c, &h, mult, nsh, true, false, false);
     else
-        rmve_rows(c, &h, mult, nsh, false, false);
-    *st = TOSAC_OK;
+        rmve_rows(c, &h, mult, nsh, false, false, false);
+    *st = bad ? tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "RESCALE: REQUIRE failed (value within 2^(shift-1))") : TOSAC_OK;
     return true;
 }
 

@@ -37,11 +37,16 @@ bool tosac_reduce_mve_run(tosac_kcall *c, tosac_status *st);
  */
 bool tosac_conv_mve_owns(const tosac_kcall *c);
 bool tosac_rescale_mve_owns(const tosac_kcall *c);
-bool tosac_binary_mve_owns(const tosac_kcall *c); /* (no prepared bytes: shapes, types, constant shift) */
+/* (no prepared bytes: shapes, types, a constant shift or axis decide) */
+bool tosac_binary_mve_owns(const tosac_kcall *c);
+bool tosac_reduce_mve_owns(const tosac_kcall *c);
+bool tosac_table_mve_owns(const tosac_kcall *c);
 tosac_status tosac_kernel_conv_mve(tosac_kcall *c);
 tosac_status tosac_kernel_matmul_mve(tosac_kcall *c);
 tosac_status tosac_kernel_rescale_mve(tosac_kcall *c);
 tosac_status tosac_kernel_binary_mve(tosac_kcall *c);
+tosac_status tosac_kernel_reduce_mve(tosac_kcall *c);
+tosac_status tosac_kernel_table_mve(tosac_kcall *c);
 size_t tosac_rescale_mve_unread(const tosac_kcall *c);
 static inline bool tosac_mve_owns(const tosac_kcall *c)
 {
@@ -54,6 +59,10 @@ static inline bool tosac_mve_owns(const tosac_kcall *c)
     case TOSAC_OP_ADD:
     case TOSAC_OP_SUB:
     case TOSAC_OP_MUL: return tosac_binary_mve_owns(c);
+    case TOSAC_OP_REDUCE_SUM:
+    case TOSAC_OP_REDUCE_MAX:
+    case TOSAC_OP_REDUCE_MIN: return tosac_reduce_mve_owns(c);
+    case TOSAC_OP_TABLE: return tosac_table_mve_owns(c);
     default: return false;
     }
 }

@@ -89,12 +89,14 @@ static void rescale_case(tosac_dtype ti, tosac_dtype to, bool iu, bool ou, int32
        or below it: the portable kernel then runs, and reports the REQUIRE failures) */
     int32_t smin = 32, smax = ti == TOSAC_DTYPE_INT32 ? 50 : 44, kind = kc_in(0, 7);
     if (kind == 0) smin = 2, smax = 31;
+    if (kind == 0 && ti == TOSAC_DTYPE_INT32 && kc_rnd() % 2) /* values that pass the REQUIRE |v| <= 2^(shift-1) */
+        smin = 21, kc_fill(&x, -(1 << 20), (1 << 20) - 1);
     if (kind == 1 || kind == 2) smin = ti == TOSAC_DTYPE_INT16 ? 17 : 9, smax = 31;
     kc_rescale r;
     kc_rescale_make(&r, &x.t, &y.t, pc ? nc : 1, kc_rnd() % 2, izp, ozp, smin, smax, false);
     kc_attr_i(r.a, TOSAC_ATTR_RESCALE_input_unsigned, iu);
     kc_attr_i(r.a, TOSAC_ATTR_RESCALE_output_unsigned, ou);
-    if (smin == 32 || (smin > 2 && ti != TOSAC_DTYPE_INT32)) mve_cases++;
+    if (smin > 2 || ti == TOSAC_DTYPE_INT32) mve_cases++;
     for (int i = 1; i < 5; i++) r.in[i].constant = true;
     char what[64];
     snprintf(what, sizeof what, "rescale %d->%d u%d%d %dx%d pc %d", (int)ti, (int)to, iu, ou, (int)rows, (int)nc, pc);
@@ -134,22 +136,26 @@ static void matmul_case(int32_t H, int32_t C, int32_t W, bool fused, bool batch2
     kc_used = mark;
 }
 
-/* REDUCE_SUM of int32 [d0, d1, d2] along `axis` (values up to `big`: some overflow). */
-static void reduce_case(int32_t d0, int32_t d1, int32_t d2, int32_t axis, int32_t big)
+/* REDUCE_SUM (int32) / REDUCE_MAX / REDUCE_MIN of [d0, d1, d2] along `axis` (values up to `big`,
+   within the type: some int32 partial sums overflow). */
+static void reduce_case(uint32_t op, tosac_dtype dt, int32_t d0, int32_t d1, int32_t d2, int32_t axis, int32_t big)
 {
     size_t mark = kc_used;
     kc_tensor x, y;
     int32_t xs[3] = {d0, d1, d2}, ys[3] = {d0, d1, d2};
     ys[axis] = 1;
-    kc_make(&x, TOSAC_DTYPE_INT32, 3, xs, false), kc_fill(&x, -big, big);
-    kc_make(&y, TOSAC_DTYPE_INT32, 3, ys, false);
+    const int32_t top = dt == TOSAC_DTYPE_INT8 ? 127 : dt == TOSAC_DTYPE_INT16 ? 32767 : INT32_MAX;
+    if (big > top) big = top;
+    kc_make(&x, dt, 3, xs, false), kc_fill(&x, -big, big);
+    kc_make(&y, dt, 3, ys, false);
     tosac_attr_val a[TOSAC_ATTR_MAX_FIELDS];
     memset(a, 0, sizeof a);
     kc_attr_i(a, TOSAC_ATTR_REDUCE_SUM_axis, axis);
-    tosac_kcall c = {.op = TOSAC_OP_REDUCE_SUM, .n_in = 1, .n_out = 1, .in = &x.t, .out = &y.t, .attr = a};
+    tosac_kcall c = {.op = op, .n_in = 1, .n_out = 1, .in = &x.t, .out = &y.t, .attr = a};
     char what[64];
-    snprintf(what, sizeof what, "reduce_sum %dx%dx%d axis %d", (int)d0, (int)d1, (int)d2, (int)axis);
-    mve_cases += axis < 2;
+    snprintf(what, sizeof what, "reduce %s %d %dx%dx%d axis %d",
+             op == TOSAC_OP_REDUCE_SUM ? "sum" : op == TOSAC_OP_REDUCE_MAX ? "max" : "min", (int)dt, (int)d0, (int)d1, (int)d2, (int)axis);
+    mve_cases++;
     check(what, &c, &y.t);
     kc_used = mark;
 }
@@ -288,9 +294,16 @@ int main(void)
         for (int k = 0; k < 3; k++)
             rescale_case(rs[i].ti, rs[i].to, rs[i].iu, rs[i].ou, kc_in(1, 30), kc_in(1, 37), k != 0);
     for (int axis = 0; axis < 3; axis++) {
-        reduce_case(3, 25, 64, axis, 100000);
-        reduce_case(2, 7, 13, axis, 1 << 30); /* partial sums that overflow */
-        reduce_case(kc_in(1, 5), kc_in(1, 9), kc_in(1, 19), axis, 1 << 20);
+        reduce_case(TOSAC_OP_REDUCE_SUM, TOSAC_DTYPE_INT32, 3, 25, 64, axis, 100000);
+        reduce_case(TOSAC_OP_REDUCE_SUM, TOSAC_DTYPE_INT32, 2, 7, 13, axis, 1 << 30); /* partial sums that overflow */
+        reduce_case(TOSAC_OP_REDUCE_SUM, TOSAC_DTYPE_INT32, kc_in(1, 5), kc_in(1, 9), kc_in(1, 19), axis, 1 << 20);
+        static const tosac_dtype mm[] = {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT16, TOSAC_DTYPE_INT32};
+        for (int t = 0; t < 3; t++) {
+            reduce_case(TOSAC_OP_REDUCE_MAX, mm[t], 1, kc_in(1, 4), 12, axis, 1 << 30); /* a softmax's row */
+            reduce_case(TOSAC_OP_REDUCE_MIN, mm[t], 2, 7, 33, axis, 1 << 30);
+            reduce_case(t % 2 ? TOSAC_OP_REDUCE_MAX : TOSAC_OP_REDUCE_MIN, mm[t], kc_in(1, 5), kc_in(1, 9), kc_in(1, 40),
+                        axis, 1 << 30);
+        }
     }
     matmul_case(1, 64, 12, true, false);
     matmul_case(1, 64, 12, false, false);
