@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "core/diag.h"
 #include "core/strbuf.h"
+#include "emit/emit_run.h"
 #include "kernels/k_mve.h"
 #include "runtime/program.h"
 
@@ -66,7 +67,8 @@ static const struct {
    linker with --gc-sections keeps only what is called. */
 static const char *const k_support_files[] = {
     "src/kernels/k_gemm.c",        "src/kernels/k_convert.c", "src/kernels/k_convert_mve.c", "src/kernels/k_activation.c",
-    "src/kernels/k_activation_mve.c", "src/kernels/k_storage.c", "src/core/fp.c",            "src/core/dtype.c"};
+    "src/kernels/k_activation_mve.c", "src/kernels/k_storage.c", "src/core/fp.c",            "src/core/dtype.c",
+    "src/emit/emit_run.c"};
 #define N_SUPPORT_FILES (sizeof k_support_files / sizeof k_support_files[0])
 
 /* Where a value's bytes are on the device. */
@@ -100,6 +102,17 @@ typedef struct ectx {
     bool slicing;      /* emitting a chain's calls: tensors are one slice of elements */
     size_t *prep_skip; /* [n_ops]: leading prepared bytes that entry never reads (not emitted) */
     size_t prep_total, arena, lb;
+    /* the call tables (emit/emit_run.h) */
+    uint32_t *cidx;    /* [n_vals]: index of a used constant in the constant table */
+    uint32_t *call_at; /* [n_ops]: index of the call in the call table (RT_NONE: none) */
+    uint32_t n_calls, n_t, n_attr, n_epi, n_fn, maxt;
+    int64_t *shp;      /* the shape pool */
+    size_t n_shp, cap_shp;
+    char **akeys;      /* [n_attr]: each distinct attribute table, as text with its names left out */
+    size_t cap_attr;
+    const char *fns[64]; /* the kernels called (family names; owned: "_mve" in fn_mve) */
+    bool fn_mve[64];
+    bool too_big;      /* a table field overflowed (reported by put_data) */
     char px[16]; /* prefix of the static names (a segment's "g2_"; "" for one program) */
     tosac_strbuf c, h;
 } ectx;
@@ -458,18 +471,16 @@ static void put_bytes(tosac_strbuf *sb, const uint8_t *b, size_t n)
     }
 }
 
-/* Attribute arrays of call k (static, named a_K). */
-static void put_attrs(ectx *e, uint32_t k)
+/* The attribute arrays of call k, the table named `name` (subarrays name_I), appended to sb. */
+static void put_attrs(const ectx *e, uint32_t k, tosac_strbuf *sb, const char *name)
 {
     const rt_op *op = &e->p->ops[k];
-    tosac_strbuf *sb = &e->c;
     const tosac_attr_val *a = op->call.attr;
-    if (!a) return;
     for (unsigned i = 0; i < TOSAC_ATTR_MAX_FIELDS; i++) {
         if (!a[i].present || !a[i].data) continue;
         switch (tosac_op_attr_kind(op->op, i)) {
         case TOSAC_AK_I32V:
-            tosac_strbuf_appendf(sb, "static const int32_t %sa_%" PRIu32 "_%u[%" PRIu32 "] = {", e->px, k, i, a[i].len ? a[i].len : 1);
+            tosac_strbuf_appendf(sb, "static const int32_t %s_%u[%" PRIu32 "] = {", name, i, a[i].len ? a[i].len : 1);
             for (uint32_t j = 0; j < a[i].len; j++)
                 tosac_strbuf_appendf(sb, "%s%" PRId32, j ? ", " : "", ((const int32_t *)a[i].data)[j]);
             if (!a[i].len) tosac_strbuf_append(sb, "0");
@@ -479,7 +490,7 @@ static void put_attrs(ectx *e, uint32_t k)
         case TOSAC_AK_BYTES:
         case TOSAC_AK_BYTES8: {
             uint32_t n = a[i].len + (tosac_op_attr_kind(op->op, i) == TOSAC_AK_STR);
-            tosac_strbuf_appendf(sb, "static _Alignas(8) const uint8_t %sa_%" PRIu32 "_%u[%" PRIu32 "] = {", e->px, k, i, n ? n : 1);
+            tosac_strbuf_appendf(sb, "static _Alignas(8) const uint8_t %s_%u[%" PRIu32 "] = {", name, i, n ? n : 1);
             put_bytes(sb, a[i].data, n);
             if (!n) tosac_strbuf_append(sb, "0");
             tosac_strbuf_append(sb, "\n};\n");
@@ -488,83 +499,105 @@ static void put_attrs(ectx *e, uint32_t k)
         default: break;
         }
     }
-    tosac_strbuf_appendf(sb, "static const tosac_attr_val %sa_%" PRIu32 "[TOSAC_ATTR_MAX_FIELDS] = {", e->px, k);
+    tosac_strbuf_appendf(sb, "static const tosac_attr_val %s[TOSAC_ATTR_MAX_FIELDS] = {", name);
     for (unsigned i = 0; i < TOSAC_ATTR_MAX_FIELDS; i++) {
         if (!a[i].present) continue;
         tosac_strbuf_appendf(sb, "\n    [%u] = {.present = true, .i = INT64_C(%" PRId64 ")", i, a[i].i);
-        if (a[i].data) tosac_strbuf_appendf(sb, ", .data = %sa_%" PRIu32 "_%u, .len = %" PRIu32, e->px, k, i, a[i].len);
+        if (a[i].data) tosac_strbuf_appendf(sb, ", .data = %s_%u, .len = %" PRIu32, name, i, a[i].len);
         tosac_strbuf_append(sb, "},");
     }
     tosac_strbuf_append(sb, "\n};\n");
 }
 
-/* The kt slot of tensor j of call k (inputs, then outputs). */
-
-/* Shapes of every tensor of call k (s_K_J, J over inputs then outputs). */
-static void put_shapes(ectx *e, uint32_t k)
+/* The index of call k's attribute table + 1 (0: none): equal tables are written once, to sb. */
+static uint32_t attr_ref(ectx *e, uint32_t k, tosac_strbuf *sb)
 {
-    const rt_op *op = &e->p->ops[k];
-    for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
-        const tosac_ktensor *t = &e->p->kt[call_slot(op, j)];
-        if (!t->rank || (e->slice[k] != RT_NONE && !t->constant)) continue; /* (a slice's shape: sh) */
-        tosac_strbuf_appendf(&e->c, "static const int64_t %ss_%" PRIu32 "_%" PRIu32 "[%" PRId32 "] = {", e->px, k, j, t->rank);
-        for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(&e->c, "%s%" PRId64, i ? ", " : "", t->shape[i]);
-        tosac_strbuf_append(&e->c, "};\n");
+    if (!e->p->ops[k].call.attr) return 0;
+    tosac_strbuf key;
+    tosac_strbuf_init(&key);
+    put_attrs(e, k, &key, "@");
+    if (!key.data) return 0; /* (out of memory: reported with the file) */
+    for (uint32_t i = 0; i < e->n_attr; i++)
+        if (!strcmp(e->akeys[i], key.data)) {
+            tosac_strbuf_free(&key);
+            return i + 1;
+        }
+    void *keys = e->akeys;
+    if (!tosac_grow(&keys, &e->cap_attr, (size_t)e->n_attr + 1, sizeof(char *))) {
+        tosac_strbuf_free(&key);
+        sb->failed = true;
+        return 0;
     }
+    e->akeys = keys;
+    char name[32];
+    snprintf(name, sizeof name, "%sa_%" PRIu32, e->px, e->n_attr);
+    put_attrs(e, k, sb, name);
+    e->akeys[e->n_attr] = tosac_strbuf_take(&key);
+    return ++e->n_attr;
 }
 
-/* ---- calls ----------------------------------------------------------------------------------- */
+/* The offset of `rank` dimensions in the shape pool (an equal run is reused). */
+static uint32_t shape_ref(ectx *e, const int64_t *shape, int32_t rank)
+{
+    if (rank <= 0) return 0;
+    for (size_t i = 0; i + (size_t)rank <= e->n_shp; i++)
+        if (!memcmp(e->shp + i, shape, (size_t)rank * sizeof *shape)) return (uint32_t)i;
+    void *pool = e->shp;
+    if (!tosac_grow(&pool, &e->cap_shp, e->n_shp + (size_t)rank, sizeof(int64_t))) {
+        e->too_big = true;
+        return 0;
+    }
+    e->shp = pool;
+    memcpy(e->shp + e->n_shp, shape, (size_t)rank * sizeof *shape);
+    e->n_shp += (size_t)rank;
+    return (uint32_t)(e->n_shp - (size_t)rank);
+}
 
-/* One tosac_ktensor initializer for kt slot `slot`, its shape array named `shape`. */
-static void put_tensor(ectx *e, uint32_t slot, const char *shape, bool unread)
+/* One tosac_emit_t for kt slot `slot` appended to sb (sliced: a chain's call); returns its index. */
+static uint32_t put_tensor(ectx *e, tosac_strbuf *sb, uint32_t slot, bool sliced, bool unread)
 {
     const tosac_program *p = e->p;
     const tosac_ktensor *t = &p->kt[slot];
-    tosac_strbuf *sb = &e->c;
-    tosac_strbuf_append(sb, "            T(");
-    if (e->slicing && !t->constant) { /* slice i0 of n elements, rows of the last dimension (sliceable) */
+    uint32_t flags = (uint32_t)t->rank | (t->constant ? TOSAC_EMIT_CONSTANT : 0u);
+    loc l;
+    if (sliced && !t->constant) { /* slice i0 of n elements, rows of the last dimension (sliceable) */
         const uint32_t v = rt_final_val(p, p->idx[slot]);
-        put_loc(e, sb, where(e, v));
-        if (!e->slim[v]) tosac_strbuf_appendf(sb, " + (size_t)i0 * %zu", p->vals[v].nbytes / (size_t)t->nelem);
-        tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, 2, sh, n, 0),\n", tosac_dtype_name(t->dtype));
-        return;
+        l = where(e, v);
+        const size_t es = p->vals[v].nbytes / (size_t)t->nelem;
+        flags |= TOSAC_EMIT_SLICED | (e->slim[v] ? TOSAC_EMIT_SLIM : 0u) |
+                 (uint32_t)(es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3) << TOSAC_EMIT_ESIZE;
+    } else {
+        l = unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]);
     }
-    put_loc(e, sb, unread ? (loc){L_NONE, 0, 0} : where(e, p->idx[slot]));
-    tosac_strbuf_appendf(sb, ", TOSAC_DTYPE_%s, %" PRId32 ", %s, INT64_C(%" PRId64 "), %d),\n", tosac_dtype_name(t->dtype),
-                         t->rank, t->rank ? shape : "0", t->nelem, t->constant ? 1 : 0);
+    uint32_t at = 0;
+    switch (l.kind) {
+    case L_ARENA: at = TOSAC_EMIT_ARENA | (uint32_t)l.off; break;
+    case L_CONST: at = TOSAC_EMIT_CONST | e->cidx[l.idx]; break;
+    case L_IN: at = TOSAC_EMIT_IN | l.idx; break;
+    case L_OUT: at = TOSAC_EMIT_OUT | l.idx; break;
+    default: break;
+    }
+    if (t->rank > (int32_t)TOSAC_EMIT_RANK || (l.kind == L_ARENA && l.off > ~(uint32_t)TOSAC_EMIT_KIND) ||
+        (l.kind == L_CONST && e->cidx[l.idx] == UINT32_MAX))
+        e->too_big = true;
+    const uint32_t sh = shape_ref(e, t->shape, t->rank);
+    tosac_strbuf_appendf(sb, "    {0x%08" PRIx32 "u, %" PRIu32 ", TOSAC_DTYPE_%s, 0x%02" PRIx32 "},\n", at, sh,
+                         tosac_dtype_name(t->dtype), flags);
+    return e->n_t++;
 }
 
-/* The tensors and tosac_kcall of call k as locals named <pfx>in, <pfx>out, <pfx>c. */
-static void put_kcall(ectx *e, uint32_t k, const char *pfx, const char *epi)
+/* The index of the kernel function of call k in the function table. */
+static uint32_t fn_ref(ectx *e, uint32_t k)
 {
-    const rt_op *op = &e->p->ops[k];
-    tosac_strbuf *sb = &e->c;
-    tosac_strbuf_appendf(sb, "        const tosac_ktensor %sti[%" PRIu32 "] = {\n", pfx, op->n_in ? op->n_in : 1);
-    char shape[48];
-    for (uint32_t j = 0; j < op->n_in + op->n_out; j++) {
-        if (j == op->n_in)
-            tosac_strbuf_appendf(sb, "%s        };\n        const tosac_ktensor %sto[%" PRIu32 "] = {\n",
-                                 op->n_in ? "" : "            {0},\n", pfx, op->n_out ? op->n_out : 1);
-        snprintf(shape, sizeof shape, "%ss_%" PRIu32 "_%" PRIu32, e->px, k, j);
-        put_tensor(e, call_slot(op, j), shape,
-                   j < op->n_in && (e->unread[k] == UINT32_MAX || (j < 31 && (e->unread[k] >> j) & 1)));
+    const char *f = k_family[e->p->ops[k].op];
+    for (uint32_t i = 0; i < e->n_fn; i++)
+        if (!strcmp(e->fns[i], f) && e->fn_mve[i] == e->owned[k]) return i;
+    if (e->n_fn == sizeof e->fns / sizeof e->fns[0]) {
+        e->too_big = true;
+        return 0;
     }
-    tosac_strbuf_appendf(sb, "        };\n        tosac_kcall %sc = {.op = TOSAC_OP_%s, .n_in = %" PRIu32 ", .n_out = %" PRIu32
-                             ", .in = %sti, .out = %sto,\n                           .isa = %s, .attr = ",
-                         pfx, tosac_op_name(op->op), op->n_in, op->n_out, pfx, pfx,
-                         op->call.isa == TOSAC_KISA_MVE ? "TOSAC_KISA_MVE" : "TOSAC_KISA_PORTABLE");
-    if (op->call.attr)
-        tosac_strbuf_appendf(sb, "%sa_%" PRIu32, e->px, k);
-    else
-        tosac_strbuf_append(sb, "0");
-    if (e->run[k] && op->scratch_size)
-        tosac_strbuf_appendf(sb, ",\n                           .scratch = A + %zu, .scratch_size = %zu",
-                             e->buf_off[op->scratch_buf], op->scratch_size);
-    if (e->prep_off[k] != SIZE_MAX)
-        tosac_strbuf_appendf(sb, ",\n                           .prep = %sprep + %zu, .prep_size = %zu", e->px,
-                             e->prep_off[k], op->prep_size - e->prep_skip[k]);
-    if (epi) tosac_strbuf_appendf(sb, ",\n                           .epi = %s", epi);
-    tosac_strbuf_append(sb, "};\n");
+    e->fns[e->n_fn] = f, e->fn_mve[e->n_fn] = e->owned[k];
+    return e->n_fn++;
 }
 
 /* The index of the operator whose call is `c`. */
@@ -588,39 +621,108 @@ static void put_float(tosac_strbuf *sb, float f)
         tosac_strbuf_appendf(sb, "%af", (double)f);
 }
 
-static void put_call(ectx *e, uint32_t k)
+/* The RESCALE call fused into call k that the emitted C passes (RT_NONE: none, or folded into the
+   prepared bytes of an owned convolution, whose Helium entry never reads it: k_mve.h). */
+static uint32_t epi_rescale(const ectx *e, uint32_t k)
+{
+    const rt_op *op = &e->p->ops[k];
+    if (!op->has_epi || !op->epi.rescale) return RT_NONE;
+    tosac_kcall pc = op->call;
+    pc.prep = op->prep_size ? e->p->prepared + op->prep_off : NULL, pc.prep_size = op->prep_size;
+    if (e->owned[k] && tosac_mve_epi_rescale_unread(&pc)) return RT_NONE;
+    return op_of_call(e->p, op->epi.rescale);
+}
+
+/* The table entry of call k (its tensors to tb, its epilogue to eb, the entry to cb). */
+static void put_call(ectx *e, uint32_t k, bool sliced, tosac_strbuf *cb, tosac_strbuf *tb, tosac_strbuf *eb,
+                     tosac_strbuf *ab)
 {
     const tosac_program *p = e->p;
     const rt_op *op = &p->ops[k];
-    tosac_strbuf *sb = &e->c;
+    uint32_t t0 = e->n_t, epi = 0;
+    for (uint32_t j = 0; j < op->n_in + op->n_out; j++)
+        put_tensor(e, tb, call_slot(op, j), sliced,
+                   j < op->n_in && (e->unread[k] == UINT32_MAX || (j < 31 && (e->unread[k] >> j) & 1)));
+    if (op->has_epi && e->run[k]) {
+        const tosac_kepilogue *x = &op->epi;
+        const uint32_t r = epi_rescale(e, k);
+        if (r != RT_NONE) put_call(e, r, sliced, cb, tb, eb, ab);
+        const uint32_t eo = put_tensor(e, tb, slot_of(p, x->out), sliced, false);
+        tosac_strbuf_appendf(eb, "    {%" PRIu32 ", %" PRIu32 ", %d, %" PRId32 ", %" PRId32 ", ",
+                             r == RT_NONE ? 0 : e->call_at[r] + 1, eo, x->fignore ? 1 : 0, x->lo, x->hi);
+        put_float(eb, x->flo);
+        tosac_strbuf_append(eb, ", ");
+        put_float(eb, x->fhi);
+        tosac_strbuf_append(eb, "},\n");
+        epi = ++e->n_epi;
+        const uint32_t nt = e->n_t - t0;
+        if (nt > e->maxt) e->maxt = nt;
+    } else if (e->run[k] && e->n_t - t0 > e->maxt) {
+        e->maxt = e->n_t - t0;
+    }
     char label[256];
     rt_op_label(p, k, label, sizeof label);
-    for (char *s = label; *s; s++)
-        if (*s == '*' && s[1] == '/') *s = '+'; /* never end the comment */
-    tosac_strbuf_appendf(sb, "    { /* %s */\n", label);
-    const char *epi = NULL;
-    if (op->has_epi) {
-        const tosac_kepilogue *x = &op->epi;
-        if (x->rescale) {
-            uint32_t r = op_of_call(p, x->rescale);
-            put_kcall(e, r, "r", NULL);
-        }
-        tosac_strbuf_append(sb, "        const tosac_ktensor eo[1] = {\n");
-        char shape[32];
-        snprintf(shape, sizeof shape, "%se_%" PRIu32, e->px, k);
-        put_tensor(e, slot_of(p, x->out), shape, false);
-        tosac_strbuf_appendf(sb, "        };\n        const tosac_kepilogue epi = {.rescale = %s, .out = eo, .lo = %" PRId32
-                                 ", .hi = %" PRId32 ", .flo = ",
-                             x->rescale ? "&rc" : "0", x->lo, x->hi);
-        put_float(sb, x->flo);
-        tosac_strbuf_append(sb, ", .fhi = ");
-        put_float(sb, x->fhi);
-        tosac_strbuf_appendf(sb, ", .fignore = %s};\n", x->fignore ? "true" : "false");
-        epi = "&epi";
+    for (char *c = label; *c; c++)
+        if (*c == '*' && c[1] == '/') *c = '+'; /* never end the comment */
+    const uint32_t attr = attr_ref(e, k, ab), fn = e->run[k] ? fn_ref(e, k) : 0;
+    const bool scratch = e->run[k] && op->scratch_size, prep = e->prep_off[k] != SIZE_MAX;
+    if (op->n_in > 255 || op->n_out > 255 || e->n_t > UINT16_MAX || e->n_attr >= UINT16_MAX || e->n_epi >= UINT16_MAX ||
+        (scratch && (e->buf_off[op->scratch_buf] > UINT32_MAX || op->scratch_size > UINT32_MAX)) ||
+        (prep && e->prep_total > UINT32_MAX))
+        e->too_big = true;
+    /* (calls[k] is the entry's position: written in the order of call_at) */
+    tosac_strbuf_appendf(cb, "    [%" PRIu32 "] = {TOSAC_OP_%s, %" PRIu32 ", %s, %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32
+                             ", %" PRIu32 ", %zu, %zu, %zu, %zu}, /* %s */\n",
+                         e->call_at[k], tosac_op_name(op->op), fn, op->call.isa == TOSAC_KISA_MVE ? "TOSAC_KISA_MVE" : "TOSAC_KISA_PORTABLE",
+                         op->n_in, op->n_out, attr, epi, t0, scratch ? e->buf_off[op->scratch_buf] : 0,
+                         scratch ? op->scratch_size : 0, prep ? e->prep_off[k] : 0,
+                         prep ? op->prep_size - e->prep_skip[k] : 0, label);
+}
+
+/* The call tables of the program and the model description naming them (px + "model"). */
+static void put_tables(ectx *e)
+{
+    const tosac_program *p = e->p;
+    tosac_strbuf cb, tb, eb, ab, *sb = &e->c;
+    tosac_strbuf_init(&cb), tosac_strbuf_init(&tb), tosac_strbuf_init(&eb), tosac_strbuf_init(&ab);
+    /* the calls run in order, then the RESCALEs passed to epilogues */
+    for (uint32_t k = 0; k < p->n_ops; k++) e->call_at[k] = e->run[k] ? e->n_calls++ : RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        const uint32_t r = e->run[k] ? epi_rescale(e, k) : RT_NONE;
+        if (r != RT_NONE) e->call_at[r] = e->n_calls++;
     }
-    put_kcall(e, k, "", epi);
-    tosac_strbuf_appendf(sb, "        if ((st = tosac_kernel_%s%s(&c)) != TOSAC_OK) return (int)st;\n    }\n", k_family[op->op],
-                         e->owned[k] ? "_mve" : "");
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (e->run[k]) put_call(e, k, e->slice[k] != RT_NONE, &cb, &tb, &eb, &ab);
+    if (ab.data) tosac_strbuf_append(sb, ab.data);
+    tosac_strbuf_appendf(sb, "static const tosac_attr_val *const %sattrs[] = {", e->px);
+    for (uint32_t i = 0; i < e->n_attr; i++) tosac_strbuf_appendf(sb, "%s%sa_%" PRIu32, i ? ", " : "", e->px, i);
+    tosac_strbuf_appendf(sb, "%s};\nstatic const int64_t %sshapes[] = {", e->n_attr ? "" : "0", e->px);
+    for (size_t i = 0; i < e->n_shp; i++) tosac_strbuf_appendf(sb, "%s%" PRId64, !i ? "\n    " : i % 16 ? ", " : ",\n    ", e->shp[i]);
+    tosac_strbuf_appendf(sb, "%s};\nstatic const void *const %sconsts[] = {", e->n_shp ? "" : "0", e->px);
+    uint32_t nc = 0;
+    for (uint32_t v = 0; v < p->n_vals; v++)
+        if (e->const_used[v]) {
+            tosac_strbuf_appendf(sb, "%s%sk_%" PRIu32, !nc ? "\n    " : nc % 8 ? ", " : ",\n    ", e->px, v);
+            nc++;
+        }
+    tosac_strbuf_appendf(sb, "%s};\n/* where (kind << 29 | offset or index), shape, type, flags (emit/emit_run.h) */\n"
+                             "static const tosac_emit_t %stensors[] = {\n%s};\n",
+                         nc ? "" : "0", e->px, tb.data ? tb.data : "    {0, 0, 0, 0},\n");
+    tosac_strbuf_appendf(sb, "/* RESCALE call + 1, output tensor, fignore, lo, hi, flo, fhi */\nstatic const tosac_emit_epi %sepis[] = {\n%s};\n",
+                         e->px, eb.data ? eb.data : "    {0, 0, 0, 0, 0, 0, 0},\n");
+    tosac_strbuf_appendf(sb, "/* op, kernel, isa, inputs, outputs, attributes + 1, epilogue + 1, first tensor, scratch offset and\n"
+                             "   bytes, prepared offset and bytes */\nstatic const tosac_emit_call %scalls[] = {\n%s};\n",
+                         e->px, cb.data ? cb.data : "    {0},\n");
+    tosac_strbuf_appendf(sb, "static const tosac_kernel_fn %sfns[] = {", e->px);
+    for (uint32_t i = 0; i < e->n_fn; i++)
+        tosac_strbuf_appendf(sb, "%stosac_kernel_%s%s", i ? ", " : "", e->fns[i], e->fn_mve[i] ? "_mve" : "");
+    char prep[24];
+    snprintf(prep, sizeof prep, "%s%s", e->prep_total ? e->px : "", e->prep_total ? "prep" : "0");
+    tosac_strbuf_appendf(sb, "%s};\nstatic const tosac_emit_model %smodel = {%scalls, %stensors, %sshapes, %sconsts, %sattrs, "
+                             "%sepis, %sfns, %s};\n",
+                         e->n_fn ? "" : "0", e->px, e->px, e->px, e->px, e->px, e->px, e->px, e->px, prep);
+    if (cb.failed || tb.failed || eb.failed || ab.failed) sb->failed = true;
+    tosac_strbuf_free(&cb), tosac_strbuf_free(&tb), tosac_strbuf_free(&eb), tosac_strbuf_free(&ab);
 }
 
 /* ---- files ----------------------------------------------------------------------------------- */
@@ -841,16 +943,14 @@ static void put_prologue(tosac_strbuf *sb, const tosac_emit_c_opts *o)
                          "   program, with the arena offsets, constants and prepared constants tosac computed on the\n"
                          "   host. Compile with the kernel sources of %s.cmake (sources.txt). Do not edit. */\n",
                          N, o->source ? " from " : "", o->source ? o->source : "", N);
-    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"kernels/k_mve.h\"\n\n", N);
+    tosac_strbuf_appendf(sb, "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n#include \"emit/emit_run.h\"\n#include \"kernels/k_mve.h\"\n\n", N);
     tosac_strbuf_append(sb,
                         "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
-                        "#error \"the prepared constants are the bytes of a little-endian target\"\n#endif\n\n"
-                        "#define T(p, dt, r, sh, n, k) \\\n"
-                        "    {.data = (void *)(uintptr_t)(p), .dtype = (dt), .rank = (r), .shape = (sh), .nelem = (n), .constant = (k)}\n\n");
+                        "#error \"the prepared constants are the bytes of a little-endian target\"\n#endif\n\n");
 }
 
-/* The program's constants, prepared bytes, shapes and attributes (static, prefixed e->px). */
-static void put_data(ectx *e)
+/* The program's constants, prepared bytes and call tables (static, prefixed e->px). */
+static tosac_status put_data(ectx *e)
 {
     const tosac_program *p = e->p;
     tosac_strbuf *sb = &e->c;
@@ -873,48 +973,51 @@ static void put_data(ectx *e)
         }
         tosac_strbuf_append(sb, "\n};\n");
     }
-    for (uint32_t k = 0; k < p->n_ops; k++) {
-        if (!e->run[k]) continue;
-        uint32_t calls[2] = {k, p->ops[k].has_epi && p->ops[k].epi.rescale ? op_of_call(p, p->ops[k].epi.rescale) : RT_NONE};
-        for (int c = 0; c < 2 && calls[c] != RT_NONE; c++) {
-            put_shapes(e, calls[c]);
-            put_attrs(e, calls[c]);
-        }
-        if (p->ops[k].has_epi) {
-            /* the epilogue's output tensor */
-            const tosac_ktensor *t = p->ops[k].epi.out;
-            if (t->rank) {
-                tosac_strbuf_appendf(sb, "static const int64_t %se_%" PRIu32 "[%" PRId32 "] = {", e->px, k, t->rank);
-                for (int32_t i = 0; i < t->rank; i++) tosac_strbuf_appendf(sb, "%s%" PRId64, i ? ", " : "", t->shape[i]);
-                tosac_strbuf_append(sb, "};\n");
-            }
-        }
-    }
+    uint32_t nc = 0;
+    for (uint32_t v = 0; v < p->n_vals; v++) e->cidx[v] = e->const_used[v] ? nc++ : UINT32_MAX;
+    put_tables(e);
+    if (e->too_big)
+        return tosac_diag_add(e->d, TOSAC_ERR_UNSUPPORTED,
+                              "emit-c: the program exceeds the call tables' fields (rank above 7, 2^29 bytes of arena, "
+                              "65,535 tensors or attribute tables, 64 kernels)");
+    return TOSAC_OK;
 }
 
-/* The body of a function (in, out, arena) running the program. */
+/* The body of a function (in, out, arena) running the program: its call table in ranges, a
+   sliced chain's range once per slice. */
 static void put_body(ectx *e)
 {
     const tosac_program *p = e->p;
     tosac_strbuf *sb = &e->c;
-    tosac_strbuf_append(sb, "{\n    uint8_t *A = arena;\n    tosac_status st;\n    (void)A, (void)in, (void)out;\n");
-    for (uint32_t k = 0; k < p->n_ops; k++) {
-        if (!e->run[k]) continue;
+    const uint32_t mt = e->maxt ? e->maxt : 1;
+    tosac_strbuf_appendf(sb, "{\n    uint8_t *A = arena;\n    int st = 0;\n    tosac_ktensor t[%" PRIu32 "];\n    int64_t sh[%" PRIu32
+                             "][2];\n    const tosac_emit_ws ws = {t, sh, %" PRIu32 "};\n    (void)A, (void)in, (void)out, (void)st, (void)ws;\n",
+                         mt, mt, mt);
+    for (uint32_t k = 0; k < p->n_ops;) {
+        if (!e->run[k]) {
+            k++;
+            continue;
+        }
+        const uint32_t first = e->call_at[k];
         if (e->slice[k] == k) {
             const tosac_ktensor *t = &p->kt[p->ops[k].out_base];
-            const int64_t c = t->shape[t->rank - 1], s = slice_elems(e, k);
-            tosac_strbuf_appendf(sb, "    /* ops %" PRIu32 "-%" PRIu32 " slice by slice (the values between them: one slice) */\n"
-                                     "    for (int64_t i0 = 0; i0 < INT64_C(%" PRId64 "); i0 += INT64_C(%" PRId64 ")) {\n"
-                                     "    const int64_t n = INT64_C(%" PRId64 ") - i0 < INT64_C(%" PRId64 ") ? INT64_C(%" PRId64
-                                     ") - i0 : INT64_C(%" PRId64 "), sh[2] = {n / INT64_C(%" PRId64 "), INT64_C(%" PRId64 ")};\n",
-                                 k, e->slice_end[k], t->nelem, s, t->nelem, s, t->nelem, s, c, c);
-            e->slicing = true;
+            const int64_t c = t->shape[t->rank - 1], s = slice_elems(e, k), ne = t->nelem;
+            const uint32_t last = e->slice_end[k];
+            tosac_strbuf_appendf(sb, "    /* ops %" PRIu32 "-%" PRIu32 " slice by slice (the values between them: one slice; rows of %" PRId64 ") */\n"
+                                     "    for (int64_t i0 = 0; i0 < INT64_C(%" PRId64 "); i0 += INT64_C(%" PRId64 "))\n"
+                                     "        if ((st = tosac_emit_run(&%smodel, %" PRIu32 ", %" PRIu32 ", A, in, out, i0, INT64_C(%" PRId64
+                                     ") - i0 < INT64_C(%" PRId64 ") ? INT64_C(%" PRId64 ") - i0 : INT64_C(%" PRId64 "), &ws)) != 0) return st;\n",
+                                 k, last, c, ne, s, e->px, first, e->call_at[last] + 1, ne, s, ne, s);
+            k = last + 1;
+            continue;
         }
-        put_call(e, k);
-        if (e->slicing && e->slice_end[e->slice[k]] == k) {
-            tosac_strbuf_append(sb, "    }\n");
-            e->slicing = false;
-        }
+        uint32_t end = k;
+        while (end < p->n_ops && (!e->run[end] || e->slice[end] == RT_NONE)) end++;
+        uint32_t last = end;
+        while (!e->run[last - 1]) last--;
+        tosac_strbuf_appendf(sb, "    if ((st = tosac_emit_run(&%smodel, %" PRIu32 ", %" PRIu32 ", A, in, out, 0, 0, &ws)) != 0) return st;\n",
+                             e->px, first, e->call_at[last - 1] + 1);
+        k = end;
     }
     /* outputs the program does not produce straight into out[i] */
     const rt_inst *m = &p->insts[0];
@@ -926,7 +1029,7 @@ static void put_body(ectx *e)
         put_loc(e, sb, l);
         tosac_strbuf_appendf(sb, ", %zu);\n", p->vals[rt_final_val(p, v)].nbytes);
     }
-    tosac_strbuf_append(sb, "    (void)st;\n    return 0;\n}\n");
+    tosac_strbuf_append(sb, "    return 0;\n}\n");
 }
 
 static bool valid_name(const char *s)
@@ -952,6 +1055,11 @@ static void ectx_close(ectx *e)
     tosac_free(e->slim, nv * sizeof(bool));
     tosac_free(e->prep_skip, no * sizeof(size_t));
     tosac_free(e->buf_off, nb * sizeof(size_t));
+    tosac_free(e->cidx, nv * sizeof(uint32_t));
+    tosac_free(e->call_at, no * sizeof(uint32_t));
+    tosac_free(e->shp, e->cap_shp * sizeof(int64_t));
+    for (uint32_t i = 0; i < e->n_attr; i++) tosac_free(e->akeys[i], strlen(e->akeys[i]) + 1);
+    tosac_free(e->akeys, e->cap_attr * sizeof(char *));
     tosac_strbuf_free(&e->c);
     tosac_program_destroy((tosac_program *)(uintptr_t)e->p);
     memset(e, 0, sizeof *e);
@@ -987,7 +1095,9 @@ static tosac_status ectx_open(ectx *e, const tosac_graph *g, const tosac_emit_c_
     e->slice = tosac_calloc(no, sizeof(uint32_t));
     e->slice_end = tosac_calloc(no, sizeof(uint32_t));
     e->slim = tosac_calloc(nv, sizeof(bool));
-    if (!e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off || !e->owned ||
+    e->cidx = tosac_calloc(nv, sizeof(uint32_t));
+    e->call_at = tosac_calloc(no, sizeof(uint32_t));
+    if (!e->cidx || !e->call_at || !e->dropped || !e->const_used || !e->run || !e->prep_off || !e->unread || !e->buf_off || !e->owned ||
         !e->prep_skip || !e->slice || !e->slice_end || !e->slim)
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "emit-c: out of memory");
     if ((st = check_supported(e)) != TOSAC_OK) return st;
@@ -1037,12 +1147,14 @@ tosac_status tosac_emit_c(const tosac_graph *g, const tosac_emit_c_opts *o, tosa
     bool used[N_FAMILY_FILES] = {false};
     tosac_status st = ectx_open(&e, g, o, "", out, d);
     if (st == TOSAC_OK) {
-        const tosac_program *p = e.p;
         out->arena = e.arena;
         out->arena_lower_bound = e.lb;
-        const rt_inst *m = &p->insts[0];
         put_prologue(&e.c, o);
-        put_data(&e);
+        st = put_data(&e);
+    }
+    if (st == TOSAC_OK) {
+        const tosac_program *p = e.p;
+        const rt_inst *m = &p->insts[0];
         tosac_strbuf_appendf(&e.c, "\nint %s_invoke(const void *const in[], void *const out[], void *arena)\n", o->name);
         put_body(&e);
         const tosac_quant_iomap *q = o->qio;
@@ -1181,7 +1293,11 @@ tosac_status tosac_emit_c_artifact(const tosac_artifact *a, const tosac_emit_c_o
         }
         w[s].arena = e.arena, w[s].lb = e.lb;
         tosac_strbuf_appendf(&e.c, "\n/* segment %" PRIu32 " (%s, %s) */\n", s, seg->file, seg->npu ? "NPU" : "CPU");
-        put_data(&e);
+        if (st == TOSAC_OK) st = put_data(&e);
+        if (st != TOSAC_OK) {
+            ectx_close(&e);
+            goto done;
+        }
         tosac_strbuf_appendf(&e.c, "\nstatic int %srun(const void *const in[], void *const out[], void *arena)\n", px);
         put_body(&e);
         if (seg->npu) {

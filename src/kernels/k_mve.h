@@ -73,6 +73,16 @@ static inline size_t tosac_mve_unread_prefix(const tosac_kcall *c)
     return c->op == TOSAC_OP_RESCALE ? tosac_rescale_mve_unread(c) : 0;
 }
 
+/* An owned conv / matmul call with a fused epilogue was prepared with that epilogue's RESCALE
+   (multipliers, shifts and zero points in its prepared bytes: tosac_conv_mve_prepare takes no call
+   whose epilogue it cannot fold), so its Helium entry reads nothing of the RESCALE's call: emitted
+   C passes the epilogue without it. */
+static inline bool tosac_mve_epi_rescale_unread(const tosac_kcall *c)
+{
+    return (c->op == TOSAC_OP_CONV2D || c->op == TOSAC_OP_DEPTHWISE_CONV2D || c->op == TOSAC_OP_MATMUL) &&
+           c->epi && tosac_conv_mve_owns(c);
+}
+
 /* Runs a call the Helium kernels left as TOSAC_KISA_PORTABLE (the reason of a failure kept). */
 static inline tosac_status tosac_mve_portable(tosac_kcall *c, tosac_kernel_fn fn)
 {
