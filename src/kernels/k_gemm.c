@@ -249,31 +249,43 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #define KG_TARGET
 #define KG_I16_ROWS 2
 #define KG_F32_ROWS 4
+#define KG_DW_PX 8
+#define KG_DW_VB 16
 #include "kernels/k_gemm_tiles.h"
 #undef KG_FN
 #undef KG_TARGET
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
+#undef KG_DW_PX
+#undef KG_DW_VB
 
 #ifdef TOSAC_KERNEL_X86
 #define KG_FN(name) kg_avx2_##name
 #define KG_TARGET __attribute__((target("avx2")))
 #define KG_I16_ROWS 2
 #define KG_F32_ROWS 6
+#define KG_DW_PX 8
+#define KG_DW_VB 32
 #include "kernels/k_gemm_tiles.h"
 #undef KG_FN
 #undef KG_TARGET
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
+#undef KG_DW_PX
+#undef KG_DW_VB
 #define KG_FN(name) kg_vnni_##name
 #define KG_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define KG_I16_ROWS 4
 #define KG_F32_ROWS 6
+#define KG_DW_PX 8
+#define KG_DW_VB 64
 #include "kernels/k_gemm_tiles.h"
 #undef KG_FN
 #undef KG_TARGET
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
+#undef KG_DW_PX
+#undef KG_DW_VB
 #endif
 
 #ifdef TOSAC_KERNEL_X86
@@ -766,14 +778,14 @@ void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 
-void tosac_dw_acc_i8(int32_t *acc, const int8_t *x, const int16_t *w, int64_t n, int32_t zp)
+void tosac_dw_row_f32(float *acc, const float *x, const float *w, const tosac_dw_geom *g)
 {
-    KG_DISPATCH(dw_i8, (acc, x, w, n, zp))
+    KG_DISPATCH(dw_rows_f32, (acc, x, w, g, 0))
 }
 
-void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n)
+void tosac_dw_row_i8(int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp)
 {
-    KG_DISPATCH(dw_f32, (acc, x, w, n))
+    KG_DISPATCH(dw_rows_i8, (acc, x, w, g, zp))
 }
 
 void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n)
