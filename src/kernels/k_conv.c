@@ -449,9 +449,38 @@ static void conv_coords(const conv_plan *g, int64_t od, int64_t oy, int64_t ox, 
     }
 }
 
+/* Converts n input elements from element src into working elements at d (patch row form). */
+static void patch_copy(const conv_plan *g, const tosac_ktensor *in, void *d, int64_t src, int64_t n, int32_t izp)
+{
+    switch (g->kind) {
+    case CK_INT:
+        if (g->bpanel)
+            tosac_krow_u8(d, (const int8_t *)in->data + src, n);
+        else
+            tosac_krow_i16(d, in, src, n, izp);
+        break;
+    case CK_F64: tosac_krow_f64(d, in, src, n); break;
+    default: tosac_krow_f32(d, in, src, n); break;
+    }
+}
+
+/* Fills n working elements of padding taps: 0, or the input zero point + 128 on u8 panels. */
+static void patch_pad(const conv_plan *g, void *d, int64_t n, int32_t izp)
+{
+    if (g->bpanel)
+        memset(d, (int)(uint8_t)(izp + 128), (size_t)n);
+    else if (g->kind == CK_F64)
+        for (int64_t i = 0; i < n; i++) ((double *)d)[i] = 0.0;
+    else if (g->kind == CK_INT)
+        memset(d, 0, (size_t)n * sizeof(int16_t));
+    else
+        for (int64_t i = 0; i < n; i++) ((float *)d)[i] = 0.0f;
+}
+
 /*
  * Gathers the patch row of output pixel `pix` (flat index over N, OD, OH, OW) into `row` (K working
- * elements, zero for invalid taps) and its tap mask (1 = inside) into `mask`.
+ * elements, zero for invalid taps) and its tap mask (1 = inside) into `mask`. Kernel columns whose
+ * inputs are consecutive columns (dilation 1) are converted in one run.
  */
 static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, void *row, uint8_t *mask,
                        int64_t *coord, int32_t izp)
@@ -463,48 +492,27 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
     int64_t *cd = coord, *cy = coord + g->KD, *cx = cy + g->KH;
     conv_coords(g, od, oy, ox, cd, cy, cx);
     const tosac_ktensor *in = &c->in[0];
+    const size_t es = g->bpanel ? 1u : work_size(g->kind);
     int64_t IC = g->IC, tap = 0;
     for (int64_t kd = 0; kd < g->KD; kd++)
-        for (int64_t ky = 0; ky < g->KH; ky++)
-            for (int64_t kx = 0; kx < g->KW; kx++, tap++) {
-                bool ok = cd[kd] >= 0 && cy[ky] >= 0 && cx[kx] >= 0;
-                mask[tap] = ok;
-                int64_t src = ok ? ((((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW + cx[kx]) * IC) : 0;
-                switch (g->kind) {
-                case CK_INT: {
-                    if (g->bpanel) {
-                        uint8_t *d = (uint8_t *)row + tap * IC;
-                        if (ok)
-                            tosac_krow_u8(d, (const int8_t *)in->data + src, IC);
-                        else
-                            memset(d, (int)(uint8_t)(izp + 128), (size_t)IC);
-                        break;
-                    }
-                    int16_t *d = (int16_t *)row + tap * IC;
-                    if (ok)
-                        tosac_krow_i16(d, in, src, IC, izp);
-                    else
-                        memset(d, 0, (size_t)IC * sizeof *d);
-                    break;
+        for (int64_t ky = 0; ky < g->KH; ky++) {
+            const bool rowok = cd[kd] >= 0 && cy[ky] >= 0;
+            const int64_t base = rowok ? ((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW : 0;
+            for (int64_t kx = 0; kx < g->KW;) {
+                uint8_t *d = (uint8_t *)row + (size_t)(tap * IC) * es;
+                if (!rowok || cx[kx] < 0) {
+                    mask[tap++] = 0;
+                    patch_pad(g, d, IC, izp);
+                    kx++;
+                    continue;
                 }
-                case CK_F64: {
-                    double *d = (double *)row + tap * IC;
-                    if (ok)
-                        tosac_krow_f64(d, in, src, IC);
-                    else
-                        for (int64_t i = 0; i < IC; i++) d[i] = 0.0;
-                    break;
-                }
-                default: {
-                    float *d = (float *)row + tap * IC;
-                    if (ok)
-                        tosac_krow_f32(d, in, src, IC);
-                    else
-                        for (int64_t i = 0; i < IC; i++) d[i] = 0.0f;
-                    break;
-                }
-                }
+                int64_t e = kx + 1;
+                while (e < g->KW && cx[e] == cx[e - 1] + 1) e++;
+                for (int64_t k = kx; k < e; k++) mask[tap++] = 1;
+                patch_copy(g, in, d, (base + cx[kx]) * IC, (e - kx) * IC, izp);
+                kx = e;
             }
+        }
 }
 
 /* Weights of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form);
