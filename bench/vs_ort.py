@@ -16,7 +16,8 @@ configuration is the median over the rounds; the ratio is tosac / onnxruntime (b
 faster). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
 ONNX shape inference) at tosac's median time; % of peak divides by the threads times one core's
 peak that `ops_bench --peak` measures (fused multiply-adds on the widest vectors, best of its
-runs). --base adds a second tosac binary (e.g. an older build) timed in the same rounds.
+runs; INT8 rows: its int8 vpdpbusd peak). --base adds a second tosac binary (e.g. an older
+build) timed in the same rounds.
 The machine may be shared: the load average is printed with the results, ratios are what count.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
@@ -83,13 +84,14 @@ def model_gflop(onnx_path):
 
 
 def peak_gflops(tosac):
+    """{'fp32': GFLOP/s, 'int8': GOP/s (vpdpbusd, when the CPU has it)} of one core, or None."""
     exe = os.path.join(os.path.dirname(os.path.abspath(tosac)), "bench", "ops_bench")
     try:
         r = run([exe, "--peak", "--seconds", "1"])
     except (OSError, subprocess.CalledProcessError):
         return None
-    m = re.search(r"peak fp32 ([0-9.]+) GFLOP/s", r.stdout)
-    return float(m.group(1)) if m else None
+    peaks = {k: float(v) for k, v in re.findall(r"peak (fp32|int8) ([0-9.]+) G", r.stdout)}
+    return peaks or None
 
 
 def main():
@@ -145,7 +147,8 @@ def main():
                 print(f"{key} {eng}: failed: {getattr(e, 'stderr', e)}"[:300], file=sys.stderr)
     load = os.getloadavg()
     print(f"{a.rounds} rounds x {a.runs} runs, medians in ms; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
-          f"on {os.cpu_count()} cores; peak " + (f"{peak:.1f} GFLOP/s per core" if peak else "unknown"))
+          f"on {os.cpu_count()} cores; peak per core " +
+          (", ".join(f"{k} {v:.1f} G{'FLOP' if k == 'fp32' else 'OP'}/s" for k, v in peak.items()) if peak else "unknown"))
     head = f"{'model':22} {'kind':5} {'thr':>3} {'ort':>9} {'tosac':>9} {'ratio':>7} {'GFLOP/s':>8} {'%peak':>6}"
     if a.base:
         head += f" {'base':>9} {'ratio':>7}"
@@ -167,7 +170,8 @@ def main():
                             gf = gflop.get(n)
                             rate = gf / (tm / 1e3) if gf and tm > 0 else None
                             line += f" {rate:8.1f}" if rate else f" {'-':>8}"
-                            line += f" {100 * rate / (peak * t):5.0f}%" if rate and peak else f" {'-':>6}"
+                            pk = peak.get(kind) if peak else None  # INT8 against the int8 peak
+                            line += f" {100 * rate / (pk * t):5.0f}%" if rate and pk else f" {'-':>6}"
                     else:
                         line += f" {'-':>9} {'-':>7}"
                 print(line)

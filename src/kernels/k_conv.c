@@ -25,7 +25,9 @@
  *     sum is rounded to fp16 (the reference model's float16 accumulator); out = round_out(bias +
  *     acc) in float. Direct path (padding taps skipped).
  *   precise mode (f64 tensors): everything in double in the same order.
- * DEPTHWISE_CONV2D is a direct loop vectorised across output channels (taps in order ky, kx).
+ * DEPTHWISE_CONV2D is a direct loop vectorised across output channels (taps in order ky, kx, padding
+ * taps skipped); with multiplier 1 (fp32, or int8 with int32 sums) by rows of output pixels, the
+ * sums of a block of channels kept in registers over the taps (tosac_dw_row_f32 / _i8).
  */
 #include <string.h>
 
@@ -54,7 +56,7 @@ typedef struct {
     int64_t M;     /* depthwise channel multiplier */
     int64_t K;     /* GEMM reduction length T * IC */
     int64_t chunk; /* integer: most K terms summed in int32 */
-    int64_t pblk;  /* output pixels per patch block */
+    int64_t pblk;  /* output pixels per patch block (depthwise: per call of the row kernels) */
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
@@ -171,13 +173,20 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     size_t es = work_size(g->kind);
     size_t o = 0;
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
-        /* weights [T][C*M], one converted input row [C], accumulators [C*M] (8 bytes each) */
+        /* weights [T][C*M], one converted input row [C], accumulators [pblk][C*M] (8 bytes each):
+           with vector units a row of output pixels (up to 64 KB) per call of the row kernels and
+           per epilogue, else one pixel (the scratch of the microcontroller builds) */
         int64_t cm = g->IC * g->M;
         g->wbytes = (size_t)(g->T * cm) * es;
         g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
+        g->pblk = 1;
+        if (c->isa == TOSAC_KISA_AVX2 || c->isa == TOSAC_KISA_AVX512) {
+            int64_t px = (int64_t)(65536u / ((size_t)(cm > 0 ? cm : 1) * 8u));
+            g->pblk = px < 1 ? 1 : px > g->OW ? (g->OW > 0 ? g->OW : 1) : px;
+        }
         if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
-        g->off_c = o, o += tosac_kalign64((size_t)cm * 8u);
+        g->off_c = o, o += tosac_kalign64((size_t)(g->pblk * cm) * 8u);
         g->total = o;
         return;
     }
@@ -440,9 +449,38 @@ static void conv_coords(const conv_plan *g, int64_t od, int64_t oy, int64_t ox, 
     }
 }
 
+/* Converts n input elements from element src into working elements at d (patch row form). */
+static void patch_copy(const conv_plan *g, const tosac_ktensor *in, void *d, int64_t src, int64_t n, int32_t izp)
+{
+    switch (g->kind) {
+    case CK_INT:
+        if (g->bpanel)
+            tosac_krow_u8(d, (const int8_t *)in->data + src, n);
+        else
+            tosac_krow_i16(d, in, src, n, izp);
+        break;
+    case CK_F64: tosac_krow_f64(d, in, src, n); break;
+    default: tosac_krow_f32(d, in, src, n); break;
+    }
+}
+
+/* Fills n working elements of padding taps: 0, or the input zero point + 128 on u8 panels. */
+static void patch_pad(const conv_plan *g, void *d, int64_t n, int32_t izp)
+{
+    if (g->bpanel)
+        memset(d, (int)(uint8_t)(izp + 128), (size_t)n);
+    else if (g->kind == CK_F64)
+        for (int64_t i = 0; i < n; i++) ((double *)d)[i] = 0.0;
+    else if (g->kind == CK_INT)
+        memset(d, 0, (size_t)n * sizeof(int16_t));
+    else
+        for (int64_t i = 0; i < n; i++) ((float *)d)[i] = 0.0f;
+}
+
 /*
  * Gathers the patch row of output pixel `pix` (flat index over N, OD, OH, OW) into `row` (K working
- * elements, zero for invalid taps) and its tap mask (1 = inside) into `mask`.
+ * elements, zero for invalid taps) and its tap mask (1 = inside) into `mask`. Kernel columns whose
+ * inputs are consecutive columns (dilation 1) are converted in one run.
  */
 static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, void *row, uint8_t *mask,
                        int64_t *coord, int32_t izp)
@@ -454,48 +492,27 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
     int64_t *cd = coord, *cy = coord + g->KD, *cx = cy + g->KH;
     conv_coords(g, od, oy, ox, cd, cy, cx);
     const tosac_ktensor *in = &c->in[0];
+    const size_t es = g->bpanel ? 1u : work_size(g->kind);
     int64_t IC = g->IC, tap = 0;
     for (int64_t kd = 0; kd < g->KD; kd++)
-        for (int64_t ky = 0; ky < g->KH; ky++)
-            for (int64_t kx = 0; kx < g->KW; kx++, tap++) {
-                bool ok = cd[kd] >= 0 && cy[ky] >= 0 && cx[kx] >= 0;
-                mask[tap] = ok;
-                int64_t src = ok ? ((((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW + cx[kx]) * IC) : 0;
-                switch (g->kind) {
-                case CK_INT: {
-                    if (g->bpanel) {
-                        uint8_t *d = (uint8_t *)row + tap * IC;
-                        if (ok)
-                            tosac_krow_u8(d, (const int8_t *)in->data + src, IC);
-                        else
-                            memset(d, (int)(uint8_t)(izp + 128), (size_t)IC);
-                        break;
-                    }
-                    int16_t *d = (int16_t *)row + tap * IC;
-                    if (ok)
-                        tosac_krow_i16(d, in, src, IC, izp);
-                    else
-                        memset(d, 0, (size_t)IC * sizeof *d);
-                    break;
+        for (int64_t ky = 0; ky < g->KH; ky++) {
+            const bool rowok = cd[kd] >= 0 && cy[ky] >= 0;
+            const int64_t base = rowok ? ((n * g->ID + cd[kd]) * g->IH + cy[ky]) * g->IW : 0;
+            for (int64_t kx = 0; kx < g->KW;) {
+                uint8_t *d = (uint8_t *)row + (size_t)(tap * IC) * es;
+                if (!rowok || cx[kx] < 0) {
+                    mask[tap++] = 0;
+                    patch_pad(g, d, IC, izp);
+                    kx++;
+                    continue;
                 }
-                case CK_F64: {
-                    double *d = (double *)row + tap * IC;
-                    if (ok)
-                        tosac_krow_f64(d, in, src, IC);
-                    else
-                        for (int64_t i = 0; i < IC; i++) d[i] = 0.0;
-                    break;
-                }
-                default: {
-                    float *d = (float *)row + tap * IC;
-                    if (ok)
-                        tosac_krow_f32(d, in, src, IC);
-                    else
-                        for (int64_t i = 0; i < IC; i++) d[i] = 0.0f;
-                    break;
-                }
-                }
+                int64_t e = kx + 1;
+                while (e < g->KW && cx[e] == cx[e - 1] + 1) e++;
+                for (int64_t k = kx; k < e; k++) mask[tap++] = 1;
+                patch_copy(g, in, d, (base + cx[kx]) * IC, (e - kx) * IC, izp);
+                kx = e;
             }
+        }
 }
 
 /* Weights of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form);
@@ -739,8 +756,35 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     int64_t C = g->IC, M = g->M, CM = C * M;
     void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
 
+    /* multiplier 1, fp32 or int8 with int32 sums: the row kernels (k_gemm.h), pblk pixels a call */
+    const bool rowk = M == 1 && ((g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32) ||
+                                 (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8));
     for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
         int64_t n = (int64_t)row / g->OH, oy = (int64_t)row % g->OH;
+        if (rowk) {
+            int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
+            while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
+            while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dy >= g->IH) ky1--;
+            tosac_dw_geom geo = {C, g->KW, g->IW, g->sx, g->dx, g->pl, ky1 - ky0, g->IW * C * g->dy, 0, 0};
+            int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * C;
+            for (int64_t ox0 = 0; ox0 < g->OW; ox0 += g->pblk) {
+                geo.ox0 = ox0, geo.n = g->OW - ox0 < g->pblk ? g->OW - ox0 : g->pblk;
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * C;
+                if (g->kind == CK_F32) {
+                    tosac_dw_row_f32((float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
+                    fp_store_f32(&c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
+                } else {
+                    tosac_dw_row_i8((int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
+                                    &geo, izp);
+                    tosac_status st = int_store(c, o0, geo.n * C, C, NULL, (int32_t *)acc);
+                    if (st != TOSAC_OK) {
+                        t->st[worker] = st;
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
         for (int64_t ox = 0; ox < g->OW; ox++) {
             int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
             int32_t *a32 = (int32_t *)acc;
@@ -769,13 +813,9 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                     if (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8) {
                         const int16_t *wr = (const int16_t *)wbuf + tap * CM;
                         const int8_t *xr = (const int8_t *)in->data + src;
-                        if (M == 1) {
-                            tosac_dw_acc_i8(a32, xr, wr, C, izp);
-                        } else {
-                            for (int64_t ch = 0; ch < C; ch++) {
-                                int32_t xv = xr[ch] - izp;
-                                for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
-                            }
+                        for (int64_t ch = 0; ch < C; ch++) {
+                            int32_t xv = xr[ch] - izp;
+                            for (int64_t m = 0; m < M; m++) a32[ch * M + m] += xv * wr[ch * M + m];
                         }
                     } else if (g->kind == CK_INT) {
                         const int16_t *wr = (const int16_t *)wbuf + tap * CM;
@@ -816,8 +856,6 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                                     float p = tosac_round_fp16(xr[ch] * wr[ch * M + m]);
                                     af[ch * M + m] = tosac_round_fp16(af[ch * M + m] + p);
                                 }
-                        } else if (M == 1) {
-                            tosac_dw_acc_f32(af, xr, wr, C);
                         } else {
                             for (int64_t ch = 0; ch < C; ch++)
                                 for (int64_t m = 0; m < M; m++) {

@@ -249,31 +249,43 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #define KG_TARGET
 #define KG_I16_ROWS 2
 #define KG_F32_ROWS 4
+#define KG_DW_PX 8
+#define KG_DW_VB 16
 #include "kernels/k_gemm_tiles.h"
 #undef KG_FN
 #undef KG_TARGET
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
+#undef KG_DW_PX
+#undef KG_DW_VB
 
 #ifdef TOSAC_KERNEL_X86
 #define KG_FN(name) kg_avx2_##name
 #define KG_TARGET __attribute__((target("avx2")))
 #define KG_I16_ROWS 2
 #define KG_F32_ROWS 6
+#define KG_DW_PX 8
+#define KG_DW_VB 32
 #include "kernels/k_gemm_tiles.h"
 #undef KG_FN
 #undef KG_TARGET
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
+#undef KG_DW_PX
+#undef KG_DW_VB
 #define KG_FN(name) kg_vnni_##name
 #define KG_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define KG_I16_ROWS 4
 #define KG_F32_ROWS 6
+#define KG_DW_PX 8
+#define KG_DW_VB 64
 #include "kernels/k_gemm_tiles.h"
 #undef KG_FN
 #undef KG_TARGET
 #undef KG_I16_ROWS
 #undef KG_F32_ROWS
+#undef KG_DW_PX
+#undef KG_DW_VB
 #endif
 
 #ifdef TOSAC_KERNEL_X86
@@ -582,70 +594,117 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
 
 #ifdef TOSAC_KERNEL_X86
 /*
- * AVX-512 fp32 GEMM: register tiles of R rows x 32 columns (two zmm per row, 16 accumulators for
- * R = 8), K in blocks of KG512_KB so that the block of B a tile streams stays in L1 while the row
- * tiles of the block reuse it. Each output is still summed over k = 0, 1, ... in order, with one
- * rounding per product and per addition (separate multiply and add, no FMA): a later K block
- * reloads the partial sum the previous one stored, exactly, so the blocking changes nothing and
- * the results are the bits of the portable tiles.
+ * AVX-512 fp32 register tiles: R rows x Q zmm of columns (R x 16Q accumulators in named
+ * variables), C[r][j] = (first ? +0 : C[r][j]) + sum over k < K in order of A[r][k] * B[k][j], B rows
+ * ldb apart, columns beyond the masks m[q] neither read nor written. Separate multiply and add (no
+ * FMA), so each output gets the operations of tosac_gemm_f32 in its order: the same bits.
+ *
+ * The multiply takes A[r][k] as an embedded broadcast of a memory operand (vmulps m32{1to16}),
+ * one per product: on Zen 4 a broadcast into a register shared by a row's products runs on an FP
+ * pipe that the multiplies and adds need, the embedded one in the load unit (the 6 x 64 tile of
+ * a 56x56x64 3x3 convolution: 93 -> 110 GFLOP/s in the tile; the peak is 118). GCC writes it as
+ * inline assembly (it would share one vbroadcastss), which is also why the accumulators are named
+ * variables: with arrays GCC keeps them in memory around the asm statements.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KGF_MB(t, b, p) __asm__("vmulps %1%{1to16%}, %2, %0" : "=v"(t) : "m"(*(p)), "v"(b))
+#else
+#define KGF_MB(t, b, p) t = _mm512_mul_ps(_mm512_set1_ps(*(p)), b)
+#endif
+#define KGF_R1(M) M(0)
+#define KGF_R2(M) KGF_R1(M) M(1)
+#define KGF_R3(M) KGF_R2(M) M(2)
+#define KGF_R4(M) KGF_R3(M) M(3)
+#define KGF_R5(M) KGF_R4(M) M(4)
+#define KGF_R6(M) KGF_R5(M) M(5)
+#define KGF_R7(M) KGF_R6(M) M(6)
+#define KGF_R8(M) KGF_R7(M) M(7)
+#define KGF_R9(M) KGF_R8(M) M(8)
+#define KGF_R10(M) KGF_R9(M) M(9)
+#define KGF_R11(M) KGF_R10(M) M(10)
+#define KGF_R12(M) KGF_R11(M) M(11)
+#define KGF_C(r, q) (first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m[q], C + r * ldc + 16 * q))
+#define KGF_ACC2(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1);
+#define KGF_ACC4(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1), c##r##2 = KGF_C(r, 2), c##r##3 = KGF_C(r, 3);
+#define KGF_ROW2(r)                                                                                      \
+    {                                                                                                    \
+        __m512 t0, t1;                                                                                   \
+        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
+        KGF_MB(t1, b1, A + r * lda + k);                                                                 \
+        c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
+    }
+#define KGF_ROW4(r)                                                                                      \
+    {                                                                                                    \
+        __m512 t0, t1, t2, t3;                                                                           \
+        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
+        KGF_MB(t1, b1, A + r * lda + k);                                                                 \
+        KGF_MB(t2, b2, A + r * lda + k);                                                                 \
+        KGF_MB(t3, b3, A + r * lda + k);                                                                 \
+        c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
+        c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
+    }
+#define KGF_OUT2(r) _mm512_mask_storeu_ps(C + r * ldc, m[0], c##r##0), _mm512_mask_storeu_ps(C + r * ldc + 16, m[1], c##r##1);
+#define KGF_OUT4(r)                                                                                      \
+    KGF_OUT2(r) _mm512_mask_storeu_ps(C + r * ldc + 32, m[2], c##r##2), _mm512_mask_storeu_ps(C + r * ldc + 48, m[3], c##r##3);
+#define KGF_B2 const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);
+#define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32), b3 = _mm512_loadu_ps(B + k * ldb + 48);
+#define KGF_TILE(R, Q)                                                                                   \
+    __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(                                  \
+        int64_t K, const float *restrict A, int64_t lda, const float *restrict B, int64_t ldb,           \
+        float *restrict C, int64_t ldc, const __mmask16 *m, bool first)                                  \
+    {                                                                                                    \
+        KGF_R##R(KGF_ACC##Q)                                                                             \
+        for (int64_t k = 0; k < K; k++) {                                                                \
+            KGF_B##Q                                                                                     \
+            KGF_R##R(KGF_ROW##Q)                                                                         \
+        }                                                                                                \
+        KGF_R##R(KGF_OUT##Q)                                                                             \
+    }
+KGF_TILE(1, 4)
+KGF_TILE(2, 4)
+KGF_TILE(3, 4)
+KGF_TILE(4, 4)
+KGF_TILE(5, 4)
+KGF_TILE(6, 4)
+KGF_TILE(1, 2)
+KGF_TILE(2, 2)
+KGF_TILE(3, 2)
+KGF_TILE(4, 2)
+KGF_TILE(5, 2)
+KGF_TILE(6, 2)
+KGF_TILE(7, 2)
+KGF_TILE(8, 2)
+KGF_TILE(9, 2)
+KGF_TILE(10, 2)
+KGF_TILE(11, 2)
+KGF_TILE(12, 2)
+typedef void (*kgf_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t,
+                            const __mmask16 *, bool);
+static const kgf_tile_fn kgf_wide[7] = {NULL,           kgf_tile_1x4, kgf_tile_2x4, kgf_tile_3x4,
+                                        kgf_tile_4x4, kgf_tile_5x4, kgf_tile_6x4};
+static const kgf_tile_fn kgf_half[13] = {NULL,          kgf_tile_1x2,  kgf_tile_2x2,  kgf_tile_3x2, kgf_tile_4x2,
+                                         kgf_tile_5x2,  kgf_tile_6x2,  kgf_tile_7x2,  kgf_tile_8x2, kgf_tile_9x2,
+                                         kgf_tile_10x2, kgf_tile_11x2, kgf_tile_12x2};
+
+/*
+ * AVX-512 fp32 GEMM on B as it is (MATMUL, non-constant weights): tiles of 12 rows x 32 columns, K
+ * in blocks of KG512_KB so that the block of B a tile streams stays in L1 while the row tiles of
+ * the block reuse it (a later K block reloads the partial sums the previous one stored, exactly:
+ * the blocking changes nothing); columns beyond the last 32 through the AVX-512 build of the
+ * portable tiles.
  */
 #define KG512_KB 256
-#define KG512_TILE(R)                                                                                    \
-    __attribute__((target("avx512f"))) static void kg512_tile_##R(int64_t K, const float *restrict A,    \
-                                                                  int64_t lda, const float *restrict B,  \
-                                                                  int64_t ldb, float *restrict C,        \
-                                                                  int64_t ldc, bool first)               \
-    {                                                                                                    \
-        __m512 c0[R], c1[R];                                                                             \
-        for (int r = 0; r < R; r++) {                                                                    \
-            c0[r] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(C + r * ldc);                          \
-            c1[r] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(C + r * ldc + 16);                     \
-        }                                                                                                \
-        for (int64_t k = 0; k < K; k++) {                                                                \
-            const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);      \
-            for (int r = 0; r < R; r++) {                                                                \
-                const __m512 a = _mm512_set1_ps(A[r * lda + k]);                                         \
-                c0[r] = _mm512_add_ps(c0[r], _mm512_mul_ps(a, b0));                                      \
-                c1[r] = _mm512_add_ps(c1[r], _mm512_mul_ps(a, b1));                                      \
-            }                                                                                            \
-        }                                                                                                \
-        for (int r = 0; r < R; r++) {                                                                    \
-            _mm512_storeu_ps(C + r * ldc, c0[r]);                                                        \
-            _mm512_storeu_ps(C + r * ldc + 16, c1[r]);                                                   \
-        }                                                                                                \
-    }
-
-/* complete unrolling of the row loops needs -O3 with GCC (code generation only) */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC optimize("O3")
-#endif
-KG512_TILE(1)
-KG512_TILE(2)
-KG512_TILE(3)
-KG512_TILE(4)
-KG512_TILE(5)
-KG512_TILE(6)
-KG512_TILE(7)
-KG512_TILE(8)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
-
-typedef void (*kg512_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t, bool);
-static const kg512_tile_fn kg512_tiles[9] = {NULL,        kg512_tile_1, kg512_tile_2, kg512_tile_3, kg512_tile_4,
-                                             kg512_tile_5, kg512_tile_6, kg512_tile_7, kg512_tile_8};
-
 static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                            float *C, int64_t ldc)
 {
+    static const __mmask16 all[2] = {0xFFFF, 0xFFFF};
     int64_t J32 = J - J % 32;
     for (int64_t k0 = 0; k0 < K; k0 += KG512_KB) {
         int64_t kb = K - k0 < KG512_KB ? K - k0 : KG512_KB;
         for (int64_t j = 0; j < J32; j += 32)
-            for (int64_t p = 0; p < P; p += 8) {
-                int64_t r = P - p < 8 ? P - p : 8;
-                kg512_tiles[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, k0 == 0);
+            for (int64_t p = 0; p < P; p += 12) {
+                int64_t r = P - p < 12 ? P - p : 12;
+                kgf_half[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0);
             }
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
@@ -657,64 +716,10 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
  * Register tiles of 6 rows x 64 columns (4 zmm per row, 24 accumulators), or 12 rows x 32 columns
  * for a last block of at most 32 columns; K in blocks of KGP32_KB so that the block of B stays in
  * L1 while every row tile of the call reuses it; the last block is stored under masks. The wide
- * tile needs half the broadcasts of A per multiply that a 2-zmm tile does, which matters with
- * separate multiply and add (the broadcasts compete for the same pipes: 93 against 75 GFLOP/s on
- * Zen 4). Per output the same operations in the same order as tosac_gemm_f32 (separate multiply
- * and add, k ascending, exact reload between K blocks): the same bits.
+ * tile reads A once per four multiplies. Per output the same operations in the same order as
+ * tosac_gemm_f32 (separate multiply and add, k ascending, exact reload between K blocks): the
+ * same bits.
  */
-#define KGP32_TILE(R, Q)                                                                                 \
-    __attribute__((target("avx512f"))) static void kgp32_tile_##R##x##Q(                                \
-        int64_t K, const float *restrict A, int64_t lda, const float *restrict Bp, float *restrict C,    \
-        int64_t ldc, const __mmask16 *m, bool first)                                                     \
-    {                                                                                                    \
-        __m512 c[R][Q];                                                                                  \
-        for (int r = 0; r < R; r++)                                                                      \
-            for (int q = 0; q < Q; q++)                                                                  \
-                c[r][q] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m[q], C + r * ldc + 16 * q); \
-        for (int64_t k = 0; k < K; k++) {                                                                \
-            __m512 b[Q];                                                                                 \
-            for (int q = 0; q < Q; q++) b[q] = _mm512_loadu_ps(Bp + k * KGP32_W + 16 * q);               \
-            for (int r = 0; r < R; r++) {                                                                \
-                const __m512 a = _mm512_set1_ps(A[r * lda + k]);                                         \
-                for (int q = 0; q < Q; q++) c[r][q] = _mm512_add_ps(c[r][q], _mm512_mul_ps(a, b[q]));    \
-            }                                                                                            \
-        }                                                                                                \
-        for (int r = 0; r < R; r++)                                                                      \
-            for (int q = 0; q < Q; q++) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], c[r][q]);      \
-    }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC optimize("O3")
-#endif
-KGP32_TILE(1, 4)
-KGP32_TILE(2, 4)
-KGP32_TILE(3, 4)
-KGP32_TILE(4, 4)
-KGP32_TILE(5, 4)
-KGP32_TILE(6, 4)
-KGP32_TILE(1, 2)
-KGP32_TILE(2, 2)
-KGP32_TILE(3, 2)
-KGP32_TILE(4, 2)
-KGP32_TILE(5, 2)
-KGP32_TILE(6, 2)
-KGP32_TILE(7, 2)
-KGP32_TILE(8, 2)
-KGP32_TILE(9, 2)
-KGP32_TILE(10, 2)
-KGP32_TILE(11, 2)
-KGP32_TILE(12, 2)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
-typedef void (*kgp32_tile_fn)(int64_t, const float *, int64_t, const float *, float *, int64_t, const __mmask16 *,
-                              bool);
-static const kgp32_tile_fn kgp32_wide[7] = {NULL,         kgp32_tile_1x4, kgp32_tile_2x4, kgp32_tile_3x4,
-                                            kgp32_tile_4x4, kgp32_tile_5x4, kgp32_tile_6x4};
-static const kgp32_tile_fn kgp32_half[13] = {NULL,           kgp32_tile_1x2,  kgp32_tile_2x2,  kgp32_tile_3x2,
-                                             kgp32_tile_4x2, kgp32_tile_5x2,  kgp32_tile_6x2,  kgp32_tile_7x2,
-                                             kgp32_tile_8x2, kgp32_tile_9x2,  kgp32_tile_10x2, kgp32_tile_11x2,
-                                             kgp32_tile_12x2};
 #endif
 
 size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K)
@@ -745,7 +750,8 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
             int64_t rows = half ? 12 : 6;
             for (int64_t p = 0; p < P; p += rows) {
                 int64_t r = P - p < rows ? P - p : rows;
-                (half ? kgp32_half : kgp32_wide)[r](kb, A + p * lda + k0, lda, Bp, C + p * ldc + jb, ldc, m, k0 == 0);
+                (half ? kgf_half : kgf_wide)[r](kb, A + p * lda + k0, lda, Bp, KGP32_W, C + p * ldc + jb, ldc, m,
+                                                k0 == 0);
             }
         }
     }
@@ -766,14 +772,14 @@ void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 
-void tosac_dw_acc_i8(int32_t *acc, const int8_t *x, const int16_t *w, int64_t n, int32_t zp)
+void tosac_dw_row_f32(float *acc, const float *x, const float *w, const tosac_dw_geom *g)
 {
-    KG_DISPATCH(dw_i8, (acc, x, w, n, zp))
+    KG_DISPATCH(dw_rows_f32, (acc, x, w, g, 0))
 }
 
-void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n)
+void tosac_dw_row_i8(int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp)
 {
-    KG_DISPATCH(dw_f32, (acc, x, w, n))
+    KG_DISPATCH(dw_rows_i8, (acc, x, w, g, zp))
 }
 
 void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n)

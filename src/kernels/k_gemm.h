@@ -112,10 +112,23 @@ static inline float tosac_round_fp16(float f)
     return tosac_fp32_from_bits(r);
 }
 
-/* Depthwise taps over n channels: acc[i] += (x[i] - zp) * w[i]; acc[i] = acc[i] + x[i] * w[i] (float,
- * one rounding per product and per addition). */
-void tosac_dw_acc_i8(int32_t *acc, const int8_t *x, const int16_t *w, int64_t n, int32_t zp);
-void tosac_dw_acc_f32(float *acc, const float *x, const float *w, int64_t n);
+/*
+ * Depthwise convolution (channel multiplier 1) over output pixels ox0 .. ox0 + n - 1 of one output
+ * row: acc[i*C + c] = the sum over the kernel rows ky < nky whose input row is inside (the caller
+ * passes x = the input row of the first of them, at column 0, and w = that kernel row's weights
+ * [nky][KW][C]; the next row is ystep elements further) and the kernel columns kx whose column
+ * ix = (ox0 + i) * sx - pl + kx * dx is inside [0, IW), in the order ky, kx, of
+ * x[ky * ystep + ix * C + c] * w[(ky * KW + kx) * C + c]. fp32: from +0, one rounding per product
+ * and per addition (the reference order); int8: (x - zp) * w (w int16) summed exactly in int32
+ * (the caller bounds the taps).
+ */
+typedef struct tosac_dw_geom {
+    int64_t C, KW, IW, sx, dx, pl;
+    int64_t nky, ystep;
+    int64_t ox0, n;
+} tosac_dw_geom;
+void tosac_dw_row_f32(float *acc, const float *x, const float *w, const tosac_dw_geom *g);
+void tosac_dw_row_i8(int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp);
 /* fp16 accumulation (every product and sum rounded to fp16): acc[i] = r16(acc[i] + r16(x * w[i]))
  * with one x, or with x[i]. */
 void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n);

@@ -614,6 +614,25 @@ static void test_conv_large(void)
     cspec_derive(&s);
     s.bc = s.OCT;
     CHECK_CASE(conv_case(&s, 0, 0, 0), "depthwise i8 37 ch");
+    /* the depthwise row kernels: groups of 8 interior pixels, whole vectors of channels and the
+       rest, one pixel at a time at the borders; strides, dilations, pads wider than a kernel row */
+    static const int64_t dws[][6] = {{37, 1, 1, 1, 20, 3}, {70, 2, 1, 0, 23, 3}, {16, 1, 2, 2, 19, 3},
+                                     {96, 2, 2, 3, 30, 5}, {5, 1, 1, 4, 13, 3}};
+    for (size_t i = 0; i < sizeof dws / sizeof dws[0]; i++) {
+        for (int fp = 0; fp < 2; fp++) {
+            s.in_t = s.w_t = fp ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT8;
+            s.out_t = s.acc_t = fp ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32;
+            s.izp = fp ? 0 : -7, s.wzp = fp ? 0 : 3;
+            s.N = 1, s.IH = 6, s.IW = dws[i][4], s.IC = dws[i][0], s.KH = s.KW = dws[i][5];
+            s.stride[0] = s.stride[1] = dws[i][1], s.dil[0] = s.dil[1] = dws[i][2];
+            s.pad[0] = s.pad[2] = dws[i][3];
+            s.pad[1] = fit_pad(s.IH - 1 + s.pad[0] - (s.KH - 1) * s.dil[0], s.stride[0], 0);
+            s.pad[3] = fit_pad(s.IW - 1 + s.pad[2] - (s.KW - 1) * s.dil[1], s.stride[1], 1);
+            cspec_derive(&s);
+            s.bc = i % 2 ? 1 : s.OCT;
+            CHECK_CASE(conv_case(&s, 0, 0, 2.0), "depthwise %s rows, case %zu", fp ? "fp32" : "i8", i);
+        }
+    }
 }
 
 /* TOSA.md B.4: CONV2D i8 3x3 ones, pad 1, input [[1,2],[3,4]], input_zp -2, bias 100 -> 118. */
