@@ -365,35 +365,49 @@ typedef struct rs_prep {
     uint32_t simple;      /* every shift >= 32 (no int32 value fails the range REQUIRE) and one
                              rounding constant for both signs (not DOUBLE_ROUND) */
     uint32_t width;       /* table entries: nc, or RS_WIDE for a replicated per-tensor scale */
+    uint32_t hi32;        /* the int32 tables follow (x86 levels) and every channel is SINGLE_ROUND
+                             with 33 <= shift <= 62: rs_hi32 applies */
 } rs_prep;
 
-/* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below). */
+/* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below); with
+   rs_prep.hi32 also int32 ones: multiplier, 2^(shift-33) and shift-32 (rs_hi32). */
 typedef struct rs_tabs {
     const int64_t *mult, *shift, *rpos, *rneg, *vmin, *vmax;
+    const int32_t *m32, *r32, *s32;
 } rs_tabs;
 
 #define RS_NTAB 6
+#define RS_NTAB32 3
 #define RS_WIDE 64 /* table entries of a per-tensor scale replicated for the x86 lanes */
 
 /* Table entries: a Helium build's prepared bytes (flash) keep a per-tensor scale single (its
    Helium kernel broadcasts it; the portable fallback takes rows of one). */
 static int64_t rs_width(int64_t nc, bool replicate) { return nc == 1 && replicate ? RS_WIDE : nc; }
 
-static size_t rs_layout(int64_t width, size_t off[RS_NTAB])
+/* Offsets of the int64 tables, then (with32: the x86 levels) of the int32 ones; returns the size. */
+static size_t rs_layout(int64_t width, bool with32, size_t off[RS_NTAB + RS_NTAB32])
 {
     size_t o = tosac_kalign64(sizeof(rs_prep));
     for (int i = 0; i < RS_NTAB; i++) off[i] = o, o += tosac_kalign64((size_t)width * sizeof(int64_t));
+    for (int i = RS_NTAB; i < RS_NTAB + RS_NTAB32; i++) {
+        off[i] = o;
+        if (with32) o += tosac_kalign64((size_t)width * sizeof(int32_t));
+    }
     return o;
 }
 
+/* rs_layout's offsets, computed directly (a fused epilogue asks for every tile). */
 static rs_tabs rs_tables(const void *prep)
 {
     const rs_prep *h = prep;
-    size_t off[RS_NTAB];
-    rs_layout(h->width, off);
-    const int64_t *tab[RS_NTAB];
-    for (int i = 0; i < RS_NTAB; i++) tab[i] = (const int64_t *)(const void *)((const uint8_t *)prep + off[i]);
-    return (rs_tabs){tab[0], tab[1], tab[2], tab[3], tab[4], tab[5]};
+    const uint8_t *b = (const uint8_t *)prep + tosac_kalign64(sizeof(rs_prep));
+    const size_t s64 = tosac_kalign64((size_t)h->width * sizeof(int64_t));
+    const size_t s32 = tosac_kalign64((size_t)h->width * sizeof(int32_t));
+#define RS_T64(i) ((const int64_t *)(const void *)(b + (i) * s64))
+#define RS_T32(i) (h->hi32 ? (const int32_t *)(const void *)(b + RS_NTAB * s64 + (i) * s32) : NULL)
+    return (rs_tabs){RS_T64(0), RS_T64(1), RS_T64(2), RS_T64(3), RS_T64(4), RS_T64(5), RS_T32(0), RS_T32(1), RS_T32(2)};
+#undef RS_T64
+#undef RS_T32
 }
 
 static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
@@ -409,9 +423,10 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     const char *why;
     sizes->const_size = sizes->scratch_size = 0;
     if (rs_check(c, &r, &why) != TOSAC_OK || !rs_preparable(c, &r)) return TOSAC_OK; /* the run reports */
-    size_t off[RS_NTAB];
+    size_t off[RS_NTAB + RS_NTAB32];
     const int64_t tw = rs_width(r.nc, replicate), rows = tw < 1024 ? 1024 / tw : 1;
-    sizes->const_size = rs_layout(tw, off);
+    const bool with32 = c->isa == TOSAC_KISA_AVX2 || c->isa == TOSAC_KISA_AVX512;
+    sizes->const_size = rs_layout(tw, with32, off);
     sizes->scratch_size = tosac_kalign64((size_t)(rows * tw) * sizeof(int32_t));
     if (!dst) return TOSAC_OK;
     uint8_t *b = dst;
@@ -424,7 +439,7 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
     int64_t *tab[RS_NTAB];
     for (int i = 0; i < RS_NTAB; i++) tab[i] = (int64_t *)(void *)(b + off[i]);
-    bool ok = true, simple = !r.dbl;
+    bool ok = true, simple = !r.dbl, hi32 = with32 && !r.dbl;
     for (int64_t j = 0; j < r.nc; j++) {
         const int32_t m = ((const int32_t *)c->in[1].data)[j], s0 = ((const int8_t *)c->in[2].data)[j];
         const bool good = m >= 0 && s0 >= 2 && s0 <= 62;
@@ -432,6 +447,7 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
         const int64_t lim = (int64_t)1 << (s - 1);
         ok &= good;
         simple &= s >= 32;
+        hi32 &= s >= 33;
         tab[0][j] = good ? m : 0;
         tab[1][j] = s;
         tab[2][j] = tosac_scale32_round(0, s, r.dbl);
@@ -443,6 +459,19 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
         for (int i = 0; i < RS_NTAB; i++) tab[i][j] = tab[i][0];
     h->fast = ok;
     h->simple = simple;
+    h->hi32 = ok && hi32;
+    if (with32) { /* zero when !hi32: the bytes stay a pure function of the call */
+        int32_t *t32[RS_NTAB32];
+        for (int i = 0; i < RS_NTAB32; i++) {
+            t32[i] = (int32_t *)(void *)(b + off[RS_NTAB + i]);
+            memset(t32[i], 0, (size_t)tw * sizeof(int32_t));
+        }
+        for (int64_t j = 0; h->hi32 && j < tw; j++) {
+            t32[0][j] = (int32_t)tab[0][j];
+            t32[1][j] = (int32_t)1 << (tab[1][j] - 33);
+            t32[2][j] = (int32_t)(tab[1][j] - 32);
+        }
+    }
     return TOSAC_OK;
 }
 
@@ -538,7 +567,8 @@ per_channel:;
                         _mm512_loadu_si512(t->rpos + j), _mm512_loadu_si512(t->rneg + j),
                         _mm512_loadu_si512(t->vmin + j), _mm512_loadu_si512(t->vmax + j), y + r + j)
         if (n8 < nc) {
-            const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8};
+            const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8,
+                                NULL, NULL, NULL};
             tail_bad |= kr_base_rs_rows(x + r + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, y + r + n8);
         }
     }
@@ -546,6 +576,115 @@ per_channel:;
     return (uint32_t)bad | tail_bad;
 }
 #undef KR512_LANES
+
+/*
+ * The hi32 form (rs_prep.hi32: SINGLE_ROUND, 33 <= shift <= 62) in int32 lanes. With H the high
+ * half floor(v*m / 2^32) of the product, floor((v*m + 2^(shift-1)) / 2^shift) is
+ * (H + 2^(shift-33)) >> (shift-32) exactly: 2^(shift-1) is a multiple of 2^32, so the low half
+ * never carries into the quotient (nested floor division). No REQUIRE can fail: every int32 value
+ * is within +-2^(shift-1), |H| <= 2^30, and the result plus a 8/16-bit zero point fits int32.
+ * H of 16 lanes: the signed 32x32 products of the even lanes and, shifted down, of the odd ones.
+ * `uniform`: one scale (the replicated per-tensor tables), the whole of x in one pass.
+ */
+/* Stores the lanes k of v (within the output range) as `ob`-byte elements at y + i. */
+__attribute__((target("avx2,avx512f,avx512vl,avx512dq,avx512bw"))) static inline void
+kr512_store(void *y, int64_t i, unsigned ob, __mmask16 k, __m512i v)
+{
+    if (ob == 1)
+        _mm512_mask_cvtepi32_storeu_epi8((int8_t *)y + i, k, v);
+    else if (ob == 2)
+        _mm512_mask_cvtepi32_storeu_epi16((int16_t *)y + i, k, v);
+    else
+        _mm512_mask_storeu_epi32((int32_t *)y + i, k, v);
+}
+
+/* Writes `ob`-byte results (the bit patterns of values within the output range: an unsigned
+   range's too) straight to y. */
+__attribute__((target("avx2,avx512f,avx512vl,avx512dq,avx512bw"))) static void
+kr_avx512_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, bool uniform, int32_t ozp, int32_t lo,
+               int32_t hi, void *y, unsigned ob)
+{
+    const __m512i vozp = _mm512_set1_epi32(ozp), vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+#define KR512_HI32(V, M, MO, R, S)                                                                           \
+    _mm512_min_epi32(                                                                                    \
+        _mm512_max_epi32(                                                                                \
+            _mm512_add_epi32(                                                                            \
+                _mm512_srav_epi32(                                                                       \
+                    _mm512_add_epi32(_mm512_mask_blend_epi32(                                            \
+                                         0xAAAA, _mm512_srli_epi64(_mm512_mul_epi32((V), (M)), 32),      \
+                                         _mm512_mul_epi32(_mm512_srli_epi64((V), 32), (MO))),            \
+                                     (R)),                                                               \
+                    (S)),                                                                                \
+                vozp),                                                                                   \
+            vlo),                                                                                        \
+        vhi)
+    if (uniform) {
+        const __m512i m = _mm512_set1_epi32(t->m32[0]), r = _mm512_set1_epi32(t->r32[0]);
+        const __m512i s = _mm512_set1_epi32(t->s32[0]), mo = _mm512_srli_epi64(m, 32);
+        int64_t i = 0;
+        for (; i + 16 <= n; i += 16) kr512_store(y, i, ob, 0xFFFF, KR512_HI32(_mm512_loadu_si512(x + i), m, mo, r, s));
+        if (i < n) {
+            const __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+            kr512_store(y, i, ob, k, KR512_HI32(_mm512_maskz_loadu_epi32(k, x + i), m, mo, r, s));
+        }
+        return;
+    }
+    for (int64_t row = 0; row < n; row += nc)
+        for (int64_t j = 0; j < nc; j += 16) {
+            const __mmask16 k = nc - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (nc - j)) - 1);
+            const __m512i m = _mm512_maskz_loadu_epi32(k, t->m32 + j);
+            const __m512i v = _mm512_maskz_loadu_epi32(k, x + row + j);
+            kr512_store(y, row + j, ob, k,
+                        KR512_HI32(v, m, _mm512_srli_epi64(m, 32), _mm512_maskz_loadu_epi32(k, t->r32 + j),
+                                   _mm512_maskz_loadu_epi32(k, t->s32 + j)));
+        }
+#undef KR512_HI32
+}
+
+/* kr_avx512_hi32 in 8 lanes; channel tails through the portable loop. */
+__attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc,
+                                                       bool uniform, int32_t ozp, int32_t lo, int32_t hi, int32_t *y)
+{
+    const __m256i vozp = _mm256_set1_epi32(ozp), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+#define KR256_HI32(V, M, MO, R, S)                                                                               \
+    _mm256_min_epi32(                                                                                        \
+        _mm256_max_epi32(                                                                                    \
+            _mm256_add_epi32(                                                                                \
+                _mm256_srav_epi32(                                                                           \
+                    _mm256_add_epi32(_mm256_blend_epi32(_mm256_srli_epi64(_mm256_mul_epi32((V), (M)), 32),   \
+                                                        _mm256_mul_epi32(_mm256_srli_epi64((V), 32), (MO)), \
+                                                        0xAA),                                               \
+                                     (R)),                                                                   \
+                    (S)),                                                                                    \
+                vozp),                                                                                       \
+            vlo),                                                                                            \
+        vhi)
+#define KR256_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define KR256_ST(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+    int64_t n8 = uniform ? n - n % 8 : nc - nc % 8;
+    if (uniform) {
+        const __m256i m = _mm256_set1_epi32(t->m32[0]), r = _mm256_set1_epi32(t->r32[0]);
+        const __m256i s = _mm256_set1_epi32(t->s32[0]), mo = _mm256_srli_epi64(m, 32);
+        for (int64_t i = 0; i < n8; i += 8) KR256_ST(y + i, KR256_HI32(KR256_LD(x + i), m, mo, r, s));
+        if (n8 < n) kr_avx2_rs_rows(x + n8, n - n8, t, 1, ozp, lo, hi, y + n8);
+        return;
+    }
+    for (int64_t row = 0; row < n; row += nc) {
+        for (int64_t j = 0; j < n8; j += 8) {
+            const __m256i m = KR256_LD(t->m32 + j);
+            KR256_ST(y + row + j, KR256_HI32(KR256_LD(x + row + j), m, _mm256_srli_epi64(m, 32), KR256_LD(t->r32 + j),
+                                             KR256_LD(t->s32 + j)));
+        }
+        if (n8 < nc) {
+            const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8,
+                                NULL, NULL, NULL};
+            kr_avx2_rs_rows(x + row + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, y + row + n8);
+        }
+    }
+#undef KR256_HI32
+#undef KR256_LD
+#undef KR256_ST
+}
 #endif
 
 static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo,
@@ -567,6 +706,15 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int3
     const rs_prep *h = c->prep;
     const rs_tabs t = rs_tables(c->prep);
     const uint32_t isa = c->isa == TOSAC_KISA_MVE ? TOSAC_KISA_PORTABLE : c->isa; /* (kernel.h) */
+#ifdef TOSAC_KERNEL_X86
+    if (h->hi32 && isa >= TOSAC_KISA_AVX2) { /* (no REQUIRE can fail) */
+        if (isa >= TOSAC_KISA_AVX512)
+            kr_avx512_hi32(x, n, &t, h->nc, h->nc == 1, h->ozp, lo, hi, y, 4);
+        else
+            kr_avx2_hi32(x, n, &t, h->nc, h->nc == 1, h->ozp, lo, hi, y);
+        return 0;
+    }
+#endif
     if (h->nc > 1) return rs_rows(isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
     const int64_t w = h->width;
     int64_t nw = n - n % w;
@@ -603,6 +751,25 @@ static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32
     }
     default: memcpy((int32_t *)t->data + off, s, (size_t)m * sizeof(int32_t)); break;
     }
+}
+
+/* rs_apply, then the results stored at element `off` of out (tmp: n int32 of room, may be x);
+   the AVX-512 hi32 form writes out directly. */
+static uint32_t rs_apply_store(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *tmp,
+                               const tosac_ktensor *out, int64_t off, bool is_unsigned)
+{
+#ifdef TOSAC_KERNEL_X86
+    const rs_prep *h = c->prep;
+    if (h->hi32 && c->isa == TOSAC_KISA_AVX512) {
+        const rs_tabs t = rs_tables(c->prep);
+        const unsigned ob = out->dtype == TOSAC_DTYPE_INT8 ? 1u : out->dtype == TOSAC_DTYPE_INT16 ? 2u : 4u;
+        kr_avx512_hi32(x, n, &t, h->nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob);
+        return 0;
+    }
+#endif
+    const uint32_t bad = rs_apply(c, x, n, lo, hi, tmp);
+    if (!bad) rs_store(out, off, n, tmp, is_unsigned);
+    return bad;
 }
 
 static const char rs_require[] = "RESCALE: REQUIRE failed (multiplier >= 0, 2 <= shift <= 62, value within "
@@ -645,10 +812,10 @@ static void rs_chunks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 for (int64_t i = 0; i < m; i++) buf[i] = (int32_t)s[i] - izp;
             break;
         }
-        default: memcpy(buf, (const int32_t *)in->data + i0, (size_t)m * sizeof(int32_t)); break; /* izp is 0 */
+        default: break; /* INT32: izp is 0, read in place */
         }
-        t->bad[worker] |= rs_apply(c, buf, m, h->qmin, h->qmax, buf);
-        if (!t->bad[worker]) rs_store(&c->out[0], i0, m, buf, h->qmin == 0);
+        const int32_t *x = in->dtype == TOSAC_DTYPE_INT32 ? (const int32_t *)in->data + i0 : buf;
+        t->bad[worker] |= rs_apply_store(c, x, m, h->qmin, h->qmax, buf, &c->out[0], i0, h->qmin == 0);
     }
 }
 
@@ -682,10 +849,10 @@ tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int
 {
     const tosac_kepilogue *e = c->epi;
     const rs_prep *h = e->rescale->prep;
-    if (!h || !h->fast || h->izp != 0 || rs_apply(e->rescale, acc, n, e->lo, e->hi, acc))
+    /* (a fused RESCALE has a signed output) */
+    if (!h || !h->fast || h->izp != 0 || rs_apply_store(e->rescale, acc, n, e->lo, e->hi, acc, e->out, off, false))
         return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "fused RESCALE: REQUIRE failed (multiplier >= 0, "
                                                        "2 <= shift <= 62, value within +-2^(shift-1), input_zp 0)");
-    rs_store(e->out, off, n, acc, false); /* a fused RESCALE has a signed output */
     return TOSAC_OK;
 }
 

@@ -75,9 +75,13 @@ static void rcase_free(rcase *r)
    values fail the range REQUIRE), a negative multiplier rarely. */
 static void rand_scales(rcase *r, bool allow_bad)
 {
+    /* now and then every shift >= 33 (what the quantizer produces; the kernels' int32-lane form) */
+    const bool large = rnd() % 3 == 0;
     for (int64_t j = 0; j < r->nc; j++) {
-        int64_t m = rnd_in(0, INT32_MAX), s = rnd_in(20, 50);
-        if (rnd() % 8 == 0) s = rnd_in(2, 62);
+        int64_t m = rnd_in(0, INT32_MAX), s = large ? rnd_in(33, 62) : rnd_in(20, 50);
+        if (large && rnd() % 4 == 0) s = rnd() % 2 ? 33 : 62;
+        if (large && rnd() % 8 == 0) m = rnd() % 2 ? 0 : INT32_MAX;
+        if (!large && rnd() % 8 == 0) s = rnd_in(2, 62);
         if (allow_bad && rnd() % 40 == 0) m = -rnd_in(1, 1000);
         seti(&r->mul, j, m);
         ((int8_t *)r->shf.buf)[j] = (int8_t)s;
@@ -162,17 +166,21 @@ static void test_rescale_random(void)
         if (to == TOSAC_DTYPE_INT8) seti(&r.ozp, 0, rnd_in(-128, 127));
         rand_scales(&r, true);
         rcase_attrs(&r, per_channel);
+        bool wide_shifts = ti == TOSAC_DTYPE_INT32; /* every int32 value is in range: try the extremes */
+        for (int64_t j = 0; j < r.nc; j++) wide_shifts &= ((const int8_t *)r.shf.buf)[j] >= 32;
+        const size_t n = (size_t)r.x.t.nelem;
+        for (size_t i = 0; wide_shifts && i < n; i++)
+            if (rnd() % 16 == 0) seti(&r.x, (int64_t)i, rnd() % 2 ? INT32_MIN : INT32_MAX);
 
         /* the spec, element by element */
-        int64_t n = r.x.t.nelem;
-        int64_t *expect = calloc((size_t)n, sizeof *expect);
+        int64_t *expect = calloc(n, sizeof *expect);
         bool spec_ok = true;
-        for (int64_t i = 0; i < n && spec_ok; i++) spec_ok = spec_rescale(&r, i, &expect[i]);
+        for (size_t i = 0; i < n && spec_ok; i++) spec_ok = spec_rescale(&r, (int64_t)i, &expect[i]);
         /* per-element path (multiplier not constant), then the prepared path at every level */
         const char *why;
         tosac_status ref = rescale_run(&r, 0u, &why);
         EXPECT_EQ_I(ref, spec_ok ? TOSAC_OK : TOSAC_ERR_UNPREDICTABLE);
-        for (int64_t i = 0; spec_ok && ref == TOSAC_OK && i < n; i++) {
+        for (int64_t i = 0; spec_ok && ref == TOSAC_OK && i < (int64_t)n; i++) {
             /* an unsigned result is stored as its bit pattern */
             int64_t e = !r.ou ? expect[i] : to == TOSAC_DTYPE_INT8 ? (expect[i] ^ 0x80) - 0x80 : (expect[i] ^ 0x8000) - 0x8000;
             if (geti(&r.y, i) != e) {
