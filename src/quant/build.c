@@ -51,7 +51,10 @@ tosac_value *quant_enc_const(tosac_block *b, const char *prefix, tosac_dtype t, 
     unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT48 ? 6 : 4;
     uint8_t *data = tosac_arena_alloc_uninit(&b->graph->arena, (size_t)(n ? n : 1) * w);
     if (!data) return NULL;
-    for (int64_t k = 0; k < n; k++) quant_put_le(data + k * w, v64 ? v64[k] : v32[k], w);
+    if (w == 1 && !v64) /* int8 weights: most of the bytes */
+        for (int64_t k = 0; k < n; k++) data[k] = (uint8_t)v32[k];
+    else
+        for (int64_t k = 0; k < n; k++) quant_put_le(data + k * w, v64 ? v64[k] : v32[k], w);
     return ir_new_const_adopt(b, prefix, t, rank, shape, data, (size_t)n * w);
 }
 

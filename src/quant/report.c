@@ -193,9 +193,11 @@ static char *dup_str(const char *s, bool *ok)
     return c;
 }
 
-static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d)
+static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, uint32_t threads,
+                                   tosac_diag *d)
 {
     tosac_program_opts po = tosac_program_opts_default();
+    po.threads = threads;
     po.validate.profiles = profiles;
     po.validate.extensions = extensions;
     po.borrow_constants = true; /* both graphs outlive the programs */
@@ -203,7 +205,7 @@ static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint
     return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
 }
 
-tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tosac_quant_opts *o,
+tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d)
 {
@@ -216,7 +218,7 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
     c.slots = calloc(n_map ? n_map : 1, sizeof *c.slots);
     c.by_int = calloc(n_map ? n_map : 1, sizeof *c.by_int);
     c.by_fp = malloc((c.n_fp ? c.n_fp : 1) * sizeof *c.by_fp);
-    tosac_program *pf = NULL, *pq = NULL;
+    tosac_program *pq = NULL;
     tosac_quant_report *r = NULL;
     ordered *ord = NULL;
     double out_sig = 0, out_noise = 0;
@@ -245,8 +247,8 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
     if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
-        pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, d);
-        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, d) : NULL;
+        if (!pf) pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, o->threads, d);
+        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, o->threads, d) : NULL;
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     }
     uint32_t n_in = pf ? tosac_program_input_count(pf) : 0, n_out = pf ? tosac_program_output_count(pf) : 0;
