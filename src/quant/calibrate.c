@@ -25,6 +25,7 @@
 
 typedef struct quant_obs_worker {
     float lo, hi;    /* over its non-NaN elements of the current value */
+    uint32_t mag;    /* (raw, histograms) the smallest (|bits| - 1) as unsigned: below it only 0 */
     int64_t n;       /* its elements of the current value */
     uint32_t *raw;   /* QUANT_RAW_BINS * OBS_LANES counts, all zero between two values */
 } quant_obs_worker;
@@ -49,6 +50,17 @@ static uint32_t raw_class(float f)
     return u >> 18;
 }
 
+/* Counts v in lane j of its class; mag: the smallest (|bits| - 1), where a zero wraps to the
+   largest. */
+static inline void obs_count(uint32_t *raw, uint32_t *mag, float v, int64_t j)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    uint32_t m = (u & 0x7FFFFFFFu) - 1u;
+    *mag = m < *mag ? m : *mag;
+    raw[(u >> 18) * OBS_LANES + (uint32_t)(j & (OBS_LANES - 1))]++;
+}
+
 /* Adds x[0, n) to w: its extremes, and (w->raw) its class counts, element k in lane k mod 8.
    lo8/hi8: extremes of eight lanes found so far (a vector loop's), folded in after x. NaN carries
    no range: it fails both comparisons (and is counted in the class of infinity). */
@@ -59,7 +71,7 @@ static void obs_finish(quant_obs_worker *w, const float *x, int64_t n, const flo
         float v = x[i];
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
-        if (w->raw) w->raw[raw_class(v) * OBS_LANES + (i & (OBS_LANES - 1))]++;
+        if (w->raw) obs_count(w->raw, &w->mag, v, i);
     }
     for (int j = 0; j < 8; j++) {
         lo = lo8[j] < lo ? lo8[j] : lo;
@@ -75,7 +87,9 @@ static void obs_finish(quant_obs_worker *w, const float *x, int64_t n, const flo
 __attribute__((target("avx2"))) static void obs_run_avx2(quant_obs_worker *w, const float *x, int64_t n)
 {
     __m256 lo8 = _mm256_set1_ps(INFINITY), hi8 = _mm256_set1_ps(-INFINITY);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), abs = _mm256_set1_epi32(0x7FFFFFFF);
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i mag8 = _mm256_set1_epi32(-1);
     uint32_t *raw = w->raw;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -84,15 +98,20 @@ __attribute__((target("avx2"))) static void obs_run_avx2(quant_obs_worker *w, co
         hi8 = _mm256_max_ps(v, hi8);
         if (raw) {
             uint32_t c[8];
-            __m256i u = _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256(v), 18), 3), lane);
+            __m256i b = _mm256_castps_si256(v);
+            mag8 = _mm256_min_epu32(mag8, _mm256_sub_epi32(_mm256_and_si256(b, abs), one));
+            __m256i u = _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(b, 18), 3), lane);
             _mm256_storeu_si256((__m256i *)(void *)c, u);
             raw[c[0]]++, raw[c[1]]++, raw[c[2]]++, raw[c[3]]++;
             raw[c[4]]++, raw[c[5]]++, raw[c[6]]++, raw[c[7]]++;
         }
     }
     float l8[8], h8[8];
+    uint32_t m8[8];
     _mm256_storeu_ps(l8, lo8);
     _mm256_storeu_ps(h8, hi8);
+    _mm256_storeu_si256((__m256i *)(void *)m8, mag8);
+    for (int j = 0; j < 8; j++) w->mag = m8[j] < w->mag ? m8[j] : w->mag;
     obs_finish(w, x + i, n - i, l8, h8);
 }
 #endif
@@ -114,7 +133,7 @@ static void obs_run(quant_obs_worker *w, const float *x, int64_t n)
             float v = x[i + j];
             l8[j] = v < l8[j] ? v : l8[j];
             h8[j] = v > h8[j] ? v : h8[j];
-            if (w->raw) w->raw[raw_class(v) * OBS_LANES + j]++;
+            if (w->raw) obs_count(w->raw, &w->mag, v, j);
         }
     obs_finish(w, x + i, n - i, l8, h8);
 }
@@ -152,7 +171,8 @@ static void observe(quant_stats *st, const tosac_program *p, uint32_t idx, const
 {
     for (int64_t k0 = 0; k0 < n; k0 += OBS_MAX_FOLD) {
         int64_t k1 = n - k0 > OBS_MAX_FOLD ? k0 + OBS_MAX_FOLD : n;
-        for (uint32_t w = 0; w < st->n_w; w++) st->w[w].lo = INFINITY, st->w[w].hi = -INFINITY, st->w[w].n = 0;
+        for (uint32_t w = 0; w < st->n_w; w++)
+            st->w[w].lo = INFINITY, st->w[w].hi = -INFINITY, st->w[w].mag = UINT32_MAX, st->w[w].n = 0;
         obs_job j = {st, x + k0, k1 - k0};
         size_t blocks = (size_t)((j.n + OBS_BLOCK - 1) / OBS_BLOCK);
         if (blocks < 4 || st->n_w < 2) obs_task(&j, 0, 0, blocks);
@@ -170,16 +190,20 @@ static void observe(quant_stats *st, const tosac_program *p, uint32_t idx, const
             st->seen[idx] = true;
         }
         if (!st->hist) continue;
-        /* only the classes between a worker's extremes can hold its counts (one range per sign);
-           NaNs lie outside them, and then every class is folded */
+        /* a worker's counts lie in the zero classes and, per sign, between the classes of its
+           smallest nonzero magnitude and of its extreme; NaNs lie outside, and then every class
+           is folded */
         uint64_t *h = st->hist + (size_t)idx * TOSAC_QUANT_HIST_BINS;
+        const uint32_t neg = QUANT_RAW_BINS / 2;
         for (uint32_t w = 0; w < st->n_w; w++) {
             quant_obs_worker *ow = &st->w[w];
             if (!ow->n) continue;
-            uint64_t got = 0;
-            if (ow->lo <= ow->hi) {
-                if (ow->hi >= 0) got += obs_fold(st, h, ow->raw, 0, raw_class(ow->hi));
-                if (ow->lo <= 0) got += obs_fold(st, h, ow->raw, raw_class(-0.0f), raw_class(-fabsf(ow->lo)));
+            uint64_t got = obs_fold(st, h, ow->raw, 0, 0) + obs_fold(st, h, ow->raw, neg, neg);
+            if (ow->lo <= ow->hi && ow->mag != UINT32_MAX) { /* a nonzero value */
+                uint32_t small = (ow->mag + 1) >> 18;
+                small = small ? small : 1; /* class 0 is folded already */
+                if (ow->hi > 0) got += obs_fold(st, h, ow->raw, small, raw_class(ow->hi));
+                if (ow->lo < 0) got += obs_fold(st, h, ow->raw, neg + small, raw_class(ow->lo));
             }
             if (got != (uint64_t)ow->n) obs_fold(st, h, ow->raw, 0, QUANT_RAW_BINS - 1);
         }
