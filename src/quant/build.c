@@ -13,14 +13,7 @@ tosac_block *quant_main_block(const tosac_graph *g)
     return g && g->n_regions && g->regions[0]->n_blocks ? g->regions[0]->blocks[0] : NULL;
 }
 
-float quant_const_f32(const tosac_value *v, int64_t k)
-{
-    uint32_t u = (uint32_t)v->data[4 * k] | (uint32_t)v->data[4 * k + 1] << 8 | (uint32_t)v->data[4 * k + 2] << 16 |
-                 (uint32_t)v->data[4 * k + 3] << 24;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+float quant_const_f32(const tosac_value *v, int64_t k) { return quant_f32_at(v->data, k); }
 
 const char *quant_where(const tosac_node *n, char *buf, size_t size)
 {

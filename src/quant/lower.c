@@ -369,17 +369,31 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
 {
     int64_t n = tosac_value_nelem(w), per = n / oc;
     double *absmax = calloc((size_t)oc, sizeof *absmax);
-    int32_t *q = malloc((size_t)(n ? n : 1) * sizeof *q);
+    /* the codes go straight into the constant's encoding (little-endian int8 or int16) */
+    unsigned wb = t8 == TOSAC_DTYPE_INT16 ? 2 : 1;
+    uint8_t *q = absmax ? tosac_arena_alloc_uninit(&l->b->graph->arena, (size_t)(n ? n : 1) * wb) : NULL;
     tosac_value *t = NULL;
     if (!absmax || !q) goto out;
     /* channel c is element k's k % oc (depthwise layout) or k / per: walked as rows of oc, or
-       runs of per (no division per element); NaN never raises a maximum, as with fmax */
-    for (int64_t r = 0; r < (depthwise_layout ? per : oc); r++) {
-        int64_t len = depthwise_layout ? oc : per;
-        for (int64_t j = 0; j < len; j++) {
-            int64_t c = depthwise_layout ? j : r;
-            double a = fabs(quant_const_f32(w, r * len + j));
-            if (a > absmax[c]) absmax[c] = a;
+       runs of per (no division per element); NaN never raises a maximum, as with fmax. The
+       weights are read through a local pointer: a store through any other pointer may alias
+       bytes, so w->data would be reloaded every time. */
+    const uint8_t *src = w->data;
+    int64_t rows = depthwise_layout ? per : oc, len = depthwise_layout ? oc : per;
+    for (int64_t r = 0; r < rows; r++) {
+        const uint8_t *row = src + 4 * r * len;
+        if (depthwise_layout)
+            for (int64_t j = 0; j < len; j++) {
+                double a = fabs(quant_f32_at(row, j));
+                if (a > absmax[j]) absmax[j] = a;
+            }
+        else {
+            double m = 0;
+            for (int64_t j = 0; j < len; j++) {
+                double a = fabs(quant_f32_at(row, j));
+                m = a > m ? a : m;
+            }
+            absmax[r] = m;
         }
     }
     if (l->o->per_tensor)
@@ -391,15 +405,18 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
                                     : weight_grid(w, depthwise_layout ? c : c * per, per, depthwise_layout ? oc : 1, absmax[c]);
         sw[c] = grid > 0 ? grid : tosac_quant_choose_weight(absmax[l->o->per_tensor ? 0 : c]);
     }
-    for (int64_t r = 0; r < (depthwise_layout ? per : oc); r++) {
-        int64_t len = depthwise_layout ? oc : per;
-        for (int64_t j = 0; j < len; j++)
-            q[r * len + j] = quant_weight(quant_const_f32(w, r * len + j), sw[depthwise_layout ? j : r]);
+    for (int64_t r = 0; r < rows; r++) {
+        const uint8_t *row = src + 4 * r * len;
+        uint8_t *qr = q + (size_t)(r * len) * wb;
+        for (int64_t j = 0; j < len; j++) {
+            int32_t v = quant_weight(quant_f32_at(row, j), sw[depthwise_layout ? j : r]);
+            if (wb == 1) qr[j] = (uint8_t)v;
+            else quant_put_le(qr + 2 * j, v, 2);
+        }
     }
-    t = int_const(l, "qweight", t8, w->rank, w->shape, q, n);
+    t = ir_new_const_adopt(l->b, "qweight", t8, w->rank, w->shape, q, (size_t)n * wb);
 out:
     free(absmax);
-    free(q);
     if (!t) oom(l);
     return t;
 }
