@@ -103,6 +103,9 @@ typedef struct tosac_driver_opts {
     bool lowering_given;
     const char *emit_qdq; /**< also write the quantized FP graph as QDQ ONNX to this file */
     bool report;          /**< measure the per-layer SQNR report (one more FP and INT run per sample) */
+    /** Threads of the calibration runs (tosac_quant_opts.threads; 0 = the online processors):
+        the same program for every count. */
+    uint32_t threads;
     tosac_quant_progress_fn progress; /**< calibration progress, optional */
     void *progress_user;
     /** Called with every file the compile reads besides the model (external data, calibration

@@ -266,6 +266,10 @@ typedef struct tosac_quant_opts {
     uint32_t lowering;
     /** The SQNR report runs on at most this many of the samples (0: all of them). */
     uint32_t report_samples;
+    /** Threads of the calibration and report runs and of the statistics
+        (tosac_program_opts.threads: 0 = the online processors). The program is the same bytes
+        for every count. */
+    uint32_t threads;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */

@@ -297,6 +297,16 @@ const char *tosac_program_last_error(const tosac_program *p);
 typedef void (*tosac_op_callback)(void *user, uint32_t op_index, uint32_t op, uint64_t ns);
 void tosac_program_set_op_callback(tosac_program *p, tosac_op_callback fn, void *user);
 
+/**
+ * Work of the caller's own between operators (calibration statistics of the value just computed,
+ * inside the op callback) on the program's threads: fn(ctx, worker, begin, end) runs over ranges
+ * covering [0, n) once, worker < tosac_program_threads(p), the calling thread among the workers;
+ * returns when every range is done. Not while the program runs on another thread. Which worker
+ * runs which range varies from call to call: results must not depend on it.
+ */
+typedef void (*tosac_task_fn)(void *ctx, uint32_t worker, size_t begin, size_t end);
+void tosac_program_parallel_for(const tosac_program *p, tosac_task_fn fn, void *ctx, size_t n);
+
 /** Operator instances: the main block's operators first (index = position in the block). */
 typedef struct tosac_op_desc {
     uint32_t op;       /**< tosac_op */

@@ -51,6 +51,8 @@ _OPTIONS = {
     "io_layout": '"nchw" (the model\'s own, default) or "nhwc"',
     "calib_method": '"percentile" (default), "mse" or "minmax"',
     "calib_samples": "at most this many calibration samples (random: exactly this many, default 16)",
+    "threads": "threads of the calibration runs and of the returned program (0, default: one per processor); "
+               "the same bytes for every count",
     "per_tensor": "one weight scale per tensor instead of per output channel",
     "a16w8": "int16 activations, int8 weights (target with +int16)",
     "preserve_io_quantization": "INT+FP targets: keep the I/O quantization out of the program",
@@ -135,7 +137,7 @@ def compile(model, target="TOSA-1.0+FP", calibration=None, io="float", **options
     if layout is not None and layout.lower() not in ("nchw", "nhwc"):
         raise _error(f"unknown io_layout '{layout}' (nchw or nhwc)")
     opts["io_nhwc"] = layout is not None and layout.lower() == "nhwc"
-    for key, to in (("calib_samples", "calib_samples"), ("per_tensor", "per_tensor"), ("a16w8", "a16w8"),
+    for key, to in (("calib_samples", "calib_samples"), ("threads", "threads"), ("per_tensor", "per_tensor"), ("a16w8", "a16w8"),
                     ("preserve_io_quantization", "preserve_io"), ("lowering", "lowering"), ("report", "report"),
                     ("verify_each", "verify_each")):
         if options.get(key) is not None:
@@ -153,9 +155,10 @@ def compile(model, target="TOSA-1.0+FP", calibration=None, io="float", **options
     return Program(_tosac.compile(model, name, opts))
 
 
-def load(path):
-    """A program written before (`tosac compile` or Program.save): PATH and PATH.quant.json."""
-    return Program(_tosac.load(os.fspath(path)))
+def load(path, threads=0):
+    """A program written before (`tosac compile` or Program.save): PATH and PATH.quant.json;
+    threads: the threads it runs on (0: one per processor)."""
+    return Program(_tosac.load(os.fspath(path), threads))
 
 
 def _profiles(profile):
@@ -249,8 +252,12 @@ class Program:
         a loaded program."""
         return self._impl.report()
 
-    def run(self, inputs):
-        """run({name: ndarray}) -> {name: ndarray}; the GIL is released while the program runs."""
+    def run(self, inputs, threads=None):
+        """run({name: ndarray}) -> {name: ndarray}; the GIL is released while the program runs.
+        threads: run on this many threads (0: one per processor) from now on: the runtime is
+        rebuilt when its setting differs (results are the same bytes for every count)."""
+        if threads is not None:
+            self._impl.set_threads(threads)
         if not isinstance(inputs, dict):
             raise TypeError("run: a dict {input name: array} expected")
         names = [t.name for t in self.inputs]

@@ -249,7 +249,7 @@ static bool args_parse(PyObject *opts, compile_args *a)
         !opt_uint(opts, "lowering", &a->o.lowering) || !opt_bool(opts, "per_tensor", &a->o.per_tensor) ||
         !opt_bool(opts, "a16w8", &a->o.a16w8) || !opt_bool(opts, "preserve_io", &a->o.preserve_io) ||
         !opt_bool(opts, "io_nhwc", &a->o.io_nhwc) || !opt_bool(opts, "verify_each", &a->o.verify_each) ||
-        !opt_bool(opts, "report", &a->o.report))
+        !opt_bool(opts, "report", &a->o.report) || !opt_uint(opts, "threads", &a->o.threads))
         return false;
     PyObject *progress = PyDict_GetItemString(opts, "progress");
     if (progress && progress != Py_None) {
@@ -355,6 +355,7 @@ typedef struct {
     PyObject_HEAD
     tosac_compiled *c;
     tosac_program *rt;
+    uint32_t threads; /* tosac_program_opts.threads of rt (0: one per processor) */
     PyThread_type_lock lock;
 } ProgramObject;
 
@@ -368,34 +369,39 @@ static void program_dealloc(ProgramObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Wraps `c` (taken over) with a runtime built as `tosac run` builds it: every profile and
-   extension, no level limits. */
-static PyObject *program_new(tosac_compiled *c, const char *name)
+/* A runtime for `c` built as `tosac run` builds it: every profile and extension, no level limits;
+   NULL with tosac.Error raised. */
+static tosac_program *runtime_new(const tosac_compiled *c, uint32_t threads, const char *name)
 {
     tosac_diag *d = tosac_diag_create();
-    if (!d) {
-        tosac_compiled_destroy(c);
-        return PyErr_NoMemory();
-    }
+    if (!d) return (tosac_program *)PyErr_NoMemory();
     tosac_program_opts po = tosac_program_opts_default();
     po.validate.extensions = TOSAC_EXT_ALL;
     po.validate.level = TOSAC_LEVEL_NONE;
+    po.threads = threads;
     tosac_program *rt = NULL;
     tosac_status s;
     Py_BEGIN_ALLOW_THREADS
     s = tosac_program_create(tosac_compiled_program(c), &po, &rt, d);
     Py_END_ALLOW_THREADS
-    if (s != TOSAC_OK) {
-        raise_error(s, d, name);
-        tosac_diag_destroy(d);
+    if (s != TOSAC_OK) raise_error(s, d, name);
+    tosac_diag_destroy(d);
+    return rt;
+}
+
+/* Wraps `c` (taken over) with a runtime on `threads` threads. */
+static PyObject *program_new(tosac_compiled *c, const char *name, uint32_t threads)
+{
+    tosac_program *rt = runtime_new(c, threads, name);
+    if (!rt) {
         tosac_compiled_destroy(c);
         return NULL;
     }
-    tosac_diag_destroy(d);
     ProgramObject *self = PyObject_New(ProgramObject, &ProgramType);
     if (self) {
         self->c = c;
         self->rt = rt;
+        self->threads = threads;
         self->lock = PyThread_allocate_lock();
         if (self->lock) return (PyObject *)self;
         Py_DECREF(self);
@@ -726,7 +732,32 @@ static PyObject *program_save_artifact(ProgramObject *self, PyObject *args)
     return r;
 }
 
+/* set_threads(n): rebuilds the runtime on n threads (0: one per processor) unless it has that
+   setting already. */
+static PyObject *program_set_threads(ProgramObject *self, PyObject *args)
+{
+    unsigned int threads;
+    if (!PyArg_ParseTuple(args, "I", &threads)) return NULL;
+    if (threads > 64) return PyErr_Format(PyExc_ValueError, "threads: 0..64 expected, got %u", threads);
+    if (threads != self->threads) {
+        tosac_program *rt = runtime_new(self->c, threads, "run");
+        if (!rt) return NULL;
+        tosac_program *old;
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        old = self->rt;
+        self->rt = rt;
+        self->threads = threads;
+        PyThread_release_lock(self->lock);
+        Py_END_ALLOW_THREADS
+        tosac_program_destroy(old);
+    }
+    return PyLong_FromUnsignedLong(tosac_program_threads(self->rt));
+}
+
 static PyMethodDef program_methods[] = {
+    {"set_threads", (PyCFunction)program_set_threads, METH_VARARGS,
+     "set_threads(n) -> the threads the runtime got (rebuilt on n threads unless it has that setting)"},
     {"run", (PyCFunction)program_run, METH_O, "run([(descr, shape, buffer)...]) -> [(name, descr, shape, bytearray)]"},
     {"inputs", (PyCFunction)program_inputs, METH_NOARGS, "[(name, dtype, shape, qparams)]"},
     {"outputs", (PyCFunction)program_outputs, METH_NOARGS, "[(name, dtype, shape, qparams)]"},
@@ -783,7 +814,7 @@ static PyObject *mod_compile(PyObject *mod, PyObject *args)
     s = path ? tosac_driver_compile_file(PyBytes_AS_STRING(path), &a.o, &c, d)
              : tosac_driver_compile_mem(bytes.buf, (size_t)bytes.len, name, &a.o, &c, d);
     Py_END_ALLOW_THREADS
-    PyObject *r = s == TOSAC_OK ? program_new(c, name) : raise_error(s, d, name);
+    PyObject *r = s == TOSAC_OK ? program_new(c, name, a.o.threads) : raise_error(s, d, name);
     tosac_diag_destroy(d);
     if (have_bytes) PyBuffer_Release(&bytes);
     Py_XDECREF(path);
@@ -791,19 +822,20 @@ static PyObject *mod_compile(PyObject *mod, PyObject *args)
     return r;
 }
 
-/* load(path) -> _Program: PATH and PATH.quant.json when present */
+/* load(path, threads) -> _Program: PATH and PATH.quant.json when present */
 static PyObject *mod_load(PyObject *mod, PyObject *args)
 {
     (void)mod;
     PyObject *path;
-    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path)) return NULL;
+    unsigned int threads = 0;
+    if (!PyArg_ParseTuple(args, "O&|I", PyUnicode_FSConverter, &path, &threads)) return NULL;
     tosac_diag *d = tosac_diag_create();
     tosac_compiled *c = NULL;
     tosac_status s;
     Py_BEGIN_ALLOW_THREADS
     s = tosac_compiled_read(PyBytes_AS_STRING(path), &c, d);
     Py_END_ALLOW_THREADS
-    PyObject *r = s == TOSAC_OK ? program_new(c, PyBytes_AS_STRING(path)) : raise_error(s, d, PyBytes_AS_STRING(path));
+    PyObject *r = s == TOSAC_OK ? program_new(c, PyBytes_AS_STRING(path), threads) : raise_error(s, d, PyBytes_AS_STRING(path));
     tosac_diag_destroy(d);
     Py_DECREF(path);
     return r;

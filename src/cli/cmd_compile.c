@@ -3,7 +3,7 @@
  *   tosac compile MODEL.onnx -o MODEL.tosa [--target TOSA-1.0+FP] [--input-shape NAME=DIMS]...
  *                 [--bind NAME=FILE.npy]... [--io-layout nchw|nhwc] [--dump-after PASS|all] [--report]
  *                 [--calibrate DIR|FILE.npy...|random] [--calib-samples N]
- *                 [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE]
+ *                 [--calib-method minmax|percentile|mse] [--per-tensor] [--report-json FILE] [--threads N]
  * With --target TOSA-1.0+INT (no +FP) the FP program is quantized to int8 (src/quant/,
  * docs/QUANT.md) and MODEL.tosa.quant.json records the float <-> int8 mapping of its I/O;
  * --report then also prints the per-layer SQNR of the INT program against the FP one.
@@ -66,6 +66,7 @@ void cli_compile_help(FILE *out)
             "                     [--verify-each] [--report]\n"
             "                     [--calibrate DIR|FILE.npy...|random] [--calib-samples N]\n"
             "                     [--calib-method minmax|percentile|mse] [--per-tensor] [--a16w8] [--lowering LIST] [--report-json FILE]\n"
+            "                     [--threads N]\n"
             "                     [--io float|int8|uint8] [--preserve-io-quantization] [--emit-qdq FILE.onnx]\n"
             "       tosac compile MODEL.onnx -o DIR --target ethos-u55-128|... --calibrate ... [--report]\n"
             "                     [--report-dot FILE.dot] [--vela PATH]\n"
@@ -112,6 +113,8 @@ void cli_compile_help(FILE *out)
             "                            files (sorted by name), or 'random' (seeded normal inputs);\n"
             "                            several inputs: NAME=DIR|FILE.npy for each\n"
             "  --calib-samples N         use at most N samples (random: exactly N, default 16)\n"
+            "  --threads N               threads of the calibration runs (default 0: one per processor;\n"
+            "                            the program is the same bytes for every N)\n"
             "  --calib-method M          how activation ranges are chosen: percentile (default: the\n"
             "                            0.01th..99.99th percentiles), mse (the clipping range with\n"
             "                            the least quantization error) or minmax (observed range)\n"
@@ -148,6 +151,7 @@ typedef struct compile_args {
     const char *calib_arg[MAX_ITEMS];
     int n_calib;
     long calib_samples;
+    long threads; /* 0: one per processor */
 } compile_args;
 
 /* Options taking one string value, stored as given. */
@@ -203,6 +207,14 @@ static int compile_opt(void *ctx, int argc, char **argv, int *i)
         a->calib_samples = strtol(v, &end, 10);
         if (*end || a->calib_samples <= 0 || a->calib_samples > 1000000)
             return cli_usage_error(CMD, "bad --calib-samples '%s' (a positive count)", v), -1;
+        return 1;
+    }
+    if ((m = cli_opt_value(CMD, argc, argv, i, "--threads", &v)) != 0) {
+        if (m < 0) return m;
+        char *end;
+        a->threads = strtol(v, &end, 10);
+        if (*end || !*v || a->threads < 0 || a->threads > 64)
+            return cli_usage_error(CMD, "bad --threads '%s' (0..64)", v), -1;
         return 1;
     }
     if ((m = cli_opt_value(CMD, argc, argv, i, "--calibrate", &v)) != 0) {
@@ -347,9 +359,10 @@ int cli_compile(int argc, char **argv)
     if (a.lowering_arg && !tosac_quant_lowering_parse(a.lowering_arg, &lowering, &bad, &bad_len))
         return cli_usage_error(CMD, "unknown --lowering choice '%.*s' (all, none or a name from docs/QUANT.md)",
                                (int)bad_len, bad);
-    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json || a.lowering_arg))
-        return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor, --report-json and "
-                                    "--lowering apply to --target TOSA-1.0+INT only");
+    if (!quant && (a.n_calib || a.calib_samples || a.calib_method || a.per_tensor || a.report_json || a.lowering_arg ||
+                   a.threads))
+        return cli_usage_error(CMD, "--calibrate, --calib-samples, --calib-method, --per-tensor, --report-json, "
+                                    "--lowering and --threads apply to --target TOSA-1.0+INT only");
     tosac_quant_calib_method method = TOSAC_QUANT_CALIB_PERCENTILE;
     if (a.calib_method && !tosac_quant_calib_method_parse(a.calib_method, &method))
         return cli_usage_error(CMD, "unknown --calib-method '%s' (minmax, percentile or mse)", a.calib_method);
@@ -411,6 +424,7 @@ int cli_compile(int argc, char **argv)
     if (random) o.calib_random = (uint32_t)(a.calib_samples > 0 ? a.calib_samples : 16);
     else o.calib_samples = (uint32_t)(a.calib_samples > 0 ? a.calib_samples : 0);
     o.calib_method = method;
+    o.threads = (uint32_t)a.threads;
     o.per_tensor = a.per_tensor;
     o.a16w8 = a.a16w8;
     o.io = !a.io || !strcmp(a.io, "float") ? TOSAC_DRIVER_IO_FLOAT

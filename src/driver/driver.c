@@ -106,6 +106,7 @@ static tosac_quant_opts quant_opts(const tosac_driver_opts *o, const drv_plan *p
     qo.emit_qdq = o->emit_qdq;
     qo.a16w8 = o->a16w8;
     qo.lowering = p->lowering;
+    qo.threads = o->threads;
     if (o->io == TOSAC_DRIVER_IO_UINT8) qo.io = TOSAC_QUANT_IO_UINT8;
     else if (o->io == TOSAC_DRIVER_IO_FLOAT && (p->profiles & TOSAC_PROFILE_FP) && !o->preserve_io && !o->a16w8)
         qo.io = TOSAC_QUANT_IO_FLOAT32;

@@ -13,14 +13,7 @@ tosac_block *quant_main_block(const tosac_graph *g)
     return g && g->n_regions && g->regions[0]->n_blocks ? g->regions[0]->blocks[0] : NULL;
 }
 
-float quant_const_f32(const tosac_value *v, int64_t k)
-{
-    uint32_t u = (uint32_t)v->data[4 * k] | (uint32_t)v->data[4 * k + 1] << 8 | (uint32_t)v->data[4 * k + 2] << 16 |
-                 (uint32_t)v->data[4 * k + 3] << 24;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+float quant_const_f32(const tosac_value *v, int64_t k) { return quant_f32_at(v->data, k); }
 
 const char *quant_where(const tosac_node *n, char *buf, size_t size)
 {
@@ -51,7 +44,10 @@ tosac_value *quant_enc_const(tosac_block *b, const char *prefix, tosac_dtype t, 
     unsigned w = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT48 ? 6 : 4;
     uint8_t *data = tosac_arena_alloc_uninit(&b->graph->arena, (size_t)(n ? n : 1) * w);
     if (!data) return NULL;
-    for (int64_t k = 0; k < n; k++) quant_put_le(data + k * w, v64 ? v64[k] : v32[k], w);
+    if (w == 1 && !v64) /* int8 weights: most of the bytes */
+        for (int64_t k = 0; k < n; k++) data[k] = (uint8_t)v32[k];
+    else
+        for (int64_t k = 0; k < n; k++) quant_put_le(data + k * w, v64 ? v64[k] : v32[k], w);
     return ir_new_const_adopt(b, prefix, t, rank, shape, data, (size_t)n * w);
 }
 

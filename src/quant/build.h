@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ir/graph.h"
 #include "ir/rewrite.h" /* ir_copy_attrs and the other graph edits every step uses */
@@ -18,6 +19,18 @@
 tosac_block *quant_main_block(const tosac_graph *g);
 /* FP32 constant value k (TOSA encoding is little-endian float). */
 float quant_const_f32(const tosac_value *v, int64_t k);
+/* Element k of little-endian FP32 bytes p. */
+static inline float quant_f32_at(const uint8_t *p, int64_t k)
+{
+    float f;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&f, p + 4 * k, 4); /* one load (GCC does not merge the four bytes below) */
+#else
+    uint32_t u = (uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 | (uint32_t)p[4 * k + 2] << 16 | (uint32_t)p[4 * k + 3] << 24;
+    memcpy(&f, &u, 4);
+#endif
+    return f;
+}
 /* An FP32 attribute stored as bytes (CLAMP's min_val/max_val), or dflt when absent. */
 float quant_attr_f32(const tosac_node *n, unsigned id, float dflt);
 /* " (ONNX node 'X')" or "" for messages. */

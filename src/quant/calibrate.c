@@ -15,73 +15,197 @@
 #include "quant/quant_internal.h"
 #include "tosac/runtime.h"
 
+/* Elements per range of the parallel statistics. The split never changes a result: min/max and
+   integer counts do not depend on the order they are taken in (zeros are made +0 below). */
+#define OBS_BLOCK 16384
+/* Counts go to OBS_LANES interleaved tables, so that a run of equal classes is not one chain of
+   dependent increments; at most 2^31 elements per fold keeps every uint32 count exact. */
+#define OBS_LANES 8 /* the AVX2 loop puts element k in lane k mod 8 */
+#define OBS_MAX_FOLD ((int64_t)1 << 31)
+
+typedef struct quant_obs_worker {
+    float lo, hi;    /* over its non-NaN elements of the current value */
+    uint32_t mag;    /* (raw, histograms) the smallest (|bits| - 1) as unsigned: below it only 0 */
+    int64_t n;       /* its elements of the current value */
+    uint32_t *raw;   /* QUANT_RAW_BINS * OBS_LANES counts, all zero between two values */
+} quant_obs_worker;
+
 void quant_stats_free(quant_stats *st)
 {
     free(st->min);
     free(st->max);
     free(st->seen);
     free(st->hist);
-    free(st->scratch);
+    for (uint32_t k = 0; st->w && k < st->n_w; k++) free(st->w[k].raw);
+    free(st->w);
+    free(st->raw_bin);
     memset(st, 0, sizeof *st);
 }
 
-static void observe(quant_stats *st, uint32_t idx, const float *x, int64_t n)
+/* The top 14 bits of the float (sign, exponent, 5 mantissa bits) are its class. */
+static uint32_t raw_class(float f)
 {
-    /* NaN carries no range: it fails both comparisons. Branch-free in float, so it vectorises
-       (float to double is exact: the same range as comparing in double) */
-    float l8[8], h8[8], lo = INFINITY, hi = -INFINITY;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u >> 18;
+}
+
+/* Counts v in lane j of its class; mag: the smallest (|bits| - 1), where a zero wraps to the
+   largest. */
+static inline void obs_count(uint32_t *raw, uint32_t *mag, float v, int64_t j)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    uint32_t m = (u & 0x7FFFFFFFu) - 1u;
+    *mag = m < *mag ? m : *mag;
+    raw[(u >> 18) * OBS_LANES + (uint32_t)(j & (OBS_LANES - 1))]++;
+}
+
+/* Adds x[0, n) to w: its extremes, and (w->raw) its class counts, element k in lane k mod 8.
+   lo8/hi8: extremes of eight lanes found so far (a vector loop's), folded in after x. NaN carries
+   no range: it fails both comparisons (and is counted in the class of infinity). */
+static void obs_finish(quant_obs_worker *w, const float *x, int64_t n, const float *lo8, const float *hi8)
+{
+    float lo = w->lo, hi = w->hi;
+    for (int64_t i = 0; i < n; i++) {
+        float v = x[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        if (w->raw) obs_count(w->raw, &w->mag, v, i);
+    }
+    for (int j = 0; j < 8; j++) {
+        lo = lo8[j] < lo ? lo8[j] : lo;
+        hi = hi8[j] > hi ? hi8[j] : hi;
+    }
+    w->lo = lo, w->hi = hi;
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(TOSAC_NO_SIMD)
+#include <immintrin.h>
+#define OBS_X86 1
+/* The extremes in registers, the eight classes of a vector computed at once. */
+__attribute__((target("avx2"))) static void obs_run_avx2(quant_obs_worker *w, const float *x, int64_t n)
+{
+    __m256 lo8 = _mm256_set1_ps(INFINITY), hi8 = _mm256_set1_ps(-INFINITY);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), abs = _mm256_set1_epi32(0x7FFFFFFF);
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i mag8 = _mm256_set1_epi32(-1);
+    uint32_t *raw = w->raw;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        lo8 = _mm256_min_ps(v, lo8); /* the second operand when either is NaN: NaN never enters */
+        hi8 = _mm256_max_ps(v, hi8);
+        if (raw) {
+            uint32_t c[8];
+            __m256i b = _mm256_castps_si256(v);
+            mag8 = _mm256_min_epu32(mag8, _mm256_sub_epi32(_mm256_and_si256(b, abs), one));
+            __m256i u = _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(b, 18), 3), lane);
+            _mm256_storeu_si256((__m256i *)(void *)c, u);
+            raw[c[0]]++, raw[c[1]]++, raw[c[2]]++, raw[c[3]]++;
+            raw[c[4]]++, raw[c[5]]++, raw[c[6]]++, raw[c[7]]++;
+        }
+    }
+    float l8[8], h8[8];
+    uint32_t m8[8];
+    _mm256_storeu_ps(l8, lo8);
+    _mm256_storeu_ps(h8, hi8);
+    _mm256_storeu_si256((__m256i *)(void *)m8, mag8);
+    for (int j = 0; j < 8; j++) w->mag = m8[j] < w->mag ? m8[j] : w->mag;
+    obs_finish(w, x + i, n - i, l8, h8);
+}
+#endif
+
+static void obs_run(quant_obs_worker *w, const float *x, int64_t n)
+{
+    w->n += n;
+#ifdef OBS_X86
+    if (__builtin_cpu_supports("avx2")) {
+        obs_run_avx2(w, x, n);
+        return;
+    }
+#endif
+    float l8[8], h8[8];
     for (int j = 0; j < 8; j++) l8[j] = INFINITY, h8[j] = -INFINITY;
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) /* eight independent lanes */
+    for (; i + 8 <= n; i += 8) /* eight independent lanes, branch-free in float: it vectorises */
         for (int j = 0; j < 8; j++) {
             float v = x[i + j];
             l8[j] = v < l8[j] ? v : l8[j];
             h8[j] = v > h8[j] ? v : h8[j];
+            if (w->raw) obs_count(w->raw, &w->mag, v, j);
         }
-    for (; i < n; i++) {
-        float v = x[i];
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
+    obs_finish(w, x + i, n - i, l8, h8);
+}
+
+typedef struct obs_job {
+    quant_stats *st;
+    const float *x;
+    int64_t n;
+} obs_job;
+
+static void obs_task(void *ctx, uint32_t worker, size_t begin, size_t end)
+{
+    const obs_job *j = ctx;
+    int64_t b = (int64_t)begin * OBS_BLOCK, e = (int64_t)end * OBS_BLOCK;
+    obs_run(&j->st->w[worker], j->x + b, (e < j->n ? e : j->n) - b);
+}
+
+/* Adds the raw counts of classes [r0, r1] to h and clears them; returns how many there were. */
+static uint64_t obs_fold(const quant_stats *st, uint64_t *h, uint32_t *raw, uint32_t r0, uint32_t r1)
+{
+    uint64_t total = 0;
+    for (uint32_t r = r0; r <= r1; r++) {
+        uint32_t *c = raw + (size_t)r * OBS_LANES;
+        uint64_t k = 0;
+        for (int j = 0; j < OBS_LANES; j++) k += c[j], c[j] = 0;
+        if (!k) continue;
+        total += k;
+        if (st->raw_bin[r] < TOSAC_QUANT_HIST_BINS) h[st->raw_bin[r]] += k;
     }
-    for (int j = 0; j < 8; j++) {
-        lo = l8[j] < lo ? l8[j] : lo;
-        hi = h8[j] > hi ? h8[j] : hi;
-    }
-    if (lo <= hi) { /* a value that is not NaN */
-        bool seen = st->seen[idx];
-        if (!seen || lo < st->min[idx]) st->min[idx] = lo;
-        if (!seen || hi > st->max[idx]) st->max[idx] = hi;
-        st->seen[idx] = true;
-    }
-    if (st->hist) {
-        /* count by the top 14 bits of the float (sign, exponent, 5 mantissa bits) into a scratch
-           table, branch-free, then fold those 16384 counts into the value's histogram: the
-           per-element cost stays that of one increment (the bins of tosac_quant_hist_bin are
-           exactly these classes, with the extreme exponents merged) */
+    return total;
+}
+
+/* Records x[0, n), value idx, split over the program's threads. */
+static void observe(quant_stats *st, const tosac_program *p, uint32_t idx, const float *x, int64_t n)
+{
+    for (int64_t k0 = 0; k0 < n; k0 += OBS_MAX_FOLD) {
+        int64_t k1 = n - k0 > OBS_MAX_FOLD ? k0 + OBS_MAX_FOLD : n;
+        for (uint32_t w = 0; w < st->n_w; w++)
+            st->w[w].lo = INFINITY, st->w[w].hi = -INFINITY, st->w[w].mag = UINT32_MAX, st->w[w].n = 0;
+        obs_job j = {st, x + k0, k1 - k0};
+        size_t blocks = (size_t)((j.n + OBS_BLOCK - 1) / OBS_BLOCK);
+        if (blocks < 4 || st->n_w < 2) obs_task(&j, 0, 0, blocks);
+        else tosac_program_parallel_for(p, obs_task, &j, blocks);
+        float lo = INFINITY, hi = -INFINITY;
+        for (uint32_t w = 0; w < st->n_w; w++) {
+            lo = st->w[w].lo < lo ? st->w[w].lo : lo;
+            hi = st->w[w].hi > hi ? st->w[w].hi : hi;
+        }
+        if (lo <= hi) { /* a value that is not NaN; a zero extreme is +0 whichever thread saw it */
+            lo += 0.0f, hi += 0.0f;
+            bool seen = st->seen[idx];
+            if (!seen || lo < st->min[idx]) st->min[idx] = lo;
+            if (!seen || hi > st->max[idx]) st->max[idx] = hi;
+            st->seen[idx] = true;
+        }
+        if (!st->hist) continue;
+        /* a worker's counts lie in the zero classes and, per sign, between the classes of its
+           smallest nonzero magnitude and of its extreme; NaNs lie outside, and then every class
+           is folded */
         uint64_t *h = st->hist + (size_t)idx * TOSAC_QUANT_HIST_BINS;
-        uint32_t *raw = st->scratch;
-        for (int64_t k0 = 0; k0 < n;) {
-            /* chunks below 2^32 elements keep the uint32 counts exact */
-            int64_t k1 = n - k0 > ((int64_t)1 << 31) ? k0 + ((int64_t)1 << 31) : n;
-            memset(raw, 0, QUANT_RAW_BINS * sizeof *raw);
-            for (int64_t k = k0; k < k1; k++) {
-                uint32_t u;
-                memcpy(&u, &x[k], sizeof u);
-                raw[u >> 18]++;
+        const uint32_t neg = QUANT_RAW_BINS / 2;
+        for (uint32_t w = 0; w < st->n_w; w++) {
+            quant_obs_worker *ow = &st->w[w];
+            if (!ow->n) continue;
+            uint64_t got = obs_fold(st, h, ow->raw, 0, 0) + obs_fold(st, h, ow->raw, neg, neg);
+            if (ow->lo <= ow->hi && ow->mag != UINT32_MAX) { /* a nonzero value */
+                uint32_t small = (ow->mag + 1) >> 18;
+                small = small ? small : 1; /* class 0 is folded already */
+                if (ow->hi > 0) got += obs_fold(st, h, ow->raw, small, raw_class(ow->hi));
+                if (ow->lo < 0) got += obs_fold(st, h, ow->raw, neg + small, raw_class(ow->lo));
             }
-            for (uint32_t r = 0; r < QUANT_RAW_BINS; r++) {
-                if (!raw[r]) continue;
-                /* a representative of class r: NaN classes (exponent 255, mantissa != 0) are
-                   mixed with infinity in the class with mantissa bits 0; they are counted as
-                   infinity (calibration values are finite in practice) */
-                uint32_t u = r << 18;
-                float f;
-                memcpy(&f, &u, sizeof f);
-                uint32_t b = (u & 0x7F800000u) == 0x7F800000u ? tosac_quant_hist_bin(u >> 31 ? -INFINITY : INFINITY)
-                                                              : tosac_quant_hist_bin(f);
-                if (b < TOSAC_QUANT_HIST_BINS) h[b] += raw[r];
-            }
-            k0 = k1;
+            if (got != (uint64_t)ow->n) obs_fold(st, h, ow->raw, 0, QUANT_RAW_BINS - 1);
         }
     }
 }
@@ -105,7 +229,7 @@ static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
         const void *data = NULL;
         if (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
         if (info.dtype != TOSAC_DTYPE_FP32 || info.f64 || n->outputs[k]->is_shape) continue;
-        observe(c->st, n->outputs[k]->index, data, info.nelem);
+        observe(c->st, c->p, n->outputs[k]->index, data, info.nelem);
     }
 }
 
@@ -174,7 +298,7 @@ void quant_put_sample(void *dst, tosac_dtype t, const float *x, int64_t n)
 }
 
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
-                             tosac_diag *d)
+                             tosac_program **keep, tosac_diag *d)
 {
     uint32_t n_samples = quant_sample_count(o);
     if (!n_samples)
@@ -185,20 +309,39 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     st->max = calloc(st->n ? st->n : 1, sizeof *st->max);
     st->seen = calloc(st->n ? st->n : 1, sizeof *st->seen);
     if (!st->min || !st->max || !st->seen) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-    if (o->method != TOSAC_QUANT_CALIB_MINMAX) {
-        /* about 25 KB per value: a few MB for the zoo's largest CNNs */
-        size_t nh = (size_t)(st->n ? st->n : 1);
-        if (nh > SIZE_MAX / (TOSAC_QUANT_HIST_BINS * sizeof(uint64_t)) ||
-            !(st->hist = calloc(nh * TOSAC_QUANT_HIST_BINS, sizeof *st->hist)) ||
-            !(st->scratch = malloc(QUANT_RAW_BINS * sizeof *st->scratch)))
-            return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (calibration histograms)");
-    }
     tosac_program_opts po = tosac_program_opts_default();
     po.validate.profiles = TOSAC_PROFILE_FP | TOSAC_PROFILE_INT;
     po.borrow_constants = true; /* the FP graph outlives the program: no copy of the weights */
+    po.threads = o->threads;
     tosac_program *p = NULL;
     tosac_status s = tosac_program_create(g, &po, &p, d);
     if (s != TOSAC_OK) return s;
+    st->n_w = tosac_program_threads(p);
+    if (!(st->w = calloc(st->n_w, sizeof *st->w))) s = TOSAC_ERR_NOMEM;
+    if (s == TOSAC_OK && o->method != TOSAC_QUANT_CALIB_MINMAX) {
+        /* about 25 KB per value: a few MB for the zoo's largest CNNs; 256 KB per worker */
+        size_t nh = (size_t)(st->n ? st->n : 1);
+        if (nh > SIZE_MAX / (TOSAC_QUANT_HIST_BINS * sizeof(uint64_t)) ||
+            !(st->hist = calloc(nh * TOSAC_QUANT_HIST_BINS, sizeof *st->hist)) ||
+            !(st->raw_bin = malloc(QUANT_RAW_BINS * sizeof *st->raw_bin)))
+            s = TOSAC_ERR_NOMEM;
+        for (uint32_t w = 0; w < st->n_w && s == TOSAC_OK; w++)
+            if (!(st->w[w].raw = calloc((size_t)QUANT_RAW_BINS * OBS_LANES, sizeof *st->w[w].raw))) s = TOSAC_ERR_NOMEM;
+        /* the bin of each class: NaN classes (exponent 255, mantissa != 0) share a class with
+           infinity (mantissa bits 0) and are counted as infinity (calibration values are finite in
+           practice) */
+        for (uint32_t r = 0; r < QUANT_RAW_BINS && s == TOSAC_OK; r++) {
+            uint32_t u = r << 18;
+            float f;
+            memcpy(&f, &u, sizeof f);
+            st->raw_bin[r] = (u & 0x7F800000u) == 0x7F800000u ? tosac_quant_hist_bin(u >> 31 ? -INFINITY : INFINITY)
+                                                             : tosac_quant_hist_bin(f);
+        }
+    }
+    if (s != TOSAC_OK) {
+        tosac_program_destroy(p);
+        return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (calibration statistics)");
+    }
     cal_ctx c = {p, b, st};
     tosac_program_set_op_callback(p, on_op, &c);
     uint32_t n_in = tosac_program_input_count(p);
@@ -224,12 +367,14 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
             int32_t bi = -1;
             for (uint32_t k = 0; k < b->n_inputs; k++)
                 if (!strcmp(b->inputs[k]->name, info.name)) bi = (int32_t)b->inputs[k]->index;
-            if (bi >= 0) observe(st, (uint32_t)bi, x, info.nelem);
+            if (bi >= 0) observe(st, p, (uint32_t)bi, x, info.nelem);
         }
         if (s == TOSAC_OK) s = tosac_program_invoke(p, d);
         if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, sidx + 1, n_samples);
     }
     quant_samples_free(&qs);
-    tosac_program_destroy(p);
+    tosac_program_set_op_callback(p, NULL, NULL);
+    if (keep && s == TOSAC_OK) *keep = p;
+    else tosac_program_destroy(p);
     return s;
 }

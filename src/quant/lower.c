@@ -352,17 +352,49 @@ static double weight_grid(const tosac_value *w, int64_t first, int64_t count, in
     return 0;
 }
 
+/* tosac_quant_quantize(x, {scale, 0}, -127, 127) without a libm call per element: |x/scale| <= 128
+   rounds half to even exactly by adding and removing 1.5 * 2^52 (the default rounding mode, which
+   nearbyint also uses). */
+static inline int32_t quant_weight(float x, double scale)
+{
+    double t = (double)x / scale;
+    if (!(t > -128.0)) return isnan(t) ? 0 : -127;
+    if (t > 128.0) return 127;
+    double r = (t + 6755399441055744.0) - 6755399441055744.0;
+    return r < -127.0 ? -127 : r > 127.0 ? 127 : (int32_t)r;
+}
+
 static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw,
                                   tosac_dtype t8)
 {
     int64_t n = tosac_value_nelem(w), per = n / oc;
     double *absmax = calloc((size_t)oc, sizeof *absmax);
-    int32_t *q = malloc((size_t)(n ? n : 1) * sizeof *q);
+    /* the codes go straight into the constant's encoding (little-endian int8 or int16) */
+    unsigned wb = t8 == TOSAC_DTYPE_INT16 ? 2 : 1;
+    uint8_t *q = absmax ? tosac_arena_alloc_uninit(&l->b->graph->arena, (size_t)(n ? n : 1) * wb) : NULL;
     tosac_value *t = NULL;
     if (!absmax || !q) goto out;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t c = depthwise_layout ? k % oc : k / per;
-        absmax[c] = fmax(absmax[c], fabs(quant_const_f32(w, k)));
+    /* channel c is element k's k % oc (depthwise layout) or k / per: walked as rows of oc, or
+       runs of per (no division per element); NaN never raises a maximum, as with fmax. The
+       weights are read through a local pointer: a store through any other pointer may alias
+       bytes, so w->data would be reloaded every time. */
+    const uint8_t *src = w->data;
+    int64_t rows = depthwise_layout ? per : oc, len = depthwise_layout ? oc : per;
+    for (int64_t r = 0; r < rows; r++) {
+        const uint8_t *row = src + 4 * r * len;
+        if (depthwise_layout)
+            for (int64_t j = 0; j < len; j++) {
+                double a = fabs(quant_f32_at(row, j));
+                if (a > absmax[j]) absmax[j] = a;
+            }
+        else {
+            double m = 0;
+            for (int64_t j = 0; j < len; j++) {
+                double a = fabs(quant_f32_at(row, j));
+                m = a > m ? a : m;
+            }
+            absmax[r] = m;
+        }
     }
     if (l->o->per_tensor)
         for (int64_t c = 1; c < oc; c++) absmax[0] = fmax(absmax[0], absmax[c]);
@@ -373,15 +405,18 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
                                     : weight_grid(w, depthwise_layout ? c : c * per, per, depthwise_layout ? oc : 1, absmax[c]);
         sw[c] = grid > 0 ? grid : tosac_quant_choose_weight(absmax[l->o->per_tensor ? 0 : c]);
     }
-    for (int64_t k = 0; k < n; k++) {
-        int64_t c = depthwise_layout ? k % oc : k / per;
-        tosac_qparams wq = {sw[c], 0};
-        q[k] = tosac_quant_quantize(quant_const_f32(w, k), wq, -127, 127);
+    for (int64_t r = 0; r < rows; r++) {
+        const uint8_t *row = src + 4 * r * len;
+        uint8_t *qr = q + (size_t)(r * len) * wb;
+        for (int64_t j = 0; j < len; j++) {
+            int32_t v = quant_weight(quant_f32_at(row, j), sw[depthwise_layout ? j : r]);
+            if (wb == 1) qr[j] = (uint8_t)v;
+            else quant_put_le(qr + 2 * j, v, 2);
+        }
     }
-    t = int_const(l, "qweight", t8, w->rank, w->shape, q, n);
+    t = ir_new_const_adopt(l->b, "qweight", t8, w->rank, w->shape, q, (size_t)n * wb);
 out:
     free(absmax);
-    free(q);
     if (!t) oom(l);
     return t;
 }
@@ -1458,7 +1493,10 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "--a16w8 programs have int16 inputs and outputs (the sidecar maps "
                                                      "them to float); uint8 or in-program float I/O is not supported");
     /* a QDQ model needs no calibration; with data, what its Q/DQ leave open is calibrated */
-    if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains)) s = quant_calibrate(fb, fp, o, &st, d);
+    /* the report runs the calibration's FP program again (created and prepared once) */
+    tosac_program *pf = NULL;
+    if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains))
+        s = quant_calibrate(fb, fp, o, &st, report && quant_sample_count(o) ? &pf : NULL, d);
     uint32_t nt = fb->n_tensors, nn = fb->n_nodes;
     if (s == TOSAC_OK) {
         l.qp = calloc(nt ? nt : 1, sizeof *l.qp);
@@ -1504,7 +1542,10 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         quant_map_entry *map = NULL;
         uint32_t n_map = 0;
         s = report_map(&l, &map, &n_map);
-        if (s == TOSAC_OK) s = quant_report(fp, l.g, o, io, map, n_map, report, d);
+        if (s == TOSAC_OK) {
+            s = quant_report(fp, pf, l.g, o, io, map, n_map, report, d);
+            pf = NULL; /* taken over */
+        }
         free(map);
     }
     if (s == TOSAC_OK && o->emit_qdq) s = emit_qdq(&l, io);
@@ -1525,6 +1566,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     free(l.cluster_of);
     quant_fixed_free(&fx);
     quant_stats_free(&st);
+    tosac_program_destroy(pf);
     if (s == TOSAC_OK) {
         *out = l.g;
         *iop = io;

@@ -15,7 +15,10 @@ typedef struct quant_stats {
     double *min, *max;
     bool *seen;
     uint64_t *hist;
-    uint32_t *scratch; /* QUANT_RAW_BINS counts by the top 14 bits of the float */
+    /* calibrate.c's per-worker accumulators and the histogram bin of each raw class */
+    struct quant_obs_worker *w;
+    uint32_t n_w;
+    uint32_t *raw_bin;
 } quant_stats;
 #define QUANT_RAW_BINS (1u << 14)
 
@@ -46,14 +49,16 @@ typedef struct quant_map_entry {
     const double *sc;
     uint32_t nsc;
 } quant_map_entry;
-tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tosac_quant_opts *o,
+/* pf: the FP program of the calibration (taken over), or NULL. */
+tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d);
 
 void quant_stats_free(quant_stats *st);
-/* Runs the FP program over the calibration samples (or seeded random ones) and records ranges. */
+/* Runs the FP program over the calibration samples (or seeded random ones) and records ranges;
+   keep (optional) receives that program for the report instead of its being destroyed. */
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
-                             tosac_diag *d);
+                             tosac_program **keep, tosac_diag *d);
 
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,

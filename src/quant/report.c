@@ -55,6 +55,8 @@ typedef struct slot {
 
 typedef struct rep_ctx {
     const tosac_program *p;
+    const tosac_program *pf; /* the FP program, whose threads compare */
+    double *part;            /* per block of a compare: signal, noise */
     const tosac_block *b;
     slot *slots;
     uint32_t n_slots;
@@ -125,28 +127,70 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
     }
 }
 
-static double dequant(const slot *s, int64_t k)
+/* Elements per range of a compare on the program's threads; the sums are taken block by block and
+   added in block order, so they do not depend on the thread count. */
+#define CMP_BLOCK 16384
+#define CMP_CHUNK 256
+
+/* d[0, m) = slot values k0.. dequantized. */
+static void dequant_run(const slot *s, int64_t k0, int64_t m, double *d)
 {
     const quant_map_entry *e = s->e;
-    double sc = e->i32 ? e->sc[e->nsc > 1 ? k % e->nsc : 0] : 1;
-    switch (e->t->dtype) {
-    case TOSAC_DTYPE_INT32: return (double)((const int32_t *)s->buf)[k] * sc;
-    case TOSAC_DTYPE_INT48: return (double)((const int64_t *)s->buf)[k] * sc;
-    case TOSAC_DTYPE_INT16: return tosac_quant_dequantize(((const int16_t *)s->buf)[k], e->q);
-    default: return tosac_quant_dequantize(((const int8_t *)s->buf)[k], e->q);
+    if (e->i32) {
+        int64_t c = e->nsc > 1 ? k0 % e->nsc : 0;
+        for (int64_t k = 0; k < m; k++) {
+            double v = e->t->dtype == TOSAC_DTYPE_INT48 ? (double)((const int64_t *)s->buf)[k0 + k]
+                                                         : (double)((const int32_t *)s->buf)[k0 + k];
+            d[k] = v * e->sc[c];
+            if (e->nsc > 1 && ++c == e->nsc) c = 0;
+        }
+    } else if (e->t->dtype == TOSAC_DTYPE_INT16) {
+        const int16_t *q = (const int16_t *)s->buf + k0;
+        for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
+    } else {
+        const int8_t *q = (const int8_t *)s->buf + k0;
+        for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
     }
 }
 
-static void compare(slot *s, const float *x, int64_t n)
+typedef struct cmp_job {
+    const slot *s;
+    const float *x;
+    int64_t n;
+    double *part;
+} cmp_job;
+
+static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
 {
-    double sig = 0, noise = 0;
-    for (int64_t k = 0; k < n; k++) {
-        double r = x[k], dv = r - dequant(s, k);
-        sig += r * r;
-        noise += dv * dv;
+    (void)worker;
+    const cmp_job *j = ctx;
+    for (size_t blk = begin; blk < end; blk++) {
+        int64_t b = (int64_t)blk * CMP_BLOCK, e = b + CMP_BLOCK < j->n ? b + CMP_BLOCK : j->n;
+        double sig[4] = {0, 0, 0, 0}, noise[4] = {0, 0, 0, 0}, d[CMP_CHUNK];
+        for (int64_t k0 = b; k0 < e; k0 += CMP_CHUNK) {
+            int64_t m = e - k0 < CMP_CHUNK ? e - k0 : CMP_CHUNK;
+            dequant_run(j->s, k0, m, d);
+            for (int64_t k = 0; k < m; k++) { /* four sums: no chain of dependent additions */
+                double r = j->x[k0 + k], dv = r - d[k];
+                sig[k & 3] += r * r;
+                noise[k & 3] += dv * dv;
+            }
+        }
+        j->part[2 * blk] = (sig[0] + sig[1]) + (sig[2] + sig[3]);
+        j->part[2 * blk + 1] = (noise[0] + noise[1]) + (noise[2] + noise[3]);
     }
-    s->signal += sig;
-    s->noise += noise;
+}
+
+static void compare(const rep_ctx *c, slot *s, const float *x, int64_t n)
+{
+    cmp_job j = {s, x, n, c->part};
+    size_t blocks = (size_t)((n + CMP_BLOCK - 1) / CMP_BLOCK);
+    if (blocks < 4) cmp_task(&j, 0, 0, blocks);
+    else tosac_program_parallel_for(c->pf, cmp_task, &j, blocks);
+    for (size_t k = 0; k < blocks; k++) {
+        s->signal += c->part[2 * k];
+        s->noise += c->part[2 * k + 1];
+    }
     s->n += (uint64_t)n;
 }
 
@@ -163,7 +207,7 @@ static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
         const void *data = NULL;
         if (!s->captured || tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
         if (info.dtype != TOSAC_DTYPE_FP32 || info.f64 || info.nelem != s->nelem) continue;
-        compare(s, data, info.nelem);
+        compare(c, s, data, info.nelem);
     }
 }
 
@@ -193,9 +237,11 @@ static char *dup_str(const char *s, bool *ok)
     return c;
 }
 
-static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, tosac_diag *d)
+static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, uint32_t threads,
+                                   tosac_diag *d)
 {
     tosac_program_opts po = tosac_program_opts_default();
+    po.threads = threads;
     po.validate.profiles = profiles;
     po.validate.extensions = extensions;
     po.borrow_constants = true; /* both graphs outlive the programs */
@@ -203,7 +249,7 @@ static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint
     return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
 }
 
-tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tosac_quant_opts *o,
+tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d)
 {
@@ -216,13 +262,13 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
     c.slots = calloc(n_map ? n_map : 1, sizeof *c.slots);
     c.by_int = calloc(n_map ? n_map : 1, sizeof *c.by_int);
     c.by_fp = malloc((c.n_fp ? c.n_fp : 1) * sizeof *c.by_fp);
-    tosac_program *pf = NULL, *pq = NULL;
+    tosac_program *pq = NULL;
     tosac_quant_report *r = NULL;
     ordered *ord = NULL;
     double out_sig = 0, out_noise = 0;
     tosac_status s = c.slots && c.by_int && c.by_fp ? TOSAC_OK : TOSAC_ERR_NOMEM;
     for (uint32_t k = 0; k < c.n_fp && s == TOSAC_OK; k++) c.by_fp[k] = -1;
-    size_t total = 0;
+    size_t total = 0, blocks = 1;
     for (uint32_t k = 0; k < n_map && s == TOSAC_OK; k++) {
         const quant_map_entry *e = &map[k];
         slot *sl = &c.slots[c.n_slots];
@@ -238,16 +284,19 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
             s = TOSAC_ERR_NOMEM;
             break;
         }
+        if ((size_t)(sl->nelem / CMP_BLOCK) + 1 > blocks) blocks = (size_t)(sl->nelem / CMP_BLOCK) + 1;
         c.by_fp[e->fp] = (int32_t)c.n_slots;
         c.by_int[c.n_slots] = sl;
         c.n_slots++;
     }
+    if (s == TOSAC_OK && !(c.part = malloc(2 * blocks * sizeof *c.part))) s = TOSAC_ERR_NOMEM;
     if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
-        pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, d);
-        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, d) : NULL;
+        if (!pf) pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, o->threads, d);
+        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, o->threads, d) : NULL;
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+        c.pf = pf;
     }
     uint32_t n_in = pf ? tosac_program_input_count(pf) : 0, n_out = pf ? tosac_program_output_count(pf) : 0;
     /* per output: signal, noise, and whether either program's values stayed one constant */
@@ -287,7 +336,7 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
                 slot *sl = &c.slots[c.by_fp[fi]];
                 if (sl->e->i32 || sl->nelem != info.nelem) continue;
                 memcpy(sl->buf, xq, (size_t)info.nelem * int_width(sl->e->t->dtype));
-                compare(sl, x, info.nelem);
+                compare(&c, sl, x, info.nelem);
             }
         }
         if (s != TOSAC_OK) break;
@@ -390,6 +439,7 @@ tosac_status quant_report(const tosac_graph *fp, const tosac_graph *q, const tos
     tosac_program_destroy(pq);
     for (uint32_t k = 0; k < c.n_slots; k++) free(c.slots[k].buf);
     free(c.slots);
+    free(c.part);
     free(c.by_int);
     free(c.by_fp);
     return s;

@@ -141,6 +141,12 @@ fail:
 
 size_t tosac_program_arena_size(const tosac_program *p) { return p ? p->arena_size : 0; }
 uint32_t tosac_program_threads(const tosac_program *p) { return p ? p->workers : 0; }
+
+void tosac_program_parallel_for(const tosac_program *p, tosac_task_fn fn, void *ctx, size_t n)
+{
+    if (p && p->pool) rt_pool_run(p->pool, fn, ctx, n);
+    else if (n) fn(ctx, 0, 0, n);
+}
 size_t tosac_program_arena_lower_bound(const tosac_program *p) { return p ? p->arena_lb : 0; }
 size_t tosac_program_const_bytes(const tosac_program *p) { return p ? p->const_size : 0; }
 size_t tosac_program_variable_bytes(const tosac_program *p) { return p ? p->var_size : 0; }

@@ -296,3 +296,49 @@ def test_two_programs_concurrently(long_programs):
     # held GIL: only the few switch intervals before the first run starts; released: until the
     # first run ends (a load that starves one thread still leaves a large share)
     assert span > 0.1 * wall, f"both in flight for {span:.3f} s of {wall:.3f} s"
+
+
+def wide_cnn(path):
+    """Conv 3x3 -> Relu -> Conv 3x3 on a 64x64 map: large enough for the runtime to start threads and
+    for the calibration statistics to be split over them."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(3)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.2).astype(np.float32), n)
+             for n, s in (("w1", (16, 8, 3, 3)), ("b1", (16,)), ("w2", (8, 16, 3, 3)), ("b2", (8,)))]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["h"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Conv", ["r", "w2", "b2"], ["y"], pads=[1, 1, 1, 1])]
+    g = helper.make_graph(nodes, "wide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 64, 64])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 64, 64])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    return path
+
+
+def test_threads(tmp_path, tosac_bin):
+    model = wide_cnn(tmp_path / "wide.onnx")
+    progs = {}
+    for t in (1, 2, 3):
+        progs[t] = tosac.compile(model, target="TOSA-1.0+INT", calibration="random", calib_samples=3, threads=t)
+        progs[t].save(tmp_path / f"t{t}.tosa")
+    # the command with --threads: the same program; every thread count: the same bytes
+    run_tosac(tosac_bin, "compile", model, "-o", tmp_path / "cli.tosa", "--target", "TOSA-1.0+INT", "--calibrate",
+              "random", "--calib-samples", "3", "--threads", "2")
+    assert same_bytes(tmp_path / "t1.tosa", tmp_path / "cli.tosa")
+    assert same_bytes(tmp_path / "t1.tosa", tmp_path / "t2.tosa") and same_bytes(tmp_path / "t1.tosa", tmp_path / "t3.tosa")
+    # run(threads=): the runtime is rebuilt on that many threads, with the same results
+    x = np.random.default_rng(5).standard_normal((1, 8, 64, 64)).astype(np.float32)
+    p = progs[1]
+    assert p._impl.set_threads(1) == 1 and p._impl.set_threads(3) == 3
+    y3 = p.run({"x": x})["y"]
+    y1 = p.run({"x": x}, threads=1)["y"]
+    assert p._impl.set_threads(1) == 1
+    assert np.array_equal(y1, y3) and np.array_equal(y1, p.run({"x": x}, threads=2)["y"])
+    # load(threads=) and the FP program too
+    q = tosac.load(tmp_path / "t2.tosa", threads=2)
+    assert np.array_equal(q.run({"x": x})["y"], y1)
+    fp = tosac.compile(model, threads=2)
+    assert np.array_equal(fp.run({"x": x})["y"], fp.run({"x": x}, threads=1)["y"])
+    with pytest.raises(ValueError):
+        p.run({"x": x}, threads=65)
