@@ -589,7 +589,7 @@ static uint32_t put_tensor(ectx *e, tosac_strbuf *sb, uint32_t slot, bool sliced
 /* The index of the kernel function of call k in the function table. */
 static uint32_t fn_ref(ectx *e, uint32_t k)
 {
-    const char *f = k_family[e->p->ops[k].op];
+    const char *f = e->owned[k] ? tosac_mve_entry(&e->p->ops[k].call) : k_family[e->p->ops[k].op];
     for (uint32_t i = 0; i < e->n_fn; i++)
         if (!strcmp(e->fns[i], f) && e->fn_mve[i] == e->owned[k]) return i;
     if (e->n_fn == sizeof e->fns / sizeof e->fns[0]) {

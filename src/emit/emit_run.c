@@ -24,7 +24,7 @@ static void emit_tensor(const tosac_emit_model *m, const tosac_emit_t *s, tosac_
     if (s->flags & TOSAC_EMIT_SLICED) {
         const int64_t c = shape[rank - 1];
         if (!(s->flags & TOSAC_EMIT_SLIM)) p += (size_t)i0 << (s->flags >> TOSAC_EMIT_ESIZE);
-        sh[0] = n / c, sh[1] = c;
+        sh[0] = (int64_t)((uint32_t)n / (uint32_t)c), sh[1] = c; /* (a slice: < 2^29 bytes; no 64-bit division) */
         shape = sh, rank = 2;
     }
     int64_t ne = 1;

@@ -146,7 +146,7 @@ static bool cmve_plan(const tosac_kcall *c, cmve_hdr *h)
     size_t o = align16(sizeof *h);
     h->off_corr = (uint32_t)o, o += align16((size_t)h->OCp * 4);
     h->off_mult = (uint32_t)o, o += align16((size_t)h->OCp * 4);
-    h->off_shift = (uint32_t)o, o += align16((size_t)h->OCp * 4);
+    h->off_shift = (uint32_t)o, o += align16((size_t)h->OCp); /* int8: widened by the load */
     h->off_w = (uint32_t)o;
     o += dw ? align16((size_t)h->K * (size_t)h->OCp) : align16((size_t)h->OCp * (size_t)h->ks);
     h->total = (uint32_t)o;
@@ -175,7 +175,7 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
     memset(d, 0, h.total);
     memcpy(d, &h, sizeof h);
     int32_t *corr = (int32_t *)(void *)(d + h.off_corr), *mult = (int32_t *)(void *)(d + h.off_mult);
-    int32_t *shift = (int32_t *)(void *)(d + h.off_shift);
+    int8_t *shift = (int8_t *)(d + h.off_shift);
     const int8_t *w = (const int8_t *)c->in[1].data;
     const tosac_ktensor *bias = h.matmul ? NULL : &c->in[2];
     const int32_t nchunk = h.ks / 16;
@@ -208,7 +208,7 @@ bool tosac_conv_mve_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
             const tosac_kcall *r = c->epi->rescale;
             int64_t j = r->in[1].nelem == 1 ? 0 : oc;
             mult[slot] = ((const int32_t *)r->in[1].data)[j];
-            shift[slot] = -(((const int8_t *)r->in[2].data)[j] - 31); /* -(t + 1) */
+            shift[slot] = (int8_t)(31 - ((const int8_t *)r->in[2].data)[j]); /* -(t + 1) */
         }
     }
     return true;
@@ -227,7 +227,7 @@ __attribute__((always_inline)) static inline int32x4_t cmve_rq(int32x4_t v, int3
 
 /* acc[0..n) through the fused epilogue (dbl, i8 constant in each expansion), full vectors first. */
 __attribute__((always_inline)) static inline void cmve_rq_row(const int32_t *acc, const int32_t *mult,
-                                                              const int32_t *shift, int32_t n, int32_t ozp,
+                                                              const int8_t *shift, int32_t n, int32_t ozp,
                                                               int32x4_t lo, int32x4_t hi, void *out, const bool dbl,
                                                               const bool i8)
 {
@@ -236,7 +236,7 @@ __attribute__((always_inline)) static inline void cmve_rq_row(const int32_t *acc
     const int32_t n4 = n & ~3;
     int32_t i = 0;
     for (; i < n4; i += 4) {
-        const int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, ozp, lo, hi);
+        const int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vldrbq_s32(shift + i), dbl, ozp, lo, hi);
         if (i8)
             vstrbq_s32(o8 + i, q);
         else
@@ -244,7 +244,7 @@ __attribute__((always_inline)) static inline void cmve_rq_row(const int32_t *acc
     }
     if (i < n) {
         const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        const int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vld1q_s32(shift + i), dbl, ozp, lo, hi);
+        const int32x4_t q = cmve_rq(vld1q_s32(acc + i), vld1q_s32(mult + i), vldrbq_s32(shift + i), dbl, ozp, lo, hi);
         if (i8)
             vstrbq_p_s32(o8 + i, q, p);
         else
@@ -258,15 +258,14 @@ static tosac_status cmve_store(tosac_kcall *c, const cmve_hdr *h, const uint8_t 
                                size_t off)
 {
     /* the runtime runs the operators one by one when it observes them (tosac_program_set_op_callback):
-       a call prepared with its epilogue may come without it, and the reverse */
+       a call prepared with its epilogue may come without it (the reverse: tosac_conv_mve_run) */
     if (!c->epi) {
         int32_t *o = (int32_t *)c->out[0].data + off;
         for (int32_t i = 0; i < n; i += 4) vst1q_p_s32(o + i, vld1q_s32(acc + i), vctp32q((uint32_t)(n - i)));
         return TOSAC_OK;
     }
-    if (!h->epi) return tosac_epilogue_store(c, acc, (int64_t)off, n);
     const int32_t *mult = (const int32_t *)(const void *)(prep + h->off_mult);
-    const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
+    const int8_t *shift = (const int8_t *)(prep + h->off_shift);
     const tosac_ktensor *out = c->epi->out;
     const int32x4_t lo = vdupq_n_s32(c->epi->lo), hi = vdupq_n_s32(c->epi->hi);
     if (out->dtype == TOSAC_DTYPE_INT8) {
@@ -566,7 +565,7 @@ __attribute__((always_inline)) static inline void cmve_dw_impl(tosac_kcall *c, c
     const int8_t *w = (const int8_t *)(prep + h->off_w);
     const int32_t *corr = (const int32_t *)(const void *)(prep + h->off_corr);
     const int32_t *mult = (const int32_t *)(const void *)(prep + h->off_mult);
-    const int32_t *shift = (const int32_t *)(const void *)(prep + h->off_shift);
+    const int8_t *shift = (const int8_t *)(prep + h->off_shift);
     const int32_t C = h->IC, T = h->K, KW = h->KW;
     const int16x8_t izp = vdupq_n_s16((int16_t)h->izp);
     const int32_t ozp = h->ozp;
@@ -606,8 +605,8 @@ __attribute__((always_inline)) static inline void cmve_dw_impl(tosac_kcall *c, c
                         vstrwq_scatter_shifted_offset_p_s32(o32 + 1, lane2, ao, vcmpltq_n_s32(vaddq_n_s32(slane2, 1), left));
                         continue;
                     }
-                    const int32x4_t qe = cmve_rq(ae, vld1q_s32(mult + ch), vld1q_s32(shift + ch), dbl, ozp, lo, hi);
-                    const int32x4_t qo = cmve_rq(ao, vld1q_s32(mult + ch + 4), vld1q_s32(shift + ch + 4), dbl, ozp, lo, hi);
+                    const int32x4_t qe = cmve_rq(ae, vld1q_s32(mult + ch), vldrbq_s32(shift + ch), dbl, ozp, lo, hi);
+                    const int32x4_t qo = cmve_rq(ao, vld1q_s32(mult + ch + 4), vldrbq_s32(shift + ch + 4), dbl, ozp, lo, hi);
                     int16x8_t r = vmovnbq_s32(vdupq_n_s16(0), qe);
                     r = vmovntq_s32(r, qo);
                     if (i8)
@@ -625,10 +624,6 @@ static tosac_status cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
         cmve_dw_impl(c, h, false, false, false);
         return TOSAC_OK;
     }
-    if (!h->epi) { /* an epilogue not prepared for: int32 results, then the portable epilogue */
-        cmve_dw_impl(c, h, false, false, false);
-        return tosac_epilogue_store(c, c->out[0].data, 0, c->out[0].nelem);
-    }
     const bool i8 = c->epi->out->dtype == TOSAC_DTYPE_INT8;
     if (h->dbl)
         i8 ? cmve_dw_impl(c, h, true, true, true) : cmve_dw_impl(c, h, true, true, false);
@@ -637,13 +632,54 @@ static tosac_status cmve_depthwise(tosac_kcall *c, const cmve_hdr *h)
     return TOSAC_OK;
 }
 
-bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
+/* The header of c's prepared bytes, NULL when they are not this file's layout. */
+static const cmve_hdr *cmve_header(const tosac_kcall *c)
 {
     const cmve_hdr *h = c->prep;
-    if (!h || c->prep_size < sizeof *h || h->magic != CMVE_MAGIC) return false;
-    *st = TOSAC_OK;
+    return h && c->prep_size >= sizeof *h && h->magic == CMVE_MAGIC ? h : NULL;
+}
+
+bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
+{
+    const cmve_hdr *h = cmve_header(c);
+    if (!h) return false;
+    if (c->epi && !h->epi) {
+        /* an epilogue not prepared for: the int32 results, then the portable epilogue over them */
+        tosac_kcall u = *c;
+        u.epi = NULL;
+        *st = h->depthwise ? cmve_depthwise(&u, h) : cmve_conv(&u, h);
+        if (*st == TOSAC_OK) *st = tosac_epilogue_store(c, c->out[0].data, 0, c->out[0].nelem);
+        c->why = u.why;
+        return true;
+    }
     *st = h->depthwise ? cmve_depthwise(c, h) : cmve_conv(c, h);
     return true;
+}
+
+/* The Helium-only entries (k_mve.h): one per kernel, so that an image links only those it calls,
+   none of the portable epilogue (an owned call's epilogue is in its prepared bytes). */
+tosac_status tosac_kernel_conv_mve(tosac_kcall *c)
+{
+    const cmve_hdr *h = cmve_header(c);
+    return h && !h->depthwise && (!c->epi || h->epi)
+               ? cmve_conv(c, h)
+               : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "conv: constants not prepared for Helium");
+}
+
+tosac_status tosac_kernel_depthwise_mve(tosac_kcall *c)
+{
+    const cmve_hdr *h = cmve_header(c);
+    return h && h->depthwise && (!c->epi || h->epi)
+               ? cmve_depthwise(c, h)
+               : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "DEPTHWISE_CONV2D: constants not prepared for Helium");
+}
+
+tosac_status tosac_kernel_matmul_mve(tosac_kcall *c)
+{
+    const cmve_hdr *h = cmve_header(c);
+    return h && h->matmul && (!c->epi || h->epi)
+               ? cmve_conv(c, h)
+               : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "MATMUL: constants not prepared for Helium");
 }
 
 #else
@@ -656,24 +692,19 @@ bool tosac_conv_mve_run(tosac_kcall *c, tosac_status *st)
     return true;
 }
 
+static tosac_status cmve_entry(tosac_kcall *c)
+{
+    tosac_status st;
+    return tosac_conv_mve_run(c, &st) ? st : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "conv: constants not prepared for Helium");
+}
+tosac_status tosac_kernel_conv_mve(tosac_kcall *c) { return cmve_entry(c); }
+tosac_status tosac_kernel_depthwise_mve(tosac_kcall *c) { return cmve_entry(c); }
+tosac_status tosac_kernel_matmul_mve(tosac_kcall *c) { return cmve_entry(c); }
+
 #endif
 
 bool tosac_conv_mve_owns(const tosac_kcall *c)
 {
     const cmve_hdr *h = c->prep;
     return h && c->prep_size >= sizeof *h && h->magic == CMVE_MAGIC;
-}
-
-tosac_status tosac_kernel_conv_mve(tosac_kcall *c)
-{
-    tosac_status st;
-    return tosac_conv_mve_run(c, &st) ? st
-                                      : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "conv: constants not prepared for Helium");
-}
-
-tosac_status tosac_kernel_matmul_mve(tosac_kcall *c)
-{
-    tosac_status st;
-    return tosac_conv_mve_run(c, &st) ? st
-                                      : tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "MATMUL: constants not prepared for Helium");
 }

@@ -41,7 +41,8 @@ bool tosac_rescale_mve_owns(const tosac_kcall *c);
 bool tosac_binary_mve_owns(const tosac_kcall *c);
 bool tosac_reduce_mve_owns(const tosac_kcall *c);
 bool tosac_table_mve_owns(const tosac_kcall *c);
-tosac_status tosac_kernel_conv_mve(tosac_kcall *c);
+tosac_status tosac_kernel_conv_mve(tosac_kcall *c); /* CONV2D */
+tosac_status tosac_kernel_depthwise_mve(tosac_kcall *c);
 tosac_status tosac_kernel_matmul_mve(tosac_kcall *c);
 tosac_status tosac_kernel_rescale_mve(tosac_kcall *c);
 tosac_status tosac_kernel_binary_mve(tosac_kcall *c);
@@ -64,6 +65,21 @@ static inline bool tosac_mve_owns(const tosac_kcall *c)
     case TOSAC_OP_REDUCE_MIN: return tosac_reduce_mve_owns(c);
     case TOSAC_OP_TABLE: return tosac_table_mve_owns(c);
     default: return false;
+    }
+}
+/* The Helium-only entry of an owned call: tosac_kernel_<name>_mve. */
+static inline const char *tosac_mve_entry(const tosac_kcall *c)
+{
+    switch (c->op) {
+    case TOSAC_OP_CONV2D: return "conv";
+    case TOSAC_OP_DEPTHWISE_CONV2D: return "depthwise";
+    case TOSAC_OP_MATMUL: return "matmul";
+    case TOSAC_OP_RESCALE: return "rescale";
+    case TOSAC_OP_TABLE: return "table";
+    case TOSAC_OP_REDUCE_SUM:
+    case TOSAC_OP_REDUCE_MAX:
+    case TOSAC_OP_REDUCE_MIN: return "reduce";
+    default: return "binary";
     }
 }
 /* The leading prepared bytes of an owned call that its Helium entry never reads (a RESCALE's
