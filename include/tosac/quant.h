@@ -235,7 +235,8 @@ const char *tosac_quant_lowering_what(uint32_t bit);
     False with *bad pointing at the first unknown name (its length in *bad_len). */
 bool tosac_quant_lowering_parse(const char *list, uint32_t *bits, const char **bad, size_t *bad_len);
 
-/** Calibration progress: called after each sample. */
+/** Calibration progress: called on the calling thread after a sample; when samples run side by side
+    on several threads (tosac_quant_opts.threads) the counts may skip values, the last is the total. */
 typedef void (*tosac_quant_progress_fn)(void *user, uint32_t done, uint32_t total);
 
 typedef struct tosac_quant_opts {

@@ -184,6 +184,14 @@ size_t tosac_program_prepared_size(const tosac_program *p);
 tosac_status tosac_program_set_prepared(tosac_program *p, void *buf, size_t size, tosac_diag *d);
 /** The prepared constants in use (NULL if none yet). */
 const void *tosac_program_prepared(const tosac_program *p);
+/**
+ * Uses `buf`, the prepared constants of another program created from the same graph with the same
+ * options except threads (tosac_program_prepared of it), without preparing again: programs that
+ * run the same graph side by side (calibration, one sample per thread) share one copy. `buf` is
+ * only read and must outlive p; an area create allocated is freed. `size` must be p's
+ * tosac_program_prepared_size.
+ */
+tosac_status tosac_program_share_prepared(tosac_program *p, const void *buf, size_t size, tosac_diag *d);
 
 /** One planned buffer user, for debugging and tests (tosac_program_plan_entry). */
 typedef struct tosac_plan_entry {

@@ -7,11 +7,13 @@
  * histogram (tosac_quant_hist_bin): it needs no range known in advance, so one pass suffices.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/diag.h"
 #include "quant/quant_internal.h"
 #include "tosac/runtime.h"
 
@@ -22,6 +24,8 @@
    dependent increments; at most 2^31 elements per fold keeps every uint32 count exact. */
 #define OBS_LANES 8 /* the AVX2 loop puts element k in lane k mod 8 */
 #define OBS_MAX_FOLD ((int64_t)1 << 31)
+/* Samples run side by side on at most this many threads. */
+#define TOSAC_QUANT_MAX_WORKERS 64
 
 typedef struct quant_obs_worker {
     float lo, hi;    /* over its non-NaN elements of the current value */
@@ -297,6 +301,156 @@ void quant_put_sample(void *dst, tosac_dtype t, const float *x, int64_t n)
     for (int64_t k = 0; k < n; k++) o[k] = (int32_t)fmax(-2147483648.0, fmin(2147483647.0, nearbyint(x[k])));
 }
 
+/* Allocates st for n values and n_w statistics workers (histograms with hist), zeroed; raw_bin
+   is st's own when own_bins, else borrowed (set by the caller). */
+static tosac_status stats_init(quant_stats *st, uint32_t n, uint32_t n_w, bool hist, bool own_bins)
+{
+    st->n = n;
+    st->n_w = n_w;
+    size_t nn = n ? n : 1;
+    st->min = calloc(nn, sizeof *st->min);
+    st->max = calloc(nn, sizeof *st->max);
+    st->seen = calloc(nn, sizeof *st->seen);
+    st->w = calloc(n_w, sizeof *st->w);
+    if (!st->min || !st->max || !st->seen || !st->w) return TOSAC_ERR_NOMEM;
+    if (!hist) return TOSAC_OK;
+    /* about 25 KB per value: a few MB for the zoo's largest CNNs; 512 KB per worker */
+    if (nn > SIZE_MAX / (TOSAC_QUANT_HIST_BINS * sizeof(uint64_t)) ||
+        !(st->hist = calloc(nn * TOSAC_QUANT_HIST_BINS, sizeof *st->hist)) ||
+        (own_bins && !(st->raw_bin = malloc(QUANT_RAW_BINS * sizeof *st->raw_bin))))
+        return TOSAC_ERR_NOMEM;
+    for (uint32_t w = 0; w < n_w; w++)
+        if (!(st->w[w].raw = calloc((size_t)QUANT_RAW_BINS * OBS_LANES, sizeof *st->w[w].raw))) return TOSAC_ERR_NOMEM;
+    /* the bin of each class: NaN classes (exponent 255, mantissa != 0) share a class with infinity
+       (mantissa bits 0) and are counted as infinity (calibration values are finite in practice) */
+    for (uint32_t r = 0; own_bins && r < QUANT_RAW_BINS; r++) {
+        uint32_t u = r << 18;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        st->raw_bin[r] = (u & 0x7F800000u) == 0x7F800000u ? tosac_quant_hist_bin(u >> 31 ? -INFINITY : INFINITY)
+                                                         : tosac_quant_hist_bin(f);
+    }
+    return TOSAC_OK;
+}
+
+/* Adds the statistics of `from` to `to` (every extreme is a canonical zero or nonzero, and the
+   counts are integers: the order of the workers does not matter). */
+static void stats_merge(quant_stats *to, const quant_stats *from)
+{
+    for (uint32_t k = 0; k < to->n; k++) {
+        if (!from->seen[k]) continue;
+        if (!to->seen[k] || from->min[k] < to->min[k]) to->min[k] = from->min[k];
+        if (!to->seen[k] || from->max[k] > to->max[k]) to->max[k] = from->max[k];
+        to->seen[k] = true;
+        if (!to->hist) continue;
+        uint64_t *h = to->hist + (size_t)k * TOSAC_QUANT_HIST_BINS;
+        const uint64_t *g = from->hist + (size_t)k * TOSAC_QUANT_HIST_BINS;
+        for (uint32_t j = 0; j < TOSAC_QUANT_HIST_BINS; j++) h[j] += g[j];
+    }
+}
+
+/* One calibration sample through program c->p: its inputs written and observed, then the run. */
+static tosac_status run_sample(cal_ctx *c, const float *const *x, tosac_diag *d)
+{
+    tosac_program *p = (tosac_program *)(uintptr_t)c->p;
+    for (uint32_t i = 0; i < tosac_program_input_count(p); i++) {
+        tosac_tensor_info info;
+        tosac_program_input_info(p, i, &info);
+        quant_put_sample(tosac_program_input_ptr(p, i), info.dtype, x[i], info.nelem);
+        /* graph inputs are observed here: no operator produces them */
+        for (uint32_t k = 0; k < c->b->n_inputs; k++)
+            if (!strcmp(c->b->inputs[k]->name, info.name)) observe(c->st, c->p, c->b->inputs[k]->index, x[i], info.nelem);
+    }
+    return tosac_program_invoke(p, d);
+}
+
+/* Samples side by side: worker w runs whole samples on its own single-threaded program (sharing
+   the first program's prepared constants) into its own statistics. */
+typedef struct cal_par {
+    cal_ctx *c;                 /* per worker */
+    tosac_diag **d;             /* per worker */
+    tosac_status *s;            /* per worker */
+    const float *const *x;      /* sample k's inputs: x + k * n_in */
+    uint32_t n_in, n_samples;
+    const tosac_quant_opts *o;
+    _Atomic uint32_t done;      /* samples finished */
+    _Atomic bool failed;
+    uint32_t reported;          /* progress: the calling thread (worker 0) reports */
+} cal_par;
+
+static void sample_task(void *ctx, uint32_t worker, size_t begin, size_t end)
+{
+    cal_par *cp = ctx;
+    for (size_t k = begin; k < end && !cp->failed; k++) {
+        tosac_status s = run_sample(&cp->c[worker], cp->x + k * cp->n_in, cp->d[worker]);
+        if (s != TOSAC_OK) {
+            cp->s[worker] = s;
+            cp->failed = true;
+            return;
+        }
+        uint32_t done = ++cp->done;
+        if (worker == 0 && cp->o->progress) {
+            cp->o->progress(cp->o->progress_user, done, cp->n_samples);
+            cp->reported = done;
+        }
+    }
+}
+
+/* The samples on p's threads, one sample per thread at a time: TOSAC_ERR_UNSUPPORTED when that
+   cannot be set up (one thread, fewer samples than threads, no memory for the programs), and
+   then nothing was observed. */
+static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, const tosac_program_opts *po,
+                                       const tosac_block *b, const tosac_quant_opts *o, quant_stats *st,
+                                       const float *const *x, uint32_t n_samples, tosac_diag *d)
+{
+    /* every worker of p's pool may take a sample: each needs its program */
+    uint32_t T = tosac_program_threads(p);
+    if (T < 2 || n_samples < T || T > TOSAC_QUANT_MAX_WORKERS) return TOSAC_ERR_UNSUPPORTED;
+    tosac_program *q[TOSAC_QUANT_MAX_WORKERS] = {0};
+    quant_stats ws[TOSAC_QUANT_MAX_WORKERS];
+    cal_ctx cc[TOSAC_QUANT_MAX_WORKERS];
+    tosac_diag *wd[TOSAC_QUANT_MAX_WORKERS] = {0};
+    tosac_status wst[TOSAC_QUANT_MAX_WORKERS];
+    memset(ws, 0, sizeof ws);
+    tosac_program_opts qo = *po;
+    qo.threads = 1;
+    qo.caller_prepared = tosac_program_prepared_size(p) > 0;
+    tosac_status s = TOSAC_OK;
+    for (uint32_t w = 0; w < T && s == TOSAC_OK; w++) {
+        /* a failure here only means the samples run one after another */
+        if (!(wd[w] = tosac_diag_create()) || tosac_program_create(g, &qo, &q[w], wd[w]) != TOSAC_OK ||
+            (qo.caller_prepared && tosac_program_share_prepared(q[w], tosac_program_prepared(p),
+                                                                tosac_program_prepared_size(p), wd[w]) != TOSAC_OK) ||
+            stats_init(&ws[w], st->n, 1, st->hist != NULL, false) != TOSAC_OK)
+            s = TOSAC_ERR_UNSUPPORTED;
+        ws[w].raw_bin = st->raw_bin;
+        cc[w] = (cal_ctx){q[w], b, &ws[w]};
+        wst[w] = TOSAC_OK;
+        if (q[w]) tosac_program_set_op_callback(q[w], on_op, &cc[w]);
+    }
+    if (s == TOSAC_OK) {
+        cal_par cp = {cc, wd, wst, x, tosac_program_input_count(p), n_samples, o, 0, false, 0};
+        tosac_program_parallel_for(p, sample_task, &cp, n_samples);
+        for (uint32_t w = 0; w < T; w++) {
+            if (s == TOSAC_OK && wst[w] != TOSAC_OK) s = wst[w];
+            for (size_t k = 0; wst[w] != TOSAC_OK && k < tosac_diag_count(wd[w]); k++) {
+                tosac_status code = TOSAC_OK;
+                const char *msg = tosac_diag_message(wd[w], k, &code);
+                tosac_diag_add(d, code, "%s", msg);
+            }
+            stats_merge(st, &ws[w]);
+        }
+        if (s == TOSAC_OK && o->progress && cp.reported < n_samples) o->progress(o->progress_user, n_samples, n_samples);
+    }
+    for (uint32_t w = 0; w < T; w++) {
+        ws[w].raw_bin = NULL; /* st's */
+        quant_stats_free(&ws[w]);
+        tosac_program_destroy(q[w]);
+        tosac_diag_destroy(wd[w]);
+    }
+    return s;
+}
+
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
                              tosac_program **keep, tosac_diag *d)
 {
@@ -304,11 +458,6 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     if (!n_samples)
         return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
                               "quantization needs calibration data (or explicitly random samples)");
-    st->n = b->n_tensors;
-    st->min = calloc(st->n ? st->n : 1, sizeof *st->min);
-    st->max = calloc(st->n ? st->n : 1, sizeof *st->max);
-    st->seen = calloc(st->n ? st->n : 1, sizeof *st->seen);
-    if (!st->min || !st->max || !st->seen) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     tosac_program_opts po = tosac_program_opts_default();
     po.validate.profiles = TOSAC_PROFILE_FP | TOSAC_PROFILE_INT;
     po.borrow_constants = true; /* the FP graph outlives the program: no copy of the weights */
@@ -316,64 +465,60 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     tosac_program *p = NULL;
     tosac_status s = tosac_program_create(g, &po, &p, d);
     if (s != TOSAC_OK) return s;
-    st->n_w = tosac_program_threads(p);
-    if (!(st->w = calloc(st->n_w, sizeof *st->w))) s = TOSAC_ERR_NOMEM;
-    if (s == TOSAC_OK && o->method != TOSAC_QUANT_CALIB_MINMAX) {
-        /* about 25 KB per value: a few MB for the zoo's largest CNNs; 256 KB per worker */
-        size_t nh = (size_t)(st->n ? st->n : 1);
-        if (nh > SIZE_MAX / (TOSAC_QUANT_HIST_BINS * sizeof(uint64_t)) ||
-            !(st->hist = calloc(nh * TOSAC_QUANT_HIST_BINS, sizeof *st->hist)) ||
-            !(st->raw_bin = malloc(QUANT_RAW_BINS * sizeof *st->raw_bin)))
-            s = TOSAC_ERR_NOMEM;
-        for (uint32_t w = 0; w < st->n_w && s == TOSAC_OK; w++)
-            if (!(st->w[w].raw = calloc((size_t)QUANT_RAW_BINS * OBS_LANES, sizeof *st->w[w].raw))) s = TOSAC_ERR_NOMEM;
-        /* the bin of each class: NaN classes (exponent 255, mantissa != 0) share a class with
-           infinity (mantissa bits 0) and are counted as infinity (calibration values are finite in
-           practice) */
-        for (uint32_t r = 0; r < QUANT_RAW_BINS && s == TOSAC_OK; r++) {
-            uint32_t u = r << 18;
-            float f;
-            memcpy(&f, &u, sizeof f);
-            st->raw_bin[r] = (u & 0x7F800000u) == 0x7F800000u ? tosac_quant_hist_bin(u >> 31 ? -INFINITY : INFINITY)
-                                                             : tosac_quant_hist_bin(f);
-        }
-    }
-    if (s != TOSAC_OK) {
+    uint32_t n_in = tosac_program_input_count(p);
+    const float **x = calloc((size_t)n_samples * n_in + 1, sizeof *x);
+    if (!x || stats_init(st, b->n_tensors, tosac_program_threads(p), o->method != TOSAC_QUANT_CALIB_MINMAX, true) != TOSAC_OK) {
+        free(x);
         tosac_program_destroy(p);
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (calibration statistics)");
     }
-    cal_ctx c = {p, b, st};
-    tosac_program_set_op_callback(p, on_op, &c);
-    uint32_t n_in = tosac_program_input_count(p);
+    /* every sample's inputs up front: the caller's arrays, or the seeded random stream drawn in
+       order (sample by sample, input by input) whichever thread runs the sample */
     quant_samples qs;
     quant_samples_init(&qs, o);
-    for (uint32_t sidx = 0; sidx < n_samples && s == TOSAC_OK; sidx++) {
+    float *rnd = NULL;
+    size_t per = 0;
+    for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
+        tosac_tensor_info info;
+        tosac_program_input_info(p, i, &info);
+        if (info.dtype != TOSAC_DTYPE_FP32 && info.dtype != TOSAC_DTYPE_INT32)
+            s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED,
+                               "input '%s' is %s: only FP32 inputs (quantized) and INT32 ones (kept) can be "
+                               "calibrated", info.name, tosac_dtype_name(info.dtype));
+        else if (!o->data && !tosac_add_size(per, (size_t)info.nelem, &per))
+            s = tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "calibration input too large");
+    }
+    if (s == TOSAC_OK && !o->data && (per > SIZE_MAX / sizeof(float) / n_samples ||
+                                      !(rnd = malloc(per * n_samples * sizeof *rnd + 1))))
+        s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (calibration samples)");
+    size_t off = 0;
+    for (uint32_t k = 0; k < n_samples && s == TOSAC_OK; k++)
         for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
             tosac_tensor_info info;
             tosac_program_input_info(p, i, &info);
-            if (info.dtype != TOSAC_DTYPE_FP32 && info.dtype != TOSAC_DTYPE_INT32) {
-                s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED,
-                                   "input '%s' is %s: only FP32 inputs (quantized) and INT32 ones (kept) can be "
-                                   "calibrated", info.name, tosac_dtype_name(info.dtype));
-                break;
+            const float *xi = quant_sample(&qs, k, i, n_in, info.nelem, d);
+            if (!xi) s = TOSAC_ERR_NOMEM;
+            else if (rnd) {
+                memcpy(rnd + off, xi, (size_t)info.nelem * sizeof *rnd);
+                xi = rnd + off;
+                off += (size_t)info.nelem;
             }
-            const float *x = quant_sample(&qs, sidx, i, n_in, info.nelem, d);
-            if (!x) {
-                s = TOSAC_ERR_NOMEM;
-                break;
-            }
-            quant_put_sample(tosac_program_input_ptr(p, i), info.dtype, x, info.nelem);
-            /* graph inputs are observed here: no operator produces them */
-            int32_t bi = -1;
-            for (uint32_t k = 0; k < b->n_inputs; k++)
-                if (!strcmp(b->inputs[k]->name, info.name)) bi = (int32_t)b->inputs[k]->index;
-            if (bi >= 0) observe(st, p, (uint32_t)bi, x, info.nelem);
+            x[(size_t)k * n_in + i] = xi;
         }
-        if (s == TOSAC_OK) s = tosac_program_invoke(p, d);
-        if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, sidx + 1, n_samples);
-    }
     quant_samples_free(&qs);
-    tosac_program_set_op_callback(p, NULL, NULL);
+    tosac_status ps = s == TOSAC_OK ? calibrate_parallel(p, g, &po, b, o, st, x, n_samples, d) : s;
+    if (ps != TOSAC_ERR_UNSUPPORTED) s = ps;
+    else { /* one sample after another, on p (its threads split the operators and the statistics) */
+        cal_ctx c = {p, b, st};
+        tosac_program_set_op_callback(p, on_op, &c);
+        for (uint32_t k = 0; k < n_samples && s == TOSAC_OK; k++) {
+            s = run_sample(&c, x + (size_t)k * n_in, d);
+            if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, k + 1, n_samples);
+        }
+        tosac_program_set_op_callback(p, NULL, NULL);
+    }
+    free(rnd);
+    free(x);
     if (keep && s == TOSAC_OK) *keep = p;
     else tosac_program_destroy(p);
     return s;

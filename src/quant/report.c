@@ -137,12 +137,20 @@ static void dequant_run(const slot *s, int64_t k0, int64_t m, double *d)
 {
     const quant_map_entry *e = s->e;
     if (e->i32) {
-        int64_t c = e->nsc > 1 ? k0 % e->nsc : 0;
-        for (int64_t k = 0; k < m; k++) {
-            double v = e->t->dtype == TOSAC_DTYPE_INT48 ? (double)((const int64_t *)s->buf)[k0 + k]
-                                                         : (double)((const int32_t *)s->buf)[k0 + k];
-            d[k] = v * e->sc[c];
-            if (e->nsc > 1 && ++c == e->nsc) c = 0;
+        if (e->t->dtype == TOSAC_DTYPE_INT48)
+            for (int64_t k = 0; k < m; k++) d[k] = (double)((const int64_t *)s->buf)[k0 + k];
+        else
+            for (int64_t k = 0; k < m; k++) d[k] = (double)((const int32_t *)s->buf)[k0 + k];
+        if (e->nsc <= 1) {
+            for (int64_t k = 0; k < m; k++) d[k] *= e->sc[0];
+            return;
+        }
+        /* channel (k0 + k) mod nsc: runs of consecutive channels */
+        int64_t nsc = e->nsc, c = k0 % nsc;
+        for (int64_t k = 0; k < m; c = 0) {
+            int64_t run = nsc - c < m - k ? nsc - c : m - k;
+            for (int64_t j = 0; j < run; j++) d[k + j] *= e->sc[c + j];
+            k += run;
         }
     } else if (e->t->dtype == TOSAC_DTYPE_INT16) {
         const int16_t *q = (const int16_t *)s->buf + k0;

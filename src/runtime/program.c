@@ -204,6 +204,22 @@ tosac_status tosac_program_set_prepared(tosac_program *p, void *buf, size_t size
 
 const void *tosac_program_prepared(const tosac_program *p) { return p ? p->prepared : NULL; }
 
+tosac_status tosac_program_share_prepared(tosac_program *p, const void *buf, size_t size, tosac_diag *d)
+{
+    if (!p || !buf || size != p->prepared_size || (uintptr_t)buf % RT_ALIGN)
+        return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_program_share_prepared: the %zu prepared bytes of a "
+                              "program of the same graph and options are needed", p ? p->prepared_size : (size_t)0);
+    if (p->own_prepared) {
+        tosac_free(p->prepared_raw, p->prepared_raw_size);
+        p->prepared_raw = NULL;
+        p->prepared_raw_size = 0;
+        p->own_prepared = false;
+    }
+    p->prepared = (uint8_t *)(uintptr_t)buf; /* the kernels only read it */
+    p->dirty = true;
+    return TOSAC_OK;
+}
+
 /* ---- tensors ----------------------------------------------------------------------------- */
 
 static void fill_info(const tosac_program *p, uint32_t v, const char *name, tosac_tensor_info *out)
