@@ -332,8 +332,7 @@ static tosac_status int_store(tosac_kcall *c, int64_t o0, int64_t count, int64_t
         if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
         return c->epi ? tosac_epilogue_store(c, acc32, o0, count) : TOSAC_OK;
     }
-    for (int64_t i = 0; i < count; i++) {
-        int64_t oc = i % oc_n;
+    for (int64_t i = 0, oc = 0; i < count; i++, oc = oc + 1 == oc_n ? 0 : oc + 1) { /* oc = i % oc_n */
         int64_t a = acc64 ? acc64[i] : acc32[i];
         int64_t b = out->dtype == TOSAC_DTYPE_INT48 ? ((const int64_t *)bias->data)[bcast ? 0 : oc]
                                                     : ((const int32_t *)bias->data)[bcast ? 0 : oc];
@@ -395,7 +394,8 @@ static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, in
         for (int64_t i = 0; i < count; i += oc_n)
             for (int64_t j = 0; j < oc_n; j++) acc[i + j] = b[j] + acc[i + j];
     } else {
-        for (int64_t i = 0; i < count; i++) acc[i] = bias_f32(bias, i % oc_n) + acc[i];
+        for (int64_t i = 0, oc = 0; i < count; i++, oc = oc + 1 == oc_n ? 0 : oc + 1) /* oc = i % oc_n */
+            acc[i] = bias_f32(bias, oc) + acc[i];
     }
     if (epi) {
         tosac_clamp_f32_row(acc, count, epi->flo, epi->fhi, epi->fignore);
@@ -407,8 +407,7 @@ static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, in
 static void fp_store_f64(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
                          int64_t oc_n, const double *acc)
 {
-    for (int64_t i = 0; i < count; i++) {
-        int64_t oc = i % oc_n;
+    for (int64_t i = 0, oc = 0; i < count; i++, oc = oc + 1 == oc_n ? 0 : oc + 1) { /* oc = i % oc_n */
         double b = tosac_kload_fp(bias, bias->nelem == 1 ? 0 : oc);
         tosac_kstore_fp(out, o0 + i, b + acc[i]);
     }
@@ -427,11 +426,15 @@ static void conv_coords(const conv_plan *g, int64_t od, int64_t oy, int64_t ox, 
         cd[0] = 0;
         for (int64_t k = 0; k < g->KH; k++) {
             int64_t t = oy - g->pt - k;
-            cy[k] = (t >= 0 && t % g->sy == 0 && t / g->sy < g->IH) ? t / g->sy : -1;
+            cy[k] = (t >= 0 && (size_t)t % (size_t)g->sy == 0 && (int64_t)((size_t)t / (size_t)g->sy) < g->IH)
+                        ? (int64_t)((size_t)t / (size_t)g->sy)
+                        : -1;
         }
         for (int64_t k = 0; k < g->KW; k++) {
             int64_t t = ox - g->pl - k;
-            cx[k] = (t >= 0 && t % g->sx == 0 && t / g->sx < g->IW) ? t / g->sx : -1;
+            cx[k] = (t >= 0 && (size_t)t % (size_t)g->sx == 0 && (int64_t)((size_t)t / (size_t)g->sx) < g->IW)
+                        ? (int64_t)((size_t)t / (size_t)g->sx)
+                        : -1;
         }
         return;
     }
@@ -485,10 +488,12 @@ static void patch_pad(const conv_plan *g, void *d, int64_t n, int32_t izp)
 static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, void *row, uint8_t *mask,
                        int64_t *coord, int32_t izp)
 {
-    int64_t ox = pix % g->OW, t = pix / g->OW;
-    int64_t oy = t % g->OH;
-    t /= g->OH;
-    int64_t od = t % g->OD, n = t / g->OD;
+    size_t t = (size_t)pix; /* pixel indices fit size_t: native-width division on 32-bit targets */
+    int64_t ox = (int64_t)(t % (size_t)g->OW);
+    t /= (size_t)g->OW;
+    int64_t oy = (int64_t)(t % (size_t)g->OH);
+    t /= (size_t)g->OH;
+    int64_t od = (int64_t)(t % (size_t)g->OD), n = (int64_t)(t / (size_t)g->OD);
     int64_t *cd = coord, *cy = coord + g->KD, *cx = cy + g->KH;
     conv_coords(g, od, oy, ox, cd, cy, cx);
     const tosac_ktensor *in = &c->in[0];
@@ -725,7 +730,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
              g->pt == 0 && g->pl == 0 && g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
     t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
     int64_t npix = g->N * g->OD * g->OH * g->OW;
-    tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
+    tosac_kparallel_for(c, conv_blocks, &t, ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.st[w] != TOSAC_OK) return t.st[w];
     return TOSAC_OK;
@@ -760,7 +765,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     const bool rowk = M == 1 && ((g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32) ||
                                  (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8));
     for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
-        int64_t n = (int64_t)row / g->OH, oy = (int64_t)row % g->OH;
+        int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;

@@ -717,7 +717,7 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int3
 #endif
     if (h->nc > 1) return rs_rows(isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
     const int64_t w = h->width;
-    int64_t nw = n - n % w;
+    int64_t nw = n - (int64_t)((size_t)n % (size_t)w);
     uint32_t bad = nw ? rs_rows(isa, x, nw, &t, w, h->ozp, lo, hi, y, h->simple) : 0;
     if (nw < n) bad |= rs_rows(isa, x + nw, n - nw, &t, 1, h->ozp, lo, hi, y + nw, h->simple);
     return bad;
@@ -824,7 +824,7 @@ static tosac_status rs_run_fast(tosac_kcall *c)
     const rs_prep *h = c->prep;
     rs_task t = {c, tosac_kattr_or(c, TOSAC_ATTR_RESCALE_input_unsigned, 0) != 0, {0}};
     const int64_t n = c->in[0].nelem, ch = h->chunk;
-    tosac_kparallel_for(c, rs_chunks, &t, (size_t)((n + ch - 1) / ch));
+    tosac_kparallel_for(c, rs_chunks, &t, ((size_t)n + (size_t)ch - 1) / (size_t)ch);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.bad[w]) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_require);
     return TOSAC_OK;

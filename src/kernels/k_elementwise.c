@@ -290,12 +290,13 @@ static void k2_range(void *ctx, uint32_t worker, size_t t0, size_t t1)
     const int64_t sa = p->st[0][p->rank - 1], sb = p->st[1][p->rank - 1];
     int64_t idx[K_MAX_RANK] = {0}, off[2] = {0, 0}, row = -1;
     for (size_t task = t0; task < t1 && !t->bad[worker]; task++) {
-        const int64_t r = (int64_t)task / t->pieces, j0 = (int64_t)task % t->pieces * t->piece;
+        /* size_t quotients (indices < nelem fit it): no 64-bit division on 32-bit targets */
+        const int64_t r = (int64_t)(task / (size_t)t->pieces), j0 = (int64_t)(task % (size_t)t->pieces) * t->piece;
         if (row < 0 || (r != row && r != row + 1)) { /* the range's first row: offsets from its index */
-            int64_t q = r;
+            size_t q = (size_t)r;
             off[0] = off[1] = 0;
             for (int32_t d = p->rank - 2; d >= 0; d--) {
-                idx[d] = q % p->dim[d], q /= p->dim[d];
+                idx[d] = (int64_t)(q % (size_t)p->dim[d]), q /= (size_t)p->dim[d];
                 off[0] += idx[d] * p->st[0][d], off[1] += idx[d] * p->st[1][d];
             }
         } else if (r == row + 1) {
@@ -327,7 +328,7 @@ static tosac_status k_run2(tosac_kcall *c, krow2 fn, const kargs *k, const char 
     t.eo = tosac_exec_elem_size(o->dtype, o->f64);
     t.inner = inner;
     t.piece = inner > K_PAR_ELEMS && tosac_kworkers(c) > 1 ? K_PAR_ELEMS : (inner > 0 ? inner : 1);
-    t.pieces = (inner + t.piece - 1) / t.piece;
+    t.pieces = (int64_t)(((size_t)inner + (size_t)t.piece - 1) / (size_t)t.piece);
     if (t.pieces < 1) t.pieces = 1;
     size_t n = (size_t)(p.rows * t.pieces);
     if (o->nelem < K_PAR_ELEMS) /* small: one task */

@@ -84,8 +84,7 @@ static void fft_line(double *re, double *im, int64_t n, const double *tw, double
     if (!pow2(n)) {
         for (int64_t k = 0; k < n; k++) {
             double sr = 0.0, si = 0.0;
-            for (int64_t j = 0; j < n; j++) {
-                int64_t t = (k * j) % n;
+            for (int64_t j = 0, t = 0; j < n; j++, t = t + k >= n ? t + k - n : t + k) { /* t = k * j % n */
                 double wr = tw[2 * t], wi = -s * tw[2 * t + 1];
                 sr += re[j] * wr - im[j] * wi;
                 si += re[j] * wi + im[j] * wr;
@@ -106,8 +105,8 @@ static void fft_line(double *re, double *im, int64_t n, const double *tw, double
             t = im[i], im[i] = im[j], im[j] = t;
         }
     }
-    for (int64_t len = 2; len <= n; len <<= 1) {
-        int64_t half = len / 2, step = n / len;
+    for (int64_t len = 2, step = n >> 1; len <= n; len <<= 1, step >>= 1) { /* step = n / len */
+        int64_t half = len / 2;
         for (int64_t i = 0; i < n; i += len)
             for (int64_t j = 0; j < half; j++) {
                 double wr = tw[2 * j * step], wi = -s * tw[2 * j * step + 1];

@@ -21,9 +21,9 @@
 #include "kernels/kutil.h"
 
 /* floor(a / b) for b > 0, without relying on the sign of C's remainder beyond C99's truncation. */
-static inline int64_t kz_floordiv(int64_t a, int64_t b)
+static inline int32_t kz_floordiv(int32_t a, int32_t b)
 {
-    int64_t q = a / b;
+    int32_t q = a / b;
     if (a % b != 0 && a < 0) q--;
     return q;
 }
@@ -41,8 +41,10 @@ typedef struct kz_pos {
 
 static inline void kz_position(int64_t o, int64_t sn, int64_t sd, int64_t off, int64_t in_dim, kz_pos *p)
 {
+    /* the run's checks (o < 16384, scale_d < 16 * scale_n <= 32768, |offset| < 32768) keep |v| < 2^30:
+       32-bit division, native on 32-bit targets */
     const int64_t v = o * sd + off;
-    const int64_t i = kz_floordiv(v, sn);
+    const int64_t i = kz_floordiv((int32_t)v, (int32_t)sn);
     p->d = v - i * sn;
     const float fv = kz_f32(v) / kz_f32(sn);
     p->df = fv - kz_f32(i);

@@ -87,7 +87,14 @@ static inline bool tosac_apply_scale_16(int64_t value, int32_t multiplier, int32
 static inline void tosac_reciprocal_scale(uint32_t count, int32_t *multiplier, int32_t *shift)
 {
     int32_t k = 32 - tosac_clz32(count - 1);
-    int64_t m = ((((int64_t)1 << 30) + 1) << k) / (int64_t)count;
+    /* m = ((2^30 + 1) << k) / count by long division over the k zero bits, 32-bit operations only (a
+       per-pixel call; count <= INT32_MAX keeps 2 * r below 2^32) */
+    const uint32_t a = (UINT32_C(1) << 30) + 1;
+    uint32_t m = a / count, r = a % count;
+    for (int32_t b = 0; b < k; b++) {
+        m <<= 1, r <<= 1;
+        if (r >= count) r -= count, m++;
+    }
     *multiplier = (int32_t)m;
     *shift = 30 + k;
 }
