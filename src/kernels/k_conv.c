@@ -63,8 +63,8 @@ typedef struct {
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
     bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
     bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, prepared weights) */
-    bool bpanel;    /* int8: u8 x s8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
-                       zero point 0): patch rows of input + 128 as bytes */
+    bool bpanel;    /* int8: s8 x u8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
+                       zero point 0): patch rows of the input bytes */
     int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
 
@@ -248,7 +248,7 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     conv_prep *h = dst;
     if (g.bpanel) {
         int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
-        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, 128 + izp, (uint8_t *)dst + CONV_PREP_W);
+        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, izp, (uint8_t *)dst + CONV_PREP_W);
         h->finite = 1;
         return TOSAC_OK;
     }
@@ -455,7 +455,7 @@ static void patch_copy(const conv_plan *g, const tosac_ktensor *in, void *d, int
     switch (g->kind) {
     case CK_INT:
         if (g->bpanel)
-            tosac_krow_u8(d, (const int8_t *)in->data + src, n);
+            memcpy(d, (const int8_t *)in->data + src, (size_t)n);
         else
             tosac_krow_i16(d, in, src, n, izp);
         break;
@@ -464,11 +464,11 @@ static void patch_copy(const conv_plan *g, const tosac_ktensor *in, void *d, int
     }
 }
 
-/* Fills n working elements of padding taps: 0, or the input zero point + 128 on u8 panels. */
+/* Fills n working elements of padding taps: 0, or the input zero point on s8 x u8 panels. */
 static void patch_pad(const conv_plan *g, void *d, int64_t n, int32_t izp)
 {
     if (g->bpanel)
-        memset(d, (int)(uint8_t)(izp + 128), (size_t)n);
+        memset(d, (int)(uint8_t)izp, (size_t)n);
     else if (g->kind == CK_F64)
         for (int64_t i = 0; i < n; i++) ((double *)d)[i] = 0.0;
     else if (g->kind == CK_INT)
@@ -662,11 +662,11 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
             const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
-            if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
-                if (g->bpanel)
-                    tosac_krow_u8((uint8_t *)patch, (const int8_t *)c->in[0].data + p0 * K, pn * K);
-                else
-                    tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
+            const void *A = patch;
+            if (rows && g->bpanel && g->lda == K) { /* the input rows are the patch rows */
+                A = (const int8_t *)c->in[0].data + p0 * K;
+            } else if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
+                tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
             } else {
                 for (int64_t i = 0; i < pn; i++) {
                     uint8_t *prow = (uint8_t *)patch + (size_t)(i * g->lda) * pes;
@@ -676,7 +676,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 }
             }
             if (g->bpanel && c->prep) {
-                tosac_gemm_u8_panel(pn, OC, K, (const uint8_t *)patch, g->lda, wbuf, (int32_t *)cbuf, OC);
+                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (int32_t *)cbuf, OC);
             } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
