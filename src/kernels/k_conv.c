@@ -622,6 +622,8 @@ typedef struct conv_task {
     int32_t izp;
     const void *wbuf;
     bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
+    bool fused;                   /* fp32 panels that add the bias, clamp and store the output (ep) */
+    tosac_gemm_epi ep;
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
 
@@ -643,6 +645,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     for (size_t blk = b0; blk < b1 && t->st[worker] == TOSAC_OK; blk++) {
         int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
+        float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
         if (direct) {
             /* one pixel at a time, padding taps skipped */
             for (int64_t i = 0; i < pn; i++) {
@@ -657,7 +660,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
             const float *xr = (const float *)c->in[0].data + p0 * K;
             if (g->fpanel)
-                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, (float *)cbuf, OC);
+                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, t->fused ? &t->ep : NULL);
             else
                 tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
@@ -696,7 +699,8 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             } else if (g->kind == CK_F64) {
                 tosac_gemm_f64(pn, OC, K, (const double *)patch, K, (const double *)wbuf, OC, (double *)cbuf, OC);
             } else if (g->fpanel) {
-                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, (float *)cbuf, OC);
+                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC,
+                                     t->fused ? &t->ep : NULL);
             } else {
                 tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }
@@ -709,7 +713,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             if (st != TOSAC_OK) t->st[worker] = st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
-        } else {
+        } else if (!t->fused) {
             fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
@@ -717,13 +721,21 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    conv_task t = {c, g, izp, NULL, false, false, false, {TOSAC_OK}};
+    conv_task t = {.c = c, .g = g, .izp = izp, .st = {TOSAC_OK}};
     bool finite;
     t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
     t.direct = g->kind == CK_F16ACC || !finite;
     t.rows = g->op != TOSAC_OP_TRANSPOSE_CONV2D && g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 &&
              g->pt == 0 && g->pl == 0 && g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
     t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
+    const tosac_ktensor *bias = &c->in[2], *dst = c->epi ? c->epi->out : &c->out[0];
+    t.fused = g->fpanel && !t.direct && bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 &&
+              dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64;
+    if (t.fused) {
+        t.ep.bias = (const float *)bias->data, t.ep.bcast = bias->nelem == 1;
+        t.ep.clamp = c->epi != NULL, t.ep.ignore = c->epi && c->epi->fignore;
+        t.ep.lo = c->epi ? c->epi->flo : 0.0f, t.ep.hi = c->epi ? c->epi->fhi : 0.0f;
+    }
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     tosac_kparallel_for(c, conv_blocks, &t, (size_t)((npix + g->pblk - 1) / g->pblk));
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)

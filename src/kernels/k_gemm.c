@@ -589,22 +589,36 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
         c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
         c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
     }
-#define KGF_OUT2(r) _mm512_mask_storeu_ps(C + r * ldc, m[0], c##r##0), _mm512_mask_storeu_ps(C + r * ldc + 16, m[1], c##r##1);
-#define KGF_OUT4(r)                                                                                      \
-    KGF_OUT2(r) _mm512_mask_storeu_ps(C + r * ldc + 32, m[2], c##r##2), _mm512_mask_storeu_ps(C + r * ldc + 48, m[3], c##r##3);
+#define KGF_ST(r, q) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], bias ? kgf_end(c##r##q, bv[q], ep) : c##r##q);
+#define KGF_OUT2(r) KGF_ST(r, 0) KGF_ST(r, 1)
+#define KGF_OUT4(r) KGF_OUT2(r) KGF_ST(r, 2) KGF_ST(r, 3)
 #define KGF_B2 const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);
 #define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32), b3 = _mm512_loadu_ps(B + k * ldb + 48);
+/* The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c */
+__attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m512 b, const tosac_gemm_epi *ep)
+{
+    const __m512 x = _mm512_add_ps(b, acc);
+    if (!ep->clamp) return x;
+    const __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
+    const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
+    const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
+}
+/* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block) */
 #define KGF_TILE(R, Q)                                                                                   \
     __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(                                  \
         int64_t K, const float *restrict A, int64_t lda, const float *restrict B, int64_t ldb,           \
-        float *restrict C, int64_t ldc, const __mmask16 *m, bool first)                                  \
+        float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,               \
+        const tosac_gemm_epi *ep)                                                                        \
     {                                                                                                    \
-        KG_R##R(KGF_ACC##Q)                                                                             \
+        KG_R##R(KGF_ACC##Q)                                                                              \
         for (int64_t k = 0; k < K; k++) {                                                                \
             KGF_B##Q                                                                                     \
-            KG_R##R(KGF_ROW##Q)                                                                         \
+            KG_R##R(KGF_ROW##Q)                                                                          \
         }                                                                                                \
-        KG_R##R(KGF_OUT##Q)                                                                             \
+        __m512 bv[Q];                                                                                    \
+        for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
+        KG_R##R(KGF_OUT##Q)                                                                              \
     }
 KGF_TILE(1, 4)
 KGF_TILE(2, 4)
@@ -625,7 +639,7 @@ KGF_TILE(10, 2)
 KGF_TILE(11, 2)
 KGF_TILE(12, 2)
 typedef void (*kgf_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t,
-                            const __mmask16 *, bool);
+                            const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
 static const kgf_tile_fn kgf_wide[7] = {NULL,           kgf_tile_1x4, kgf_tile_2x4, kgf_tile_3x4,
                                         kgf_tile_4x4, kgf_tile_5x4, kgf_tile_6x4};
 static const kgf_tile_fn kgf_half[13] = {NULL,          kgf_tile_1x2,  kgf_tile_2x2,  kgf_tile_3x2, kgf_tile_4x2,
@@ -650,7 +664,8 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
         for (int64_t j = 0; j < J32; j += 32)
             for (int64_t p = 0; p < P; p += 12) {
                 int64_t r = P - p < 12 ? P - p : 12;
-                kgf_half[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0);
+                kgf_half[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0, NULL,
+                            NULL);
             }
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
@@ -679,12 +694,19 @@ size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j)
 }
 
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
-                          int64_t ldc)
+                          int64_t ldc, const tosac_gemm_epi *ep)
 {
 #ifdef TOSAC_KERNEL_X86
     for (int64_t k0 = 0; k0 < K; k0 += KGP32_KB) {
         int64_t kb = K - k0 < KGP32_KB ? K - k0 : KGP32_KB;
         for (int64_t jb = 0; jb < J; jb += KGP32_W) {
+            float bias[KGP32_W]; /* the block's biases, when this is the last K block */
+            const float *bp = NULL;
+            if (ep && k0 + kb == K) {
+                for (int64_t j = 0; j < KGP32_W; j++)
+                    bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
+                bp = bias;
+            }
             const float *Bp = panel + jb * K + k0 * KGP32_W;
             int64_t nc = J - jb < KGP32_W ? J - jb : KGP32_W;
             __mmask16 m[4];
@@ -697,12 +719,12 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
             for (int64_t p = 0; p < P; p += rows) {
                 int64_t r = P - p < rows ? P - p : rows;
                 (half ? kgf_half : kgf_wide)[r](kb, A + p * lda + k0, lda, Bp, KGP32_W, C + p * ldc + jb, ldc, m,
-                                                k0 == 0);
+                                                k0 == 0, bp, ep);
             }
         }
     }
 #else
-    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)ep;
 #endif
 }
 

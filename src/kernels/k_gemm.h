@@ -80,12 +80,21 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
  * [K][64] (zero beyond J); tosac_gemm_f32_panel_at(K, k, j) is the index of element (k, j) and
  * tosac_gemm_f32_panel_bytes() the size. tosac_gemm_f32_panel computes what tosac_gemm_f32
- * computes from B (the same bits); only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
+ * computes from B (the same bits), ended by ep when not NULL; only when tosac_kernel_isa() is
+ * TOSAC_KISA_AVX512.
  */
 size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K);
 size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j);
+/* An end for tosac_gemm_f32_panel: C = bias[j] + sum (bias[0] when bcast; one float addition),
+   then with clamp the fused CLAMP: x >= lo ? x : lo, then < hi ? : hi, NaN -> lo when ignore else
+   NaN (tosac_clamp_f32_row). */
+typedef struct tosac_gemm_epi {
+    const float *bias;
+    bool bcast, clamp, ignore;
+    float lo, hi;
+} tosac_gemm_epi;
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
-                          int64_t ldc);
+                          int64_t ldc, const tosac_gemm_epi *ep);
 void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t lda, const double *B, int64_t ldb,
                     double *C, int64_t ldc);
 
