@@ -70,7 +70,9 @@ typedef struct {
 
 /* Prepared constants of the family: this header, then the converted weights at CONV_PREP_W. */
 typedef struct conv_prep {
-    uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
+    uint32_t finite;  /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
+    uint32_t bias_in; /* s8 x u8 panels: the int32 bias is folded into the column corrections (no
+                         sum + bias can overflow, so the REQUIRE needs no check) */
 } conv_prep;
 /* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, tosac_gemm_f32_panel's
    when conv_plan.fpanel, else conv_weights' form) */
@@ -248,7 +250,20 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     conv_prep *h = dst;
     if (g.bpanel) {
         int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
-        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, izp, (uint8_t *)dst + CONV_PREP_W);
+        /* |sum| <= K * 255 * 128 (|x - zp| <= 255, |w| <= 128): with the largest bias magnitude it
+           fits int32, so the bias can be subtracted with the corrections */
+        const tosac_ktensor *bias = &c->in[2];
+        int64_t bmax = 0;
+        if (bias->constant && bias->dtype == TOSAC_DTYPE_INT32 && bias->nelem >= 1)
+            for (int64_t i = 0; i < bias->nelem; i++) {
+                int64_t v = ((const int32_t *)bias->data)[i];
+                bmax = v < 0 ? (-v > bmax ? -v : bmax) : (v > bmax ? v : bmax);
+            }
+        h->bias_in = bias->constant && bias->dtype == TOSAC_DTYPE_INT32 && bias->nelem >= 1 &&
+                     g.K * 255 * 128 + bmax <= INT32_MAX;
+        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, izp,
+                                 h->bias_in ? (const int32_t *)bias->data : NULL, bias->nelem == 1 ? 0 : 1,
+                                 (uint8_t *)dst + CONV_PREP_W);
         h->finite = 1;
         return TOSAC_OK;
     }
@@ -707,7 +722,15 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         }
         /* epilogue */
         int64_t o0 = p0 * OC;
-        if (g->kind == CK_INT) {
+        if (g->kind == CK_INT && g->bpanel && ((const conv_prep *)c->prep)->bias_in) {
+            /* the sums already hold the bias and cannot have overflowed */
+            if (c->epi) {
+                tosac_status st = tosac_epilogue_store(c, (int32_t *)cbuf, o0, pn * OC);
+                if (st != TOSAC_OK) t->st[worker] = st;
+            } else {
+                memcpy((int32_t *)c->out[0].data + o0, cbuf, (size_t)(pn * OC) * sizeof(int32_t));
+            }
+        } else if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
             tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
             if (st != TOSAC_OK) t->st[worker] = st;

@@ -403,7 +403,8 @@ size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K)
     return (size_t)((J + 31) / 32) * (size_t)((K + 3) / 4) * 32u * 4u + (size_t)((J + 15) / 16 * 16) * sizeof(int32_t);
 }
 
-void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, void *dst)
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
+                              void *dst)
 {
     int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
     uint8_t *panel = dst;
@@ -416,8 +417,10 @@ void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp,
             panel[((j / 32 * Q + k / 4) * 32 + j % 32) * 4 + k % 4] = (uint8_t)((uint8_t)v ^ 0x80u); /* v + 128 */
             sum += (uint32_t)(int32_t)v;
         }
-        /* zp * the sum of the column, in wrapping arithmetic (the true results fit int32) */
-        corr[j] = (int32_t)(sum * (uint32_t)zp);
+        /* zp * the sum of the column (minus the bias), in wrapping arithmetic (the true results fit
+           int32) */
+        uint32_t cj = sum * (uint32_t)zp - (bias ? (uint32_t)bias[j * bstep] : 0u);
+        corr[j] = (int32_t)(cj & 0x7FFFFFFFu) + ((cj >> 31) ? INT32_MIN : 0);
     }
 }
 

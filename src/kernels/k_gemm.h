@@ -65,14 +65,16 @@ void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda
  * s8 x u8 panels for tosac_gemm_u8_panel (AVX-512 VNNI vpdpbusd): the int8 weights B [J][K]
  * (weight zero point 0) plus 128, as unsigned bytes, in blocks of 32 columns, each
  * [ceil(K/4)][32][4] bytes (zero beyond K and J), followed by one int32 correction per column,
- * zp * sum_k B[j][k] (wrapping; zp the input zero point). The rows of A are the int8 inputs
+ * zp * sum_k B[j][k] - bias[j * bstep] (wrapping; zp the input zero point; bias NULL: none, so
+ * the results are the sums, else the sums plus the bias). The rows of A are the int8 inputs
  * themselves (padding taps: the zero point), K rounded up to a multiple of 4 (any bytes beyond K:
  * their weights are 0): with the row sums rsum[p] = sum_{k<K} A[p][k], which the GEMM computes,
  * sum_k A * (B + 128) - 128 * rsum - corr is sum_k (x - zp) * B exactly (the caller bounds K so that it fits int32: every partial sum then
  * does too, modulo 2^32). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
  */
 size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K);
-void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, void *dst);
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
+                              void *dst);
 void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
                          int64_t ldc);
 
