@@ -63,14 +63,16 @@ typedef struct {
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
     bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
     bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, prepared weights) */
-    bool bpanel;    /* int8: u8 x s8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
-                       zero point 0): patch rows of input + 128 as bytes */
+    bool bpanel;    /* int8: s8 x u8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
+                       zero point 0): patch rows of the input bytes */
     int64_t lda;    /* patch row stride: K, made even for the panels */
 } conv_plan;
 
 /* Prepared constants of the family: this header, then the converted weights at CONV_PREP_W. */
 typedef struct conv_prep {
-    uint32_t finite; /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
+    uint32_t finite;  /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
+    uint32_t bias_in; /* s8 x u8 panels: the int32 bias is folded into the column corrections (no
+                         sum + bias can overflow, so the REQUIRE needs no check) */
 } conv_prep;
 /* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, tosac_gemm_f32_panel's
    when conv_plan.fpanel, else conv_weights' form) */
@@ -248,7 +250,20 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     conv_prep *h = dst;
     if (g.bpanel) {
         int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
-        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, 128 + izp, (uint8_t *)dst + CONV_PREP_W);
+        /* |sum| <= K * 255 * 128 (|x - zp| <= 255, |w| <= 128): with the largest bias magnitude it
+           fits int32, so the bias can be subtracted with the corrections */
+        const tosac_ktensor *bias = &c->in[2];
+        int64_t bmax = 0;
+        if (bias->constant && bias->dtype == TOSAC_DTYPE_INT32 && bias->nelem >= 1)
+            for (int64_t i = 0; i < bias->nelem; i++) {
+                int64_t v = ((const int32_t *)bias->data)[i];
+                bmax = v < 0 ? (-v > bmax ? -v : bmax) : (v > bmax ? v : bmax);
+            }
+        h->bias_in = bias->constant && bias->dtype == TOSAC_DTYPE_INT32 && bias->nelem >= 1 &&
+                     g.K * 255 * 128 + bmax <= INT32_MAX;
+        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, izp,
+                                 h->bias_in ? (const int32_t *)bias->data : NULL, bias->nelem == 1 ? 0 : 1,
+                                 (uint8_t *)dst + CONV_PREP_W);
         h->finite = 1;
         return TOSAC_OK;
     }
@@ -458,7 +473,7 @@ static void patch_copy(const conv_plan *g, const tosac_ktensor *in, void *d, int
     switch (g->kind) {
     case CK_INT:
         if (g->bpanel)
-            tosac_krow_u8(d, (const int8_t *)in->data + src, n);
+            memcpy(d, (const int8_t *)in->data + src, (size_t)n);
         else
             tosac_krow_i16(d, in, src, n, izp);
         break;
@@ -467,11 +482,11 @@ static void patch_copy(const conv_plan *g, const tosac_ktensor *in, void *d, int
     }
 }
 
-/* Fills n working elements of padding taps: 0, or the input zero point + 128 on u8 panels. */
+/* Fills n working elements of padding taps: 0, or the input zero point on s8 x u8 panels. */
 static void patch_pad(const conv_plan *g, void *d, int64_t n, int32_t izp)
 {
     if (g->bpanel)
-        memset(d, (int)(uint8_t)(izp + 128), (size_t)n);
+        memset(d, (int)(uint8_t)izp, (size_t)n);
     else if (g->kind == CK_F64)
         for (int64_t i = 0; i < n; i++) ((double *)d)[i] = 0.0;
     else if (g->kind == CK_INT)
@@ -627,6 +642,8 @@ typedef struct conv_task {
     int32_t izp;
     const void *wbuf;
     bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
+    bool fused;                   /* fp32 panels that add the bias, clamp and store the output (ep) */
+    tosac_gemm_epi ep;
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
 
@@ -648,6 +665,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     for (size_t blk = b0; blk < b1 && t->st[worker] == TOSAC_OK; blk++) {
         int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
+        float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
         if (direct) {
             /* one pixel at a time, padding taps skipped */
             for (int64_t i = 0; i < pn; i++) {
@@ -662,16 +680,16 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
             const float *xr = (const float *)c->in[0].data + p0 * K;
             if (g->fpanel)
-                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, (float *)cbuf, OC);
+                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, t->fused ? &t->ep : NULL);
             else
                 tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
             const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
-            if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
-                if (g->bpanel)
-                    tosac_krow_u8((uint8_t *)patch, (const int8_t *)c->in[0].data + p0 * K, pn * K);
-                else
-                    tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
+            const void *A = patch;
+            if (rows && g->bpanel && g->lda == K) { /* the input rows are the patch rows */
+                A = (const int8_t *)c->in[0].data + p0 * K;
+            } else if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
+                tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
             } else {
                 for (int64_t i = 0; i < pn; i++) {
                     uint8_t *prow = (uint8_t *)patch + (size_t)(i * g->lda) * pes;
@@ -681,7 +699,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 }
             }
             if (g->bpanel && c->prep) {
-                tosac_gemm_u8_panel(pn, OC, K, (const uint8_t *)patch, g->lda, wbuf, (int32_t *)cbuf, OC);
+                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (int32_t *)cbuf, OC);
             } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
@@ -701,20 +719,29 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             } else if (g->kind == CK_F64) {
                 tosac_gemm_f64(pn, OC, K, (const double *)patch, K, (const double *)wbuf, OC, (double *)cbuf, OC);
             } else if (g->fpanel) {
-                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, (float *)cbuf, OC);
+                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC,
+                                     t->fused ? &t->ep : NULL);
             } else {
                 tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }
         }
         /* epilogue */
         int64_t o0 = p0 * OC;
-        if (g->kind == CK_INT) {
+        if (g->kind == CK_INT && g->bpanel && ((const conv_prep *)c->prep)->bias_in) {
+            /* the sums already hold the bias and cannot have overflowed */
+            if (c->epi) {
+                tosac_status st = tosac_epilogue_store(c, (int32_t *)cbuf, o0, pn * OC);
+                if (st != TOSAC_OK) t->st[worker] = st;
+            } else {
+                memcpy((int32_t *)c->out[0].data + o0, cbuf, (size_t)(pn * OC) * sizeof(int32_t));
+            }
+        } else if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
             tosac_status st = int_store(c, o0, pn * OC, OC, c64, (int32_t *)cbuf);
             if (st != TOSAC_OK) t->st[worker] = st;
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
-        } else {
+        } else if (!t->fused) {
             fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
@@ -722,13 +749,21 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    conv_task t = {c, g, izp, NULL, false, false, false, {TOSAC_OK}};
+    conv_task t = {.c = c, .g = g, .izp = izp, .st = {TOSAC_OK}};
     bool finite;
     t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
     t.direct = g->kind == CK_F16ACC || !finite;
     t.rows = g->op != TOSAC_OP_TRANSPOSE_CONV2D && g->T == 1 && g->sd == 1 && g->sy == 1 && g->sx == 1 && g->pd == 0 &&
              g->pt == 0 && g->pl == 0 && g->ID == g->OD && g->IH == g->OH && g->IW == g->OW;
     t.pointwise = t.rows && g->kind == CK_F32 && c->in[0].dtype == TOSAC_DTYPE_FP32;
+    const tosac_ktensor *bias = &c->in[2], *dst = c->epi ? c->epi->out : &c->out[0];
+    t.fused = g->fpanel && !t.direct && bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 &&
+              dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64;
+    if (t.fused) {
+        t.ep.bias = (const float *)bias->data, t.ep.bcast = bias->nelem == 1;
+        t.ep.clamp = c->epi != NULL, t.ep.ignore = c->epi && c->epi->fignore;
+        t.ep.lo = c->epi ? c->epi->flo : 0.0f, t.ep.hi = c->epi ? c->epi->fhi : 0.0f;
+    }
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     tosac_kparallel_for(c, conv_blocks, &t, ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)

@@ -51,11 +51,6 @@ void tosac_krow_i16(int16_t *dst, const tosac_ktensor *t, int64_t off, int64_t n
     }
 }
 
-void tosac_krow_u8(uint8_t *dst, const int8_t *x, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) dst[i] = (uint8_t)((uint8_t)x[i] ^ 0x80u);
-}
-
 void tosac_krow_f32(float *dst, const tosac_ktensor *t, int64_t off, int64_t n)
 {
     switch (t->dtype) {
@@ -320,16 +315,6 @@ void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj
 }
 
 #ifdef TOSAC_KERNEL_X86
-/* GCC (12) copies the accumulator of every _mm512_dpbusd_epi32 to memory and back (half the
-   speed; for accumulators in an array, named ones too), so the full tile of the u8 panels writes
-   the instruction out with GCC: acc += a (u8) . b (s8) in groups of 4 per int32 lane, the same
-   operation (code generation only) */
-#if defined(__GNUC__) && !defined(__clang__)
-#define KGB_DP(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
-#else
-#define KGB_DP(acc, a, b) acc = _mm512_dpbusd_epi32(acc, a, b)
-#endif
-
 /*
  * R rows x 32 columns: per pair of k, two panel vectors and one broadcast pair per row feed
  * vpdpwssd (a[2q] * b[2q] + a[2q+1] * b[2q+1] added to each int32 lane).
@@ -395,191 +380,167 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
 #endif
 }
 
-/* ---- u8 x s8 panels (vpdpbusd) ------------------------------------------------------------------ */
+#ifdef TOSAC_KERNEL_X86
+/* M(0) M(1) ... M(R-1): the rows of the register tiles below, as named variables */
+#define KG_R1(M) M(0)
+#define KG_R2(M) KG_R1(M) M(1)
+#define KG_R3(M) KG_R2(M) M(2)
+#define KG_R4(M) KG_R3(M) M(3)
+#define KG_R5(M) KG_R4(M) M(4)
+#define KG_R6(M) KG_R5(M) M(5)
+#define KG_R7(M) KG_R6(M) M(6)
+#define KG_R8(M) KG_R7(M) M(7)
+#define KG_R9(M) KG_R8(M) M(8)
+#define KG_R10(M) KG_R9(M) M(9)
+#define KG_R11(M) KG_R10(M) M(10)
+#define KG_R12(M) KG_R11(M) M(11)
+#endif
+
+/* ---- s8 x u8 panels (vpdpbusd) ------------------------------------------------------------------ */
 
 size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K)
 {
     return (size_t)((J + 31) / 32) * (size_t)((K + 3) / 4) * 32u * 4u + (size_t)((J + 15) / 16 * 16) * sizeof(int32_t);
 }
 
-void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t corr_scale, void *dst)
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
+                              void *dst)
 {
     int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
-    int8_t *panel = dst;
+    uint8_t *panel = dst;
     int32_t *corr = (int32_t *)(void *)(panel + nb * Q * 128);
     memset(dst, 0, tosac_gemm_u8_panel_bytes(J, K));
     for (int64_t j = 0; j < J; j++) {
         uint32_t sum = 0;
         for (int64_t k = 0; k < K; k++) {
             int8_t v = w[j * K + k];
-            panel[((j / 32 * Q + k / 4) * 32 + j % 32) * 4 + k % 4] = v;
+            panel[((j / 32 * Q + k / 4) * 32 + j % 32) * 4 + k % 4] = (uint8_t)((uint8_t)v ^ 0x80u); /* v + 128 */
             sum += (uint32_t)(int32_t)v;
         }
-        /* the u8 operand is x + 128 where x - zp was meant: (128 + zp) * sum of the column too
-           many, in wrapping arithmetic (the true results fit int32, see k_gemm.h) */
-        corr[j] = (int32_t)(sum * (uint32_t)corr_scale);
+        /* zp * the sum of the column (minus the bias), in wrapping arithmetic (the true results fit
+           int32) */
+        uint32_t cj = sum * (uint32_t)zp - (bias ? (uint32_t)bias[j * bstep] : 0u);
+        corr[j] = (int32_t)(cj & 0x7FFFFFFFu) + ((cj >> 31) ? INT32_MIN : 0);
     }
 }
 
 #ifdef TOSAC_KERNEL_X86
 /*
- * R rows x 32 columns: per 4 k, two panel vectors (16 columns x 4 signed bytes each) and one
- * broadcast of 4 unsigned bytes of A per row feed vpdpbusd (four u8 x s8 products added to each
- * int32 lane, no saturation); the store subtracts the column corrections.
+ * Register tiles of R rows x Q zmm of columns (Q = 2: one 32-column block of the panels, R <= 12;
+ * Q = 4: two blocks, R <= 6), accumulators in named variables: per 4 k, the panel vectors (16
+ * columns x 4 weight bytes + 128, unsigned) and the 4 input bytes of each row (signed) feed
+ * vpdpbusd, four u8 x s8 products added to each int32 lane without saturation. The input bytes
+ * come as an embedded broadcast of a memory operand (m32{1to16}), one per instruction: a broadcast
+ * register would take an FP pipe slot on Zen 4 (see the fp32 tiles). GCC writes the instruction as
+ * inline assembly (it keeps the accumulators of _mm512_dpbusd_epi32 in memory, and would share one
+ * broadcast). The store subtracts 128 x the row's input sum and the column's correction.
  */
-#define KGB_TILE(R)                                                                                      \
-    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_tile_##R(                    \
-        int64_t Q, const uint8_t *A, int64_t lda, const int8_t *Bp, const int32_t *corr, int32_t *C,     \
-        int64_t ldc, __mmask16 m0, __mmask16 m1)                                                         \
+#if defined(__GNUC__) && !defined(__clang__)
+#define KGB_DP(acc, b, p) __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*(const int32_t *)(p)))
+#else
+#define KGB_DP(acc, b, p) acc = _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(*(const int32_t *)(p)))
+#endif
+#define KGB_ACC2(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0;
+#define KGB_ACC4(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
+#define KGB_DOT2(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q); KGB_DP(c##r##1, b1, A + r * lda + 4 * q);
+#define KGB_DOT4(r) KGB_DOT2(r) KGB_DP(c##r##2, b2, A + r * lda + 4 * q); KGB_DP(c##r##3, b3, A + r * lda + 4 * q);
+#define KGB_OUTV(r, v) \
+    _mm512_mask_storeu_epi32(C + r * ldc + 16 * v, m[v], _mm512_sub_epi32(_mm512_sub_epi32(c##r##v, k##v), s##r));
+#define KGB_OUT2(r)                                                                                      \
     {                                                                                                    \
-        __m512i c0[R], c1[R];                                                                            \
-        for (int r = 0; r < R; r++) c0[r] = c1[r] = _mm512_setzero_si512();                              \
+        const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
+        KGB_OUTV(r, 0) KGB_OUTV(r, 1)                                                                    \
+    }
+#define KGB_OUT4(r)                                                                                      \
+    {                                                                                                    \
+        const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
+        KGB_OUTV(r, 0) KGB_OUTV(r, 1) KGB_OUTV(r, 2) KGB_OUTV(r, 3)                                      \
+    }
+#define KGB_B2 const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64);
+#define KGB_B4 KGB_B2 const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64);
+#define KGB_K2 const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr), k1 = _mm512_maskz_loadu_epi32(m[1], corr + 16);
+#define KGB_K4 KGB_K2 const __m512i k2 = _mm512_maskz_loadu_epi32(m[2], corr + 32), k3 = _mm512_maskz_loadu_epi32(m[3], corr + 48);
+#define KGB_TILE(R, QV)                                                                                  \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_tile_##R##x##QV(             \
+        int64_t Q, const int8_t *A, int64_t lda, const uint8_t *Bp, const int32_t *corr, const int32_t *rsum, \
+        int32_t *C, int64_t ldc, const __mmask16 *m)                                                     \
+    {                                                                                                    \
+        const uint8_t *Bq = Bp + Q * 128; /* the second block (QV = 4) */                                \
+        (void)Bq;                                                                                        \
+        KG_R##R(KGB_ACC##QV)                                                                             \
         for (int64_t q = 0; q < Q; q++) {                                                                \
-            const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64); \
-            for (int r = 0; r < R; r++) {                                                                \
-                int32_t quad;                                                                            \
-                memcpy(&quad, A + r * lda + 4 * q, sizeof quad);                                         \
-                const __m512i a = _mm512_set1_epi32(quad);                                               \
-                c0[r] = _mm512_dpbusd_epi32(c0[r], a, b0);                                               \
-                c1[r] = _mm512_dpbusd_epi32(c1[r], a, b1);                                               \
-            }                                                                                            \
+            KGB_B##QV                                                                                    \
+            KG_R##R(KGB_DOT##QV)                                                                         \
         }                                                                                                \
-        const __m512i k0 = _mm512_maskz_loadu_epi32(m0, corr), k1 = _mm512_maskz_loadu_epi32(m1, corr + 16); \
-        for (int r = 0; r < R; r++) {                                                                    \
-            _mm512_mask_storeu_epi32(C + r * ldc, m0, _mm512_sub_epi32(c0[r], k0));                      \
-            _mm512_mask_storeu_epi32(C + r * ldc + 16, m1, _mm512_sub_epi32(c1[r], k1));                 \
-        }                                                                                                \
+        KGB_K##QV                                                                                        \
+        KG_R##R(KGB_OUT##QV)                                                                             \
     }
-/* R <= 6 rows x 64 columns (two panel blocks, 24 accumulators): half the broadcasts of A per
-   vpdpbusd of the 32-column tile */
-#define KGB_WIDE(R)                                                                                      \
-    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_wide_##R(                    \
-        int64_t Q, const uint8_t *A, int64_t lda, const int8_t *Bp, const int32_t *corr, int32_t *C,     \
-        int64_t ldc, const __mmask16 *m)                                                                 \
-    {                                                                                                    \
-        __m512i c[R][4];                                                                                 \
-        for (int r = 0; r < R; r++)                                                                      \
-            for (int v = 0; v < 4; v++) c[r][v] = _mm512_setzero_si512();                                \
-        const int8_t *Bq = Bp + Q * 128; /* the second block */                                          \
-        for (int64_t q = 0; q < Q; q++) {                                                                \
-            const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64); \
-            const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64); \
-            for (int r = 0; r < R; r++) {                                                                \
-                int32_t quad;                                                                            \
-                memcpy(&quad, A + r * lda + 4 * q, sizeof quad);                                         \
-                const __m512i a = _mm512_set1_epi32(quad);                                               \
-                c[r][0] = _mm512_dpbusd_epi32(c[r][0], a, b0);                                           \
-                c[r][1] = _mm512_dpbusd_epi32(c[r][1], a, b1);                                           \
-                c[r][2] = _mm512_dpbusd_epi32(c[r][2], a, b2);                                           \
-                c[r][3] = _mm512_dpbusd_epi32(c[r][3], a, b3);                                           \
-            }                                                                                            \
-        }                                                                                                \
-        __m512i k[4];                                                                                    \
-        for (int v = 0; v < 4; v++) k[v] = _mm512_maskz_loadu_epi32(m[v], corr + 16 * v);               \
-        for (int r = 0; r < R; r++)                                                                      \
-            for (int v = 0; v < 4; v++)                                                                  \
-                _mm512_mask_storeu_epi32(C + r * ldc + 16 * v, m[v], _mm512_sub_epi32(c[r][v], k[v]));   \
-    }
-/* The full 6-row tile with its 24 accumulators as named variables. */
-#define KGB_ACC(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
-#define KGB_DOT(r)                                                                                       \
-    {                                                                                                    \
-        int32_t quad;                                                                                    \
-        memcpy(&quad, A + r * lda + 4 * q, sizeof quad);                                                 \
-        const __m512i a = _mm512_set1_epi32(quad);                                                       \
-        KGB_DP(c##r##0, a, b0);                                                                          \
-        KGB_DP(c##r##1, a, b1);                                                                          \
-        KGB_DP(c##r##2, a, b2);                                                                          \
-        KGB_DP(c##r##3, a, b3);                                                                          \
-    }
-#define KGB_OUT(r)                                                                                       \
-    {                                                                                                    \
-        int32_t *o = C + r * ldc;                                                                        \
-        _mm512_mask_storeu_epi32(o, m[0], _mm512_sub_epi32(c##r##0, k0));                                \
-        _mm512_mask_storeu_epi32(o + 16, m[1], _mm512_sub_epi32(c##r##1, k1));                           \
-        _mm512_mask_storeu_epi32(o + 32, m[2], _mm512_sub_epi32(c##r##2, k2));                           \
-        _mm512_mask_storeu_epi32(o + 48, m[3], _mm512_sub_epi32(c##r##3, k3));                           \
-    }
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_wide_6(int64_t Q, const uint8_t *A, int64_t lda,
-                                                                            const int8_t *Bp, const int32_t *corr,
-                                                                            int32_t *C, int64_t ldc, const __mmask16 *m)
+KGB_TILE(1, 4)
+KGB_TILE(2, 4)
+KGB_TILE(3, 4)
+KGB_TILE(4, 4)
+KGB_TILE(5, 4)
+KGB_TILE(6, 4)
+KGB_TILE(1, 2)
+KGB_TILE(2, 2)
+KGB_TILE(3, 2)
+KGB_TILE(4, 2)
+KGB_TILE(5, 2)
+KGB_TILE(6, 2)
+KGB_TILE(7, 2)
+KGB_TILE(8, 2)
+KGB_TILE(9, 2)
+KGB_TILE(10, 2)
+KGB_TILE(11, 2)
+KGB_TILE(12, 2)
+/* sum_{k<K} a[k] (vpdpbusd against bytes of 1) */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static int32_t kgb_rowsum(const int8_t *a, int64_t K)
 {
-    KGB_ACC(0) KGB_ACC(1) KGB_ACC(2) KGB_ACC(3) KGB_ACC(4) KGB_ACC(5)
-    const int8_t *Bq = Bp + Q * 128;
-    for (int64_t q = 0; q < Q; q++) {
-        const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64);
-        const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64);
-        KGB_DOT(0) KGB_DOT(1) KGB_DOT(2) KGB_DOT(3) KGB_DOT(4) KGB_DOT(5)
-    }
-    const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr), k1 = _mm512_maskz_loadu_epi32(m[1], corr + 16);
-    const __m512i k2 = _mm512_maskz_loadu_epi32(m[2], corr + 32), k3 = _mm512_maskz_loadu_epi32(m[3], corr + 48);
-    KGB_OUT(0) KGB_OUT(1) KGB_OUT(2) KGB_OUT(3) KGB_OUT(4) KGB_OUT(5)
+    const __m512i ones = _mm512_set1_epi8(1);
+    __m512i s = _mm512_setzero_si512();
+    int64_t k = 0;
+    for (; k + 64 <= K; k += 64) s = _mm512_dpbusd_epi32(s, ones, _mm512_loadu_si512(a + k));
+    if (k < K) s = _mm512_dpbusd_epi32(s, ones, _mm512_maskz_loadu_epi8((__mmask64)(~0ull >> (64 - (K - k))), a + k));
+    return _mm512_reduce_add_epi32(s);
 }
-#undef KGB_ACC
-#undef KGB_DOT
-#undef KGB_OUT
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC optimize("O3")
-#endif
-KGB_WIDE(1)
-KGB_WIDE(2)
-KGB_WIDE(3)
-KGB_WIDE(4)
-KGB_WIDE(5)
-KGB_TILE(1)
-KGB_TILE(2)
-KGB_TILE(3)
-KGB_TILE(4)
-KGB_TILE(5)
-KGB_TILE(6)
-KGB_TILE(7)
-KGB_TILE(8)
-KGB_TILE(9)
-KGB_TILE(10)
-KGB_TILE(11)
-KGB_TILE(12)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
-typedef void (*kgb_tile_fn)(int64_t, const uint8_t *, int64_t, const int8_t *, const int32_t *, int32_t *, int64_t,
-                            __mmask16, __mmask16);
-typedef void (*kgb_wide_fn)(int64_t, const uint8_t *, int64_t, const int8_t *, const int32_t *, int32_t *, int64_t,
-                            const __mmask16 *);
-static const kgb_wide_fn kgb_wides[7] = {NULL, kgb_wide_1, kgb_wide_2, kgb_wide_3, kgb_wide_4, kgb_wide_5, kgb_wide_6};
-static const kgb_tile_fn kgb_tiles[13] = {NULL,       kgb_tile_1, kgb_tile_2, kgb_tile_3,  kgb_tile_4,
-                                          kgb_tile_5, kgb_tile_6, kgb_tile_7, kgb_tile_8,  kgb_tile_9,
-                                          kgb_tile_10, kgb_tile_11, kgb_tile_12};
+typedef void (*kgb_tile_fn)(int64_t, const int8_t *, int64_t, const uint8_t *, const int32_t *, const int32_t *,
+                            int32_t *, int64_t, const __mmask16 *);
+static const kgb_tile_fn kgb_wide[7] = {NULL, kgb_tile_1x4, kgb_tile_2x4, kgb_tile_3x4, kgb_tile_4x4, kgb_tile_5x4,
+                                        kgb_tile_6x4};
+static const kgb_tile_fn kgb_half[13] = {NULL,          kgb_tile_1x2,  kgb_tile_2x2,  kgb_tile_3x2, kgb_tile_4x2,
+                                         kgb_tile_5x2,  kgb_tile_6x2,  kgb_tile_7x2,  kgb_tile_8x2, kgb_tile_9x2,
+                                         kgb_tile_10x2, kgb_tile_11x2, kgb_tile_12x2};
 #endif
 
-void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const uint8_t *A, int64_t lda, const void *panel, int32_t *C,
+void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
                          int64_t ldc)
 {
 #ifdef TOSAC_KERNEL_X86
     int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
-    const int8_t *pb = panel;
+    const uint8_t *pb = panel;
     const int32_t *corr = (const int32_t *)(const void *)(pb + nb * Q * 128);
+    if (P > 60) { /* row sums in blocks of 60 rows */
+        for (int64_t p = 0; p < P; p += 60)
+            tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel, C + p * ldc, ldc);
+        return;
+    }
+    int32_t rsum[60];
+    for (int64_t p = 0; p < P; p++) rsum[p] = kgb_rowsum(A + p * lda, K);
     for (int64_t jb = 0; jb < J;) {
-        const int8_t *Bp = pb + jb / 32 * Q * 128;
+        const uint8_t *Bp = pb + jb / 32 * Q * 128;
         int64_t nc = J - jb < 64 ? J - jb : 64;
         __mmask16 m[4];
         for (int v = 0; v < 4; v++) {
             int64_t left = nc - 16 * v;
             m[v] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
         }
-        if (nc > 32) { /* two blocks */
-            for (int64_t p = 0; p < P; p += 6) {
-                int64_t r = P - p < 6 ? P - p : 6;
-                kgb_wides[r](Q, A + p * lda, lda, Bp, corr + jb, C + p * ldc + jb, ldc, m);
-            }
-            jb += 64;
-        } else {
-            for (int64_t p = 0; p < P; p += 12) {
-                int64_t r = P - p < 12 ? P - p : 12;
-                kgb_tiles[r](Q, A + p * lda, lda, Bp, corr + jb, C + p * ldc + jb, ldc, m[0], m[1]);
-            }
-            jb += 32;
+        bool wide = nc > 32; /* two blocks */
+        int64_t rows = wide ? 6 : 12;
+        for (int64_t p = 0; p < P; p += rows) {
+            int64_t r = P - p < rows ? P - p : rows;
+            (wide ? kgb_wide : kgb_half)[r](Q, A + p * lda, lda, Bp, corr + jb, rsum + p, C + p * ldc + jb, ldc, m);
         }
+        jb += wide ? 64 : 32;
     }
 #else
     (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
@@ -611,18 +572,6 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
 #else
 #define KGF_MB(t, b, p) t = _mm512_mul_ps(_mm512_set1_ps(*(p)), b)
 #endif
-#define KGF_R1(M) M(0)
-#define KGF_R2(M) KGF_R1(M) M(1)
-#define KGF_R3(M) KGF_R2(M) M(2)
-#define KGF_R4(M) KGF_R3(M) M(3)
-#define KGF_R5(M) KGF_R4(M) M(4)
-#define KGF_R6(M) KGF_R5(M) M(5)
-#define KGF_R7(M) KGF_R6(M) M(6)
-#define KGF_R8(M) KGF_R7(M) M(7)
-#define KGF_R9(M) KGF_R8(M) M(8)
-#define KGF_R10(M) KGF_R9(M) M(9)
-#define KGF_R11(M) KGF_R10(M) M(10)
-#define KGF_R12(M) KGF_R11(M) M(11)
 #define KGF_C(r, q) (first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m[q], C + r * ldc + 16 * q))
 #define KGF_ACC2(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1);
 #define KGF_ACC4(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1), c##r##2 = KGF_C(r, 2), c##r##3 = KGF_C(r, 3);
@@ -643,22 +592,36 @@ void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t l
         c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
         c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
     }
-#define KGF_OUT2(r) _mm512_mask_storeu_ps(C + r * ldc, m[0], c##r##0), _mm512_mask_storeu_ps(C + r * ldc + 16, m[1], c##r##1);
-#define KGF_OUT4(r)                                                                                      \
-    KGF_OUT2(r) _mm512_mask_storeu_ps(C + r * ldc + 32, m[2], c##r##2), _mm512_mask_storeu_ps(C + r * ldc + 48, m[3], c##r##3);
+#define KGF_ST(r, q) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], bias ? kgf_end(c##r##q, bv[q], ep) : c##r##q);
+#define KGF_OUT2(r) KGF_ST(r, 0) KGF_ST(r, 1)
+#define KGF_OUT4(r) KGF_OUT2(r) KGF_ST(r, 2) KGF_ST(r, 3)
 #define KGF_B2 const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);
 #define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32), b3 = _mm512_loadu_ps(B + k * ldb + 48);
+/* The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c */
+__attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m512 b, const tosac_gemm_epi *ep)
+{
+    const __m512 x = _mm512_add_ps(b, acc);
+    if (!ep->clamp) return x;
+    const __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
+    const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
+    const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
+}
+/* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block) */
 #define KGF_TILE(R, Q)                                                                                   \
     __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(                                  \
         int64_t K, const float *restrict A, int64_t lda, const float *restrict B, int64_t ldb,           \
-        float *restrict C, int64_t ldc, const __mmask16 *m, bool first)                                  \
+        float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,               \
+        const tosac_gemm_epi *ep)                                                                        \
     {                                                                                                    \
-        KGF_R##R(KGF_ACC##Q)                                                                             \
+        KG_R##R(KGF_ACC##Q)                                                                              \
         for (int64_t k = 0; k < K; k++) {                                                                \
             KGF_B##Q                                                                                     \
-            KGF_R##R(KGF_ROW##Q)                                                                         \
+            KG_R##R(KGF_ROW##Q)                                                                          \
         }                                                                                                \
-        KGF_R##R(KGF_OUT##Q)                                                                             \
+        __m512 bv[Q];                                                                                    \
+        for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
+        KG_R##R(KGF_OUT##Q)                                                                              \
     }
 KGF_TILE(1, 4)
 KGF_TILE(2, 4)
@@ -679,7 +642,7 @@ KGF_TILE(10, 2)
 KGF_TILE(11, 2)
 KGF_TILE(12, 2)
 typedef void (*kgf_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t,
-                            const __mmask16 *, bool);
+                            const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
 static const kgf_tile_fn kgf_wide[7] = {NULL,           kgf_tile_1x4, kgf_tile_2x4, kgf_tile_3x4,
                                         kgf_tile_4x4, kgf_tile_5x4, kgf_tile_6x4};
 static const kgf_tile_fn kgf_half[13] = {NULL,          kgf_tile_1x2,  kgf_tile_2x2,  kgf_tile_3x2, kgf_tile_4x2,
@@ -704,7 +667,8 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
         for (int64_t j = 0; j < J32; j += 32)
             for (int64_t p = 0; p < P; p += 12) {
                 int64_t r = P - p < 12 ? P - p : 12;
-                kgf_half[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0);
+                kgf_half[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0, NULL,
+                            NULL);
             }
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
@@ -733,12 +697,19 @@ size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j)
 }
 
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
-                          int64_t ldc)
+                          int64_t ldc, const tosac_gemm_epi *ep)
 {
 #ifdef TOSAC_KERNEL_X86
     for (int64_t k0 = 0; k0 < K; k0 += KGP32_KB) {
         int64_t kb = K - k0 < KGP32_KB ? K - k0 : KGP32_KB;
         for (int64_t jb = 0; jb < J; jb += KGP32_W) {
+            float bias[KGP32_W]; /* the block's biases, when this is the last K block */
+            const float *bp = NULL;
+            if (ep && k0 + kb == K) {
+                for (int64_t j = 0; j < KGP32_W; j++)
+                    bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
+                bp = bias;
+            }
             const float *Bp = panel + jb * K + k0 * KGP32_W;
             int64_t nc = J - jb < KGP32_W ? J - jb : KGP32_W;
             __mmask16 m[4];
@@ -751,12 +722,12 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
             for (int64_t p = 0; p < P; p += rows) {
                 int64_t r = P - p < rows ? P - p : rows;
                 (half ? kgf_half : kgf_wide)[r](kb, A + p * lda + k0, lda, Bp, KGP32_W, C + p * ldc + jb, ldc, m,
-                                                k0 == 0);
+                                                k0 == 0, bp, ep);
             }
         }
     }
 #else
-    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)ep;
 #endif
 }
 

@@ -20,8 +20,6 @@
 
 /* dst[i] = t[off + i] - zp for INT4/INT8/INT16 tensors (n elements). */
 void tosac_krow_i16(int16_t *dst, const tosac_ktensor *t, int64_t off, int64_t n, int32_t zp);
-/* dst[i] = x[i] + 128 as uint8 (the u8 operand of tosac_gemm_u8_panel). */
-void tosac_krow_u8(uint8_t *dst, const int8_t *x, int64_t n);
 /* dst[i] = t[off + i] as float for FP32/FP16/BF16/FP8 tensors in normal (non-f64) storage. */
 void tosac_krow_f32(float *dst, const tosac_ktensor *t, int64_t off, int64_t n);
 /* dst[i] = t[off + i] as double for any FP tensor (f64 storage included). */
@@ -64,30 +62,41 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
 void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                     float *C, int64_t ldc);
 /*
- * u8 x s8 panels for tosac_gemm_u8_panel (AVX-512 VNNI vpdpbusd): the int8 weights B [J][K]
- * (weight zero point 0) as blocks of 32 columns, each [ceil(K/4)][32][4] bytes (zero beyond K
- * and J), followed by one int32 correction per column, corr_scale * sum_k B[j][k] (wrapping).
- * The rows of A are the int8 inputs plus 128 as uint8 (padding taps: zero point + 128), K rounded
- * up to a multiple of 4 (any bytes beyond K), so that sum_k A * B - corr with corr_scale = 128 +
- * input zero point is sum_k (x - zp) * B exactly (the caller bounds K so that it fits int32:
- * every partial sum then does too, modulo 2^32). Only when tosac_kernel_isa() is
- * TOSAC_KISA_AVX512.
+ * s8 x u8 panels for tosac_gemm_u8_panel (AVX-512 VNNI vpdpbusd): the int8 weights B [J][K]
+ * (weight zero point 0) plus 128, as unsigned bytes, in blocks of 32 columns, each
+ * [ceil(K/4)][32][4] bytes (zero beyond K and J), followed by one int32 correction per column,
+ * zp * sum_k B[j][k] - bias[j * bstep] (wrapping; zp the input zero point; bias NULL: none, so
+ * the results are the sums, else the sums plus the bias). The rows of A are the int8 inputs
+ * themselves (padding taps: the zero point), K rounded up to a multiple of 4 (any bytes beyond K:
+ * their weights are 0): with the row sums rsum[p] = sum_{k<K} A[p][k], which the GEMM computes,
+ * sum_k A * (B + 128) - 128 * rsum - corr is sum_k (x - zp) * B exactly (the caller bounds K so that it fits int32: every partial sum then
+ * does too, modulo 2^32). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
  */
 size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K);
-void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t corr_scale, void *dst);
-void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const uint8_t *A, int64_t lda, const void *panel, int32_t *C,
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
+                              void *dst);
+void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
                          int64_t ldc);
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
  * [K][64] (zero beyond J); tosac_gemm_f32_panel_at(K, k, j) is the index of element (k, j) and
  * tosac_gemm_f32_panel_bytes() the size. tosac_gemm_f32_panel computes what tosac_gemm_f32
- * computes from B (the same bits); only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
+ * computes from B (the same bits), ended by ep when not NULL; only when tosac_kernel_isa() is
+ * TOSAC_KISA_AVX512.
  */
 size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K);
 size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j);
+/* An end for tosac_gemm_f32_panel: C = bias[j] + sum (bias[0] when bcast; one float addition),
+   then with clamp the fused CLAMP: x >= lo ? x : lo, then < hi ? : hi, NaN -> lo when ignore else
+   NaN (tosac_clamp_f32_row). */
+typedef struct tosac_gemm_epi {
+    const float *bias;
+    bool bcast, clamp, ignore;
+    float lo, hi;
+} tosac_gemm_epi;
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
-                          int64_t ldc);
+                          int64_t ldc, const tosac_gemm_epi *ep);
 void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t lda, const double *B, int64_t ldb,
                     double *C, int64_t ldc);
 
