@@ -1256,6 +1256,34 @@ static void test_table(void)
         tt_free(&T);
         tt_free(&O);
     }
+    /* i8 at every level, lengths around the 64-byte vectors, and pieces on three workers */
+    {
+        static const int64_t lens[] = {1, 63, 64, 65, 200, 140001};
+        tt T;
+        tt_make1(&T, TOSAC_DTYPE_INT8, false, 256);
+        for (int i = 0; i < 256; i++) set_i(&T, i, rnd_in(-128, 127));
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            tt A, O;
+            tt_make1(&A, TOSAC_DTYPE_INT8, false, lens[li]);
+            tt_make1(&O, TOSAC_DTYPE_INT8, false, lens[li]);
+            for (int64_t i = 0; i < lens[li]; i++) set_i(&A, i, rnd_in(-128, 127));
+            kr_workers = lens[li] > 100000 ? 3 : 1;
+            for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+                tosac_kernel_limit_isa(level);
+                memset(O.buf, 0x5A, (size_t)lens[li]);
+                tt *ins[2] = {&A, &T};
+                EXPECT_EQ_I(run_op(TOSAC_OP_TABLE, ins, 2, &O, NULL), TOSAC_OK);
+                int64_t bad = 0;
+                for (int64_t i = 0; i < lens[li]; i++) bad += get_i(&O, i) != get_i(&T, get_i(&A, i) + 128);
+                EXPECT_EQ_I(bad, 0);
+            }
+            kr_workers = 1;
+            tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+            tt_free(&A);
+            tt_free(&O);
+        }
+        tt_free(&T);
+    }
     /* i16 §B.4: table[i] = (i - 256) * 100 */
     {
         tt A, T, O;
