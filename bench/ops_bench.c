@@ -139,7 +139,20 @@ static void binary(bcase *c, tosac_op op, tosac_dtype t, int64_t n)
     c->unit = "elem";
 }
 
-static void rescale(bcase *c, int64_t n)
+static void unary(bcase *c, tosac_op op, int64_t n)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {n};
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_FP32, 1, s);
+    tosac_block_add_input(b, in);
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_FP32, 1, s);
+    tosac_block_add_node(b, op, 1, &in, 1, &out);
+    tosac_block_add_output(b, out);
+    c->work = (double)n;
+    c->unit = "elem";
+}
+
+static void rescale(bcase *c, int64_t n, uint32_t rounding)
 {
     tosac_block *b = new_graph(c);
     const int64_t s[] = {n}, one = 1;
@@ -153,7 +166,7 @@ static void rescale(bcase *c, int64_t n)
     tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT8, 1, s);
     tosac_node *nd = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, ops, 1, &out);
     tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_scale32, 1);
-    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_DOUBLE);
+    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, rounding);
     tosac_block_add_output(b, out);
     c->work = (double)n;
     c->unit = "elem";
@@ -339,7 +352,10 @@ int main(int argc, char **argv)
     CASE("add_i32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_INT32, 1 << 20));
     CASE("add_fp32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_FP32, 1 << 20));
     CASE("mul_fp32_1M", binary(c, TOSAC_OP_MUL, TOSAC_DTYPE_FP32, 1 << 20));
-    CASE("rescale_i32_to_i8_1M", rescale(c, 1 << 20));
+    CASE("rescale_i32_to_i8_1M", rescale(c, 1 << 20, TOSAC_ROUND_DOUBLE));
+    CASE("rescale_single_i32_to_i8_1M", rescale(c, 1 << 20, TOSAC_ROUND_SINGLE));
+    CASE("sigmoid_fp32_1M", unary(c, TOSAC_OP_SIGMOID, 1 << 20));
+    CASE("exp_fp32_1M", unary(c, TOSAC_OP_EXP, 1 << 20));
     CASE("avg_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_AVG_POOL2D, 56, 56, 64));
     CASE("max_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_MAX_POOL2D, 56, 56, 64));
     CASE("transpose_i8_nhwc_to_nchw_56x56x64", transpose(c, 56, 56, 64));

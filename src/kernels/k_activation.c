@@ -169,6 +169,56 @@ TOSAC_KERNEL_NO_PREPARE(clamp)
 /* ------------------------------------------------------------------------------------------ */
 /* TABLE                                                                                        */
 
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+/* i8 TABLE, 64 elements at a time: vpermi2b looks up 128-entry halves by the low 7 bits of
+   x + 128, the top bit picks the half (AVX-512 VBMI; Zen 4, Ice Lake and later). */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void kt_i8_vbmi(const int8_t *x, int64_t n,
+                                                                            const int8_t *tb, int8_t *y)
+{
+    const __m512i t0 = _mm512_loadu_si512(tb), t1 = _mm512_loadu_si512(tb + 64);
+    const __m512i t2 = _mm512_loadu_si512(tb + 128), t3 = _mm512_loadu_si512(tb + 192);
+    const __m512i flip = _mm512_set1_epi8(-128);
+    for (int64_t i = 0; i < n; i += 64) {
+        const __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1;
+        const __m512i u = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + i), flip);
+        const __m512i r = _mm512_mask_blend_epi8(_mm512_movepi8_mask(u), _mm512_permutex2var_epi8(t0, u, t1),
+                                                 _mm512_permutex2var_epi8(t2, u, t3));
+        _mm512_mask_storeu_epi8(y + i, m, r);
+    }
+}
+#define KT_VBMI 1
+#endif
+
+void tosac_ktable_i8(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y, uint32_t isa)
+{
+#ifdef KT_VBMI
+    if (isa == TOSAC_KISA_AVX512 && __builtin_cpu_supports("avx512vbmi")) {
+        kt_i8_vbmi(x, n, tb, y);
+        return;
+    }
+#endif
+    (void)isa;
+    for (int64_t i = 0; i < n; i++) y[i] = tb[(int32_t)x[i] + 128];
+}
+
+/* Pieces of KT_PIECE elements of an i8 TABLE as a parallel-for task (kernel.h). */
+#define KT_PIECE 65536
+typedef struct kt_task {
+    const int8_t *x, *tb;
+    int8_t *y;
+    int64_t n;
+    uint32_t isa;
+} kt_task;
+
+static void kt_i8_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const kt_task *t = ctx;
+    (void)worker;
+    const int64_t i0 = (int64_t)b0 * KT_PIECE, i1 = (int64_t)b1 * KT_PIECE < t->n ? (int64_t)b1 * KT_PIECE : t->n;
+    tosac_ktable_i8(t->x + i0, i1 - i0, t->tb, t->y + i0, t->isa);
+}
+
 tosac_status tosac_kernel_table(tosac_kcall *c)
 {
     tosac_status mst;
@@ -183,9 +233,8 @@ tosac_status tosac_kernel_table(tosac_kcall *c)
         if (tab->dtype != TOSAC_DTYPE_INT8 || out->dtype != TOSAC_DTYPE_INT8)
             return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "TABLE: INT8 input needs an INT8 table and output");
         if (tab->nelem != 256) return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "TABLE: INT8 table must have 256 entries");
-        const int8_t *x = (const int8_t *)in->data, *tb = (const int8_t *)tab->data;
-        int8_t *y = (int8_t *)out->data;
-        for (int64_t i = 0; i < n; i++) y[i] = tb[(int32_t)x[i] + 128];
+        kt_task t = {(const int8_t *)in->data, (const int8_t *)tab->data, (int8_t *)out->data, n, c->isa};
+        tosac_kparallel_for(c, kt_i8_range, &t, (size_t)((n + KT_PIECE - 1) / KT_PIECE));
         return TOSAC_OK;
     }
     if (in->dtype == TOSAC_DTYPE_INT16) {

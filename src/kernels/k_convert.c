@@ -367,6 +367,9 @@ typedef struct rs_prep {
     uint32_t width;       /* table entries: nc, or RS_WIDE for a replicated per-tensor scale */
     uint32_t hi32;        /* the int32 tables follow (x86 levels) and every channel is SINGLE_ROUND
                              with 33 <= shift <= 62: rs_hi32 applies */
+    uint32_t lut;         /* an INT8 input with a per-tensor scale (x86 levels), no REQUIRE failing for
+                             any of its 256 values: the results of each value follow the int32
+                             tables, as int32 (256) and as their low bytes (256) */
 } rs_prep;
 
 /* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below); with
@@ -378,6 +381,7 @@ typedef struct rs_tabs {
 
 #define RS_NTAB 6
 #define RS_NTAB32 3
+#define RS_LUT_BYTES (256 * sizeof(int32_t) + 256)
 #define RS_WIDE 64 /* table entries of a per-tensor scale replicated for the x86 lanes */
 
 /* Table entries: a Helium build's prepared bytes (flash) keep a per-tensor scale single (its
@@ -385,7 +389,7 @@ typedef struct rs_tabs {
 static int64_t rs_width(int64_t nc, bool replicate) { return nc == 1 && replicate ? RS_WIDE : nc; }
 
 /* Offsets of the int64 tables, then (with32: the x86 levels) of the int32 ones; returns the size. */
-static size_t rs_layout(int64_t width, bool with32, size_t off[RS_NTAB + RS_NTAB32])
+static size_t rs_layout(int64_t width, bool with32, bool lut, size_t off[RS_NTAB + RS_NTAB32])
 {
     size_t o = tosac_kalign64(sizeof(rs_prep));
     for (int i = 0; i < RS_NTAB; i++) off[i] = o, o += tosac_kalign64((size_t)width * sizeof(int64_t));
@@ -393,7 +397,7 @@ static size_t rs_layout(int64_t width, bool with32, size_t off[RS_NTAB + RS_NTAB
         off[i] = o;
         if (with32) o += tosac_kalign64((size_t)width * sizeof(int32_t));
     }
-    return o;
+    return o + (lut ? RS_LUT_BYTES : 0);
 }
 
 /* rs_layout's offsets, computed directly (a fused epilogue asks for every tile). */
@@ -408,6 +412,16 @@ static rs_tabs rs_tables(const void *prep)
     return (rs_tabs){RS_T64(0), RS_T64(1), RS_T64(2), RS_T64(3), RS_T64(4), RS_T64(5), RS_T32(0), RS_T32(1), RS_T32(2)};
 #undef RS_T64
 #undef RS_T32
+}
+
+/* rs_prep.lut's 256 int32 results (then their 256 low bytes), by input value + 128. */
+static const int32_t *rs_lut(const void *prep)
+{
+    const rs_prep *h = prep;
+    const size_t s64 = tosac_kalign64((size_t)h->width * sizeof(int64_t));
+    const size_t s32 = tosac_kalign64((size_t)h->width * sizeof(int32_t));
+    return (const int32_t *)(const void *)((const uint8_t *)prep + tosac_kalign64(sizeof(rs_prep)) + RS_NTAB * s64 +
+                                           RS_NTAB32 * s32);
 }
 
 static bool rs_preparable(const tosac_kcall *c, const rs_params *r)
@@ -426,7 +440,8 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     size_t off[RS_NTAB + RS_NTAB32];
     const int64_t tw = rs_width(r.nc, replicate), rows = tw < 1024 ? 1024 / tw : 1;
     const bool with32 = c->isa == TOSAC_KISA_AVX2 || c->isa == TOSAC_KISA_AVX512;
-    sizes->const_size = rs_layout(tw, with32, off);
+    const bool lut = with32 && r.nc == 1 && c->in[0].dtype == TOSAC_DTYPE_INT8;
+    sizes->const_size = rs_layout(tw, with32, lut, off);
     sizes->scratch_size = tosac_kalign64((size_t)(rows * tw) * sizeof(int32_t));
     if (!dst) return TOSAC_OK;
     uint8_t *b = dst;
@@ -471,6 +486,21 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
             t32[1][j] = (int32_t)1 << (tab[1][j] - 33);
             t32[2][j] = (int32_t)(tab[1][j] - 32);
         }
+    }
+    if (lut) { /* the per-element algorithm (apply_scale_32) on every int8 value */
+        int32_t *l32 = (int32_t *)(void *)(b + off[RS_NTAB + RS_NTAB32 - 1] + tosac_kalign64((size_t)tw * sizeof(int32_t)));
+        int8_t *l8 = (int8_t *)(l32 + 256);
+        bool all = ok;
+        for (int32_t u = 0; u < 256; u++) {
+            const int32_t v = (r.iu ? u ^ 0x80 : u - 128) - (int32_t)r.izp;
+            int32_t q = 0;
+            all &= tosac_apply_scale_32(v, (int32_t)tab[0][0], (int32_t)tab[1][0], r.dbl, &q);
+            const int64_t t = (int64_t)q + r.ozp;
+            all &= t >= INT32_MIN && t <= INT32_MAX;
+            l32[u] = (int32_t)(t < r.qmin ? r.qmin : t > r.qmax ? r.qmax : t);
+            l8[u] = tosac_ku8_to_i8((uint32_t)l32[u]);
+        }
+        h->lut = all;
     }
     return TOSAC_OK;
 }
@@ -795,6 +825,24 @@ static void rs_chunks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     const int32_t izp = h->izp;
     for (size_t b = b0; b < b1 && !t->bad[worker]; b++) {
         const int64_t i0 = (int64_t)b * ch, m = n - i0 < ch ? n - i0 : ch;
+        if (h->lut && in->dtype == TOSAC_DTYPE_INT8) { /* (u8 inputs: the table is by bit pattern) */
+            const int32_t *l32 = rs_lut(h);
+            const int8_t *s = (const int8_t *)in->data + i0;
+            switch (c->out[0].dtype) {
+            case TOSAC_DTYPE_INT8: tosac_ktable_i8(s, m, (const int8_t *)(l32 + 256), (int8_t *)c->out[0].data + i0, c->isa); break;
+            case TOSAC_DTYPE_INT16: {
+                int16_t *d = (int16_t *)c->out[0].data + i0;
+                for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)l32[(int32_t)s[i] + 128]);
+                break;
+            }
+            default: {
+                int32_t *d = (int32_t *)c->out[0].data + i0;
+                for (int64_t i = 0; i < m; i++) d[i] = l32[(int32_t)s[i] + 128];
+                break;
+            }
+            }
+            continue;
+        }
         switch (in->dtype) {
         case TOSAC_DTYPE_INT8: {
             const int8_t *s = (const int8_t *)in->data + i0;

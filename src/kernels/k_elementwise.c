@@ -376,112 +376,127 @@ K_FP_ROW1(u_erf, r = K_RND(erf((double)a)))
 K_ROW1(u_sigmoid_f64, double, double, r = 1.0 / (1.0 + exp(-a)))
 
 /*
- * exp(x) in double without branches or libm: k = nearest integer to x / ln 2 (the 1.5 * 2^52
- * shifter), r = x - k ln 2 in two parts (Cody-Waite: k * LN2_HI is exact for |k| < 2^11), the
- * degree-13 Taylor polynomial of exp on |r| <= ln 2 / 2 (truncation below 2^-57), then the scale
- * 2^k applied as two exact powers of two, so that results down to the subnormals round once. x is
- * clamped to [-746, 710] first (beyond, the result is 0 or inf anyway); NaN stays NaN.
+ * exp(x) in fp32 without branches or libm, the same operations in the portable, AVX2 and
+ * AVX-512 rows (separate multiplies and adds, so every level gives the same bits): k = nearest
+ * integer to x / ln 2 (the 1.5 * 2^23 shifter), r = x - k ln 2 in two parts (Cody-Waite: LN2_HI
+ * has 15 significant bits, so k * LN2_HI is exact for |k| <= 256), the degree-7 Taylor polynomial
+ * of exp on |r| <= ln 2 / 2 + a little (truncation below 2^-28 relative), then p * 2^k rounded
+ * once: as two exact powers of two (p * 2^k1 is exact, k1 >= -75), or by vscalefps on AVX-512
+ * (one correctly rounded scaling: the same bits). x is clamped to [-104, 89] first (beyond, the
+ * result is 0 or inf anyway); NaN stays NaN. About one ulp, within TOSA's ABS_ERROR bound for
+ * EXP ((2|x| + 3) x 2^-23 relative) and, as 1 / (1 + exp(-x)) with a correctly rounded add and
+ * divide, for SIGMOID (2 (1 + |x|) x 2^-23 relative).
  */
-static inline double k_exp(double x)
+#define KX_LO -104.0f
+#define KX_HI 89.0f
+#define KX_SHIFTER 0x1.8p23f
+#define KX_LOG2E 0x1.715476p0f
+#define KX_LN2_HI 0x1.62e4p-1f
+#define KX_LN2_LO 0x1.7f7d1cf79abcap-20f
+/* 1/k!, k = 7 down to 0 (Horner) */
+static const float kx_c[8] = {1.0f / 5040.0f, 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
+
+static inline float k_expf(float x)
 {
-    const double xc = x < -746.0 ? -746.0 : x > 710.0 ? 710.0 : x == x ? x : 0.0; /* k stays an integer */
-    const double shifter = 0x1.8p52, t = xc * 0x1.71547652b82fep0 + shifter, kf = t - shifter;
-    const double r = (xc - kf * 0x1.62e42fee00000p-1) - kf * 0x1.a39ef35793c76p-33;
-    double p = 1.0 / 6227020800.0;
-    static const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                                        1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
-                                        1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
-                                        1.0};
-    for (int i = 0; i < 13; i++) p = p * r + inv_fact[i];
-    const int64_t k = (int64_t)kf, k1 = k / 2, k2 = k - k1;
-    const double s1 = tosac_fp64_from_bits((uint64_t)(k1 + 1023) << 52);
-    const double s2 = tosac_fp64_from_bits((uint64_t)(k2 + 1023) << 52);
+    const float xc = x < KX_LO ? KX_LO : x > KX_HI ? KX_HI : x == x ? x : 0.0f;
+    const float kf = (xc * KX_LOG2E + KX_SHIFTER) - KX_SHIFTER;
+    const float r = (xc - kf * KX_LN2_HI) - kf * KX_LN2_LO;
+    float p = kx_c[0];
+    for (int i = 1; i < 8; i++) p = p * r + kx_c[i];
+    const int32_t k = (int32_t)kf, k1 = k / 2, k2 = k - k1;
+    const float s1 = tosac_fp32_from_bits((uint32_t)(k1 + 127) << 23), s2 = tosac_fp32_from_bits((uint32_t)(k2 + 127) << 23);
     return x != x ? x : p * s1 * s2;
 }
 
-#define K_FAST_ROWS(SFX, TARGET)                                                            \
-    TARGET static bool u_exp_fast##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
-    {                                                                                       \
-        const float *a = (const float *)pa;                                                 \
-        float *o = (float *)po;                                                             \
-        (void)k;                                                                            \
-        for (int64_t i = 0; i < n; i++) o[i] = (float)k_exp((double)a[i]);                  \
-        return true;                                                                        \
-    }                                                                                       \
-    TARGET static bool u_sigmoid_fast##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
-    {                                                                                       \
-        const float *a = (const float *)pa;                                                 \
-        float *o = (float *)po;                                                             \
-        (void)k;                                                                            \
-        for (int64_t i = 0; i < n; i++) o[i] = (float)(1.0 / (1.0 + k_exp(-(double)a[i]))); \
-        return true;                                                                        \
-    }
-
-K_FAST_ROWS(_base, )
-#ifdef TOSAC_KERNEL_X86
-K_FAST_ROWS(_avx2, __attribute__((target("avx2"))))
-#endif
-
-#ifdef TOSAC_KERNEL_X86
-/*
- * k_exp on 8 doubles at a time (AVX-512): the same operations in the same order (separate
- * multiplies and adds, the clamp as min / max, k halved with C's truncating division), so every
- * lane has the bits of the scalar function; NaN lanes return their input. GCC does not vectorise
- * the scalar loop (its branches and the int64 conversion).
- */
-__attribute__((target("avx512f,avx512dq"))) static inline __m512d k_exp8(__m512d x)
+static bool u_exp_fast_base(int64_t n, const void *pa, void *po, const kargs *k)
 {
-    const __m512d xc = _mm512_max_pd(_mm512_min_pd(x, _mm512_set1_pd(710.0)), _mm512_set1_pd(-746.0));
-    const __m512d shifter = _mm512_set1_pd(0x1.8p52);
-    const __m512d t = _mm512_add_pd(_mm512_mul_pd(xc, _mm512_set1_pd(0x1.71547652b82fep0)), shifter);
-    const __m512d kf = _mm512_sub_pd(t, shifter);
-    const __m512d r = _mm512_sub_pd(_mm512_sub_pd(xc, _mm512_mul_pd(kf, _mm512_set1_pd(0x1.62e42fee00000p-1))),
-                                    _mm512_mul_pd(kf, _mm512_set1_pd(0x1.a39ef35793c76p-33)));
-    static const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                                        1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,     1.0 / 120.0,
-                                        1.0 / 24.0,        1.0 / 6.0,        0.5,             1.0,
-                                        1.0};
-    __m512d p = _mm512_set1_pd(1.0 / 6227020800.0);
-    for (int i = 0; i < 13; i++) p = _mm512_add_pd(_mm512_mul_pd(p, r), _mm512_set1_pd(inv_fact[i]));
-    const __m512i k = _mm512_cvttpd_epi64(kf);
-    const __m512i k1 = _mm512_srai_epi64(_mm512_add_epi64(k, _mm512_srli_epi64(k, 63)), 1), k2 = _mm512_sub_epi64(k, k1);
-    const __m512i bias = _mm512_set1_epi64(1023);
-    const __m512d s1 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k1, bias), 52));
-    const __m512d s2 = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k2, bias), 52));
-    const __m512d e = _mm512_mul_pd(_mm512_mul_pd(p, s1), s2);
-    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), e, x);
+    const float *a = (const float *)pa;
+    float *o = (float *)po;
+    (void)k;
+    for (int64_t i = 0; i < n; i++) o[i] = k_expf(a[i]);
+    return true;
+}
+static bool u_sigmoid_fast_base(int64_t n, const void *pa, void *po, const kargs *k)
+{
+    const float *a = (const float *)pa;
+    float *o = (float *)po;
+    (void)k;
+    for (int64_t i = 0; i < n; i++) o[i] = 1.0f / (1.0f + k_expf(-a[i]));
+    return true;
 }
 
-/* EXP (sigmoid false) or SIGMOID of n floats, 8 at a time through k_exp8. */
-__attribute__((target("avx2,avx512f,avx512dq,avx512vl"))) static void k_exp_sig_avx512(int64_t n, const float *a,
-                                                                                     float *o, bool sigmoid)
+#ifdef TOSAC_KERNEL_X86
+/* k_expf's kf and polynomial p in vectors (VEC, PFX: the intrinsics of one width). The clamp is
+   min(HI, x) then max(LO, .), which return a NaN x unchanged: a NaN lane stays NaN to the end. */
+#define KX_VEC_POLY(VEC, PFX)                                                                      \
+    const VEC xc = PFX##_max_ps(PFX##_set1_ps(KX_LO), PFX##_min_ps(PFX##_set1_ps(KX_HI), x));     \
+    const VEC sh = PFX##_set1_ps(KX_SHIFTER);                                                     \
+    const VEC kf = PFX##_sub_ps(PFX##_add_ps(PFX##_mul_ps(xc, PFX##_set1_ps(KX_LOG2E)), sh), sh); \
+    const VEC r = PFX##_sub_ps(PFX##_sub_ps(xc, PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_HI))),      \
+                               PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_LO)));                       \
+    VEC p = PFX##_set1_ps(kx_c[0]);                                                               \
+    for (int i = 1; i < 8; i++) p = PFX##_add_ps(PFX##_mul_ps(p, r), PFX##_set1_ps(kx_c[i]));
+
+__attribute__((target("avx2"))) static inline __m256 k_expf8(__m256 x)
 {
-    const __m512d one = _mm512_set1_pd(1.0);
-    for (int64_t i = 0; i < n; i += 8) {
-        const __mmask8 m = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);
-        const __m512d x = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, a + i));
-        __m512d r;
+    KX_VEC_POLY(__m256, _mm256)
+    const __m256i k = _mm256_cvttps_epi32(kf), bias = _mm256_set1_epi32(127);
+    const __m256i k1 = _mm256_srai_epi32(_mm256_add_epi32(k, _mm256_srli_epi32(k, 31)), 1), k2 = _mm256_sub_epi32(k, k1);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2); /* (NaN lanes: NaN p) */
+}
+__attribute__((target("avx512f"))) static inline __m512 k_expf16(__m512 x)
+{
+    KX_VEC_POLY(__m512, _mm512)
+    return _mm512_scalef_ps(p, kf);
+}
+#undef KX_VEC_POLY
+
+/* EXP (sigmoid false) or SIGMOID of n floats: 8 at a time, the tail through the portable rows. */
+__attribute__((target("avx2"))) static void k_exp_sig_avx2(int64_t n, const float *a, float *o, bool sigmoid)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(a + i);
+        _mm256_storeu_ps(o + i, sigmoid ? _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(x, neg))))
+                                        : k_expf8(x));
+    }
+    if (i < n) (sigmoid ? u_sigmoid_fast_base : u_exp_fast_base)(n - i, a + i, o + i, NULL);
+}
+/* The same, 16 at a time with a masked tail. */
+__attribute__((target("avx2,avx512f"))) static void k_exp_sig_avx512(int64_t n, const float *a, float *o, bool sigmoid)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 x = _mm512_maskz_loadu_ps(m, a + i);
+        __m512 r;
         if (sigmoid)
-            r = _mm512_div_pd(one, _mm512_add_pd(one, k_exp8(_mm512_xor_pd(x, _mm512_set1_pd(-0.0)))));
+            r = _mm512_div_ps(one, _mm512_add_ps(one, k_expf16(_mm512_castsi512_ps(_mm512_xor_si512(
+                                                       _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))))));
         else
-            r = k_exp8(x);
-        _mm256_mask_storeu_ps(o + i, m, _mm512_cvtpd_ps(r));
+            r = k_expf16(x);
+        _mm512_mask_storeu_ps(o + i, m, r);
     }
 }
-__attribute__((target("avx2,avx512f,avx512dq,avx512vl"))) static bool u_exp_fast_avx512v(int64_t n, const void *pa,
-                                                                                       void *po, const kargs *k)
-{
-    (void)k;
-    k_exp_sig_avx512(n, pa, po, false);
-    return true;
-}
-__attribute__((target("avx2,avx512f,avx512dq,avx512vl"))) static bool u_sigmoid_fast_avx512v(int64_t n, const void *pa,
-                                                                                           void *po, const kargs *k)
-{
-    (void)k;
-    k_exp_sig_avx512(n, pa, po, true);
-    return true;
-}
+#define KX_ROWS(SFX, TARGET)                                                                      \
+    TARGET static bool u_exp_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k)     \
+    {                                                                                             \
+        (void)k;                                                                                  \
+        k_exp_sig_##SFX(n, pa, po, false);                                                        \
+        return true;                                                                              \
+    }                                                                                             \
+    TARGET static bool u_sigmoid_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
+    {                                                                                             \
+        (void)k;                                                                                  \
+        k_exp_sig_##SFX(n, pa, po, true);                                                         \
+        return true;                                                                              \
+    }
+KX_ROWS(avx2, __attribute__((target("avx2"))))
+KX_ROWS(avx512, __attribute__((target("avx2,avx512f"))))
+#undef KX_ROWS
 #endif
 
 /* The fp32 EXP / SIGMOID row of the variant `isa` picks. */
@@ -489,7 +504,7 @@ static krow1 k_fast_row(uint32_t op, uint32_t isa)
 {
     bool e = op == TOSAC_OP_EXP;
 #ifdef TOSAC_KERNEL_X86
-    if (isa >= TOSAC_KISA_AVX512) return e ? u_exp_fast_avx512v : u_sigmoid_fast_avx512v;
+    if (isa >= TOSAC_KISA_AVX512) return e ? u_exp_fast_avx512 : u_sigmoid_fast_avx512;
     if (isa >= TOSAC_KISA_AVX2) return e ? u_exp_fast_avx2 : u_sigmoid_fast_avx2;
 #endif
     (void)isa;

@@ -134,8 +134,51 @@ KL_TILE2D(uint32_t)
 KL_TILE2D(uint64_t)
 #undef KL_TILE2D
 
+/*
+ * The tile with a dense output of 2, 3 or 4 columns (oj == nl: an NCHW input with 3 channels to
+ * NHWC, a channel shuffle): nl input rows interleaved, with nl known to the compiler so that the
+ * loop vectorises (GCC: -O3) instead of running nl-element rows.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+#define KL_ZIP(T)                                                                                          \
+    static void kl_zip_##T(uint8_t *o_, const uint8_t *i_, int64_t nj, int64_t nl, int64_t il)             \
+    {                                                                                                      \
+        T *restrict o = (T *)(void *)o_;                                                                   \
+        const T *restrict a = (const T *)(const void *)i_, *restrict b = a + il;                           \
+        if (nl == 2) {                                                                                     \
+            for (int64_t j = 0; j < nj; j++) o[2 * j] = a[j], o[2 * j + 1] = b[j];                         \
+            return;                                                                                        \
+        }                                                                                                  \
+        const T *restrict c = b + il;                                                                      \
+        if (nl == 3) {                                                                                     \
+            for (int64_t j = 0; j < nj; j++) o[3 * j] = a[j], o[3 * j + 1] = b[j], o[3 * j + 2] = c[j];    \
+            return;                                                                                        \
+        }                                                                                                  \
+        const T *restrict d = c + il;                                                                      \
+        for (int64_t j = 0; j < nj; j++) o[4 * j] = a[j], o[4 * j + 1] = b[j], o[4 * j + 2] = c[j], o[4 * j + 3] = d[j]; \
+    }
+KL_ZIP(uint8_t)
+KL_ZIP(uint16_t)
+KL_ZIP(uint32_t)
+KL_ZIP(uint64_t)
+#undef KL_ZIP
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
 static void kl_tile2d(uint8_t *o, const uint8_t *i, int64_t nj, int64_t nl, int64_t oj, int64_t il, size_t es)
 {
+    if (nl >= 2 && nl <= 4 && oj == nl) {
+        switch (es) {
+        case 1: kl_zip_uint8_t(o, i, nj, nl, il); return;
+        case 2: kl_zip_uint16_t(o, i, nj, nl, il); return;
+        case 4: kl_zip_uint32_t(o, i, nj, nl, il); return;
+        default: kl_zip_uint64_t(o, i, nj, nl, il); return;
+        }
+    }
     switch (es) {
     case 1: kl_tile2d_uint8_t(o, i, nj, nl, oj, il); break;
     case 2: kl_tile2d_uint16_t(o, i, nj, nl, oj, il); break;

@@ -207,6 +207,29 @@ static tosac_status mm_int16(tosac_kcall *c, const mm_plan *g)
     return TOSAC_OK;
 }
 
+/* fp32 MATMUL over blocks of MMF_COLS output columns of every batch as a parallel-for task
+   (kernel.h): each output keeps its own sum over c in order, whatever the blocks (GEMM tiles of any
+   width give the same bits). Calls under MMF_MIN_MACS multiply-adds run as one task. */
+#define MMF_COLS 64
+#define MMF_MIN_MACS ((int64_t)1 << 17)
+typedef struct {
+    const float *A, *B;
+    float *O;
+    int64_t H, C, W, blocks; /* blocks per batch */
+} mmf_task;
+
+static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const mmf_task *t = ctx;
+    (void)worker;
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t n = (int64_t)b / t->blocks, j0 = (int64_t)b % t->blocks * MMF_COLS;
+        const int64_t jn = t->W - j0 < MMF_COLS ? t->W - j0 : MMF_COLS;
+        tosac_gemm_f32(t->H, jn, t->C, t->A + n * t->H * t->C, t->C, t->B + n * t->C * t->W + j0, t->W,
+                       t->O + n * t->H * t->W + j0, t->W);
+    }
+}
+
 static void mm_fp(tosac_kcall *c, const mm_plan *g)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
@@ -216,6 +239,13 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
         for (int64_t n = 0; n < g->N; n++)
             tosac_gemm_f64(H, W, C, (const double *)ta->data + n * H * C, C, (const double *)tb->data + n * C * W, W,
                            (double *)out->data + n * H * W, W);
+        return;
+    }
+    if (g->kind == MK_F32 && ta->dtype == TOSAC_DTYPE_FP32 && out->dtype == TOSAC_DTYPE_FP32 && tosac_kworkers(c) > 1 &&
+        H * W * C >= MMF_MIN_MACS) {
+        mmf_task t = {(const float *)ta->data, (const float *)tb->data, (float *)out->data, H, C, W,
+                      (W + MMF_COLS - 1) / MMF_COLS};
+        tosac_kparallel_for(c, mmf_range, &t, (size_t)(g->N * t.blocks));
         return;
     }
     for (int64_t n = 0; n < g->N; n++) {

@@ -182,82 +182,101 @@ static void avg_fp(tosac_kcall *c, const pool_geom *g, bool f16acc)
 
 /* ---- MAX_POOL2D -------------------------------------------------------------------------------- */
 
-static void max_int(tosac_kcall *c, const pool_geom *g)
+/* MAX_POOL2D over output rows [r0, r1) of all images (row r: image r / OH, output row r % OH) as a
+   parallel-for task (kernel.h): every output element is its own window's maximum, so any split
+   gives the same bits. */
+typedef struct {
+    tosac_kcall *c;
+    const pool_geom *g;
+    bool ignore;
+} max_task;
+
+static void max_int(void *ctx, uint32_t worker, size_t r0, size_t r1)
 {
+    const max_task *t = ctx;
+    const tosac_kcall *c = t->c;
+    const pool_geom *g = t->g;
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     int64_t C = g->C;
     bool i16 = in->dtype == TOSAC_DTYPE_INT16;
-    for (int64_t n = 0; n < g->N; n++)
-        for (int64_t oy = 0; oy < g->OH; oy++)
-            for (int64_t ox = 0; ox < g->OW; ox++) {
-                int64_t y0, y1, x0, x1;
-                window(g, oy, ox, &y0, &y1, &x0, &x1);
-                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
-                if (i16) {
-                    int16_t *o = (int16_t *)out->data + o0;
-                    for (int64_t ch = 0; ch < C; ch++) o[ch] = INT16_MIN;
-                    for (int64_t y = y0; y < y1; y++)
-                        for (int64_t x = x0; x < x1; x++) {
-                            const int16_t *s = (const int16_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
-                            for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
-                        }
-                } else {
-                    int8_t *o = (int8_t *)out->data + o0;
-                    for (int64_t ch = 0; ch < C; ch++) o[ch] = INT8_MIN;
-                    for (int64_t y = y0; y < y1; y++)
-                        for (int64_t x = x0; x < x1; x++) {
-                            const int8_t *s = (const int8_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
-                            for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
-                        }
-                }
+    (void)worker;
+    for (size_t r = r0; r < r1; r++) {
+        const int64_t n = (int64_t)(r / (size_t)g->OH), oy = (int64_t)(r % (size_t)g->OH);
+        for (int64_t ox = 0; ox < g->OW; ox++) {
+            int64_t y0, y1, x0, x1;
+            window(g, oy, ox, &y0, &y1, &x0, &x1);
+            int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+            if (i16) {
+                int16_t *o = (int16_t *)out->data + o0;
+                for (int64_t ch = 0; ch < C; ch++) o[ch] = INT16_MIN;
+                for (int64_t y = y0; y < y1; y++)
+                    for (int64_t x = x0; x < x1; x++) {
+                        const int16_t *s = (const int16_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
+                        for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
+                    }
+            } else {
+                int8_t *o = (int8_t *)out->data + o0;
+                for (int64_t ch = 0; ch < C; ch++) o[ch] = INT8_MIN;
+                for (int64_t y = y0; y < y1; y++)
+                    for (int64_t x = x0; x < x1; x++) {
+                        const int8_t *s = (const int8_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
+                        for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
+                    }
             }
+        }
+    }
 }
 
-static void max_fp(tosac_kcall *c, const pool_geom *g, bool ignore)
+static void max_fp(void *ctx, uint32_t worker, size_t r0, size_t r1)
 {
+    const max_task *t = ctx;
+    const tosac_kcall *c = t->c;
+    const pool_geom *g = t->g;
+    const bool ignore = t->ignore;
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     int64_t C = g->C;
-    uint8_t *sc = (uint8_t *)c->scratch;
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
     size_t rowb = tosac_kalign64((size_t)C * 8u);
     float nanf = tosac_fp32_from_bits(0x7FC00000u), ninf = tosac_fp32_from_bits(0xFF800000u);
     double nand = tosac_fp64_from_bits(0x7FF8000000000000u), ninfd = tosac_fp64_from_bits(0xFFF0000000000000u);
-    for (int64_t n = 0; n < g->N; n++)
-        for (int64_t oy = 0; oy < g->OH; oy++)
-            for (int64_t ox = 0; ox < g->OW; ox++) {
-                int64_t y0, y1, x0, x1;
-                window(g, oy, ox, &y0, &y1, &x0, &x1);
-                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
-                if (in->f64) {
-                    double *m = (double *)out->data + o0, *row = (double *)(void *)(sc + rowb);
-                    for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nand : ninfd;
-                    for (int64_t y = y0; y < y1; y++)
-                        for (int64_t x = x0; x < x1; x++) {
-                            tosac_krow_f64(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
-                            for (int64_t ch = 0; ch < C; ch++) {
-                                double a = m[ch], v = row[ch];
-                                if (is_nan_d(a) || is_nan_d(v))
-                                    m[ch] = !ignore ? nand : is_nan_d(a) ? v : a;
-                                else
-                                    m[ch] = a >= v ? a : v;
-                            }
-                        }
-                    continue;
-                }
-                float *m = (float *)(void *)sc, *row = (float *)(void *)(sc + rowb);
-                for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nanf : ninf;
+    for (size_t r = r0; r < r1; r++) {
+        const int64_t n = (int64_t)(r / (size_t)g->OH), oy = (int64_t)(r % (size_t)g->OH);
+        for (int64_t ox = 0; ox < g->OW; ox++) {
+            int64_t y0, y1, x0, x1;
+            window(g, oy, ox, &y0, &y1, &x0, &x1);
+            int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+            if (in->f64) {
+                double *m = (double *)out->data + o0, *row = (double *)(void *)(sc + rowb);
+                for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nand : ninfd;
                 for (int64_t y = y0; y < y1; y++)
                     for (int64_t x = x0; x < x1; x++) {
-                        tosac_krow_f32(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
+                        tosac_krow_f64(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
                         for (int64_t ch = 0; ch < C; ch++) {
-                            float a = m[ch], v = row[ch];
-                            if (is_nan_f(a) || is_nan_f(v))
-                                m[ch] = !ignore ? nanf : is_nan_f(a) ? v : a;
+                            double a = m[ch], v = row[ch];
+                            if (is_nan_d(a) || is_nan_d(v))
+                                m[ch] = !ignore ? nand : is_nan_d(a) ? v : a;
                             else
                                 m[ch] = a >= v ? a : v;
                         }
                     }
-                tosac_kstore_row_f32(out, o0, m, C);
+                continue;
             }
+            float *m = (float *)(void *)sc, *row = (float *)(void *)(sc + rowb);
+            for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nanf : ninf;
+            for (int64_t y = y0; y < y1; y++)
+                for (int64_t x = x0; x < x1; x++) {
+                    tosac_krow_f32(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
+                    for (int64_t ch = 0; ch < C; ch++) {
+                        float a = m[ch], v = row[ch];
+                        if (is_nan_f(a) || is_nan_f(v))
+                            m[ch] = !ignore ? nanf : is_nan_f(a) ? v : a;
+                        else
+                            m[ch] = a >= v ? a : v;
+                    }
+                }
+            tosac_kstore_row_f32(out, o0, m, C);
+        }
+    }
 }
 
 tosac_status tosac_kernel_pool2d(tosac_kcall *c)
@@ -272,10 +291,8 @@ tosac_status tosac_kernel_pool2d(tosac_kcall *c)
     const tosac_ktensor *in = &c->in[0];
     bool fp = in->f64 || tosac_dtype_is_float(in->dtype);
     if (c->op == TOSAC_OP_MAX_POOL2D) {
-        if (fp)
-            max_fp(c, &g, tosac_kattr_int(c, TOSAC_ATTR_MAX_POOL2D_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE);
-        else
-            max_int(c, &g);
+        max_task t = {c, &g, tosac_kattr_int(c, TOSAC_ATTR_MAX_POOL2D_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE};
+        tosac_kparallel_for(c, fp ? max_fp : max_int, &t, (size_t)(g.N * g.OH));
         return TOSAC_OK;
     }
     if (c->n_in < 3) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "AVG_POOL2D: operand count");

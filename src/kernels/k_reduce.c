@@ -22,6 +22,12 @@
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
+/* GCC vectorises the chunk loops (unknown trip counts) only at -O3; IEEE results do not change (no
+   reassociation: the fp accumulators stay one per element, in the spec's order). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
 #define KR_CHUNK 256
 
 typedef struct kr_geom {
@@ -150,7 +156,9 @@ static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out)
         }
         return true;
     }
-    int64_t acc[KR_CHUNK];
+    /* int32 lanes, wrapping: the first partial sum outside int32 is exactly the first add whose
+       operands have one sign and whose wrapped sum the other (the loop vectorises in 32-bit lanes) */
+    uint32_t acc[KR_CHUNK];
     for (int64_t o = 0; o < g->outer; o++) {
         const int32_t *ib = in + o * g->len * g->inner;
         int32_t *ob = out + o * g->inner;
@@ -158,17 +166,15 @@ static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out)
             const int64_t n = g->inner - i0 < KR_CHUNK ? g->inner - i0 : KR_CHUNK;
             for (int64_t j = 0; j < n; j++) acc[j] = 0;
             const int32_t *row = ib + i0;
-            for (int64_t k = 0; k < g->len; k++, row += g->inner) {
-                int64_t lo = 0, hi = 0;
+            uint32_t ovf = 0;
+            for (int64_t k = 0; k < g->len; k++, row += g->inner)
                 for (int64_t j = 0; j < n; j++) {
-                    const int64_t s = acc[j] + row[j];
+                    const uint32_t a = acc[j], x = (uint32_t)row[j], s = a + x;
+                    ovf |= (a ^ s) & (x ^ s);
                     acc[j] = s;
-                    lo = s < lo ? s : lo;
-                    hi = s > hi ? s : hi;
                 }
-                if (lo < INT32_MIN || hi > INT32_MAX) return false;
-            }
-            for (int64_t j = 0; j < n; j++) ob[i0 + j] = (int32_t)acc[j];
+            if (ovf >> 31) return false;
+            for (int64_t j = 0; j < n; j++) ob[i0 + j] = tosac_ku32_to_i32(acc[j]);
         }
     }
     return true;

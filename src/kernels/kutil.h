@@ -163,4 +163,8 @@ static inline int32_t tosac_ku32_to_i32(uint32_t u)
     return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
 }
 
+/* y[i] = tb[x[i] + 128] for a 256-entry table, in isa's variant (k_activation.c: TABLE, and
+   RESCALE of int8 through its prepared table of results). */
+void tosac_ktable_i8(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y, uint32_t isa);
+
 #endif

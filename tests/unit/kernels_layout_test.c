@@ -373,6 +373,16 @@ static void test_transpose(void)
             cases++;
             CHECK_CASE(!(!transpose_case(MOVE_TYPES[ti].t, MOVE_TYPES[ti].f64, 2, big2[k], p10)));
         }
+    /* a dense output of 2-4 columns (NCHW with 2-4 channels to NHWC, a channel shuffle) */
+    static const int64_t zip[][4] = {{1, 2, 17, 9}, {1, 3, 50, 41}, {1, 4, 7, 70}, {1, 2, 3, 100}};
+    static const int64_t shz[][4] = {{1, 5, 2, 17}, {1, 4, 3, 50}, {1, 3, 4, 7}, {1, 9, 2, 1}};
+    static const int32_t nhwc[4] = {0, 2, 3, 1}, shuf[4] = {0, 1, 3, 2};
+    for (size_t k = 0; k < sizeof zip / sizeof zip[0]; k++)
+        for (size_t ti = 0; ti < N_MOVE_TYPES; ti++) {
+            cases += 2;
+            CHECK_CASE(!(!transpose_case(MOVE_TYPES[ti].t, MOVE_TYPES[ti].f64, 4, zip[k], nhwc)));
+            CHECK_CASE(!(!transpose_case(MOVE_TYPES[ti].t, MOVE_TYPES[ti].f64, 4, shz[k], shuf)));
+        }
     static const int64_t big3[3] = {5, 71, 37};
     static const int32_t p3[][3] = {{0, 2, 1}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
     for (size_t k = 0; k < 4; k++)

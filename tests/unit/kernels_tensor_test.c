@@ -860,6 +860,9 @@ static void test_matmul(void)
     CHECK_CASE(matmul_case(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, 1, 3, 34000, 5, -128, 127), "matmul i8 C=34000");
     CHECK_CASE(matmul_case(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, 2, 37, 64, 45, 3, -4), "matmul i8 37x64x45");
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 37, 64, 45, 0, 0), "matmul fp32 37x64x45");
+    /* large enough to be split over column blocks when there are workers */
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 1, 300, 1000, 0, 0), "matmul fp32 1x300x1000");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 5, 600, 90, 0, 0), "matmul fp32 5x600x90");
 }
 
 static void test_matmul_errors(void)
@@ -1418,6 +1421,7 @@ int main(void)
     RUN(test_transpose_random);
     RUN(test_conv_large);
     RUN(test_matmul);
+    RUN(test_max_pool_random);
     kr_workers = 1;
     kr_const_mask = 0;
     return test_summary();
