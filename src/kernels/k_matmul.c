@@ -223,7 +223,7 @@ static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     const mmf_task *t = ctx;
     (void)worker;
     for (size_t b = b0; b < b1; b++) {
-        const int64_t n = (int64_t)b / t->blocks, j0 = (int64_t)b % t->blocks * MMF_COLS;
+        const int64_t n = (int64_t)(b / (size_t)t->blocks), j0 = (int64_t)(b % (size_t)t->blocks) * MMF_COLS;
         const int64_t jn = t->W - j0 < MMF_COLS ? t->W - j0 : MMF_COLS;
         tosac_gemm_f32(t->H, jn, t->C, t->A + n * t->H * t->C, t->C, t->B + n * t->C * t->W + j0, t->W,
                        t->O + n * t->H * t->W + j0, t->W);
