@@ -435,10 +435,11 @@ void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp,
  * inline assembly (it keeps the accumulators of _mm512_dpbusd_epi32 in memory, and would share one
  * broadcast). The store subtracts 128 x the row's input sum and the column's correction.
  */
+typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input bytes read as one operand */
 #if defined(__GNUC__) && !defined(__clang__)
-#define KGB_DP(acc, b, p) __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*(const int32_t *)(p)))
+#define KGB_DP(acc, b, p) __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*(const kgb_quad *)(p)))
 #else
-#define KGB_DP(acc, b, p) acc = _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(*(const int32_t *)(p)))
+#define KGB_DP(acc, b, p) acc = _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(*(const kgb_quad *)(p)))
 #endif
 #define KGB_ACC2(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0;
 #define KGB_ACC4(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
