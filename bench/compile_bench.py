@@ -100,17 +100,25 @@ def calib_file(name, model, tmp):
     return path
 
 
+def time_alternately(cmds, runs, r):
+    """Warms the page cache with one run of each command, then runs them alternately; returns the
+    raw results and r with each tool's median wall and CPU ms."""
+    for c in cmds.values():
+        subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    res = alternate(cmds, runs)
+    r["runs"] = runs
+    for k, xs in res.items():
+        r[k + "_wall_ms"] = statistics.median(x[0] for x in xs)
+        r[k + "_cpu_ms"] = statistics.median(x[1] for x in xs)
+    return res, r
+
+
 def run_fp(a, name, model, tmp):
     tools = {"tosac": a.tosac, **({"base": a.base} if a.base else {})}
     cmds = {k: [t, "compile", model, "-o", os.path.join(tmp, "%s.%s.tosa" % (name, k)), "--report"]
             for k, t in tools.items()}
-    for c in cmds.values():  # page cache warm-up
-        subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    res = alternate(cmds, a.runs)
-    r = {"model": name, "kind": "fp", "runs": a.runs, "target_ms": FP_TARGETS_MS.get(name)}
+    res, r = time_alternately(cmds, a.runs, {"model": name, "kind": "fp", "target_ms": FP_TARGETS_MS.get(name)})
     for k in tools:
-        r[k + "_wall_ms"] = statistics.median(x[0] for x in res[k])
-        r[k + "_cpu_ms"] = statistics.median(x[1] for x in res[k])
         r[k + "_report_total_ms"], r[k + "_steps_ms"] = steps_of(x[2] for x in res[k])
     r["ort_session_ms"] = statistics.median(bench_ort(a.node, model, a.runs))
     return r
@@ -123,13 +131,7 @@ def run_int8(a, name, model, tmp):
     cmds = {k: [t, "compile", model, "-o", os.path.join(tmp, "%s.%s.i8.tosa" % (name, k)), "--target", "TOSA-1.0+INT",
                 "--calibrate", calib] + (extra if k == "tosac" or a.base_threads else [])
             for k, t in tools.items()}
-    for c in cmds.values():
-        subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    res = alternate(cmds, a.runs)
-    r = {"model": name, "kind": "int8", "runs": a.runs, "target_ms": INT8_TARGETS_MS.get(name)}
-    for k in tools:
-        r[k + "_wall_ms"] = statistics.median(x[0] for x in res[k])
-        r[k + "_cpu_ms"] = statistics.median(x[1] for x in res[k])
+    _, r = time_alternately(cmds, a.runs, {"model": name, "kind": "int8", "target_ms": INT8_TARGETS_MS.get(name)})
     if a.base:
         with open(os.path.join(tmp, "%s.tosac.i8.tosa" % name), "rb") as f1, \
                 open(os.path.join(tmp, "%s.base.i8.tosa" % name), "rb") as f2:
