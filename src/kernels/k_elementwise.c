@@ -371,7 +371,7 @@ K_ROW1(u_exp_f64, double, double, r = exp(a))
 K_FP_ROW1(u_log, r = K_RND(log((double)a)))
 K_FP_ROW1(u_sin, r = K_RND(sin((double)a)))
 K_FP_ROW1(u_cos, r = K_RND(cos((double)a)))
-K_FP_ROW1(u_tanh, r = K_RND(tanh((double)a)))
+K_ROW1(u_tanh_f64, double, double, r = tanh(a))
 K_FP_ROW1(u_erf, r = K_RND(erf((double)a)))
 K_ROW1(u_sigmoid_f64, double, double, r = 1.0 / (1.0 + exp(-a)))
 
@@ -425,6 +425,39 @@ static bool u_sigmoid_fast_base(int64_t n, const void *pa, void *po, const kargs
     return true;
 }
 
+/*
+ * tanh(x) in fp32 from the same operations at every level (k_expf's rules): below |x| = 0.55 the
+ * odd Taylor polynomial up to x^17 (truncation below 2^-27 relative there), computed as
+ * x + x (z q(z)), z = x^2, so the rounding of the correction stays under an ulp of x; above,
+ * 1 - 2 / (exp(2|x|) + 1) with x's sign, where tanh >= 0.5 keeps the cancellation under about
+ * three ulps (exp(2|x|) overflows to inf for large |x|: exactly +-1). TOSA's ABS_ERROR bound for
+ * TANH is 2^-23 max(|tanh x| (8|x| + 12), 0.5): at least 12 ulps. NaN stays NaN.
+ */
+#define KT_SMALL 0.55f
+/* Taylor coefficients of tanh(x) / x - 1 over z = x^2: z^8 down to z^1 (Horner), then times z */
+static const float kt_c[8] = {0x1.355824p-11f, -0x1.7da364p-10f, 0x1.d6d3d1p-9f, -0x1.226e35p-7f,
+                              0x1.664f48p-6f,  -0x1.ba1ba2p-5f,  0x1.111112p-3f, -0x1.555556p-2f};
+
+static inline float k_tanhf(float x)
+{
+    const uint32_t sign = tosac_fp32_bits(x) & 0x80000000u;
+    const float ax = tosac_fp32_from_bits(tosac_fp32_bits(x) ^ sign), z = x * x;
+    float q = kt_c[0];
+    for (int i = 1; i < 8; i++) q = q * z + kt_c[i];
+    const float small = x + x * (z * q);
+    const float big = 1.0f - 2.0f / (k_expf(ax + ax) + 1.0f);
+    return ax < KT_SMALL ? small : tosac_fp32_from_bits(tosac_fp32_bits(big) | sign);
+}
+
+static bool u_tanh_fast_base(int64_t n, const void *pa, void *po, const kargs *k)
+{
+    const float *a = (const float *)pa;
+    float *o = (float *)po;
+    (void)k;
+    for (int64_t i = 0; i < n; i++) o[i] = k_tanhf(a[i]);
+    return true;
+}
+
 #ifdef TOSAC_KERNEL_X86
 /* k_expf's kf and polynomial p in vectors (VEC, PFX: the intrinsics of one width). The clamp is
    min(HI, x) then max(LO, .), which return a NaN x unchanged: a NaN lane stays NaN to the end. */
@@ -453,62 +486,93 @@ __attribute__((target("avx512f"))) static inline __m512 k_expf16(__m512 x)
 }
 #undef KX_VEC_POLY
 
-/* EXP (sigmoid false) or SIGMOID of n floats: 8 at a time, the tail through the portable rows. */
-__attribute__((target("avx2"))) static void k_exp_sig_avx2(int64_t n, const float *a, float *o, bool sigmoid)
+/* k_tanhf in vectors: the polynomial and the exp form in every lane, blended on |x| < KT_SMALL. */
+__attribute__((target("avx2"))) static inline __m256 k_tanhf8(__m256 x)
+{
+    const __m256 sgn = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+    const __m256 ax = _mm256_andnot_ps(sgn, x), z = _mm256_mul_ps(x, x);
+    __m256 q = _mm256_set1_ps(kt_c[0]);
+    for (int i = 1; i < 8; i++) q = _mm256_add_ps(_mm256_mul_ps(q, z), _mm256_set1_ps(kt_c[i]));
+    const __m256 small = _mm256_add_ps(x, _mm256_mul_ps(x, _mm256_mul_ps(z, q)));
+    __m256 big = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(k_expf8(_mm256_add_ps(ax, ax)), one)));
+    big = _mm256_or_ps(big, _mm256_and_ps(x, sgn));
+    return _mm256_blendv_ps(big, small, _mm256_cmp_ps(ax, _mm256_set1_ps(KT_SMALL), _CMP_LT_OQ));
+}
+__attribute__((target("avx2,avx512f"))) static inline __m512 k_tanhf16(__m512 x)
+{
+    const __m512i sgn = _mm512_set1_epi32(INT32_MIN), xi = _mm512_castps_si512(x);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 ax = _mm512_castsi512_ps(_mm512_andnot_si512(sgn, xi)), z = _mm512_mul_ps(x, x);
+    __m512 q = _mm512_set1_ps(kt_c[0]);
+    for (int i = 1; i < 8; i++) q = _mm512_add_ps(_mm512_mul_ps(q, z), _mm512_set1_ps(kt_c[i]));
+    const __m512 small = _mm512_add_ps(x, _mm512_mul_ps(x, _mm512_mul_ps(z, q)));
+    const __m512 big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(k_expf16(_mm512_add_ps(ax, ax)), one)));
+    const __m512 sbig = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big), _mm512_and_si512(xi, sgn)));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(KT_SMALL), _CMP_LT_OQ), sbig, small);
+}
+
+/* EXP, SIGMOID or TANH (op) of n floats: 8 at a time, the tail through the portable rows. */
+__attribute__((target("avx2"))) static void k_fast_avx2(int64_t n, const float *a, float *o, uint32_t op)
 {
     const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 x = _mm256_loadu_ps(a + i);
-        _mm256_storeu_ps(o + i, sigmoid ? _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(x, neg))))
-                                        : k_expf8(x));
+        _mm256_storeu_ps(o + i, op == TOSAC_OP_EXP     ? k_expf8(x)
+                                : op == TOSAC_OP_TANH ? k_tanhf8(x)
+                                                      : _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(x, neg)))));
     }
-    if (i < n) (sigmoid ? u_sigmoid_fast_base : u_exp_fast_base)(n - i, a + i, o + i, NULL);
+    if (i < n)
+        (op == TOSAC_OP_EXP ? u_exp_fast_base : op == TOSAC_OP_TANH ? u_tanh_fast_base : u_sigmoid_fast_base)(n - i, a + i, o + i, NULL);
 }
 /* The same, 16 at a time with a masked tail. */
-__attribute__((target("avx2,avx512f"))) static void k_exp_sig_avx512(int64_t n, const float *a, float *o, bool sigmoid)
+__attribute__((target("avx2,avx512f"))) static void k_fast_avx512(int64_t n, const float *a, float *o, uint32_t op)
 {
     const __m512 one = _mm512_set1_ps(1.0f);
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
         const __m512 x = _mm512_maskz_loadu_ps(m, a + i);
         __m512 r;
-        if (sigmoid)
+        if (op == TOSAC_OP_EXP)
+            r = k_expf16(x);
+        else if (op == TOSAC_OP_TANH)
+            r = k_tanhf16(x);
+        else
             r = _mm512_div_ps(one, _mm512_add_ps(one, k_expf16(_mm512_castsi512_ps(_mm512_xor_si512(
                                                        _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN))))));
-        else
-            r = k_expf16(x);
         _mm512_mask_storeu_ps(o + i, m, r);
     }
 }
-#define KX_ROWS(SFX, TARGET)                                                                      \
-    TARGET static bool u_exp_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k)     \
-    {                                                                                             \
-        (void)k;                                                                                  \
-        k_exp_sig_##SFX(n, pa, po, false);                                                        \
-        return true;                                                                              \
-    }                                                                                             \
-    TARGET static bool u_sigmoid_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
-    {                                                                                             \
-        (void)k;                                                                                  \
-        k_exp_sig_##SFX(n, pa, po, true);                                                         \
-        return true;                                                                              \
+#define KX_ROW(NAME, OP, SFX, TARGET)                                                   \
+    TARGET static bool u_##NAME##_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
+    {                                                                                   \
+        (void)k;                                                                        \
+        k_fast_##SFX(n, pa, po, OP);                                                    \
+        return true;                                                                    \
     }
+#define KX_ROWS(SFX, TARGET)                      \
+    KX_ROW(exp, TOSAC_OP_EXP, SFX, TARGET)         \
+    KX_ROW(sigmoid, TOSAC_OP_SIGMOID, SFX, TARGET) \
+    KX_ROW(tanh, TOSAC_OP_TANH, SFX, TARGET)
 KX_ROWS(avx2, __attribute__((target("avx2"))))
 KX_ROWS(avx512, __attribute__((target("avx2,avx512f"))))
 #undef KX_ROWS
+#undef KX_ROW
 #endif
 
-/* The fp32 EXP / SIGMOID row of the variant `isa` picks. */
+/* The fp32 EXP / SIGMOID / TANH row of the variant `isa` picks. */
 static krow1 k_fast_row(uint32_t op, uint32_t isa)
 {
-    bool e = op == TOSAC_OP_EXP;
+    const int w = op == TOSAC_OP_EXP ? 0 : op == TOSAC_OP_SIGMOID ? 1 : 2;
 #ifdef TOSAC_KERNEL_X86
-    if (isa >= TOSAC_KISA_AVX512) return e ? u_exp_fast_avx512 : u_sigmoid_fast_avx512;
-    if (isa >= TOSAC_KISA_AVX2) return e ? u_exp_fast_avx2 : u_sigmoid_fast_avx2;
+    static const krow1 avx512[3] = {u_exp_fast_avx512, u_sigmoid_fast_avx512, u_tanh_fast_avx512};
+    static const krow1 avx2[3] = {u_exp_fast_avx2, u_sigmoid_fast_avx2, u_tanh_fast_avx2};
+    if (isa >= TOSAC_KISA_AVX512) return avx512[w];
+    if (isa >= TOSAC_KISA_AVX2) return avx2[w];
 #endif
+    static const krow1 base[3] = {u_exp_fast_base, u_sigmoid_fast_base, u_tanh_fast_base};
     (void)isa;
-    return e ? u_exp_fast_base : u_sigmoid_fast_base;
+    return base[w];
 }
 
 /* Value 0 of a zero-point operand of any type (false if absent or unreadable). */
@@ -573,7 +637,7 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
         case TOSAC_OP_LOG: f32 = u_log_f32, f64 = u_log_f64; break;
         case TOSAC_OP_SIN: f32 = u_sin_f32, f64 = u_sin_f64; break;
         case TOSAC_OP_COS: f32 = u_cos_f32, f64 = u_cos_f64; break;
-        case TOSAC_OP_TANH: f32 = u_tanh_f32, f64 = u_tanh_f64; break;
+        case TOSAC_OP_TANH: f32 = k_fast_row(c->op, c->isa), f64 = u_tanh_f64; break;
         case TOSAC_OP_ERF: f32 = u_erf_f32, f64 = u_erf_f64; break;
         case TOSAC_OP_SIGMOID: f32 = k_fast_row(c->op, c->isa), f64 = u_sigmoid_f64; break;
         case TOSAC_OP_NEGATE: {

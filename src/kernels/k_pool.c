@@ -84,46 +84,88 @@ static bool is_nan_d(double v) { return v != v; }
             }                                                                            \
     } while (0)
 
-static tosac_status avg_int(tosac_kcall *c, const pool_geom *g, int32_t izp, int32_t ozp)
+/* Integer AVG_POOL2D over output rows [r0, r1) of all images as a parallel-for task (like
+   MAX_POOL2D's): each output element depends on its own window only. A failed REQUIRE is noted in
+   the worker's own slot of `fail` (1: no valid tap, 2: the sum overflows i32) and stops the task. */
+typedef struct {
+    tosac_kcall *c;
+    const pool_geom *g;
+    int32_t izp, ozp;
+    uint8_t fail[TOSAC_KMAX_WORKERS];
+} avg_task;
+
+static void avg_int(void *ctx, uint32_t worker, size_t r0, size_t r1)
 {
+    avg_task *t = ctx;
+    const tosac_kcall *c = t->c;
+    const pool_geom *g = t->g;
+    const int32_t izp = t->izp, ozp = t->ozp;
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
     int64_t C = g->C, lo, hi;
     tosac_kint_range(in->dtype, &lo, &hi);
-    int64_t *acc = (int64_t *)c->scratch;
-    int32_t *acc32 = (int32_t *)(void *)((uint8_t *)c->scratch + tosac_kalign64((size_t)C * 8u));
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
+    int64_t *acc = (int64_t *)(void *)sc;
+    int32_t *acc32 = (int32_t *)(void *)(sc + tosac_kalign64((size_t)C * 8u));
     bool i16 = in->dtype == TOSAC_DTYPE_INT16;
-    /* int32 sums are exact while the window holds fewer than 2^16 taps (|x - zp| <= 2^15) */
+    /* int32 sums are exact while the window holds fewer than 2^16 taps (|x - zp| <= 2^15); for int8
+       they stay below 2^24 in magnitude, inside apply_scale_32's REQUIRE range (shift >= 30), so
+       that loop scales without the checks */
     bool narrow = g->ky * g->kx < 65536;
-    for (int64_t n = 0; n < g->N; n++)
-        for (int64_t oy = 0; oy < g->OH; oy++)
-            for (int64_t ox = 0; ox < g->OW; ox++) {
-                int64_t y0, y1, x0, x1;
-                window(g, oy, ox, &y0, &y1, &x0, &x1);
-                if (narrow) {
-                    AVG_WINDOW_SUM(acc32);
-                    for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc32[ch];
-                } else {
-                    AVG_WINDOW_SUM(acc);
-                }
-                int64_t count = (y1 - y0) * (x1 - x0);
-                if (count < 1 || count > INT32_MAX)
-                    return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "AVG_POOL2D window has no valid tap");
-                int32_t mul, sh;
-                tosac_reciprocal_scale((uint32_t)count, &mul, &sh);
-                int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
-                for (int64_t ch = 0; ch < C; ch++) {
-                    int32_t r;
-                    if (acc[ch] < INT32_MIN || acc[ch] > INT32_MAX ||
-                        !tosac_apply_scale_32((int32_t)acc[ch], mul, sh, false, &r))
-                        return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "AVG_POOL2D sum overflows i32 (REQUIRE)");
-                    int64_t v = tosac_sat64((int64_t)r + ozp, lo, hi);
-                    if (i16)
-                        ((int16_t *)out->data)[o0 + ch] = (int16_t)v;
-                    else
-                        ((int8_t *)out->data)[o0 + ch] = (int8_t)v;
-                }
+    for (size_t r = r0; r < r1; r++) {
+        const int64_t n = (int64_t)(r / (size_t)g->OH), oy = (int64_t)(r % (size_t)g->OH);
+        for (int64_t ox = 0; ox < g->OW; ox++) {
+            int64_t y0, y1, x0, x1;
+            window(g, oy, ox, &y0, &y1, &x0, &x1);
+            int64_t count = (y1 - y0) * (x1 - x0);
+            if (count < 1 || count > INT32_MAX) {
+                t->fail[worker] = 1;
+                return;
             }
-    return TOSAC_OK;
+            int32_t mul, sh;
+            tosac_reciprocal_scale((uint32_t)count, &mul, &sh);
+            int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
+            if (narrow && !i16) {
+                AVG_WINDOW_SUM(acc32);
+                const int64_t rnd = (int64_t)1 << (sh - 1);
+                int8_t *o = (int8_t *)out->data + o0;
+                if (count <= 8192) {
+                    /* |sum| < 2^21 and mul < 2^31: sum * mul + rnd < 2^53 is exact in double, and so is
+                       its scaling by 2^-sh (|.| < 257); + 256 makes it positive with bits from 2^8 down
+                       to 2^-43 (exact), so truncation is the spec's floor: the same bits, in a loop that
+                       vectorises */
+                    const double dm = (double)mul, dr = (double)rnd, ds = tosac_fp64_from_bits((uint64_t)(1023 - sh) << 52);
+                    for (int64_t ch = 0; ch < C; ch++) {
+                        int32_t v = (int32_t)(((double)acc32[ch] * dm + dr) * ds + 256.0) - 256 + ozp;
+                        o[ch] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+                    }
+                    continue;
+                }
+                for (int64_t ch = 0; ch < C; ch++) {
+                    int32_t v = tosac_scale32_core(acc32[ch], mul, rnd, (uint32_t)sh) + ozp;
+                    o[ch] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+                }
+                continue;
+            }
+            if (narrow) {
+                AVG_WINDOW_SUM(acc32);
+                for (int64_t ch = 0; ch < C; ch++) acc[ch] = acc32[ch];
+            } else {
+                AVG_WINDOW_SUM(acc);
+            }
+            for (int64_t ch = 0; ch < C; ch++) {
+                int32_t v;
+                if (acc[ch] < INT32_MIN || acc[ch] > INT32_MAX || !tosac_apply_scale_32((int32_t)acc[ch], mul, sh, false, &v)) {
+                    t->fail[worker] = 2;
+                    return;
+                }
+                int64_t w = tosac_sat64((int64_t)v + ozp, lo, hi);
+                if (i16)
+                    ((int16_t *)out->data)[o0 + ch] = (int16_t)w;
+                else
+                    ((int8_t *)out->data)[o0 + ch] = (int8_t)w;
+            }
+        }
+    }
 }
 #undef AVG_WINDOW_SUM
 
@@ -300,7 +342,17 @@ tosac_status tosac_kernel_pool2d(tosac_kcall *c)
     int64_t izp = tosac_kzp(&c->in[1], &bad), ozp = tosac_kzp(&c->in[2], &bad);
     if (bad || (in->dtype != TOSAC_DTYPE_INT8 && (izp != 0 || ozp != 0)))
         return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "AVG_POOL2D zero points must be 0 unless in_out_t is i8");
-    if (!fp) return avg_int(c, &g, (int32_t)izp, (int32_t)ozp);
+    if (!fp) {
+        avg_task t;
+        memset(&t, 0, sizeof t);
+        t.c = c, t.g = &g, t.izp = (int32_t)izp, t.ozp = (int32_t)ozp;
+        tosac_kparallel_for(c, avg_int, &t, (size_t)(g.N * g.OH));
+        uint8_t f = 0;
+        for (uint32_t w = 0; w < TOSAC_KMAX_WORKERS; w++) f = t.fail[w] > f ? t.fail[w] : f;
+        if (f == 1) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "AVG_POOL2D window has no valid tap");
+        if (f == 2) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "AVG_POOL2D sum overflows i32 (REQUIRE)");
+        return TOSAC_OK;
+    }
     int64_t acc = tosac_kattr_int(c, TOSAC_ATTR_AVG_POOL2D_acc_type, 0);
     bool f16acc = acc == TOSAC_DTYPE_FP16 ||
                   (acc == 0 && (in->dtype == TOSAC_DTYPE_FP8E4M3 || in->dtype == TOSAC_DTYPE_FP8E5M2));

@@ -709,18 +709,19 @@ static bool fp_close(double got, double want, tosac_dtype dt, bool f64, double t
 }
 
 /*
- * TOSA.md §D.5 ABS_ERROR for fp32 EXP and SIGMOID (the conformance generator's bounds values,
- * tools/conformance/cases_ew.py): |got - want| <= 2^-23 * max(|want|, normal_min) * bnd with
- * bnd = 2|x| + 3 (EXP) or 2 (1 + |x|) (SIGMOID); a result below normal_min may flush to zero;
- * NaN gives NaN and an overflow the same infinity (fp_close).
+ * TOSA.md §D.5 ABS_ERROR for fp32 EXP, SIGMOID and TANH (the conformance generator's bounds values,
+ * tools/conformance/cases_ew.py): |got - want| <= 2^-23 * max(|want|, normal_min, lower) * bnd with
+ * bnd = 2|x| + 3 (EXP), 2 (1 + |x|) (SIGMOID) or 8|x| + 12 with lower = 0.5 / bnd (TANH); a result
+ * below normal_min may flush to zero; NaN gives NaN and an overflow the same infinity (fp_close).
  */
 static bool tosa_exp_close(double got, double want, double x, uint32_t op)
 {
     const double nmin = 0x1p-126;
     if (isnan(want) || isinf(got) || fabs(want) > 0x1.fffffep127) return fp_close(got, want, TOSAC_DTYPE_FP32, false, 1.0);
     if (got == 0.0 && fabs(want) < nmin) return true;
-    const double bnd = op == TOSAC_OP_EXP ? 2.0 * fabs(x) + 3.0 : 2.0 * (1.0 + fabs(x));
-    return fabs(got - want) <= 0x1p-23 * fmax(fabs(want), nmin) * bnd;
+    const double bnd = op == TOSAC_OP_EXP ? 2.0 * fabs(x) + 3.0 : op == TOSAC_OP_TANH ? 8.0 * fabs(x) + 12.0 : 2.0 * (1.0 + fabs(x));
+    const double lower = op == TOSAC_OP_TANH ? 0.5 / bnd : 0.0;
+    return fabs(got - want) <= 0x1p-23 * fmax(fmax(fabs(want), nmin), lower) * bnd;
 }
 
 /* One random broadcast FP case; exact ops compare bits (NaN: any NaN), `tol` > 0 uses fp_close. */
@@ -956,8 +957,8 @@ static void test_unary_fp(void)
                 int bad = 0;
                 for (int64_t i = 0; i < n; i++) {
                     bool good;
-                    if (t == TOSAC_DTYPE_FP32 && !f64 && (fs[k].op == TOSAC_OP_EXP || fs[k].op == TOSAC_OP_SIGMOID))
-                        good = tosa_exp_close(get_f(res, i), want[i], x[i], fs[k].op); /* k_expf */
+                    if (t == TOSAC_DTYPE_FP32 && !f64 && (fs[k].op == TOSAC_OP_EXP || fs[k].op == TOSAC_OP_SIGMOID || fs[k].op == TOSAC_OP_TANH))
+                        good = tosa_exp_close(get_f(res, i), want[i], x[i], fs[k].op); /* k_expf, k_tanhf */
                     else if (fs[k].tol > 0)
                         good = fp_close(get_f(res, i), want[i], t, f64, fs[k].tol);
                     else if (isnan(want[i]))
@@ -1898,28 +1899,34 @@ static void test_broadcast_corners(void)
     tt_free(&H);
 }
 
-/* fp32 EXP and SIGMOID (k_expf, not libm) over their whole range, subnormal results, overflow and
+/* fp32 EXP, SIGMOID and TANH (k_expf, k_tanhf, not libm) over their whole range, subnormal results,
+   overflow, TANH's small-argument polynomial (a dense sweep of |x| < 1 and tiny values) and
    specials: within TOSA's ABS_ERROR bounds and the same bits at every ISA level. */
 static void test_exp_sigmoid_levels(void)
 {
-    enum { N = 4003 }; /* not a multiple of the vector width: a masked tail */
+    enum { N = 4003, M = 2000 }; /* not a multiple of the vector width: a masked tail */
     tt A, O;
-    tt_make1(&A, TOSAC_DTYPE_FP32, false, N);
-    tt_make1(&O, TOSAC_DTYPE_FP32, false, N);
+    tt_make1(&A, TOSAC_DTYPE_FP32, false, N + M);
+    tt_make1(&O, TOSAC_DTYPE_FP32, false, N + M);
     float *a = (float *)(void *)A.buf;
     for (int i = 0; i < N - 6; i++) a[i] = -110.0f + 200.0f * (float)i / (float)(N - 6) + (float)rnd_unit() * 0.05f;
     a[N - 6] = INFINITY, a[N - 5] = -INFINITY, a[N - 4] = NAN, a[N - 3] = 0.0f, a[N - 2] = -0.0f, a[N - 1] = 88.72f;
-    static const uint32_t ops[2] = {TOSAC_OP_EXP, TOSAC_OP_SIGMOID};
-    for (int k = 0; k < 2; k++) {
-        float *first = malloc(N * sizeof(float));
+    for (int i = 0; i < M - 8; i++) a[N + i] = (float)(2.0 * rnd_unit() - 1.0);
+    static const float spots[8] = {0x1p-149f, -0x1p-149f, 0x1p-126f, -0x1p-30f, 0.55f, -0.54999995f, 9.0f, -3e38f};
+    memcpy(a + N + M - 8, spots, sizeof spots);
+    static const uint32_t ops[3] = {TOSAC_OP_EXP, TOSAC_OP_SIGMOID, TOSAC_OP_TANH};
+    for (int k = 0; k < 3; k++) {
+        float *first = malloc((N + M) * sizeof(float));
         for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
             tosac_kernel_limit_isa(level);
             tt *ins[1] = {&A};
             EXPECT_EQ_I(run_op(ops[k], ins, 1, &O, NULL), TOSAC_OK);
             const float *r = (const float *)(void *)O.buf;
             int bad = 0;
-            for (int i = 0; i < N; i++) {
-                double want = ops[k] == TOSAC_OP_EXP ? exp((double)a[i]) : d_sigmoid((double)a[i]);
+            for (int i = 0; i < N + M; i++) {
+                double want = ops[k] == TOSAC_OP_EXP       ? exp((double)a[i])
+                              : ops[k] == TOSAC_OP_SIGMOID ? d_sigmoid((double)a[i])
+                                                           : tanh((double)a[i]);
                 bool good = tosa_exp_close(r[i], want, a[i], ops[k]);
                 if (level && memcmp(&r[i], &first[i], sizeof(float)) != 0 && !(isnan(r[i]) && isnan(first[i])))
                     good = false;
@@ -1929,7 +1936,7 @@ static void test_exp_sigmoid_levels(void)
                             (double)a[i], (double)r[i], want);
             }
             if (bad) t_failures++;
-            if (!level) memcpy(first, r, N * sizeof(float));
+            if (!level) memcpy(first, r, (N + M) * sizeof(float));
         }
         free(first);
     }

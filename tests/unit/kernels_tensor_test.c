@@ -1422,6 +1422,8 @@ int main(void)
     RUN(test_conv_large);
     RUN(test_matmul);
     RUN(test_max_pool_random);
+    RUN(test_avg_pool_random);
+    RUN(test_avg_pool_large_window);
     kr_workers = 1;
     kr_const_mask = 0;
     return test_summary();
