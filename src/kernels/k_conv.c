@@ -48,6 +48,7 @@ typedef enum { CK_INT, CK_F32, CK_F16ACC, CK_F64 } conv_kind;
 
 typedef struct {
     uint32_t op;
+    uint32_t isa;  /* c->isa: the variant of the row and GEMM kernels (k_gemm.h) */
     conv_kind kind;
     int64_t N, ID, IH, IW, IC, OD, OH, OW, OC;
     int64_t KD, KH, KW, T; /* taps T = KD * KH * KW */
@@ -92,6 +93,7 @@ static size_t work_size(conv_kind k)
 static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
 {
     memset(g, 0, sizeof *g);
+    g->isa = c->isa;
     const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0];
     g->op = c->op;
     g->KD = 1, g->ID = 1, g->OD = 1, g->sd = 1, g->dd = 1, g->M = 1;
@@ -601,7 +603,7 @@ static void conv_direct_f32(const conv_plan *g, const float *row, const uint8_t 
             float x = row[tap * IC + i];
             const float *w = wt + (tap * IC + i) * OC;
             if (f16) {
-                tosac_axpy_f16acc(acc, x, w, OC);
+                tosac_axpy_f16acc(g->isa, acc, x, w, OC);
             } else if (g->fpanel) {
                 for (int64_t oc = 0; oc < OC; oc++) {
                     float p = x * wt[wf_at(g, tap * IC + i, oc)];
@@ -682,7 +684,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             if (g->fpanel)
                 tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, t->fused ? &t->ep : NULL);
             else
-                tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
+                tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
             const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
             const void *A = patch;
@@ -704,14 +706,14 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
                 if (K <= g->chunk) {
-                    tosac_gemm_i16(pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
+                    tosac_gemm_i16(g->isa, pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
                 } else {
                     int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
                     int32_t *c32 = (int32_t *)cbuf;
                     for (int64_t i = 0; i < pn * OC; i++) c64[i] = 0;
                     for (int64_t k0 = 0; k0 < K; k0 += g->chunk) {
                         int64_t kn = K - k0 < g->chunk ? K - k0 : g->chunk;
-                        tosac_gemm_i16(pn, OC, kn, (const int16_t *)patch + k0, K, (const int16_t *)wbuf + k0, K, c32,
+                        tosac_gemm_i16(g->isa, pn, OC, kn, (const int16_t *)patch + k0, K, (const int16_t *)wbuf + k0, K, c32,
                                        OC);
                         for (int64_t i = 0; i < pn * OC; i++) c64[i] += c32[i];
                     }
@@ -722,7 +724,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC,
                                      t->fused ? &t->ep : NULL);
             } else {
-                tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
+                tosac_gemm_f32(g->isa, pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }
         }
         /* epilogue */
@@ -811,10 +813,10 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                 geo.ox0 = ox0, geo.n = g->OW - ox0 < g->pblk ? g->OW - ox0 : g->pblk;
                 int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * C;
                 if (g->kind == CK_F32) {
-                    tosac_dw_row_f32((float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
+                    tosac_dw_row_f32(g->isa, (float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
                     fp_store_f32(&c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
                 } else {
-                    tosac_dw_row_i8((int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
+                    tosac_dw_row_i8(g->isa, (int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
                                     &geo, izp);
                     tosac_status st = int_store(c, o0, geo.n * C, C, NULL, (int32_t *)acc);
                     if (st != TOSAC_OK) {
@@ -889,7 +891,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                             xr = (const float *)xrow;
                         }
                         if (g->kind == CK_F16ACC && M == 1) {
-                            tosac_dw_acc_f16(af, xr, wr, C);
+                            tosac_dw_acc_f16(g->isa, af, xr, wr, C);
                         } else if (g->kind == CK_F16ACC) {
                             for (int64_t ch = 0; ch < C; ch++)
                                 for (int64_t m = 0; m < M; m++) {
