@@ -58,6 +58,7 @@ typedef struct {
     int64_t K;     /* GEMM reduction length T * IC */
     int64_t chunk; /* integer: most K terms summed in int32 */
     int64_t pblk;  /* output pixels per patch block (depthwise: per call of the row kernels) */
+    int64_t dwrows; /* depthwise row kernels: whole output rows gathered per epilogue call */
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
@@ -178,19 +179,21 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     size_t o = 0;
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         /* weights [T][C*M], one converted input row [C], accumulators [pblk][C*M] (8 bytes each):
-           with vector units a row of output pixels (up to 64 KB) per call of the row kernels and
-           per epilogue, else one pixel (the scratch of the microcontroller builds) */
+           with vector units a row of output pixels (up to 64 KB) per call of the row kernels, and
+           as many whole rows as fit per epilogue (narrow rows: its per-call setup would dominate),
+           else one pixel (the scratch of the microcontroller builds) */
         int64_t cm = g->IC * g->M;
         g->wbytes = (size_t)(g->T * cm) * es;
         g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
-        g->pblk = 1;
+        g->pblk = 1, g->dwrows = 1;
         if (c->isa == TOSAC_KISA_AVX2 || c->isa == TOSAC_KISA_AVX512) {
             int64_t px = (int64_t)(65536u / ((size_t)(cm > 0 ? cm : 1) * 8u));
             g->pblk = px < 1 ? 1 : px > g->OW ? (g->OW > 0 ? g->OW : 1) : px;
+            if (g->pblk == g->OW && g->OW > 0) g->dwrows = (int64_t)((size_t)px / (size_t)g->OW); /* 32-bit clean */
         }
         if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
-        g->off_c = o, o += tosac_kalign64((size_t)(g->pblk * cm) * 8u);
+        g->off_c = o, o += tosac_kalign64((size_t)(g->dwrows * g->pblk * cm) * 8u);
         g->total = o;
         return;
     }
@@ -801,8 +804,35 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     /* multiplier 1, fp32 or int8 with int32 sums: the row kernels (k_gemm.h), pblk pixels a call */
     const bool rowk = M == 1 && ((g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32) ||
                                  (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8));
+    int64_t held = 0, h0 = 0; /* rows whose sums wait in acc for one epilogue call; the first's output */
     for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
         int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
+        if (rowk && g->dwrows > 1) {
+            /* whole rows (pblk == OW): rows r0.. are consecutive in the output */
+            int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH;
+            while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
+            while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dy >= g->IH) ky1--;
+            tosac_dw_geom geo = {C, g->KW, g->IW, g->sx, g->dx, g->pl, ky1 - ky0, g->IW * C * g->dy, 0, g->OW};
+            int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * C;
+            if (held == 0) h0 = (n * g->OH + oy) * g->OW * C;
+            int64_t a0 = held * g->OW * C;
+            if (g->kind == CK_F32)
+                tosac_dw_row_f32(g->isa, (float *)acc + a0, (const float *)in->data + xoff, (const float *)wbuf + woff,
+                                 &geo);
+            else
+                tosac_dw_row_i8(g->isa, (int32_t *)acc + a0, (const int8_t *)in->data + xoff,
+                                (const int16_t *)wbuf + woff, &geo, izp);
+            if (++held < g->dwrows && row + 1 < r1) continue;
+            int64_t count = held * g->OW * C;
+            held = 0;
+            if (g->kind == CK_F32) {
+                fp_store_f32(&c->out[0], &c->in[2], h0, count, C, (float *)acc, c->epi);
+            } else {
+                tosac_status st = int_store(c, h0, count, C, NULL, (int32_t *)acc);
+                if (st != TOSAC_OK) t->st[worker] = st;
+            }
+            continue;
+        }
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
