@@ -383,27 +383,15 @@ static float bias_f32(const tosac_ktensor *bias, int64_t oc)
 
 /* Stores bias + acc (added in float, in place in acc) rounded once to the output type; with a
    fused CLAMP (epi) clamped and stored to the CLAMP's output instead. */
-static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
-                         int64_t oc_n, float *acc, const tosac_kepilogue *epi)
+static void fp_store_f32(uint32_t isa, const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0,
+                         int64_t count, int64_t oc_n, float *acc, const tosac_kepilogue *epi)
 {
     const tosac_ktensor *dst = epi ? epi->out : out;
     if (bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 && dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64) {
         /* the common case in one pass: the same additions and clamp (tosac_clamp_f32_row) */
-        const float *b = (const float *)bias->data;
-        float *d = (float *)dst->data + o0;
-        const int64_t bstep = bias->nelem == 1 ? 0 : 1;
-        const float lo = epi ? epi->flo : 0.0f, hi = epi ? epi->fhi : 0.0f;
-        const bool ignore = epi && epi->fignore;
-        for (int64_t i = 0; i < count; i += oc_n)
-            for (int64_t j = 0; j < oc_n; j++) {
-                const float x = b[j * bstep] + acc[i + j];
-                if (epi) {
-                    const float v = x >= lo ? x : lo, r = v < hi ? v : hi;
-                    d[i + j] = x != x ? (ignore ? lo : x) : r;
-                } else {
-                    d[i + j] = x;
-                }
-            }
+        const tosac_gemm_epi ep = {(const float *)bias->data, bias->nelem == 1, epi != NULL, epi && epi->fignore,
+                                   epi ? epi->flo : 0.0f, epi ? epi->fhi : 0.0f};
+        tosac_gemm_bias_store_f32(isa, (float *)dst->data + o0, acc, count, oc_n, &ep);
         return;
     }
     if (bias->nelem == 1) {
@@ -747,7 +735,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else if (!t->fused) {
-            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
+            fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
 }
@@ -826,7 +814,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             int64_t count = held * g->OW * C;
             held = 0;
             if (g->kind == CK_F32) {
-                fp_store_f32(&c->out[0], &c->in[2], h0, count, C, (float *)acc, c->epi);
+                fp_store_f32(g->isa, &c->out[0], &c->in[2], h0, count, C, (float *)acc, c->epi);
             } else {
                 tosac_status st = int_store(c, h0, count, C, NULL, (int32_t *)acc);
                 if (st != TOSAC_OK) t->st[worker] = st;
@@ -844,7 +832,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                 int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * C;
                 if (g->kind == CK_F32) {
                     tosac_dw_row_f32(g->isa, (float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
-                    fp_store_f32(&c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
+                    fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
                 } else {
                     tosac_dw_row_i8(g->isa, (int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
                                     &geo, izp);
@@ -944,7 +932,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             else if (g->kind == CK_F64)
                 fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
             else
-                fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
+                fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
             if (st != TOSAC_OK) {
                 t->st[worker] = st;
                 break;

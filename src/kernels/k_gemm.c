@@ -763,3 +763,9 @@ void tosac_dw_acc_f16(uint32_t isa, float *acc, const float *x, const float *w, 
 {
     KG_DISPATCH(dw_f16, (acc, x, w, n))
 }
+
+void tosac_gemm_bias_store_f32(uint32_t isa, float *d, const float *acc, int64_t count, int64_t oc_n,
+                               const tosac_gemm_epi *ep)
+{
+    KG_DISPATCH(bias_store_f32, (d, acc, count, oc_n, ep))
+}

@@ -99,6 +99,10 @@ typedef struct tosac_gemm_epi {
 } tosac_gemm_epi;
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
                           int64_t ldc, const tosac_gemm_epi *ep);
+/* d[i + j] = the end ep of acc[i + j] (bias[j]; i a multiple of oc_n, count elements): what
+   tosac_gemm_f32_panel stores, for sums computed elsewhere (d and acc do not overlap). */
+void tosac_gemm_bias_store_f32(uint32_t isa, float *d, const float *acc, int64_t count, int64_t oc_n,
+                               const tosac_gemm_epi *ep);
 void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t lda, const double *B, int64_t ldb,
                     double *C, int64_t ldc);
 
