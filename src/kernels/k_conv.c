@@ -48,6 +48,7 @@ typedef enum { CK_INT, CK_F32, CK_F16ACC, CK_F64 } conv_kind;
 
 typedef struct {
     uint32_t op;
+    uint32_t isa;  /* c->isa: the variant of the row and GEMM kernels (k_gemm.h) */
     conv_kind kind;
     int64_t N, ID, IH, IW, IC, OD, OH, OW, OC;
     int64_t KD, KH, KW, T; /* taps T = KD * KH * KW */
@@ -57,6 +58,7 @@ typedef struct {
     int64_t K;     /* GEMM reduction length T * IC */
     int64_t chunk; /* integer: most K terms summed in int32 */
     int64_t pblk;  /* output pixels per patch block (depthwise: per call of the row kernels) */
+    int64_t dwrows; /* depthwise row kernels: whole output rows gathered per epilogue call */
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
@@ -92,6 +94,7 @@ static size_t work_size(conv_kind k)
 static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
 {
     memset(g, 0, sizeof *g);
+    g->isa = c->isa;
     const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0];
     g->op = c->op;
     g->KD = 1, g->ID = 1, g->OD = 1, g->sd = 1, g->dd = 1, g->M = 1;
@@ -176,19 +179,21 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     size_t o = 0;
     if (c->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         /* weights [T][C*M], one converted input row [C], accumulators [pblk][C*M] (8 bytes each):
-           with vector units a row of output pixels (up to 64 KB) per call of the row kernels and
-           per epilogue, else one pixel (the scratch of the microcontroller builds) */
+           with vector units a row of output pixels (up to 64 KB) per call of the row kernels, and
+           as many whole rows as fit per epilogue (narrow rows: its per-call setup would dominate),
+           else one pixel (the scratch of the microcontroller builds) */
         int64_t cm = g->IC * g->M;
         g->wbytes = (size_t)(g->T * cm) * es;
         g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
-        g->pblk = 1;
+        g->pblk = 1, g->dwrows = 1;
         if (c->isa == TOSAC_KISA_AVX2 || c->isa == TOSAC_KISA_AVX512) {
             int64_t px = (int64_t)(65536u / ((size_t)(cm > 0 ? cm : 1) * 8u));
             g->pblk = px < 1 ? 1 : px > g->OW ? (g->OW > 0 ? g->OW : 1) : px;
+            if (g->pblk == g->OW && g->OW > 0) g->dwrows = (int64_t)((size_t)px / (size_t)g->OW); /* 32-bit clean */
         }
         if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
-        g->off_c = o, o += tosac_kalign64((size_t)(g->pblk * cm) * 8u);
+        g->off_c = o, o += tosac_kalign64((size_t)(g->dwrows * g->pblk * cm) * 8u);
         g->total = o;
         return;
     }
@@ -378,27 +383,15 @@ static float bias_f32(const tosac_ktensor *bias, int64_t oc)
 
 /* Stores bias + acc (added in float, in place in acc) rounded once to the output type; with a
    fused CLAMP (epi) clamped and stored to the CLAMP's output instead. */
-static void fp_store_f32(const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0, int64_t count,
-                         int64_t oc_n, float *acc, const tosac_kepilogue *epi)
+static void fp_store_f32(uint32_t isa, const tosac_ktensor *out, const tosac_ktensor *bias, int64_t o0,
+                         int64_t count, int64_t oc_n, float *acc, const tosac_kepilogue *epi)
 {
     const tosac_ktensor *dst = epi ? epi->out : out;
     if (bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 && dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64) {
         /* the common case in one pass: the same additions and clamp (tosac_clamp_f32_row) */
-        const float *b = (const float *)bias->data;
-        float *d = (float *)dst->data + o0;
-        const int64_t bstep = bias->nelem == 1 ? 0 : 1;
-        const float lo = epi ? epi->flo : 0.0f, hi = epi ? epi->fhi : 0.0f;
-        const bool ignore = epi && epi->fignore;
-        for (int64_t i = 0; i < count; i += oc_n)
-            for (int64_t j = 0; j < oc_n; j++) {
-                const float x = b[j * bstep] + acc[i + j];
-                if (epi) {
-                    const float v = x >= lo ? x : lo, r = v < hi ? v : hi;
-                    d[i + j] = x != x ? (ignore ? lo : x) : r;
-                } else {
-                    d[i + j] = x;
-                }
-            }
+        const tosac_gemm_epi ep = {(const float *)bias->data, bias->nelem == 1, epi != NULL, epi && epi->fignore,
+                                   epi ? epi->flo : 0.0f, epi ? epi->fhi : 0.0f};
+        tosac_gemm_bias_store_f32(isa, (float *)dst->data + o0, acc, count, oc_n, &ep);
         return;
     }
     if (bias->nelem == 1) {
@@ -601,7 +594,7 @@ static void conv_direct_f32(const conv_plan *g, const float *row, const uint8_t 
             float x = row[tap * IC + i];
             const float *w = wt + (tap * IC + i) * OC;
             if (f16) {
-                tosac_axpy_f16acc(acc, x, w, OC);
+                tosac_axpy_f16acc(g->isa, acc, x, w, OC);
             } else if (g->fpanel) {
                 for (int64_t oc = 0; oc < OC; oc++) {
                     float p = x * wt[wf_at(g, tap * IC + i, oc)];
@@ -682,7 +675,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             if (g->fpanel)
                 tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, t->fused ? &t->ep : NULL);
             else
-                tosac_gemm_f32(pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
+                tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
             const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
             const void *A = patch;
@@ -704,14 +697,14 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
                 if (K <= g->chunk) {
-                    tosac_gemm_i16(pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
+                    tosac_gemm_i16(g->isa, pn, OC, K, (const int16_t *)patch, K, (const int16_t *)wbuf, K, (int32_t *)cbuf, OC);
                 } else {
                     int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
                     int32_t *c32 = (int32_t *)cbuf;
                     for (int64_t i = 0; i < pn * OC; i++) c64[i] = 0;
                     for (int64_t k0 = 0; k0 < K; k0 += g->chunk) {
                         int64_t kn = K - k0 < g->chunk ? K - k0 : g->chunk;
-                        tosac_gemm_i16(pn, OC, kn, (const int16_t *)patch + k0, K, (const int16_t *)wbuf + k0, K, c32,
+                        tosac_gemm_i16(g->isa, pn, OC, kn, (const int16_t *)patch + k0, K, (const int16_t *)wbuf + k0, K, c32,
                                        OC);
                         for (int64_t i = 0; i < pn * OC; i++) c64[i] += c32[i];
                     }
@@ -722,7 +715,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC,
                                      t->fused ? &t->ep : NULL);
             } else {
-                tosac_gemm_f32(pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
+                tosac_gemm_f32(g->isa, pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }
         }
         /* epilogue */
@@ -742,7 +735,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         } else if (g->kind == CK_F64) {
             fp_store_f64(&c->out[0], &c->in[2], o0, pn * OC, OC, (const double *)cbuf);
         } else if (!t->fused) {
-            fp_store_f32(&c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
+            fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
     }
 }
@@ -799,8 +792,35 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     /* multiplier 1, fp32 or int8 with int32 sums: the row kernels (k_gemm.h), pblk pixels a call */
     const bool rowk = M == 1 && ((g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32) ||
                                  (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8));
+    int64_t held = 0, h0 = 0; /* rows whose sums wait in acc for one epilogue call; the first's output */
     for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
         int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
+        if (rowk && g->dwrows > 1) {
+            /* whole rows (pblk == OW): rows r0.. are consecutive in the output */
+            int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH;
+            while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
+            while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dy >= g->IH) ky1--;
+            tosac_dw_geom geo = {C, g->KW, g->IW, g->sx, g->dx, g->pl, ky1 - ky0, g->IW * C * g->dy, 0, g->OW};
+            int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * C;
+            if (held == 0) h0 = (n * g->OH + oy) * g->OW * C;
+            int64_t a0 = held * g->OW * C;
+            if (g->kind == CK_F32)
+                tosac_dw_row_f32(g->isa, (float *)acc + a0, (const float *)in->data + xoff, (const float *)wbuf + woff,
+                                 &geo);
+            else
+                tosac_dw_row_i8(g->isa, (int32_t *)acc + a0, (const int8_t *)in->data + xoff,
+                                (const int16_t *)wbuf + woff, &geo, izp);
+            if (++held < g->dwrows && row + 1 < r1) continue;
+            int64_t count = held * g->OW * C;
+            held = 0;
+            if (g->kind == CK_F32) {
+                fp_store_f32(g->isa, &c->out[0], &c->in[2], h0, count, C, (float *)acc, c->epi);
+            } else {
+                tosac_status st = int_store(c, h0, count, C, NULL, (int32_t *)acc);
+                if (st != TOSAC_OK) t->st[worker] = st;
+            }
+            continue;
+        }
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
@@ -811,10 +831,10 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                 geo.ox0 = ox0, geo.n = g->OW - ox0 < g->pblk ? g->OW - ox0 : g->pblk;
                 int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * C;
                 if (g->kind == CK_F32) {
-                    tosac_dw_row_f32((float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
-                    fp_store_f32(&c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
+                    tosac_dw_row_f32(g->isa, (float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
+                    fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
                 } else {
-                    tosac_dw_row_i8((int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
+                    tosac_dw_row_i8(g->isa, (int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
                                     &geo, izp);
                     tosac_status st = int_store(c, o0, geo.n * C, C, NULL, (int32_t *)acc);
                     if (st != TOSAC_OK) {
@@ -889,7 +909,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                             xr = (const float *)xrow;
                         }
                         if (g->kind == CK_F16ACC && M == 1) {
-                            tosac_dw_acc_f16(af, xr, wr, C);
+                            tosac_dw_acc_f16(g->isa, af, xr, wr, C);
                         } else if (g->kind == CK_F16ACC) {
                             for (int64_t ch = 0; ch < C; ch++)
                                 for (int64_t m = 0; m < M; m++) {
@@ -912,7 +932,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             else if (g->kind == CK_F64)
                 fp_store_f64(&c->out[0], &c->in[2], o0, CM, CM, ad);
             else
-                fp_store_f32(&c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
+                fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, CM, CM, af, c->epi);
             if (st != TOSAC_OK) {
                 t->st[worker] = st;
                 break;

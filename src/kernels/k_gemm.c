@@ -285,13 +285,13 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 
 #ifdef TOSAC_KERNEL_X86
 #define KG_DISPATCH(name, args)                                                                         \
-    switch (tosac_kernel_isa()) {                                                                                \
-    case 2: kg_vnni_##name args; return;                                                                 \
-    case 1: kg_avx2_##name args; return;                                                                 \
-    default: kg_base_##name args; return;                                                                \
+    switch (isa) {                                                                                      \
+    case TOSAC_KISA_AVX512: kg_vnni_##name args; return;                                                \
+    case TOSAC_KISA_AVX2: kg_avx2_##name args; return;                                                  \
+    default: kg_base_##name args; return;                                                               \
     }
 #else
-#define KG_DISPATCH(name, args) kg_base_##name args;
+#define KG_DISPATCH(name, args) (void)isa, kg_base_##name args;
 #endif
 
 size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K)
@@ -548,7 +548,7 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
 #endif
 }
 
-void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
+void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
                     int32_t *C, int64_t ldc)
 {
     KG_DISPATCH(gemm_i16, (P, J, K, A, lda, B, ldb, C, ldc))
@@ -732,11 +732,11 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
 #endif
 }
 
-void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
                     int64_t ldc)
 {
 #ifdef TOSAC_KERNEL_X86
-    if (tosac_kernel_isa() >= TOSAC_KISA_AVX512 && J >= 32 && K > 0) {
+    if (isa == TOSAC_KISA_AVX512 && J >= 32 && K > 0) {
         kg512_gemm_f32(P, J, K, A, lda, B, ldb, C, ldc);
         return;
     }
@@ -744,22 +744,28 @@ void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 
-void tosac_dw_row_f32(float *acc, const float *x, const float *w, const tosac_dw_geom *g)
+void tosac_dw_row_f32(uint32_t isa, float *acc, const float *x, const float *w, const tosac_dw_geom *g)
 {
     KG_DISPATCH(dw_rows_f32, (acc, x, w, g, 0))
 }
 
-void tosac_dw_row_i8(int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp)
+void tosac_dw_row_i8(uint32_t isa, int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp)
 {
     KG_DISPATCH(dw_rows_i8, (acc, x, w, g, zp))
 }
 
-void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n)
+void tosac_axpy_f16acc(uint32_t isa, float *acc, float x, const float *w, int64_t n)
 {
     KG_DISPATCH(axpy_f16, (acc, x, w, n))
 }
 
-void tosac_dw_acc_f16(float *acc, const float *x, const float *w, int64_t n)
+void tosac_dw_acc_f16(uint32_t isa, float *acc, const float *x, const float *w, int64_t n)
 {
     KG_DISPATCH(dw_f16, (acc, x, w, n))
+}
+
+void tosac_gemm_bias_store_f32(uint32_t isa, float *d, const float *acc, int64_t count, int64_t oc_n,
+                               const tosac_gemm_epi *ep)
+{
+    KG_DISPATCH(bias_store_f32, (d, acc, count, oc_n, ep))
 }

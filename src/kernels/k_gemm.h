@@ -8,6 +8,8 @@
  *   integer rows: int16_t holding (x - zero_point) (i8/i4 values minus an i8 zp fit in 9 bits, i16
  *                 values have zp 0), products summed in int32 over chunks the caller bounds;
  *   fp rows:      float (values of fp32/fp16/bf16/fp8 are exact in float) or double (precise mode).
+ * The kernels that exist in several variants take `isa`, the calling kernel's c->isa (chosen once
+ * at create, kernel.h; an MVE or unknown level runs the portable build).
  */
 #ifndef TOSAC_KERNELS_K_GEMM_H
 #define TOSAC_KERNELS_K_GEMM_H
@@ -34,7 +36,7 @@ void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, 
  * C[p*ldc + j] = sum_k A[p*lda + k] * B[j*ldb + k] for p < P, j < J, k < K (int32 arithmetic; the
  * caller bounds K so that no partial sum can overflow int32).
  */
-void tosac_gemm_i16(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
+void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
                     int32_t *C, int64_t ldc);
 
 /*
@@ -59,7 +61,7 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
  * A[p*lda + k] * B[k*ldb + j], every product and every addition rounded in the working type
  * (no fused multiply-add, no reassociation): the spec's summation order for each output.
  */
-void tosac_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                     float *C, int64_t ldc);
 /*
  * s8 x u8 panels for tosac_gemm_u8_panel (AVX-512 VNNI vpdpbusd): the int8 weights B [J][K]
@@ -97,6 +99,10 @@ typedef struct tosac_gemm_epi {
 } tosac_gemm_epi;
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
                           int64_t ldc, const tosac_gemm_epi *ep);
+/* d[i + j] = the end ep of acc[i + j] (bias[j]; i a multiple of oc_n, count elements): what
+   tosac_gemm_f32_panel stores, for sums computed elsewhere (d and acc do not overlap). */
+void tosac_gemm_bias_store_f32(uint32_t isa, float *d, const float *acc, int64_t count, int64_t oc_n,
+                               const tosac_gemm_epi *ep);
 void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t lda, const double *B, int64_t ldb,
                     double *C, int64_t ldc);
 
@@ -136,12 +142,12 @@ typedef struct tosac_dw_geom {
     int64_t nky, ystep;
     int64_t ox0, n;
 } tosac_dw_geom;
-void tosac_dw_row_f32(float *acc, const float *x, const float *w, const tosac_dw_geom *g);
-void tosac_dw_row_i8(int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp);
+void tosac_dw_row_f32(uint32_t isa, float *acc, const float *x, const float *w, const tosac_dw_geom *g);
+void tosac_dw_row_i8(uint32_t isa, int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp);
 /* fp16 accumulation (every product and sum rounded to fp16): acc[i] = r16(acc[i] + r16(x * w[i]))
  * with one x, or with x[i]. */
-void tosac_axpy_f16acc(float *acc, float x, const float *w, int64_t n);
-void tosac_dw_acc_f16(float *acc, const float *x, const float *w, int64_t n);
+void tosac_axpy_f16acc(uint32_t isa, float *acc, float x, const float *w, int64_t n);
+void tosac_dw_acc_f16(uint32_t isa, float *acc, const float *x, const float *w, int64_t n);
 
 /* Largest number of int32 partial-sum terms whose products are each at most max_prod in magnitude. */
 static inline int64_t tosac_gemm_i32_chunk(int64_t max_prod)

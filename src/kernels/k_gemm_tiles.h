@@ -325,6 +325,47 @@ KG_TARGET static void KG_FN(gemm_f32)(int64_t P, int64_t J, int64_t K, const flo
     if (PR < P) gemm_f32_edge(P - PR, J, K, A + PR * lda, lda, B, ldb, C + PR * ldc, ldc);
 }
 
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
+
+/* tosac_gemm_bias_store_f32 in vectors of KG_DW_VB bytes (GCC does not vectorise the scalar loop
+   at this file's levels), the leftover channels of each row one at a time. Each lane computes the
+   expression of tosac_clamp_f32_row: v = x >= lo ? x : lo, r = v < hi ? v : hi, NaN x -> lo when
+   ignore else x (the blends pick whole lanes by the comparison masks). */
+KG_TARGET static inline KG_FN(vf) KG_FN(blend)(KG_FN(vi) m, KG_FN(vf) a, KG_FN(vf) b)
+{
+    return (KG_FN(vf))((m & (KG_FN(vi))a) | (~m & (KG_FN(vi))b));
+}
+KG_TARGET static void KG_FN(bias_store_f32)(float *restrict d, const float *restrict acc, int64_t count,
+                                            int64_t oc_n, const tosac_gemm_epi *ep)
+{
+    enum { VL = KG_DW_VB / 4 };
+    const float lo = ep->lo, hi = ep->hi;
+    const KG_FN(vf) vlo = lo - (KG_FN(vf)){0}, vhi = hi - (KG_FN(vf)){0};
+    for (int64_t i = 0; i < count; i += oc_n) {
+        int64_t j = 0;
+        for (; j + VL <= oc_n; j += VL) {
+            const KG_FN(vf) bv = ep->bcast ? ep->bias[0] - (KG_FN(vf)){0} : KG_FN(load_vf)(ep->bias + j);
+            const KG_FN(vf) x = bv + KG_FN(load_vf)(acc + i + j);
+            KG_FN(vf) r = x;
+            if (ep->clamp) {
+                const KG_FN(vf) v = KG_FN(blend)(x >= vlo, x, vlo);
+                r = KG_FN(blend)(v < vhi, v, vhi);
+                r = KG_FN(blend)(x != x, ep->ignore ? vlo : x, r);
+            }
+            memcpy(d + i + j, &r, sizeof r);
+        }
+        for (; j < oc_n; j++) {
+            const float x = ep->bias[ep->bcast ? 0 : j] + acc[i + j];
+            float r = x;
+            if (ep->clamp) {
+                const float v = x >= lo ? x : lo;
+                r = v < hi ? v : hi;
+                r = x != x ? (ep->ignore ? lo : x) : r;
+            }
+            d[i + j] = r;
+        }
+    }
+}

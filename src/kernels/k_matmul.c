@@ -154,7 +154,7 @@ static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32
         /* with a fused epilogue the int32 results stay in scratch */
         int32_t *out = c->epi ? c32 : (int32_t *)c->out[0].data + n * H * W;
         if (C <= g->chunk) {
-            tosac_gemm_i16(H, W, C, a16, C, b16, C, out, W);
+            tosac_gemm_i16(c->isa, H, W, C, a16, C, b16, C, out, W);
             if (c->epi) {
                 tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
                 if (st != TOSAC_OK) return st;
@@ -165,7 +165,7 @@ static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32
         for (int64_t i = 0; i < H * W; i++) c64[i] = 0;
         for (int64_t k0 = 0; k0 < C; k0 += g->chunk) {
             int64_t kn = C - k0 < g->chunk ? C - k0 : g->chunk;
-            tosac_gemm_i16(H, W, kn, a16 + k0, C, b16 + k0, C, c32, W);
+            tosac_gemm_i16(c->isa, H, W, kn, a16 + k0, C, b16 + k0, C, c32, W);
             for (int64_t i = 0; i < H * W; i++) c64[i] += c32[i];
         }
         for (int64_t i = 0; i < H * W; i++) {
@@ -216,6 +216,7 @@ typedef struct {
     const float *A, *B;
     float *O;
     int64_t H, C, W, blocks; /* blocks per batch */
+    uint32_t isa;
 } mmf_task;
 
 static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
@@ -225,7 +226,7 @@ static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     for (size_t b = b0; b < b1; b++) {
         const int64_t n = (int64_t)(b / (size_t)t->blocks), j0 = (int64_t)(b % (size_t)t->blocks) * MMF_COLS;
         const int64_t jn = t->W - j0 < MMF_COLS ? t->W - j0 : MMF_COLS;
-        tosac_gemm_f32(t->H, jn, t->C, t->A + n * t->H * t->C, t->C, t->B + n * t->C * t->W + j0, t->W,
+        tosac_gemm_f32(t->isa, t->H, jn, t->C, t->A + n * t->H * t->C, t->C, t->B + n * t->C * t->W + j0, t->W,
                        t->O + n * t->H * t->W + j0, t->W);
     }
 }
@@ -244,7 +245,7 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
     if (g->kind == MK_F32 && ta->dtype == TOSAC_DTYPE_FP32 && out->dtype == TOSAC_DTYPE_FP32 && tosac_kworkers(c) > 1 &&
         H * W * C >= MMF_MIN_MACS) {
         mmf_task t = {(const float *)ta->data, (const float *)tb->data, (float *)out->data, H, C, W,
-                      (W + MMF_COLS - 1) / MMF_COLS};
+                      (W + MMF_COLS - 1) / MMF_COLS, c->isa};
         tosac_kparallel_for(c, mmf_range, &t, (size_t)(g->N * t.blocks));
         return;
     }
@@ -261,7 +262,7 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
         }
         if (g->kind == MK_F32) {
             if (out->dtype == TOSAC_DTYPE_FP32) {
-                tosac_gemm_f32(H, W, C, a, C, b, W, (float *)out->data + n * H * W, W);
+                tosac_gemm_f32(c->isa, H, W, C, a, C, b, W, (float *)out->data + n * H * W, W);
             } else {
                 /* fp32 accumulation with a narrower output is not a MATMUL row; stored rounded */
                 for (int64_t h = 0; h < H; h++)
@@ -282,7 +283,7 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
         for (int64_t h = 0; h < H; h++) {
             for (int64_t w = 0; w < W; w++) acc[w] = 0.0f;
             for (int64_t ci = 0; ci < C; ci++) {
-                tosac_axpy_f16acc(acc, a[h * C + ci], b + ci * W, W);
+                tosac_axpy_f16acc(c->isa, acc, a[h * C + ci], b + ci * W, W);
             }
             for (int64_t w = 0; w < W; w++) o[h * W + w] = tosac_fp32_to_fp16(acc[w]);
         }
