@@ -269,6 +269,24 @@ static void max_int(void *ctx, uint32_t worker, size_t r0, size_t r1)
     }
 }
 
+/* The window maximum of one output pixel into m[0..C) for fp32 or fp64 rows (row: scratch for one
+   input pixel): a NaN wins under PROPAGATE and loses under IGNORE; -0 and +0 keep the first seen. */
+#define WINDOW_MAX_FP(T, KROW, IS_NAN, NANV, NINF)                                                     \
+    do {                                                                                               \
+        for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? (NANV) : (NINF);                            \
+        for (int64_t y = y0; y < y1; y++)                                                              \
+            for (int64_t x = x0; x < x1; x++) {                                                        \
+                KROW(row, in, ((n * g->IH + y) * g->IW + x) * C, C);                                   \
+                for (int64_t ch = 0; ch < C; ch++) {                                                   \
+                    T a = m[ch], v = row[ch];                                                          \
+                    if (IS_NAN(a) || IS_NAN(v))                                                        \
+                        m[ch] = !ignore ? (NANV) : IS_NAN(a) ? v : a;                                  \
+                    else                                                                               \
+                        m[ch] = a >= v ? a : v;                                                        \
+                }                                                                                      \
+            }                                                                                          \
+    } while (0)
+
 static void max_fp(void *ctx, uint32_t worker, size_t r0, size_t r1)
 {
     const max_task *t = ctx;
@@ -289,33 +307,11 @@ static void max_fp(void *ctx, uint32_t worker, size_t r0, size_t r1)
             int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
             if (in->f64) {
                 double *m = (double *)out->data + o0, *row = (double *)(void *)(sc + rowb);
-                for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nand : ninfd;
-                for (int64_t y = y0; y < y1; y++)
-                    for (int64_t x = x0; x < x1; x++) {
-                        tosac_krow_f64(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
-                        for (int64_t ch = 0; ch < C; ch++) {
-                            double a = m[ch], v = row[ch];
-                            if (is_nan_d(a) || is_nan_d(v))
-                                m[ch] = !ignore ? nand : is_nan_d(a) ? v : a;
-                            else
-                                m[ch] = a >= v ? a : v;
-                        }
-                    }
+                WINDOW_MAX_FP(double, tosac_krow_f64, is_nan_d, nand, ninfd);
                 continue;
             }
             float *m = (float *)(void *)sc, *row = (float *)(void *)(sc + rowb);
-            for (int64_t ch = 0; ch < C; ch++) m[ch] = ignore ? nanf : ninf;
-            for (int64_t y = y0; y < y1; y++)
-                for (int64_t x = x0; x < x1; x++) {
-                    tosac_krow_f32(row, in, ((n * g->IH + y) * g->IW + x) * C, C);
-                    for (int64_t ch = 0; ch < C; ch++) {
-                        float a = m[ch], v = row[ch];
-                        if (is_nan_f(a) || is_nan_f(v))
-                            m[ch] = !ignore ? nanf : is_nan_f(a) ? v : a;
-                        else
-                            m[ch] = a >= v ? a : v;
-                    }
-                }
+            WINDOW_MAX_FP(float, tosac_krow_f32, is_nan_f, nanf, ninf);
             tosac_kstore_row_f32(out, o0, m, C);
         }
     }
