@@ -207,6 +207,30 @@ static void transpose(bcase *c, int64_t H, int64_t W, int64_t C)
     c->unit = "elem";
 }
 
+/* CONV2D with stride s and pads [top, bottom, left, right] (stems, narrow and odd channel counts) */
+static void conv_s(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, int64_t OC, int64_t K, int32_t s,
+                   const int32_t pad[4])
+{
+    tosac_block *b = new_graph(c);
+    tosac_dtype acc = t == TOSAC_DTYPE_FP32 ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32;
+    const int64_t OH = (H + pad[0] + pad[1] - K) / s + 1, OW = (W + pad[2] + pad[3] - K) / s + 1;
+    const int64_t in_s[] = {1, H, W, IC}, w_s[] = {OC, K, K, IC}, b_s[] = {OC}, out_s[] = {1, OH, OW, OC};
+    tosac_value *in = tosac_block_add_tensor(b, "in", t, 4, in_s);
+    tosac_block_add_input(b, in);
+    tosac_value *ops[5] = {in, rconst(b, "w", t, 4, w_s), rconst(b, "bias", acc, 1, b_s), zp(b, "izp", t, 0),
+                           zp(b, "wzp", t, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", acc, 4, out_s);
+    tosac_node *n = tosac_block_add_node(b, TOSAC_OP_CONV2D, 5, ops, 1, &out);
+    const int32_t st[] = {s, s}, one[] = {1, 1};
+    tosac_node_set_ints(n, 0, pad, 4);
+    tosac_node_set_ints(n, 1, st, 2);
+    tosac_node_set_ints(n, 2, one, 2);
+    tosac_node_set_int(n, 4, acc);
+    tosac_block_add_output(b, out);
+    c->work = (double)(OH * OW * OC * IC * K * K);
+    c->unit = "MAC";
+}
+
 static double clock_s(clockid_t id)
 {
     struct timespec ts;
@@ -333,7 +357,7 @@ int main(int argc, char **argv)
             filter = argv[i];
     }
     if (peak) return run_peak(seconds);
-    bcase cases[32];
+    bcase cases[48];
     int n = 0;
 #define CASE(NAME, CALL)                       \
     do {                                       \
@@ -360,6 +384,18 @@ int main(int argc, char **argv)
     CASE("avg_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_AVG_POOL2D, 56, 56, 64));
     CASE("max_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_MAX_POOL2D, 56, 56, 64));
     CASE("transpose_i8_nhwc_to_nchw_56x56x64", transpose(c, 56, 56, 64));
+    static const int32_t p1010[] = {1, 0, 1, 0}, p1111[] = {1, 1, 1, 1}, p3232[] = {3, 2, 3, 2}, p0101[] = {0, 1, 0, 1}, p0[] = {0, 0, 0, 0};
+    CASE("conv2d_fp32_96x96x3_3x3s2x8", conv_s(c, TOSAC_DTYPE_FP32, 96, 96, 3, 8, 3, 2, p1010));
+    CASE("conv2d_i8_96x96x3_3x3s2x8", conv_s(c, TOSAC_DTYPE_INT8, 96, 96, 3, 8, 3, 2, p1010));
+    CASE("conv2d_fp32_224x224x3_3x3s2x16", conv_s(c, TOSAC_DTYPE_FP32, 224, 224, 3, 16, 3, 2, p0101));
+    CASE("conv2d_fp32_224x224x3_7x7s2x64", conv_s(c, TOSAC_DTYPE_FP32, 224, 224, 3, 64, 7, 2, p3232));
+    CASE("conv2d_i8_224x224x3_7x7s2x64", conv_s(c, TOSAC_DTYPE_INT8, 224, 224, 3, 64, 7, 2, p3232));
+    CASE("conv2d_fp32_32x32x16_3x3x16", conv_s(c, TOSAC_DTYPE_FP32, 32, 32, 16, 16, 3, 1, p1111));
+    CASE("conv2d_i8_32x32x16_3x3x16", conv_s(c, TOSAC_DTYPE_INT8, 32, 32, 16, 16, 3, 1, p1111));
+    CASE("conv2d_fp32_55x55x128_1x1x16", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 128, 16, 1, 1, p0));
+    CASE("conv2d_fp32_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 40, 120, 1, 1, p0));
+    CASE("conv2d_i8_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_INT8, 28, 28, 40, 120, 1, 1, p0));
+    CASE("conv2d_fp32_7x7x512_1x1x2048", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 2048, 1, 1, p0));
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

@@ -213,8 +213,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->bpanel = g->panel && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
                 c->in[4].nelem >= 1 && tosac_kload_int(&c->in[4], 0) == 0;
     if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K), g->lda = (g->K + 3) & ~(int64_t)3;
-    /* panels compute whole blocks of 32 columns: not for narrow outputs */
-    g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512 && g->OC >= 32;
+    g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512;
     if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
     g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->lda) * es);
@@ -231,7 +230,7 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
 /* Index of weight (k, oc) in the fp working weights ([K][OC], or the panels). */
 static inline size_t wf_at(const conv_plan *g, int64_t k, int64_t oc)
 {
-    return g->fpanel ? tosac_gemm_f32_panel_at(g->K, k, oc) : (size_t)(k * g->OC + oc);
+    return g->fpanel ? tosac_gemm_f32_panel_at(g->OC, g->K, k, oc) : (size_t)(k * g->OC + oc);
 }
 
 tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
@@ -528,6 +527,103 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
         }
 }
 
+/* n bytes from s to d: runs of 8 to 128 bytes (a stem's kernel row: 9 to 21 floats) as 8- or
+   16-byte pieces from both ends (overlapping in the middle) held in registers; a memcpy call per run,
+   or fixed-size copies through the stack, made im2col most of a stem's time. No loops: a
+   compiler turns a copy loop back into a memcpy call. */
+typedef uint8_t conv_v16 __attribute__((vector_size(16)));
+#define CR_LD(v, off)                                                                                    \
+    conv_v16 v;                                                                                          \
+    memcpy(&v, s + (off), 16)
+#define CR_ST(v, off) memcpy(d + (off), &v, 16)
+static inline void copy_run(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+{
+    if (n < 8 || n > 128) {
+        memcpy(d, s, n);
+    } else if (n < 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8), memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8), memcpy(d + n - 8, &b, 8);
+    } else if (n <= 32) {
+        CR_LD(a, 0);
+        CR_LD(b, n - 16);
+        CR_ST(a, 0), CR_ST(b, n - 16);
+    } else if (n <= 64) {
+        CR_LD(a, 0);
+        CR_LD(b, 16);
+        CR_LD(e, n - 32);
+        CR_LD(f, n - 16);
+        CR_ST(a, 0), CR_ST(b, 16), CR_ST(e, n - 32), CR_ST(f, n - 16);
+    } else {
+        CR_LD(a, 0);
+        CR_LD(b, 16);
+        CR_LD(e, 32);
+        CR_LD(f, 48);
+        CR_LD(g, n - 64);
+        CR_LD(h, n - 48);
+        CR_LD(x, n - 32);
+        CR_LD(y, n - 16);
+        CR_ST(a, 0), CR_ST(b, 16), CR_ST(e, 32), CR_ST(f, 48);
+        CR_ST(g, n - 64), CR_ST(h, n - 48), CR_ST(x, n - 32), CR_ST(y, n - 16);
+    }
+}
+#undef CR_LD
+#undef CR_ST
+
+/*
+ * The patch rows of output pixels p0 .. p0 + pn - 1 into patch (rows lda working elements apart,
+ * the elements beyond K zero). A pixel whose taps all lie inside the input (CONV2D / CONV3D,
+ * dilation 1 along x) takes its KD x KH runs of KW * IC consecutive input elements without the
+ * per-tap coordinates: on a stem (IC = 3, K = 27 or 147) those made im2col most of the time.
+ */
+static void conv_patch_block(const conv_plan *g, const tosac_kcall *c, int64_t p0, int64_t pn, uint8_t *patch,
+                             uint8_t *mask, int64_t *coord, int32_t izp)
+{
+    const tosac_ktensor *in = &c->in[0];
+    const size_t pes = g->bpanel ? 1u : work_size(g->kind); /* bytes per patch element */
+    const bool same = g->bpanel || (g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32 && !in->f64);
+    const bool fast = g->op != TOSAC_OP_TRANSPOSE_CONV2D && g->dx == 1;
+    /* the geometry in locals: the copies store through byte pointers, which may alias *g */
+    const int64_t IC = g->IC, run = g->KW * IC, K = g->K, lda = g->lda;
+    const int64_t ID = g->ID, IH = g->IH, IW = g->IW, OD = g->OD, OH = g->OH, OW = g->OW, KD = g->KD, KH = g->KH;
+    const int64_t sd = g->sd, sy = g->sy, sx = g->sx, dd = g->dd, dy = g->dy, pd = g->pd, pt = g->pt, pl = g->pl;
+    const int64_t xlast = (g->KW - 1), ylast = (KH - 1) * dy, dlast = (KD - 1) * dd;
+    const size_t runb = (size_t)run * pes, ystep = (size_t)(dy * IW * IC), dstep = (size_t)(dd * IH * IW * IC);
+    size_t t = (size_t)p0; /* native-width division on 32-bit targets */
+    int64_t ox = (int64_t)(t % (size_t)OW);
+    t /= (size_t)OW;
+    int64_t oy = (int64_t)(t % (size_t)OH);
+    t /= (size_t)OH;
+    int64_t od = (int64_t)(t % (size_t)OD), n = (int64_t)(t / (size_t)OD);
+    for (int64_t i = 0; i < pn; i++) {
+        uint8_t *prow = patch + (size_t)(i * lda) * pes;
+        const int64_t id0 = od * sd - pd, iy0 = oy * sy - pt, ix0 = ox * sx - pl;
+        if (fast && id0 >= 0 && id0 + dlast < ID && iy0 >= 0 && iy0 + ylast < IH && ix0 >= 0 && ix0 + xlast < IW) {
+            uint8_t *d = prow;
+            const size_t src0 = (size_t)((((n * ID + id0) * IH + iy0) * IW + ix0) * IC);
+            for (int64_t kd = 0; kd < KD; kd++)
+                for (int64_t ky = 0; ky < KH; ky++, d += runb) {
+                    const size_t src = src0 + (size_t)kd * dstep + (size_t)ky * ystep;
+                    if (same)
+                        copy_run(d, (const uint8_t *)in->data + src * pes, runb);
+                    else
+                        patch_copy(g, in, d, (int64_t)src, run, izp);
+                }
+        } else {
+            conv_patch(g, c, p0 + i, prow, mask, coord, izp);
+        }
+        /* the panels' row length (a multiple of 2 or 4): weights 0 there */
+        if (lda > K) memset(prow + (size_t)K * pes, 0, (size_t)(lda - K) * pes);
+        if (++ox == OW) {
+            ox = 0;
+            if (++oy == OH) {
+                oy = 0;
+                if (++od == OD) od = 0, n++;
+            }
+        }
+    }
+}
+
 /* Weights of the op as the working matrix: int16 [OC][K] (dot form) or fp [K][OC] (axpy form);
    depthwise [T][C*M]. Returns whether every weight is finite. */
 static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp)
@@ -637,8 +733,20 @@ typedef struct conv_task {
     bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
     bool fused;                   /* fp32 panels that add the bias, clamp and store the output (ep) */
     tosac_gemm_epi ep;
+    int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
+
+/* Output channels j0 .. j0 + gw - 1 of pn fused rows from A on the fp32 panels into out. */
+static void conv_fpanel_group(const conv_task *t, int64_t pn, const float *A, int64_t lda, float *out, int64_t j0)
+{
+    const conv_plan *g = t->g;
+    const int64_t jn = g->OC - j0 < t->gw ? g->OC - j0 : t->gw;
+    tosac_gemm_epi ep = t->ep;
+    if (!ep.bcast) ep.bias += j0;
+    /* the blocks before column j0 are whole (64 columns): its block starts j0 * K floats in */
+    tosac_gemm_f32_panel(pn, jn, g->K, A, lda, (const float *)t->wbuf + j0 * g->K, out + j0, g->OC, &ep);
+}
 
 static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
@@ -653,9 +761,10 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     int64_t *coord = (int64_t *)(void *)(sc + g->off_coord);
     uint8_t *mask = sc + g->off_mask;
     int64_t K = g->K, OC = g->OC, npix = g->N * g->OD * g->OH * g->OW;
-    size_t es = work_size(g->kind);
 
-    for (size_t blk = b0; blk < b1 && t->st[worker] == TOSAC_OK; blk++) {
+    for (size_t task = b0; task < b1 && t->st[worker] == TOSAC_OK; task++) {
+        const size_t blk = task / (size_t)t->ng; /* 32-bit clean */
+        const int64_t j0 = (int64_t)(task - blk * (size_t)t->ng) * t->gw;
         int64_t p0 = (int64_t)blk * g->pblk;
         int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
         float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
@@ -672,24 +781,20 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         } else if (pointwise) {
             /* a 1x1, stride 1, unpadded fp32 convolution is a GEMM on the input rows themselves */
             const float *xr = (const float *)c->in[0].data + p0 * K;
-            if (g->fpanel)
-                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, t->fused ? &t->ep : NULL);
+            if (t->fused)
+                conv_fpanel_group(t, pn, xr, K, fout, j0);
+            else if (g->fpanel)
+                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, NULL);
             else
                 tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else {
-            const size_t pes = g->bpanel ? 1u : es; /* bytes per patch element */
             const void *A = patch;
             if (rows && g->bpanel && g->lda == K) { /* the input rows are the patch rows */
                 A = (const int8_t *)c->in[0].data + p0 * K;
             } else if (rows && g->kind == CK_INT && g->lda == K) { /* every pixel's row at once */
                 tosac_krow_i16((int16_t *)patch, &c->in[0], p0 * K, pn * K, izp);
             } else {
-                for (int64_t i = 0; i < pn; i++) {
-                    uint8_t *prow = (uint8_t *)patch + (size_t)(i * g->lda) * pes;
-                    conv_patch(g, c, p0 + i, prow, mask, coord, izp);
-                    /* the panels' row length (a multiple of 2 or 4): weights 0 there */
-                    if (g->lda > K) memset(prow + (size_t)K * pes, 0, (size_t)(g->lda - K) * pes);
-                }
+                conv_patch_block(g, c, p0, pn, patch, mask, coord, izp);
             }
             if (g->bpanel && c->prep) {
                 tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (int32_t *)cbuf, OC);
@@ -711,9 +816,10 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 }
             } else if (g->kind == CK_F64) {
                 tosac_gemm_f64(pn, OC, K, (const double *)patch, K, (const double *)wbuf, OC, (double *)cbuf, OC);
+            } else if (t->fused) {
+                conv_fpanel_group(t, pn, (const float *)patch, K, fout, j0);
             } else if (g->fpanel) {
-                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC,
-                                     t->fused ? &t->ep : NULL);
+                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC, NULL);
             } else {
                 tosac_gemm_f32(g->isa, pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }
@@ -758,7 +864,19 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         t.ep.lo = c->epi ? c->epi->flo : 0.0f, t.ep.hi = c->epi ? c->epi->fhi : 0.0f;
     }
     int64_t npix = g->N * g->OD * g->OH * g->OW;
-    tosac_kparallel_for(c, conv_blocks, &t, ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk);
+    const size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
+    /* few pixel blocks for the workers (the late layers of a network: 49 pixels, 2048 channels):
+       each block also splits over groups of 64-column panel blocks, fused outputs only (the
+       epilogue needs whole rows otherwise). Any split computes each output the same way. */
+    t.ng = 1, t.gw = g->OC;
+    const size_t want = (size_t)tosac_kworkers(c) * 4u;
+    if (t.fused && tosac_kworkers(c) > 1 && nblk < want && g->OC > 64) {
+        const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
+        const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
+        t.gw = (int64_t)bpg * 64;
+        t.ng = (int64_t)((nb64 + bpg - 1) / bpg);
+    }
+    tosac_kparallel_for(c, conv_blocks, &t, nblk * (size_t)t.ng);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.st[w] != TOSAC_OK) return t.st[w];
     return TOSAC_OK;

@@ -398,23 +398,39 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
 
 /* ---- s8 x u8 panels (vpdpbusd) ------------------------------------------------------------------ */
 
+/* Width of the s8 x u8 panel block that starts at column jb (a multiple of 32): 32, or 8 / 16 for
+   a last block of so few columns (layers of 8 or 16 output channels compute no zero columns). */
+static int64_t kgb_width(int64_t J, int64_t jb)
+{
+    int64_t n = J - jb;
+    return n > 16 ? 32 : n > 8 ? 16 : 8;
+}
+
+/* Bytes of the panel blocks (the column corrections follow). */
+static size_t kgb_blocks_bytes(int64_t J, int64_t K)
+{
+    int64_t full = J - J % 32;
+    return (size_t)(full + (full < J ? kgb_width(J, full) : 0)) * (size_t)((K + 3) / 4) * 4u;
+}
+
 size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K)
 {
-    return (size_t)((J + 31) / 32) * (size_t)((K + 3) / 4) * 32u * 4u + (size_t)((J + 15) / 16 * 16) * sizeof(int32_t);
+    return kgb_blocks_bytes(J, K) + (size_t)((J + 15) / 16 * 16) * sizeof(int32_t);
 }
 
 void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
                               void *dst)
 {
-    int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
+    int64_t Q = (K + 3) / 4;
     uint8_t *panel = dst;
-    int32_t *corr = (int32_t *)(void *)(panel + nb * Q * 128);
+    int32_t *corr = (int32_t *)(void *)(panel + kgb_blocks_bytes(J, K));
     memset(dst, 0, tosac_gemm_u8_panel_bytes(J, K));
     for (int64_t j = 0; j < J; j++) {
         uint32_t sum = 0;
+        const int64_t jb = j - j % 32, wb = kgb_width(J, jb);
         for (int64_t k = 0; k < K; k++) {
             int8_t v = w[j * K + k];
-            panel[((j / 32 * Q + k / 4) * 32 + j % 32) * 4 + k % 4] = (uint8_t)((uint8_t)v ^ 0x80u); /* v + 128 */
+            panel[jb * Q * 4 + ((k / 4) * wb + (j - jb)) * 4 + k % 4] = (uint8_t)((uint8_t)v ^ 0x80u); /* v + 128 */
             sum += (uint32_t)(int32_t)v;
         }
         /* zp * the sum of the column (minus the bias), in wrapping arithmetic (the true results fit
@@ -441,12 +457,19 @@ typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input byte
 #else
 #define KGB_DP(acc, b, p) acc = _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(*(const kgb_quad *)(p)))
 #endif
+#define KGB_ACC1(r) __m512i c##r##0 = _mm512_setzero_si512();
 #define KGB_ACC2(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0;
 #define KGB_ACC4(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
+#define KGB_DOT1(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q);
 #define KGB_DOT2(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q); KGB_DP(c##r##1, b1, A + r * lda + 4 * q);
 #define KGB_DOT4(r) KGB_DOT2(r) KGB_DP(c##r##2, b2, A + r * lda + 4 * q); KGB_DP(c##r##3, b3, A + r * lda + 4 * q);
 #define KGB_OUTV(r, v) \
     _mm512_mask_storeu_epi32(C + r * ldc + 16 * v, m[v], _mm512_sub_epi32(_mm512_sub_epi32(c##r##v, k##v), s##r));
+#define KGB_OUT1(r)                                                                                      \
+    {                                                                                                    \
+        const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
+        KGB_OUTV(r, 0)                                                                                   \
+    }
 #define KGB_OUT2(r)                                                                                      \
     {                                                                                                    \
         const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
@@ -457,8 +480,10 @@ typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input byte
         const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
         KGB_OUTV(r, 0) KGB_OUTV(r, 1) KGB_OUTV(r, 2) KGB_OUTV(r, 3)                                      \
     }
+#define KGB_B1 const __m512i b0 = _mm512_loadu_si512(Bp + q * 64);
 #define KGB_B2 const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64);
 #define KGB_B4 KGB_B2 const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64);
+#define KGB_K1 const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr);
 #define KGB_K2 const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr), k1 = _mm512_maskz_loadu_epi32(m[1], corr + 16);
 #define KGB_K4 KGB_K2 const __m512i k2 = _mm512_maskz_loadu_epi32(m[2], corr + 32), k3 = _mm512_maskz_loadu_epi32(m[3], corr + 48);
 #define KGB_TILE(R, QV)                                                                                  \
@@ -494,6 +519,56 @@ KGB_TILE(9, 2)
 KGB_TILE(10, 2)
 KGB_TILE(11, 2)
 KGB_TILE(12, 2)
+KGB_TILE(1, 1)
+KGB_TILE(2, 1)
+KGB_TILE(3, 1)
+KGB_TILE(4, 1)
+KGB_TILE(5, 1)
+KGB_TILE(6, 1)
+KGB_TILE(7, 1)
+KGB_TILE(8, 1)
+KGB_TILE(9, 1)
+KGB_TILE(10, 1)
+KGB_TILE(11, 1)
+KGB_TILE(12, 1)
+/* A block of 8 columns in one ymm per row ({1to8}; Zen 4 runs two ymm in the time of a zmm) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KGBY_DP(acc, b, p) __asm__("vpdpbusd %2%{1to8%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*(const kgb_quad *)(p)))
+#else
+#define KGBY_DP(acc, b, p) acc = _mm256_dpbusd_epi32(acc, b, _mm256_set1_epi32(*(const kgb_quad *)(p)))
+#endif
+#define KGBY_ACC(r) __m256i c##r = _mm256_setzero_si256();
+#define KGBY_DOT(r) KGBY_DP(c##r, b0, A + r * lda + 4 * q);
+#define KGBY_OUT(r)                                                                                      \
+    _mm256_mask_storeu_epi32(C + r * ldc, m8,                                                            \
+                             _mm256_sub_epi32(_mm256_sub_epi32(c##r, k0),                                \
+                                              _mm256_set1_epi32((int32_t)((uint32_t)rsum[r] << 7))));
+#define KGBY_TILE(R)                                                                                     \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static void kgby_tile_##R(          \
+        int64_t Q, const int8_t *A, int64_t lda, const uint8_t *Bp, const int32_t *corr, const int32_t *rsum, \
+        int32_t *C, int64_t ldc, const __mmask16 *m)                                                     \
+    {                                                                                                    \
+        const __mmask8 m8 = (__mmask8)m[0];                                                              \
+        KG_R##R(KGBY_ACC)                                                                                \
+        for (int64_t q = 0; q < Q; q++) {                                                                \
+            const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)(Bp + q * 32));         \
+            KG_R##R(KGBY_DOT)                                                                            \
+        }                                                                                                \
+        const __m256i k0 = _mm256_maskz_loadu_epi32(m8, corr);                                           \
+        KG_R##R(KGBY_OUT)                                                                                \
+    }
+KGBY_TILE(1)
+KGBY_TILE(2)
+KGBY_TILE(3)
+KGBY_TILE(4)
+KGBY_TILE(5)
+KGBY_TILE(6)
+KGBY_TILE(7)
+KGBY_TILE(8)
+KGBY_TILE(9)
+KGBY_TILE(10)
+KGBY_TILE(11)
+KGBY_TILE(12)
 /* sum_{k<K} a[k] (vpdpbusd against bytes of 1) */
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static int32_t kgb_rowsum(const int8_t *a, int64_t K)
 {
@@ -508,6 +583,12 @@ typedef void (*kgb_tile_fn)(int64_t, const int8_t *, int64_t, const uint8_t *, c
                             int32_t *, int64_t, const __mmask16 *);
 static const kgb_tile_fn kgb_wide[7] = {NULL, kgb_tile_1x4, kgb_tile_2x4, kgb_tile_3x4, kgb_tile_4x4, kgb_tile_5x4,
                                         kgb_tile_6x4};
+static const kgb_tile_fn kgb_q1[13] = {NULL,          kgb_tile_1x1,  kgb_tile_2x1,  kgb_tile_3x1, kgb_tile_4x1,
+                                       kgb_tile_5x1,  kgb_tile_6x1,  kgb_tile_7x1,  kgb_tile_8x1, kgb_tile_9x1,
+                                       kgb_tile_10x1, kgb_tile_11x1, kgb_tile_12x1};
+static const kgb_tile_fn kgby_tiles[13] = {NULL,        kgby_tile_1, kgby_tile_2,  kgby_tile_3,  kgby_tile_4,
+                                           kgby_tile_5,  kgby_tile_6, kgby_tile_7,  kgby_tile_8,  kgby_tile_9,
+                                           kgby_tile_10, kgby_tile_11, kgby_tile_12};
 static const kgb_tile_fn kgb_half[13] = {NULL,          kgb_tile_1x2,  kgb_tile_2x2,  kgb_tile_3x2, kgb_tile_4x2,
                                          kgb_tile_5x2,  kgb_tile_6x2,  kgb_tile_7x2,  kgb_tile_8x2, kgb_tile_9x2,
                                          kgb_tile_10x2, kgb_tile_11x2, kgb_tile_12x2};
@@ -517,9 +598,9 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
                          int64_t ldc)
 {
 #ifdef TOSAC_KERNEL_X86
-    int64_t Q = (K + 3) / 4, nb = (J + 31) / 32;
+    int64_t Q = (K + 3) / 4;
     const uint8_t *pb = panel;
-    const int32_t *corr = (const int32_t *)(const void *)(pb + nb * Q * 128);
+    const int32_t *corr = (const int32_t *)(const void *)(pb + kgb_blocks_bytes(J, K));
     if (P > 60) { /* row sums in blocks of 60 rows */
         for (int64_t p = 0; p < P; p += 60)
             tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel, C + p * ldc, ldc);
@@ -535,11 +616,13 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
             int64_t left = nc - 16 * v;
             m[v] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
         }
-        bool wide = nc > 32; /* two blocks */
+        const int64_t w = kgb_width(J, jb);
+        const bool wide = nc > 32 && kgb_width(J, jb + 32) == 32; /* two whole blocks */
+        const kgb_tile_fn *tiles = wide ? kgb_wide : w == 32 ? kgb_half : w == 16 ? kgb_q1 : kgby_tiles;
         int64_t rows = wide ? 6 : 12;
         for (int64_t p = 0; p < P; p += rows) {
             int64_t r = P - p < rows ? P - p : rows;
-            (wide ? kgb_wide : kgb_half)[r](Q, A + p * lda, lda, Bp, corr + jb, rsum + p, C + p * ldc + jb, ldc, m);
+            tiles[r](Q, A + p * lda, lda, Bp, corr + jb, rsum + p, C + p * ldc + jb, ldc, m);
         }
         jb += wide ? 64 : 32;
     }
@@ -574,8 +657,25 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
 #define KGF_MB(t, b, p) t = _mm512_mul_ps(_mm512_set1_ps(*(p)), b)
 #endif
 #define KGF_C(r, q) (first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m[q], C + r * ldc + 16 * q))
+#define KGF_ACC1(r) __m512 c##r##0 = KGF_C(r, 0);
 #define KGF_ACC2(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1);
+#define KGF_ACC3(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1), c##r##2 = KGF_C(r, 2);
 #define KGF_ACC4(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1), c##r##2 = KGF_C(r, 2), c##r##3 = KGF_C(r, 3);
+#define KGF_ROW1(r)                                                                                      \
+    {                                                                                                    \
+        __m512 t0;                                                                                       \
+        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
+        c##r##0 = _mm512_add_ps(c##r##0, t0);                                                            \
+    }
+#define KGF_ROW3(r)                                                                                      \
+    {                                                                                                    \
+        __m512 t0, t1, t2;                                                                               \
+        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
+        KGF_MB(t1, b1, A + r * lda + k);                                                                 \
+        KGF_MB(t2, b2, A + r * lda + k);                                                                 \
+        c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
+        c##r##2 = _mm512_add_ps(c##r##2, t2);                                                            \
+    }
 #define KGF_ROW2(r)                                                                                      \
     {                                                                                                    \
         __m512 t0, t1;                                                                                   \
@@ -594,8 +694,12 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
         c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
     }
 #define KGF_ST(r, q) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], bias ? kgf_end(c##r##q, bv[q], ep) : c##r##q);
+#define KGF_OUT1(r) KGF_ST(r, 0)
 #define KGF_OUT2(r) KGF_ST(r, 0) KGF_ST(r, 1)
+#define KGF_OUT3(r) KGF_OUT2(r) KGF_ST(r, 2)
 #define KGF_OUT4(r) KGF_OUT2(r) KGF_ST(r, 2) KGF_ST(r, 3)
+#define KGF_B1 const __m512 b0 = _mm512_loadu_ps(B + k * ldb);
+#define KGF_B3 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32);
 #define KGF_B2 const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);
 #define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32), b3 = _mm512_loadu_ps(B + k * ldb + 48);
 /* The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c */
@@ -642,8 +746,92 @@ KGF_TILE(9, 2)
 KGF_TILE(10, 2)
 KGF_TILE(11, 2)
 KGF_TILE(12, 2)
+KGF_TILE(1, 3)
+KGF_TILE(2, 3)
+KGF_TILE(3, 3)
+KGF_TILE(4, 3)
+KGF_TILE(5, 3)
+KGF_TILE(6, 3)
+KGF_TILE(7, 3)
+KGF_TILE(8, 3)
+KGF_TILE(1, 1)
+KGF_TILE(2, 1)
+KGF_TILE(3, 1)
+KGF_TILE(4, 1)
+KGF_TILE(5, 1)
+KGF_TILE(6, 1)
+KGF_TILE(7, 1)
+KGF_TILE(8, 1)
+KGF_TILE(9, 1)
+KGF_TILE(10, 1)
+KGF_TILE(11, 1)
+KGF_TILE(12, 1)
+
+/*
+ * The same tile for a block of 8 columns in one ymm per row (vmulps m32{1to8}): on Zen 4 a zmm
+ * operation takes the pipes twice, so 8 columns in ymm run at the rate of 16 in zmm and a layer
+ * of 8 output channels does not compute 8 zero columns. Mask m[0] (the low 8 bits).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KGY_MB(t, b, p) __asm__("vmulps %1%{1to8%}, %2, %0" : "=v"(t) : "m"(*(p)), "v"(b))
+#else
+#define KGY_MB(t, b, p) t = _mm256_mul_ps(_mm256_set1_ps(*(p)), b)
+#endif
+#define KGY_ACC(r) __m256 c##r = first ? _mm256_setzero_ps() : _mm256_maskz_loadu_ps(m8, C + r * ldc);
+#define KGY_ROW(r)                                                                                       \
+    {                                                                                                    \
+        __m256 t;                                                                                        \
+        KGY_MB(t, b0, A + r * lda + k);                                                                  \
+        c##r = _mm256_add_ps(c##r, t);                                                                   \
+    }
+#define KGY_OUT(r) _mm256_mask_storeu_ps(C + r * ldc, m8, bias ? kgy_end(c##r, bv, ep) : c##r);
+__attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 acc, __m256 b,
+                                                                       const tosac_gemm_epi *ep)
+{
+    const __m256 x = _mm256_add_ps(b, acc);
+    if (!ep->clamp) return x;
+    const __m256 lo = _mm256_set1_ps(ep->lo), hi = _mm256_set1_ps(ep->hi);
+    const __m256 v = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
+    const __m256 r = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
+    return _mm256_mask_blend_ps(_mm256_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
+}
+#define KGY_TILE(R)                                                                                      \
+    __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(                               \
+        int64_t K, const float *restrict A, int64_t lda, const float *restrict B, int64_t ldb,           \
+        float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,               \
+        const tosac_gemm_epi *ep)                                                                        \
+    {                                                                                                    \
+        const __mmask8 m8 = (__mmask8)m[0];                                                              \
+        KG_R##R(KGY_ACC)                                                                                 \
+        for (int64_t k = 0; k < K; k++) {                                                                \
+            const __m256 b0 = _mm256_loadu_ps(B + k * ldb);                                              \
+            KG_R##R(KGY_ROW)                                                                             \
+        }                                                                                                \
+        const __m256 bv = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();                            \
+        KG_R##R(KGY_OUT)                                                                                 \
+    }
+KGY_TILE(1)
+KGY_TILE(2)
+KGY_TILE(3)
+KGY_TILE(4)
+KGY_TILE(5)
+KGY_TILE(6)
+KGY_TILE(7)
+KGY_TILE(8)
+KGY_TILE(9)
+KGY_TILE(10)
+KGY_TILE(11)
+KGY_TILE(12)
 typedef void (*kgf_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t,
                             const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
+static const kgf_tile_fn kgf_q3[9] = {NULL,         kgf_tile_1x3, kgf_tile_2x3, kgf_tile_3x3, kgf_tile_4x3,
+                                      kgf_tile_5x3, kgf_tile_6x3, kgf_tile_7x3, kgf_tile_8x3};
+static const kgf_tile_fn kgf_q1[13] = {NULL,         kgf_tile_1x1, kgf_tile_2x1,  kgf_tile_3x1,  kgf_tile_4x1,
+                                       kgf_tile_5x1, kgf_tile_6x1, kgf_tile_7x1,  kgf_tile_8x1,  kgf_tile_9x1,
+                                       kgf_tile_10x1, kgf_tile_11x1, kgf_tile_12x1};
+static const kgf_tile_fn kgy_tiles[13] = {NULL,        kgy_tile_1, kgy_tile_2,  kgy_tile_3,  kgy_tile_4,
+                                          kgy_tile_5,  kgy_tile_6, kgy_tile_7,  kgy_tile_8,  kgy_tile_9,
+                                          kgy_tile_10, kgy_tile_11, kgy_tile_12};
 static const kgf_tile_fn kgf_wide[7] = {NULL,           kgf_tile_1x4, kgf_tile_2x4, kgf_tile_3x4,
                                         kgf_tile_4x4, kgf_tile_5x4, kgf_tile_6x4};
 static const kgf_tile_fn kgf_half[13] = {NULL,          kgf_tile_1x2,  kgf_tile_2x2,  kgf_tile_3x2, kgf_tile_4x2,
@@ -676,25 +864,35 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
 }
 
 /*
- * fp32 GEMM on prepared panels (AVX-512): B as blocks of 64 columns, each [K][64] contiguous
- * (zero beyond J), so a tile streams its block of B from consecutive cache lines whatever J is.
- * Register tiles of 6 rows x 64 columns (4 zmm per row, 24 accumulators), or 12 rows x 32 columns
- * for a last block of at most 32 columns; K in blocks of KGP32_KB so that the block of B stays in
- * L1 while every row tile of the call reuses it; the last block is stored under masks. The wide
- * tile reads A once per four multiplies. Per output the same operations in the same order as
+ * fp32 GEMM on prepared panels (AVX-512): B as blocks of 64 columns, each [K][64] contiguous, the
+ * last block as narrow as its columns allow ([K][8], [K][16], [K][32], [K][48]; zero beyond J), so
+ * a tile streams its block of B from consecutive cache lines whatever J is and a layer with 8, 16
+ * or 24 output channels computes few zero columns. Register tiles by block width: 6 rows x 64
+ * columns (4 zmm per row, 24 accumulators), 8 x 48, 12 x 32, 12 x 16 and 12 x 8 (ymm); K in
+ * blocks of KGP32_KB so that the block of B stays in L1 while every row tile of the call reuses
+ * it; the last block is stored under masks. Per output the same operations in the same order as
  * tosac_gemm_f32 (separate multiply and add, k ascending, exact reload between K blocks): the
  * same bits.
  */
 #endif
 
-size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K)
+/* Width of the panel block that starts at column jb (a multiple of KGP32_W). */
+static int64_t kgp32_width(int64_t J, int64_t jb)
 {
-    return (size_t)((J + KGP32_W - 1) / KGP32_W) * (size_t)K * KGP32_W * sizeof(float);
+    int64_t n = J - jb;
+    return n >= KGP32_W ? KGP32_W : n <= 8 ? 8 : (n + 15) & ~(int64_t)15;
 }
 
-size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j)
+size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K)
 {
-    return (size_t)((j / KGP32_W) * K * KGP32_W + k * KGP32_W + j % KGP32_W);
+    int64_t full = J - J % KGP32_W;
+    return (size_t)(full + (full < J ? kgp32_width(J, full) : 0)) * (size_t)K * sizeof(float);
+}
+
+size_t tosac_gemm_f32_panel_at(int64_t J, int64_t K, int64_t k, int64_t j)
+{
+    int64_t jb = j - j % KGP32_W;
+    return (size_t)(jb * K + k * kgp32_width(J, jb) + (j - jb));
 }
 
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
@@ -711,19 +909,19 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
                     bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
                 bp = bias;
             }
-            const float *Bp = panel + jb * K + k0 * KGP32_W;
+            const int64_t w = kgp32_width(J, jb);
+            const float *Bp = panel + jb * K + k0 * w;
             int64_t nc = J - jb < KGP32_W ? J - jb : KGP32_W;
             __mmask16 m[4];
             for (int q = 0; q < 4; q++) {
                 int64_t left = nc - 16 * q;
                 m[q] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
             }
-            bool half = nc <= 32;
-            int64_t rows = half ? 12 : 6;
+            const kgf_tile_fn *tiles = w == 64 ? kgf_wide : w == 48 ? kgf_q3 : w == 32 ? kgf_half : w == 16 ? kgf_q1 : kgy_tiles;
+            int64_t rows = w == 64 ? 6 : w == 48 ? 8 : 12;
             for (int64_t p = 0; p < P; p += rows) {
                 int64_t r = P - p < rows ? P - p : rows;
-                (half ? kgf_half : kgf_wide)[r](kb, A + p * lda + k0, lda, Bp, KGP32_W, C + p * ldc + jb, ldc, m,
-                                                k0 == 0, bp, ep);
+                tiles[r](kb, A + p * lda + k0, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep);
             }
         }
     }

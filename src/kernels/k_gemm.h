@@ -66,7 +66,8 @@ void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *
 /*
  * s8 x u8 panels for tosac_gemm_u8_panel (AVX-512 VNNI vpdpbusd): the int8 weights B [J][K]
  * (weight zero point 0) plus 128, as unsigned bytes, in blocks of 32 columns, each
- * [ceil(K/4)][32][4] bytes (zero beyond K and J), followed by one int32 correction per column,
+ * [ceil(K/4)][32][4] bytes, a last block of at most 16 (8) columns [ceil(K/4)][16 (8)][4] (zero
+ * beyond K and J), followed by one int32 correction per column,
  * zp * sum_k B[j][k] - bias[j * bstep] (wrapping; zp the input zero point; bias NULL: none, so
  * the results are the sums, else the sums plus the bias). The rows of A are the int8 inputs
  * themselves (padding taps: the zero point), K rounded up to a multiple of 4 (any bytes beyond K:
@@ -82,13 +83,14 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
- * [K][64] (zero beyond J); tosac_gemm_f32_panel_at(K, k, j) is the index of element (k, j) and
+ * [K][64], the last one [K][w] with w the columns left rounded up to 8, 16, 32, 48 or 64 (zero
+ * beyond J); tosac_gemm_f32_panel_at(J, K, k, j) is the index of element (k, j) and
  * tosac_gemm_f32_panel_bytes() the size. tosac_gemm_f32_panel computes what tosac_gemm_f32
  * computes from B (the same bits), ended by ep when not NULL; only when tosac_kernel_isa() is
  * TOSAC_KISA_AVX512.
  */
 size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K);
-size_t tosac_gemm_f32_panel_at(int64_t K, int64_t k, int64_t j);
+size_t tosac_gemm_f32_panel_at(int64_t J, int64_t K, int64_t k, int64_t j);
 /* An end for tosac_gemm_f32_panel: C = bias[j] + sum (bias[0] when bcast; one float addition),
    then with clamp the fused CLAMP: x >= lo ? x : lo, then < hi ? : hi, NaN -> lo when ignore else
    NaN (tosac_clamp_f32_row). */

@@ -556,6 +556,19 @@ static void test_conv_large(void)
     s.IC = 64, s.OC = 70, s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0, s.izp = 5, s.bc = 70;
     cspec_derive(&s);
     CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 1x1 64 -> 70, weight zp 0");
+    /* narrow last panel blocks (8 and 16 columns: ymm and zmm tiles) alone and after whole ones;
+       a 3-channel stem (K = 27, rows of interior pixels copied whole) */
+    {
+        static const int64_t ocs[] = {3, 8, 13, 16, 20, 40, 48, 56};
+        for (size_t i = 0; i < sizeof ocs / sizeof ocs[0]; i++) {
+            s.IH = 16, s.IW = 14, s.IC = i % 2 ? 3 : 16, s.OC = ocs[i], s.bc = i % 3 ? ocs[i] : 1, s.izp = -3;
+            s.KH = s.KW = 3, s.stride[0] = s.stride[1] = 2, s.pad[0] = s.pad[2] = 1, s.pad[1] = s.pad[3] = 0;
+            cspec_derive(&s);
+            CHECK_CASE(conv_case(&s, 0, 0, 0), "conv2d i8 3x3 s2 %lld -> %lld, weight zp 0", (long long)s.IC,
+                       (long long)s.OC);
+        }
+        s.stride[0] = s.stride[1] = 1;
+    }
     s.IC = 35, s.OC = 19, s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1, s.bc = 19;
     s.izp = -7, s.wzp = 3;
     cspec_derive(&s);
@@ -592,7 +605,9 @@ static void test_conv_large(void)
     /* fp32 on the AVX-512 weight panels: output channels around the 32 / 64-column blocks, K
        over several K blocks, more output pixels than one block, and the 1x1 form */
     {
-        static const int64_t ocs[] = {32, 33, 47, 64, 65, 100, 129};
+        /* narrow last blocks (8, 16, 32, 48 columns: ymm, 1, 2 and 3 zmm tiles) after whole ones, and
+           groups of 64 columns split over the workers */
+        static const int64_t ocs[] = {8, 16, 24, 32, 33, 40, 47, 64, 65, 72, 88, 100, 129, 200};
         for (size_t i = 0; i < sizeof ocs / sizeof ocs[0]; i++) {
             s.IH = 12 + (int64_t)i, s.IW = 11, s.IC = 19 + 7 * (int64_t)i, s.OC = ocs[i], s.bc = i % 2 ? 1 : ocs[i];
             s.KH = s.KW = 3, s.stride[0] = 1 + (int64_t)(i % 2), s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;
