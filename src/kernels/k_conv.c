@@ -733,6 +733,7 @@ typedef struct conv_task {
     bool direct, pointwise, rows; /* rows: a 1x1 stride-1 unpadded convolution (patch = input rows) */
     bool fused;                   /* fp32 panels that add the bias, clamp and store the output (ep) */
     tosac_gemm_epi ep;
+    int64_t pblk;   /* output pixels per block: the plan's, or fewer to give every worker some */
     int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
@@ -765,8 +766,8 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     for (size_t task = b0; task < b1 && t->st[worker] == TOSAC_OK; task++) {
         const size_t blk = task / (size_t)t->ng; /* 32-bit clean */
         const int64_t j0 = (int64_t)(task - blk * (size_t)t->ng) * t->gw;
-        int64_t p0 = (int64_t)blk * g->pblk;
-        int64_t pn = npix - p0 < g->pblk ? npix - p0 : g->pblk;
+        int64_t p0 = (int64_t)blk * t->pblk;
+        int64_t pn = npix - p0 < t->pblk ? npix - p0 : t->pblk;
         float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
         if (direct) {
             /* one pixel at a time, padding taps skipped */
@@ -864,17 +865,26 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         t.ep.lo = c->epi ? c->epi->flo : 0.0f, t.ep.hi = c->epi ? c->epi->fhi : 0.0f;
     }
     int64_t npix = g->N * g->OD * g->OH * g->OW;
-    const size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
+    size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
+    t.pblk = g->pblk;
     /* few pixel blocks for the workers (the late layers of a network: 49 pixels, 2048 channels):
        each block also splits over groups of 64-column panel blocks, fused outputs only (the
        epilogue needs whole rows otherwise). Any split computes each output the same way. */
     t.ng = 1, t.gw = g->OC;
-    const size_t want = (size_t)tosac_kworkers(c) * 4u;
-    if (t.fused && tosac_kworkers(c) > 1 && nblk < want && g->OC > 64) {
+    const size_t workers = (size_t)tosac_kworkers(c), want = workers * 4u;
+    if (t.fused && workers > 1 && nblk < want && g->OC > 64) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
         const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
         t.gw = (int64_t)bpg * 64;
         t.ng = (int64_t)((nb64 + bpg - 1) / bpg);
+    }
+    /* still fewer than 2 tasks per worker: smaller pixel blocks (whole 6-row tiles, at least 12
+       rows; each block streams the weights once more) */
+    if (workers > 1 && nblk * (size_t)t.ng < 2u * workers && npix > 12) {
+        size_t pb = ((size_t)npix + 2u * workers - 1u) / (2u * workers);
+        pb = (pb + 5u) / 6u * 6u;
+        t.pblk = (int64_t)(pb < 12u ? 12u : pb < (size_t)g->pblk ? pb : (size_t)g->pblk);
+        nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
     }
     tosac_kparallel_for(c, conv_blocks, &t, nblk * (size_t)t.ng);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
