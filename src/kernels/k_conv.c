@@ -871,7 +871,9 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
        each block also splits over groups of 64-column panel blocks, fused outputs only (the
        epilogue needs whole rows otherwise). Any split computes each output the same way. */
     t.ng = 1, t.gw = g->OC;
-    const size_t workers = (size_t)tosac_kworkers(c), want = workers * 4u;
+    /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
+    const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
+    const size_t want = workers * 4u;
     if (t.fused && workers > 1 && nblk < want && g->OC > 64) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
         const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
