@@ -25,9 +25,10 @@
  *     sum is rounded to fp16 (the reference model's float16 accumulator); out = round_out(bias +
  *     acc) in float. Direct path (padding taps skipped).
  *   precise mode (f64 tensors): everything in double in the same order.
- * DEPTHWISE_CONV2D is a direct loop vectorised across output channels (taps in order ky, kx, padding
- * taps skipped); with multiplier 1 (fp32, or int8 with int32 sums) by rows of output pixels, the
- * sums of a block of channels kept in registers over the taps (tosac_dw_row_f32 / _i8).
+ * DEPTHWISE_CONV2D runs by rows of output pixels on the row kernels (tosac_dw_row_f32 / _i8: fp32
+ * with finite weights, int8 with int32 sums, any multiplier; tiles of pixels x a vector of
+ * channels kept in registers over the taps), else as a direct loop vectorised across output
+ * channels (taps in order ky, kx, padding taps skipped).
  */
 #include <string.h>
 
@@ -773,7 +774,8 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
 
-/* Output rows (n, oy) of a depthwise convolution as a parallel-for task (kernel.h). */
+/* Output rows (n, oy) of a depthwise convolution, each in nb blocks of bw pixels, as a parallel-for
+   task (kernel.h) over N * OH * nb blocks. */
 typedef struct dw_task {
     tosac_kcall *c;
     const conv_plan *g;
@@ -781,6 +783,7 @@ typedef struct dw_task {
     const void *wbuf;
     bool wide;
     bool finite; /* every weight is finite (the fp32 row kernels add padding taps) */
+    int64_t nb, bw;
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } dw_task;
 
@@ -807,8 +810,10 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     const bool fend = rowk && g->kind == CK_F32 && bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 &&
                       dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64;
     int64_t held = 0, h0 = 0; /* rows whose sums wait in acc for one epilogue call; the first's output */
-    for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
+    for (size_t task = r0; task < r1 && t->st[worker] == TOSAC_OK; task++) {
+        size_t row = task / (size_t)t->nb; /* 32-bit clean */
         int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
+        int64_t bx0 = (int64_t)(task - row * (size_t)t->nb) * t->bw, bx1 = bx0 + t->bw < g->OW ? bx0 + t->bw : g->OW;
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
@@ -820,11 +825,11 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             const int8_t *xi = (const int8_t *)in->data + xoff;
             const int16_t *wi = (const int16_t *)wbuf + woff;
             if (fend) {
-                geo.ox0 = 0, geo.n = g->OW, geo.ep = &ep;
-                tosac_dw_row_f32(g->isa, (float *)dst->data + (n * g->OH + oy) * g->OW * CM, xf, wf, &geo);
+                geo.ox0 = bx0, geo.n = bx1 - bx0, geo.ep = &ep;
+                tosac_dw_row_f32(g->isa, (float *)dst->data + ((n * g->OH + oy) * g->OW + bx0) * CM, xf, wf, &geo);
                 continue;
             }
-            if (g->dwrows > 1) {
+            if (g->dwrows > 1 && t->nb == 1) {
                 /* whole rows (pblk == OW): rows r0.. are consecutive in the output */
                 geo.ox0 = 0, geo.n = g->OW;
                 if (held == 0) h0 = (n * g->OH + oy) * g->OW * CM;
@@ -833,7 +838,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                     tosac_dw_row_f32(g->isa, (float *)acc + a0, xf, wf, &geo);
                 else
                     tosac_dw_row_i8(g->isa, (int32_t *)acc + a0, xi, wi, &geo, izp);
-                if (++held < g->dwrows && row + 1 < r1) continue;
+                if (++held < g->dwrows && task + 1 < r1) continue;
                 int64_t count = held * g->OW * CM;
                 held = 0;
                 if (g->kind == CK_F32) {
@@ -844,8 +849,8 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                 }
                 continue;
             }
-            for (int64_t ox0 = 0; ox0 < g->OW; ox0 += g->pblk) {
-                geo.ox0 = ox0, geo.n = g->OW - ox0 < g->pblk ? g->OW - ox0 : g->pblk;
+            for (int64_t ox0 = bx0; ox0 < bx1; ox0 += g->pblk) {
+                geo.ox0 = ox0, geo.n = bx1 - ox0 < g->pblk ? bx1 - ox0 : g->pblk;
                 int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * CM;
                 if (g->kind == CK_F32) {
                     tosac_dw_row_f32(g->isa, (float *)acc, xf, wf, &geo);
@@ -861,7 +866,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             }
             continue;
         }
-        for (int64_t ox = 0; ox < g->OW; ox++) {
+        for (int64_t ox = bx0; ox < bx1; ox++) {
             int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
             int32_t *a32 = (int32_t *)acc;
             int64_t *a64 = (int64_t *)acc;
@@ -959,11 +964,15 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
 
 static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    dw_task t = {c, g, izp, NULL, false, false, {TOSAC_OK}};
+    dw_task t = {c, g, izp, NULL, false, false, 1, g->OW, {TOSAC_OK}};
     t.wbuf = conv_wbuf(c, g, wzp, &t.finite); /* shared by the workers (worker 0's scratch when not prepared) */
     int64_t mx = c->in[0].dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
     t.wide = g->kind == CK_INT && g->T * mx * 255 > INT32_MAX;
-    tosac_kparallel_for(c, dw_rows, &t, (size_t)(g->N * g->OH));
+    /* few rows (the 7x7 layers): halves of rows too, in whole tiles of 4 pixels, so that the
+       workers get equal shares */
+    int64_t rows = g->N * g->OH;
+    if (rows < 4 * (int64_t)tosac_kworkers(c) && g->OW >= 6) t.bw = (g->OW + 7) / 8 * 4, t.nb = (int64_t)(((size_t)g->OW + (size_t)t.bw - 1) / (size_t)t.bw);
+    tosac_kparallel_for(c, dw_rows, &t, (size_t)(rows * t.nb));
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.st[w] != TOSAC_OK) return t.st[w];
     return TOSAC_OK;
