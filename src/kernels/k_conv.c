@@ -787,6 +787,16 @@ typedef struct dw_task {
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } dw_task;
 
+/* The int32 results sum + bias of the row kernels (bad: an addition overflowed) through the fused
+   epilogue or into the output. */
+static tosac_status dw_int_end(tosac_kcall *c, int64_t o0, int64_t count, int32_t *acc, uint32_t bad)
+{
+    if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
+    if (c->epi) return tosac_epilogue_store(c, acc, o0, count);
+    memcpy((int32_t *)c->out[0].data + o0, acc, (size_t)count * sizeof *acc);
+    return TOSAC_OK;
+}
+
 static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
 {
     dw_task *t = ctx;
@@ -809,6 +819,9 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                                c->epi ? c->epi->flo : 0.0f, c->epi ? c->epi->fhi : 0.0f};
     const bool fend = rowk && g->kind == CK_F32 && bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 &&
                       dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64;
+    /* int8 with int32 results: the row kernels add the bias too (and flag the REQUIRE) */
+    const bool iend = rowk && g->kind == CK_INT && bias->dtype == TOSAC_DTYPE_INT32 && c->out[0].dtype == TOSAC_DTYPE_INT32;
+    uint32_t bad = 0;
     int64_t held = 0, h0 = 0; /* rows whose sums wait in acc for one epilogue call; the first's output */
     for (size_t task = r0; task < r1 && t->st[worker] == TOSAC_OK; task++) {
         size_t row = task / (size_t)t->nb; /* 32-bit clean */
@@ -819,7 +832,8 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
             while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dy >= g->IH) ky1--;
             tosac_dw_geom geo = {.C = C, .M = M, .KW = g->KW, .IW = g->IW, .sx = g->sx, .dx = g->dx, .pl = g->pl,
-                                 .nky = ky1 - ky0, .ystep = g->IW * C * g->dy, .patch = sc + g->off_dwp};
+                                 .nky = ky1 - ky0, .ystep = g->IW * C * g->dy, .patch = sc + g->off_dwp,
+                                 .ibias = iend ? (const int32_t *)bias->data : NULL, .ibcast = bias->nelem == 1, .bad = &bad};
             int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * CM;
             const float *xf = (const float *)in->data + xoff, *wf = (const float *)wbuf + woff;
             const int8_t *xi = (const int8_t *)in->data + xoff;
@@ -844,7 +858,8 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                 if (g->kind == CK_F32) {
                     fp_store_f32(g->isa, &c->out[0], &c->in[2], h0, count, CM, (float *)acc, c->epi);
                 } else {
-                    tosac_status st = int_store(c, h0, count, CM, NULL, (int32_t *)acc);
+                    tosac_status st = iend ? dw_int_end(c, h0, count, (int32_t *)acc, bad)
+                                           : int_store(c, h0, count, CM, NULL, (int32_t *)acc);
                     if (st != TOSAC_OK) t->st[worker] = st;
                 }
                 continue;
@@ -857,7 +872,8 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                     fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, geo.n * CM, CM, (float *)acc, c->epi);
                 } else {
                     tosac_dw_row_i8(g->isa, (int32_t *)acc, xi, wi, &geo, izp);
-                    tosac_status st = int_store(c, o0, geo.n * CM, CM, NULL, (int32_t *)acc);
+                    tosac_status st = iend ? dw_int_end(c, o0, geo.n * CM, (int32_t *)acc, bad)
+                                           : int_store(c, o0, geo.n * CM, CM, NULL, (int32_t *)acc);
                     if (st != TOSAC_OK) {
                         t->st[worker] = st;
                         break;

@@ -26,6 +26,7 @@
 #define KG_DW_TYPES(B)                                                                                   \
     typedef float KG_FN(f##B) __attribute__((vector_size(B)));                                           \
     typedef int32_t KG_FN(i##B) __attribute__((vector_size(B)));                                         \
+    typedef uint32_t KG_FN(u##B) __attribute__((vector_size(B)));                                       \
     KG_TARGET static inline KG_FN(f##B) KG_FN(ldf##B)(const float *p)                                    \
     {                                                                                                    \
         KG_FN(f##B) v;                                                                                   \
@@ -60,12 +61,26 @@
         return KG_FN(blend##B)(x != x, ep->ignore ? lo : x, r);                                          \
     }
 
-/* int8 tiles: the running sum of the weights, and zp times it taken off at the end */
+/* int8 tiles: the running sum of the weights, and zp times it taken off at the end; with g->ibias the
+   bias added in wrapping lanes, an overflow (the sum's sign differs from both operands') flagged in
+   vbad. END: the unsigned vector type. */
 #define KG_DW_WSUM_I(sw, wv) sw = sw + wv;
-#define KG_DW_FIX_I(a, sw, END)                                                                             \
+#define KG_DW_FIX_I(a, sw, END)                                                                          \
     {                                                                                                    \
         const __typeof__(sw) z = sw * zp;                                                                \
         for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) a[p] = a[p] - z;                         \
+        if (g->ibias) {                                                                                  \
+            __typeof__(sw) bv;                                                                           \
+            if (g->ibcast)                                                                               \
+                for (int i = 0; i < W; i++) bv[i] = g->ibias[0];                                         \
+            else                                                                                         \
+                memcpy(&bv, g->ibias + j, sizeof bv);                                                    \
+            for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) {                                    \
+                const END u = (END)a[p], v = (END)bv, r = u + v;                                         \
+                vbad |= (u ^ r) & (v ^ r);                                                               \
+                a[p] = (__typeof__(sw))r;                                                                \
+            }                                                                                            \
+        }                                                                                                \
     }
 #define KG_DW_WSUM_F(sw, wv)
 #define KG_DW_FIX_F(a, sw, END)                                                                          \
@@ -102,7 +117,8 @@
         XT *restrict patch = g->patch;                                                                   \
         const XT pad = (XT)(PAD);                                                                        \
         const tosac_gemm_epi *ep = g->ep;                                                                \
-        (void)zp, (void)pad, (void)ep;                                                                           \
+        KG_FN(u##B) vbad = {0}; /* int8 with bias: the sign bits flag an overflow */                     \
+        (void)zp, (void)pad, (void)ep;                                                                   \
         for (int64_t px = 0; px < g->n;) {                                                               \
             const int64_t left = g->n - px;                                                              \
             const int64_t np = left >= KG_DW_PX       ? KG_DW_PX                                         \
@@ -152,6 +168,8 @@
             }                                                                                            \
             px += np;                                                                                    \
         }                                                                                                \
+        for (int i = 0; i < W; i++)                                                                      \
+            if (vbad[i] >> 31) *g->bad = 1;                                                              \
     }
 
 #define KG_DW_WIDTH(B)                                                                                   \
@@ -160,7 +178,7 @@
                KG_DW_FIX_F, 0, !ep ? (KG_FN(f##B)){0} : ep->bcast ? ep->bias[0] - (KG_FN(f##B)){0} : KG_FN(ldf##B)(ep->bias + j), \
                KG_FN(end##B))                                                                            \
     KG_DW_ROWS(dwi, B, int32_t, int8_t, int16_t, KG_FN(i##B), KG_FN(ldb##B), KG_FN(ldh##B), KG_DW_WSUM_I, \
-               KG_DW_FIX_I, zp, (KG_FN(i##B)){0}, )
+               KG_DW_FIX_I, zp, (KG_FN(i##B)){0}, KG_FN(u##B))
 
 KG_DW_WIDTH(4)
 KG_DW_WIDTH(8)

@@ -138,7 +138,9 @@ static inline float tosac_round_fp16(float f)
  * product and per addition (the reference order), only when every weight is finite; int8:
  * (x - zp) * w (w int16) summed exactly in int32 (the caller bounds the taps). patch: scratch of
  * tosac_dw_patch_bytes() bytes. fp32 with ep: acc receives what tosac_gemm_bias_store_f32 would
- * store from those sums (bias[j], clamp), so it can be the output itself.
+ * store from those sums (bias[j], clamp), so it can be the output itself. int8 with ibias: acc
+ * receives sum + ibias[j] (ibias[0] when ibcast) wrapped to int32, and *bad is set to 1 when an
+ * addition overflowed (the REQUIRE on acc + bias).
  */
 typedef struct tosac_dw_geom {
     int64_t C, M, KW, IW, sx, dx, pl;
@@ -146,6 +148,9 @@ typedef struct tosac_dw_geom {
     int64_t ox0, n;
     void *patch;
     const tosac_gemm_epi *ep;
+    const int32_t *ibias;
+    bool ibcast;
+    uint32_t *bad;
 } tosac_dw_geom;
 size_t tosac_dw_patch_bytes(int64_t KH, int64_t KW, int64_t sx, int64_t dx);
 void tosac_dw_row_f32(uint32_t isa, float *acc, const float *x, const float *w, const tosac_dw_geom *g);

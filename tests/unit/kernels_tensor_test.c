@@ -728,6 +728,25 @@ static void test_conv_i48_overflow(void)
     seti(&b.bias, 0, INT32_MAX - 9999);
     EXPECT_EQ_I(conv_run(&s, &b), TOSAC_ERR_UNPREDICTABLE);
     conv_free(&b);
+    /* the same for the depthwise row kernels (they add the bias): 20 channels, 3x3, pad 1; the
+       interior pixels' sums are +-9 * 100 * 100, channel 5's bias takes them to the int32 limits */
+    s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.IH = 3, s.IW = 10, s.IC = 20, s.KH = s.KW = 3, s.bc = 20;
+    s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1, s.dil[0] = s.dil[1] = 1;
+    cspec_derive(&s);
+    conv_alloc(&s, &b);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        for (int64_t i = 0; i < b.in.t.nelem; i++) seti(&b.in, i, 100 * sign);
+        for (int64_t i = 0; i < b.w.t.nelem; i++) seti(&b.w, i, 100);
+        for (int64_t i = 0; i < 20; i++) seti(&b.bias, i, i);
+        int64_t edge = sign > 0 ? INT32_MAX : INT32_MIN, mid = (s.OW + 4) * 20 + 5; /* row 1, column 4 */
+        seti(&b.bias, 5, edge - sign * 90000);
+        EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
+        EXPECT_EQ_I(geti(&b.out, mid), edge);
+        EXPECT_EQ_I(geti(&b.out, mid + 1), sign * 90000 + 6);
+        seti(&b.bias, 5, edge - sign * 89999);
+        EXPECT_EQ_I(conv_run(&s, &b), TOSAC_ERR_UNPREDICTABLE);
+    }
+    conv_free(&b);
 }
 
 /* ERROR_IF: non-zero zero points outside i8. */
