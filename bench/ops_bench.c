@@ -231,6 +231,48 @@ static void conv_s(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, in
     c->unit = "MAC";
 }
 
+/*
+ * DEPTHWISE_CONV2D (multiplier 1) as the zoo's models have it: H x W x C input, K x K kernel,
+ * stride s, padding K/2 before and, with stride 2, one less after (TOSA's exact output size);
+ * int8 through a fused per-tensor RESCALE to int8 (the quantizer's form), fp32 with its bias.
+ */
+static void dwconv(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t C, int64_t K, int64_t s)
+{
+    tosac_block *b = new_graph(c);
+    bool i8 = t == TOSAC_DTYPE_INT8;
+    tosac_dtype acc = i8 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_FP32;
+    int32_t p0 = (int32_t)(K / 2), p1 = (int32_t)(K / 2 - (s - 1));
+    int64_t OH = (H + p0 + p1 - K) / s + 1, OW = (W + p0 + p1 - K) / s + 1;
+    const int64_t in_s[] = {1, H, W, C}, w_s[] = {K, K, C, 1}, b_s[] = {C}, out_s[] = {1, OH, OW, C}, one = 1;
+    tosac_value *in = tosac_block_add_tensor(b, "in", t, 4, in_s);
+    tosac_block_add_input(b, in);
+    tosac_value *ops[5] = {in, rconst(b, "w", t, 4, w_s), rconst(b, "bias", acc, 1, b_s), zp(b, "izp", t, i8 ? -5 : 0),
+                           zp(b, "wzp", t, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", acc, 4, out_s);
+    tosac_node *n = tosac_block_add_node(b, TOSAC_OP_DEPTHWISE_CONV2D, 5, ops, 1, &out);
+    const int32_t pad[] = {p0, p1, p0, p1}, st[] = {(int32_t)s, (int32_t)s}, dil[] = {1, 1};
+    tosac_node_set_ints(n, 0, pad, 4);
+    tosac_node_set_ints(n, 1, st, 2);
+    tosac_node_set_ints(n, 2, dil, 2);
+    tosac_node_set_int(n, 4, acc);
+    if (i8) {
+        const int32_t mult = 1518500250;
+        const int8_t shift = 45;
+        tosac_value *rops[5] = {out, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &one, &mult, 4),
+                                tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &shift, 1),
+                                zp(b, "rizp", TOSAC_DTYPE_INT32, 0), zp(b, "rozp", TOSAC_DTYPE_INT8, -3)};
+        tosac_value *q = tosac_block_add_tensor(b, "q", TOSAC_DTYPE_INT8, 4, out_s);
+        tosac_node *r = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, rops, 1, &q);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_input_unsigned, 0);
+        out = q;
+    }
+    tosac_block_add_output(b, out);
+    c->work = (double)(OH * OW * C * K * K);
+    c->unit = "MAC";
+}
+
 static double clock_s(clockid_t id)
 {
     struct timespec ts;
@@ -357,7 +399,7 @@ int main(int argc, char **argv)
             filter = argv[i];
     }
     if (peak) return run_peak(seconds);
-    bcase cases[48];
+    bcase cases[128];
     int n = 0;
 #define CASE(NAME, CALL)                       \
     do {                                       \
@@ -396,6 +438,21 @@ int main(int argc, char **argv)
     CASE("conv2d_fp32_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 40, 120, 1, 1, p0));
     CASE("conv2d_i8_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_INT8, 28, 28, 40, 120, 1, 1, p0));
     CASE("conv2d_fp32_7x7x512_1x1x2048", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 2048, 1, 1, p0));
+    /* the zoo's depthwise layers (mobilenet_v1_025, mobilenet_v3_small, mobilenet_v2, efficientnet_b0) */
+#define DW_CASES(T, TN)                                                                                        \
+    CASE("dw_" TN "_48x48x8_3x3", dwconv(c, T, 48, 48, 8, 3, 1));                                           \
+    CASE("dw_" TN "_48x48x16_3x3s2", dwconv(c, T, 48, 48, 16, 3, 2));                                        \
+    CASE("dw_" TN "_6x6x128_3x3", dwconv(c, T, 6, 6, 128, 3, 1));                                            \
+    CASE("dw_" TN "_56x56x72_3x3s2", dwconv(c, T, 56, 56, 72, 3, 2));                                        \
+    CASE("dw_" TN "_28x28x88_3x3", dwconv(c, T, 28, 28, 88, 3, 1));                                          \
+    CASE("dw_" TN "_14x14x240_5x5", dwconv(c, T, 14, 14, 240, 5, 1));                                        \
+    CASE("dw_" TN "_7x7x576_5x5", dwconv(c, T, 7, 7, 576, 5, 1));                                            \
+    CASE("dw_" TN "_56x56x144_3x3", dwconv(c, T, 56, 56, 144, 3, 1));                                        \
+    CASE("dw_" TN "_56x56x144_5x5s2", dwconv(c, T, 56, 56, 144, 5, 2));                                      \
+    CASE("dw_" TN "_14x14x672_5x5", dwconv(c, T, 14, 14, 672, 5, 1));
+    DW_CASES(TOSAC_DTYPE_FP32, "fp32")
+    DW_CASES(TOSAC_DTYPE_INT8, "i8")
+#undef DW_CASES
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

@@ -25,9 +25,10 @@
  *     sum is rounded to fp16 (the reference model's float16 accumulator); out = round_out(bias +
  *     acc) in float. Direct path (padding taps skipped).
  *   precise mode (f64 tensors): everything in double in the same order.
- * DEPTHWISE_CONV2D is a direct loop vectorised across output channels (taps in order ky, kx, padding
- * taps skipped); with multiplier 1 (fp32, or int8 with int32 sums) by rows of output pixels, the
- * sums of a block of channels kept in registers over the taps (tosac_dw_row_f32 / _i8).
+ * DEPTHWISE_CONV2D runs by rows of output pixels on the row kernels (tosac_dw_row_f32 / _i8: fp32
+ * with finite weights, int8 with int32 sums, any multiplier; tiles of pixels x a vector of
+ * channels kept in registers over the taps), else as a direct loop vectorised across output
+ * channels (taps in order ky, kx, padding taps skipped).
  */
 #include <string.h>
 
@@ -59,6 +60,7 @@ typedef struct {
     int64_t chunk; /* integer: most K terms summed in int32 */
     int64_t pblk;  /* output pixels per patch block (depthwise: per call of the row kernels) */
     int64_t dwrows; /* depthwise row kernels: whole output rows gathered per epilogue call */
+    size_t off_dwp; /* depthwise row kernels: their patch (tosac_dw_patch_bytes) */
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
@@ -194,6 +196,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
         if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
         g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
         g->off_c = o, o += tosac_kalign64((size_t)(g->dwrows * g->pblk * cm) * 8u);
+        g->off_dwp = o, o += tosac_kalign64(tosac_dw_patch_bytes(g->KH, g->KW, g->sx, g->dx));
         g->total = o;
         return;
     }
@@ -638,9 +641,14 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
             tosac_krow_i16((int16_t *)wbuf, w, 0, n, wzp);
         else if (g->kind == CK_F64)
             tosac_krow_f64((double *)wbuf, w, 0, n);
-        else
+        else {
+            /* the row kernels add padding taps (0 * w) when every weight is finite */
+            const float *f = wbuf;
             tosac_krow_f32((float *)wbuf, w, 0, n);
-        return true; /* the depthwise loop skips padding taps */
+            for (int64_t i = 0; i < n; i++)
+                if (f[i] - f[i] != 0.0f) finite = false;
+        }
+        return finite;
     }
     if (g->kind == CK_INT) {
         tosac_krow_i16((int16_t *)wbuf, w, 0, OC * K, wzp);
@@ -896,15 +904,28 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
 
 /* ---- DEPTHWISE_CONV2D -------------------------------------------------------------------------- */
 
-/* Output rows (n, oy) of a depthwise convolution as a parallel-for task (kernel.h). */
+/* Output rows (n, oy) of a depthwise convolution, each in nb blocks of bw pixels, as a parallel-for
+   task (kernel.h) over N * OH * nb blocks. */
 typedef struct dw_task {
     tosac_kcall *c;
     const conv_plan *g;
     int32_t izp;
     const void *wbuf;
     bool wide;
+    bool finite; /* every weight is finite (the fp32 row kernels add padding taps) */
+    int64_t nb, bw;
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } dw_task;
+
+/* The int32 results sum + bias of the row kernels (bad: an addition overflowed) through the fused
+   epilogue or into the output. */
+static tosac_status dw_int_end(tosac_kcall *c, int64_t o0, int64_t count, int32_t *acc, uint32_t bad)
+{
+    if (bad) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
+    if (c->epi) return tosac_epilogue_store(c, acc, o0, count);
+    memcpy((int32_t *)c->out[0].data + o0, acc, (size_t)count * sizeof *acc);
+    return TOSAC_OK;
+}
 
 static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
 {
@@ -919,54 +940,70 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     int64_t C = g->IC, M = g->M, CM = C * M;
     void *xrow = sc + g->off_patch, *acc = sc + g->off_c;
 
-    /* multiplier 1, fp32 or int8 with int32 sums: the row kernels (k_gemm.h), pblk pixels a call */
-    const bool rowk = M == 1 && ((g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32) ||
-                                 (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8));
+    /* fp32 (finite weights) or int8 with int32 sums: the row kernels (k_gemm.h), pblk pixels a call;
+       fp32 with an fp32 bias and result straight into the output, a row a call */
+    const bool rowk = (g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32 && t->finite) ||
+                      (g->kind == CK_INT && !wide && in->dtype == TOSAC_DTYPE_INT8);
+    const tosac_ktensor *bias = &c->in[2], *dst = c->epi ? c->epi->out : &c->out[0];
+    const tosac_gemm_epi ep = {(const float *)bias->data, bias->nelem == 1, c->epi != NULL, c->epi && c->epi->fignore,
+                               c->epi ? c->epi->flo : 0.0f, c->epi ? c->epi->fhi : 0.0f};
+    const bool fend = rowk && g->kind == CK_F32 && bias->dtype == TOSAC_DTYPE_FP32 && !bias->f64 &&
+                      dst->dtype == TOSAC_DTYPE_FP32 && !dst->f64;
+    /* int8 with int32 results: the row kernels add the bias too (and flag the REQUIRE) */
+    const bool iend = rowk && g->kind == CK_INT && bias->dtype == TOSAC_DTYPE_INT32 && c->out[0].dtype == TOSAC_DTYPE_INT32;
+    uint32_t bad = 0;
     int64_t held = 0, h0 = 0; /* rows whose sums wait in acc for one epilogue call; the first's output */
-    for (size_t row = r0; row < r1 && t->st[worker] == TOSAC_OK; row++) {
+    for (size_t task = r0; task < r1 && t->st[worker] == TOSAC_OK; task++) {
+        size_t row = task / (size_t)t->nb; /* 32-bit clean */
         int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
-        if (rowk && g->dwrows > 1) {
-            /* whole rows (pblk == OW): rows r0.. are consecutive in the output */
-            int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH;
-            while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
-            while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dy >= g->IH) ky1--;
-            tosac_dw_geom geo = {C, g->KW, g->IW, g->sx, g->dx, g->pl, ky1 - ky0, g->IW * C * g->dy, 0, g->OW};
-            int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * C;
-            if (held == 0) h0 = (n * g->OH + oy) * g->OW * C;
-            int64_t a0 = held * g->OW * C;
-            if (g->kind == CK_F32)
-                tosac_dw_row_f32(g->isa, (float *)acc + a0, (const float *)in->data + xoff, (const float *)wbuf + woff,
-                                 &geo);
-            else
-                tosac_dw_row_i8(g->isa, (int32_t *)acc + a0, (const int8_t *)in->data + xoff,
-                                (const int16_t *)wbuf + woff, &geo, izp);
-            if (++held < g->dwrows && row + 1 < r1) continue;
-            int64_t count = held * g->OW * C;
-            held = 0;
-            if (g->kind == CK_F32) {
-                fp_store_f32(g->isa, &c->out[0], &c->in[2], h0, count, C, (float *)acc, c->epi);
-            } else {
-                tosac_status st = int_store(c, h0, count, C, NULL, (int32_t *)acc);
-                if (st != TOSAC_OK) t->st[worker] = st;
-            }
-            continue;
-        }
+        int64_t bx0 = (int64_t)(task - row * (size_t)t->nb) * t->bw, bx1 = bx0 + t->bw < g->OW ? bx0 + t->bw : g->OW;
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
             while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dy >= g->IH) ky1--;
-            tosac_dw_geom geo = {C, g->KW, g->IW, g->sx, g->dx, g->pl, ky1 - ky0, g->IW * C * g->dy, 0, 0};
-            int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * C;
-            for (int64_t ox0 = 0; ox0 < g->OW; ox0 += g->pblk) {
-                geo.ox0 = ox0, geo.n = g->OW - ox0 < g->pblk ? g->OW - ox0 : g->pblk;
-                int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * C;
+            tosac_dw_geom geo = {.C = C, .M = M, .KW = g->KW, .IW = g->IW, .sx = g->sx, .dx = g->dx, .pl = g->pl,
+                                 .nky = ky1 - ky0, .ystep = g->IW * C * g->dy, .patch = sc + g->off_dwp,
+                                 .ibias = iend ? (const int32_t *)bias->data : NULL, .ibcast = bias->nelem == 1, .bad = &bad};
+            int64_t xoff = ky1 > ky0 ? (n * g->IH + iy0 + ky0 * g->dy) * g->IW * C : 0, woff = ky0 * g->KW * CM;
+            const float *xf = (const float *)in->data + xoff, *wf = (const float *)wbuf + woff;
+            const int8_t *xi = (const int8_t *)in->data + xoff;
+            const int16_t *wi = (const int16_t *)wbuf + woff;
+            if (fend) {
+                geo.ox0 = bx0, geo.n = bx1 - bx0, geo.ep = &ep;
+                tosac_dw_row_f32(g->isa, (float *)dst->data + ((n * g->OH + oy) * g->OW + bx0) * CM, xf, wf, &geo);
+                continue;
+            }
+            if (g->dwrows > 1 && t->nb == 1) {
+                /* whole rows (pblk == OW): rows r0.. are consecutive in the output */
+                geo.ox0 = 0, geo.n = g->OW;
+                if (held == 0) h0 = (n * g->OH + oy) * g->OW * CM;
+                int64_t a0 = held * g->OW * CM;
+                if (g->kind == CK_F32)
+                    tosac_dw_row_f32(g->isa, (float *)acc + a0, xf, wf, &geo);
+                else
+                    tosac_dw_row_i8(g->isa, (int32_t *)acc + a0, xi, wi, &geo, izp);
+                if (++held < g->dwrows && task + 1 < r1) continue;
+                int64_t count = held * g->OW * CM;
+                held = 0;
                 if (g->kind == CK_F32) {
-                    tosac_dw_row_f32(g->isa, (float *)acc, (const float *)in->data + xoff, (const float *)wbuf + woff, &geo);
-                    fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, geo.n * C, C, (float *)acc, c->epi);
+                    fp_store_f32(g->isa, &c->out[0], &c->in[2], h0, count, CM, (float *)acc, c->epi);
                 } else {
-                    tosac_dw_row_i8(g->isa, (int32_t *)acc, (const int8_t *)in->data + xoff, (const int16_t *)wbuf + woff,
-                                    &geo, izp);
-                    tosac_status st = int_store(c, o0, geo.n * C, C, NULL, (int32_t *)acc);
+                    tosac_status st = iend ? dw_int_end(c, h0, count, (int32_t *)acc, bad)
+                                           : int_store(c, h0, count, CM, NULL, (int32_t *)acc);
+                    if (st != TOSAC_OK) t->st[worker] = st;
+                }
+                continue;
+            }
+            for (int64_t ox0 = bx0; ox0 < bx1; ox0 += g->pblk) {
+                geo.ox0 = ox0, geo.n = bx1 - ox0 < g->pblk ? bx1 - ox0 : g->pblk;
+                int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * CM;
+                if (g->kind == CK_F32) {
+                    tosac_dw_row_f32(g->isa, (float *)acc, xf, wf, &geo);
+                    fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, geo.n * CM, CM, (float *)acc, c->epi);
+                } else {
+                    tosac_dw_row_i8(g->isa, (int32_t *)acc, xi, wi, &geo, izp);
+                    tosac_status st = iend ? dw_int_end(c, o0, geo.n * CM, (int32_t *)acc, bad)
+                                           : int_store(c, o0, geo.n * CM, CM, NULL, (int32_t *)acc);
                     if (st != TOSAC_OK) {
                         t->st[worker] = st;
                         break;
@@ -975,7 +1012,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             }
             continue;
         }
-        for (int64_t ox = 0; ox < g->OW; ox++) {
+        for (int64_t ox = bx0; ox < bx1; ox++) {
             int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * CM;
             int32_t *a32 = (int32_t *)acc;
             int64_t *a64 = (int64_t *)acc;
@@ -1073,13 +1110,15 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
 
 static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    dw_task t = {c, g, izp, NULL, false, {TOSAC_OK}};
-    bool finite; /* the depthwise loop skips padding taps: any weight is fine */
-    t.wbuf = conv_wbuf(c, g, wzp, &finite); /* shared by the workers (worker 0's scratch when not prepared) */
-    (void)finite;
+    dw_task t = {c, g, izp, NULL, false, false, 1, g->OW, {TOSAC_OK}};
+    t.wbuf = conv_wbuf(c, g, wzp, &t.finite); /* shared by the workers (worker 0's scratch when not prepared) */
     int64_t mx = c->in[0].dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
     t.wide = g->kind == CK_INT && g->T * mx * 255 > INT32_MAX;
-    tosac_kparallel_for(c, dw_rows, &t, (size_t)(g->N * g->OH));
+    /* few rows (the 7x7 layers): halves of rows too, in whole tiles of 4 pixels, so that the
+       workers get equal shares */
+    int64_t rows = g->N * g->OH;
+    if (rows < 4 * (int64_t)tosac_kworkers(c) && g->OW >= 6) t.bw = (g->OW + 7) / 8 * 4, t.nb = (int64_t)(((size_t)g->OW + (size_t)t.bw - 1) / (size_t)t.bw);
+    tosac_kparallel_for(c, dw_rows, &t, (size_t)(rows * t.nb));
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.st[w] != TOSAC_OK) return t.st[w];
     return TOSAC_OK;

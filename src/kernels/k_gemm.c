@@ -942,6 +942,17 @@ void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }
 
+/* the largest KG_DW_PX and KG_DW_VB of the variants above */
+#define KG_DW_MAX_PX 8
+#define KG_DW_MAX_VB 64u
+
+size_t tosac_dw_patch_bytes(int64_t KH, int64_t KW, int64_t sx, int64_t dx)
+{
+    /* [KH][span][widest vector], span the input columns of the widest tile */
+    int64_t span = (KG_DW_MAX_PX - 1) * sx + (KW - 1) * dx + 1;
+    return (size_t)(KH * span) * KG_DW_MAX_VB;
+}
+
 void tosac_dw_row_f32(uint32_t isa, float *acc, const float *x, const float *w, const tosac_dw_geom *g)
 {
     KG_DISPATCH(dw_rows_f32, (acc, x, w, g, 0))

@@ -130,20 +130,31 @@ static inline float tosac_round_fp16(float f)
 }
 
 /*
- * Depthwise convolution (channel multiplier 1) over output pixels ox0 .. ox0 + n - 1 of one output
- * row: acc[i*C + c] = the sum over the kernel rows ky < nky whose input row is inside (the caller
- * passes x = the input row of the first of them, at column 0, and w = that kernel row's weights
- * [nky][KW][C]; the next row is ystep elements further) and the kernel columns kx whose column
- * ix = (ox0 + i) * sx - pl + kx * dx is inside [0, IW), in the order ky, kx, of
- * x[ky * ystep + ix * C + c] * w[(ky * KW + kx) * C + c]. fp32: from +0, one rounding per product
- * and per addition (the reference order); int8: (x - zp) * w (w int16) summed exactly in int32
- * (the caller bounds the taps).
+ * Depthwise convolution over output pixels ox0 .. ox0 + n - 1 of one output row, C input channels,
+ * channel multiplier M (output channel j = c * M + m reads input channel c = j / M):
+ * acc[i*C*M + j] = the sum over the kernel rows ky < nky (the caller passes x = the input row of
+ * the first of them, at column 0, w = that kernel row's weights [nky][KW][C*M], and only kernel
+ * rows inside the input; the next row is ystep elements further) and the kernel columns kx whose
+ * column ix = (ox0 + i) * sx - pl + kx * dx is inside [0, IW), in the order ky, kx, of
+ * x[ky * ystep + ix * C + j / M] * w[(ky * KW + kx) * C * M + j]. fp32: from +0, one rounding per
+ * product and per addition (the reference order), only when every weight is finite; int8:
+ * (x - zp) * w (w int16) summed exactly in int32 (the caller bounds the taps). patch: scratch of
+ * tosac_dw_patch_bytes() bytes. fp32 with ep: acc receives what tosac_gemm_bias_store_f32 would
+ * store from those sums (bias[j], clamp), so it can be the output itself. int8 with ibias: acc
+ * receives sum + ibias[j] (ibias[0] when ibcast) wrapped to int32, and *bad is set to 1 when an
+ * addition overflowed (the REQUIRE on acc + bias).
  */
 typedef struct tosac_dw_geom {
-    int64_t C, KW, IW, sx, dx, pl;
+    int64_t C, M, KW, IW, sx, dx, pl;
     int64_t nky, ystep;
     int64_t ox0, n;
+    void *patch;
+    const tosac_gemm_epi *ep;
+    const int32_t *ibias;
+    bool ibcast;
+    uint32_t *bad;
 } tosac_dw_geom;
+size_t tosac_dw_patch_bytes(int64_t KH, int64_t KW, int64_t sx, int64_t dx);
 void tosac_dw_row_f32(uint32_t isa, float *acc, const float *x, const float *w, const tosac_dw_geom *g);
 void tosac_dw_row_i8(uint32_t isa, int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g, int32_t zp);
 /* fp16 accumulation (every product and sum rounded to fp16): acc[i] = r16(acc[i] + r16(x * w[i]))

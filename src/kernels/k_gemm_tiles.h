@@ -130,82 +130,9 @@ KG_TARGET static void KG_FN(gemm_i16)(int64_t P, int64_t J, int64_t K, const int
     }
 }
 
-/*
- * Depthwise rows (tosac_dw_row_f32 / _i8 in k_gemm.h). Groups of KG_DW_PX pixels whose kernel
- * columns are all inside the input: one vector of channels (KG_DW_VB bytes of sums; GCC vector
- * extensions, which every target lowers to what it has) per pixel, kept in registers over the
- * taps (independent chains; one weight load serves the group); other pixels and the channels
- * beyond the last whole vector one at a time. Every sum runs over the valid taps in the order ky,
- * kx: fp32 from +0 with one rounding per product and per addition (the reference), int32 exact.
- */
-#define KG_DW_GROUP(VT, LOADX, LOADW, ADDI)                                                              \
-    for (; c0 + (int64_t)(sizeof(VT) / 4) <= C; c0 += (int64_t)(sizeof(VT) / 4)) {                      \
-        VT a[KG_DW_PX];                                                                                  \
-        for (int p = 0; p < KG_DW_PX; p++) a[p] = (VT){0};                                               \
-        for (int64_t ky = 0; ky < g->nky; ky++)                                                          \
-            for (int64_t kx = 0; kx < g->KW; kx++) {                                                     \
-                const int64_t xo = ky * g->ystep + (ix0 + kx * g->dx) * C + c0;                          \
-                const VT wv = LOADW(w + (ky * g->KW + kx) * C + c0);                                     \
-                for (int p = 0; p < KG_DW_PX; p++) {                                                     \
-                    const VT q = LOADX(x + xo + p * sxc) * wv;                                           \
-                    a[p] = a[p] + q;                                                                     \
-                }                                                                                        \
-            }                                                                                            \
-        for (int p = 0; p < KG_DW_PX; p++) memcpy(o + p * C + c0, &a[p], sizeof a[p]);                   \
-    }
-/* whole vectors of channels from c0 of the pixel at input column IX0 (kernel columns k0 .. k1-1)
-   into O */
-#define KG_DW_VPIXEL(VT, LOADX, LOADW, IX0, O)                                                           \
-    for (; c0 + (int64_t)(sizeof(VT) / 4) <= C; c0 += (int64_t)(sizeof(VT) / 4)) {                      \
-        VT a = (VT){0};                                                                                  \
-        for (int64_t ky = 0; ky < g->nky; ky++)                                                          \
-            for (int64_t kx = k0; kx < k1; kx++) {                                                       \
-                const VT q = LOADX(x + ky * g->ystep + ((IX0) + kx * g->dx) * C + c0) *                  \
-                             LOADW(w + (ky * g->KW + kx) * C + c0);                                      \
-                a = a + q;                                                                               \
-            }                                                                                            \
-        memcpy((O) + c0, &a, sizeof a);                                                                  \
-    }
-/* channels c0 .. C-1 of the pixel at input column IX0 (kernel columns k0 .. k1-1) into O */
-#define KG_DW_PIXEL(T, TERM, ADD, IX0, O)                                                                \
-    for (; c0 < C; c0++) {                                                                               \
-        T a = 0;                                                                                         \
-        for (int64_t ky = 0; ky < g->nky; ky++)                                                          \
-            for (int64_t kx = k0; kx < k1; kx++) {                                                       \
-                T q = TERM(x[ky * g->ystep + ((IX0) + kx * g->dx) * C + c0], w[(ky * g->KW + kx) * C + c0]); \
-                a = ADD(a, q);                                                                           \
-            }                                                                                            \
-        (O)[c0] = a;                                                                                     \
-    }
-#define KG_DW_ROWS(NAME, T, XT, WT, VT, LOADX, LOADW, TERM)                                             \
-    KG_TARGET static void KG_FN(NAME)(T *restrict acc, const XT *restrict x, const WT *restrict w,       \
-                                      const tosac_dw_geom *g, int32_t zp)                                \
-    {                                                                                                    \
-        const int64_t C = g->C, sxc = g->sx * C;                                                         \
-        (void)zp;                                                                                        \
-        for (int64_t px = 0; px < g->n;) {                                                               \
-            const int64_t ix0 = (g->ox0 + px) * g->sx - g->pl;                                           \
-            T *restrict o = acc + px * C;                                                                \
-            int64_t c0 = 0;                                                                              \
-            if (px + KG_DW_PX <= g->n && ix0 >= 0 &&                                                     \
-                ix0 + (KG_DW_PX - 1) * g->sx + (g->KW - 1) * g->dx < g->IW) {                            \
-                KG_DW_GROUP(VT, LOADX, LOADW, TERM)                                                      \
-                const int64_t cg = c0, k0 = 0, k1 = g->KW;                                               \
-                for (int p = 0; p < KG_DW_PX && cg < C; p++) {                                           \
-                    c0 = cg;                                                                             \
-                    KG_DW_PIXEL(T, TERM, KG_DW_ADD, ix0 + p * g->sx, o + p * C)                          \
-                }                                                                                        \
-                px += KG_DW_PX;                                                                          \
-                continue;                                                                                \
-            }                                                                                            \
-            int64_t k0 = 0, k1 = g->KW; /* the kernel columns inside the input */                        \
-            while (k0 < k1 && ix0 + k0 * g->dx < 0) k0++;                                                \
-            while (k1 > k0 && ix0 + (k1 - 1) * g->dx >= g->IW) k1--;                                     \
-            KG_DW_VPIXEL(VT, LOADX, LOADW, ix0, o)                                                       \
-            KG_DW_PIXEL(T, TERM, KG_DW_ADD, ix0, o)                                                      \
-            px++;                                                                                        \
-        }                                                                                                \
-    }
+#include "kernels/k_dw_tiles.h"
+
+/* vectors of KG_DW_VB bytes (tosac_gemm_bias_store_f32 below) */
 typedef float KG_FN(vf) __attribute__((vector_size(KG_DW_VB)));
 typedef int32_t KG_FN(vi) __attribute__((vector_size(KG_DW_VB)));
 KG_TARGET static inline KG_FN(vf) KG_FN(load_vf)(const float *p)
@@ -214,35 +141,6 @@ KG_TARGET static inline KG_FN(vf) KG_FN(load_vf)(const float *p)
     memcpy(&v, p, sizeof v);
     return v;
 }
-/* x - zp and w widened to int32 lanes */
-#define KG_DW_LOADXI(p) (KG_FN(load_vi8)(p) - zp)
-/* (lane by lane: GCC 12 lowers __builtin_convertvector of narrow vectors one element at a time,
-   the loop becomes one widening load) */
-KG_TARGET static inline KG_FN(vi) KG_FN(load_vi8)(const int8_t *p)
-{
-    KG_FN(vi) v;
-    for (int i = 0; i < (int)(sizeof v / 4); i++) v[i] = p[i];
-    return v;
-}
-KG_TARGET static inline KG_FN(vi) KG_FN(load_vi16)(const int16_t *p)
-{
-    KG_FN(vi) v;
-    for (int i = 0; i < (int)(sizeof v / 4); i++) v[i] = p[i];
-    return v;
-}
-#define KG_DW_MULF(x, w) ((x) * (w))
-#define KG_DW_MULI(x, w) (((int32_t)(x) - zp) * (int32_t)(w))
-#define KG_DW_ADD(a, p) ((a) + (p))
-KG_DW_ROWS(dw_rows_f32, float, float, float, KG_FN(vf), KG_FN(load_vf), KG_FN(load_vf), KG_DW_MULF)
-KG_DW_ROWS(dw_rows_i8, int32_t, int8_t, int16_t, KG_FN(vi), KG_DW_LOADXI, KG_FN(load_vi16), KG_DW_MULI)
-#undef KG_DW_ROWS
-#undef KG_DW_GROUP
-#undef KG_DW_PIXEL
-#undef KG_DW_VPIXEL
-#undef KG_DW_MULF
-#undef KG_DW_MULI
-#undef KG_DW_ADD
-#undef KG_DW_LOADXI
 
 /* fp16 accumulation: acc[i] = r16(acc[i] + r16(x * w[i])) (axpy) or with x[i] (depthwise). */
 KG_TARGET static void KG_FN(axpy_f16)(float *restrict acc, float x, const float *restrict w, int64_t n)

@@ -648,6 +648,32 @@ static void test_conv_large(void)
             CHECK_CASE(conv_case(&s, 0, 0, 2.0), "depthwise %s rows, case %zu", fp ? "fp32" : "i8", i);
         }
     }
+    /* the row kernels' tiles of 8, 4, 2 and 1 pixels, vectors of every width (channel counts below,
+       at and above 4, 8, 16, none a multiple of the vector: the last vector overlaps), stride 2
+       with the mobilenets' pad [1, 0, 1, 0], 5x5 kernels, multipliers above 1 (the gathered patch),
+       rows narrower than a tile */
+    static const int64_t dwm[][8] = {
+        /* C, M, stride, dil, pad, IW, K, IH */
+        {8, 1, 1, 1, 1, 29, 3, 5},  {2, 1, 1, 1, 1, 21, 3, 4},  {3, 1, 2, 1, 1, 18, 3, 5},  {72, 1, 2, 1, 1, 24, 3, 4},
+        {88, 1, 1, 1, 1, 15, 3, 3}, {23, 1, 2, 1, 2, 28, 5, 6}, {120, 1, 1, 1, 2, 7, 5, 5}, {16, 1, 2, 1, 1, 48, 3, 4},
+        {8, 2, 1, 1, 1, 19, 3, 4},  {5, 3, 2, 1, 1, 22, 3, 5},  {36, 2, 1, 2, 2, 13, 3, 4}, {1, 16, 1, 1, 1, 11, 3, 3},
+        {12, 1, 1, 1, 0, 6, 1, 2},  {40, 1, 3, 1, 2, 26, 5, 7},
+    };
+    for (size_t i = 0; i < sizeof dwm / sizeof dwm[0]; i++) {
+        for (int fp = 0; fp < 2; fp++) {
+            s.in_t = s.w_t = fp ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT8;
+            s.out_t = s.acc_t = fp ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32;
+            s.izp = fp ? 0 : (int64_t)i * 37 % 256 - 128, s.wzp = fp ? 0 : (int64_t)(i % 3) - 1;
+            s.N = 1 + (int64_t)(i % 2), s.IC = dwm[i][0], s.M = dwm[i][1], s.IW = dwm[i][5], s.IH = dwm[i][7];
+            s.KH = s.KW = dwm[i][6], s.stride[0] = s.stride[1] = dwm[i][2], s.dil[0] = s.dil[1] = dwm[i][3];
+            s.pad[0] = s.pad[2] = dwm[i][4];
+            s.pad[1] = fit_pad(s.IH - 1 + s.pad[0] - (s.KH - 1) * s.dil[0], s.stride[0], 0);
+            s.pad[3] = fit_pad(s.IW - 1 + s.pad[2] - (s.KW - 1) * s.dil[1], s.stride[1], 0);
+            cspec_derive(&s);
+            s.bc = i % 3 ? s.OCT : 1;
+            CHECK_CASE(conv_case(&s, 0, 0, 2.0), "depthwise %s tiles, case %zu", fp ? "fp32" : "i8", i);
+        }
+    }
 }
 
 /* TOSA.md B.4: CONV2D i8 3x3 ones, pad 1, input [[1,2],[3,4]], input_zp -2, bias 100 -> 118. */
@@ -717,6 +743,25 @@ static void test_conv_i48_overflow(void)
     seti(&b.bias, 0, INT32_MAX - 9999);
     EXPECT_EQ_I(conv_run(&s, &b), TOSAC_ERR_UNPREDICTABLE);
     conv_free(&b);
+    /* the same for the depthwise row kernels (they add the bias): 20 channels, 3x3, pad 1; the
+       interior pixels' sums are +-9 * 100 * 100, channel 5's bias takes them to the int32 limits */
+    s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.IH = 3, s.IW = 10, s.IC = 20, s.KH = s.KW = 3, s.bc = 20;
+    s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1, s.dil[0] = s.dil[1] = 1;
+    cspec_derive(&s);
+    conv_alloc(&s, &b);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        for (int64_t i = 0; i < b.in.t.nelem; i++) seti(&b.in, i, 100 * sign);
+        for (int64_t i = 0; i < b.w.t.nelem; i++) seti(&b.w, i, 100);
+        for (int64_t i = 0; i < 20; i++) seti(&b.bias, i, i);
+        int64_t edge = sign > 0 ? INT32_MAX : INT32_MIN, mid = (s.OW + 4) * 20 + 5; /* row 1, column 4 */
+        seti(&b.bias, 5, edge - sign * 90000);
+        EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
+        EXPECT_EQ_I(geti(&b.out, mid), edge);
+        EXPECT_EQ_I(geti(&b.out, mid + 1), sign * 90000 + 6);
+        seti(&b.bias, 5, edge - sign * 89999);
+        EXPECT_EQ_I(conv_run(&s, &b), TOSAC_ERR_UNPREDICTABLE);
+    }
+    conv_free(&b);
 }
 
 /* ERROR_IF: non-zero zero points outside i8. */
@@ -773,6 +818,24 @@ static void test_conv_fp_special(void)
             setf(&b.bias, 0, 0.5);
             EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
             /* out[x][oc]: x=0: oc0 = 0.5 + 1 + 1 (NaN tap is padding), oc1 = inf; x=1: NaN, inf; x=2: NaN, 2.5 */
+            EXPECT(getf(&b.out, 0) == 2.5);
+            EXPECT(isinf(getf(&b.out, 1)));
+            EXPECT(isnan(getf(&b.out, oc_n)));
+            EXPECT(isinf(getf(&b.out, oc_n + 1)));
+            EXPECT(isnan(getf(&b.out, 2 * oc_n)));
+            EXPECT(getf(&b.out, 2 * oc_n + 1) == 2.5);
+            for (int64_t oc = 2; oc < oc_n; oc++)
+                EXPECT(getf(&b.out, oc) == 2.5 && getf(&b.out, oc_n + oc) == 3.5 && getf(&b.out, 2 * oc_n + oc) == 2.5);
+            conv_free(&b);
+            /* the same as a depthwise convolution (weights [1][3][C][1]): the row kernels add
+               padding taps only when every weight is finite */
+            s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.IC = oc_n, s.bc = 1;
+            cspec_derive(&s);
+            conv_alloc(&s, &b);
+            for (int64_t i = 0; i < 3 * oc_n; i++) setf(&b.in, i, 1.0), setf(&b.w, i, 1.0);
+            setf(&b.w, 0, NAN), setf(&b.w, 2 * oc_n + 1, INFINITY);
+            setf(&b.bias, 0, 0.5);
+            EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
             EXPECT(getf(&b.out, 0) == 2.5);
             EXPECT(isinf(getf(&b.out, 1)));
             EXPECT(isnan(getf(&b.out, oc_n)));
