@@ -946,6 +946,7 @@ static tosac_status prepare_calls(bctx *bc)
     case TOSAC_PROGRAM_ISA_MVE: p->isa = TOSAC_KISA_MVE; break;
     default: p->isa = tosac_kernel_isa(); break;
     }
+    p->for_host = bc->o->kernel_isa == TOSAC_PROGRAM_ISA_HOST;
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
         op->call.in = p->kt + op->in_base;

@@ -91,6 +91,91 @@ static tosac_status run_kernel(tosac_program *p, uint32_t k)
     return s == TOSAC_OK ? s : fail(p, k, s, op->call.why);
 }
 
+/*
+ * Chains (program.h rt_chain): the root runs every member block by block. A block's operands are
+ * [rows, cols] slices of full-shape values, [1, cols] / [1, 1] views of broadcast ones and the
+ * worker's block buffers for intermediates; each kernel runs inline on it (no nested
+ * parallel-for: the blocks are the parallel work), with its worker's copy of its scratch.
+ *
+ * A member whose REQUIRE fails stops its block. The operator reported is the first member, in
+ * execution order, that failed on any block: the members before it never failed, so its operands
+ * were exact and it fails one by one too, while every member before it succeeds one by one.
+ */
+typedef struct chain_task {
+    tosac_program *p;
+    const rt_chain *c;
+    uint32_t bad[TOSAC_KMAX_WORKERS];   /* per worker: 1 + the first failing link, 0 if none */
+    tosac_status st[TOSAC_KMAX_WORKERS];
+    const char *why[TOSAC_KMAX_WORKERS];
+} chain_task;
+
+/* The operand of a link for rows [r0, r0 + nr): t is the full tensor, shp the view's dims. */
+static void chain_view(tosac_ktensor *t, size_t code, int64_t r0, int64_t nr, int64_t cols, uint8_t *blk, int64_t *shp)
+{
+    if (code == RT_LINK_WHOLE) {
+        if (t->rank == 0) return;
+        shp[0] = 1, shp[1] = t->shape[t->rank - 1];
+    } else {
+        size_t e = tosac_exec_elem_size(t->dtype, t->f64);
+        t->data = code == RT_LINK_SLICE ? (uint8_t *)t->data + (size_t)(r0 * cols) * e : blk + code;
+        shp[0] = nr, shp[1] = cols;
+        t->nelem = nr * cols;
+    }
+    t->rank = 2;
+    t->shape = shp;
+}
+
+static void chain_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    chain_task *t = ctx;
+    tosac_program *p = t->p;
+    const rt_chain *c = t->c;
+    const rt_op *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
+    uint8_t *blk = c->blk_size ? (uint8_t *)root->call.scratch + (size_t)worker * root->scratch_size + c->blk_off : NULL;
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t r0 = (int64_t)b * c->block_rows;
+        const int64_t nr = c->rows - r0 < c->block_rows ? c->rows - r0 : c->block_rows;
+        for (uint32_t i = 0; i < c->n_links; i++) {
+            if (t->bad[worker] && t->bad[worker] <= i + 1) break; /* a failure no later link can precede */
+            const rt_link *l = &p->links[c->link_base + i];
+            const rt_op *op = &p->ops[l->op];
+            tosac_ktensor in[RT_LINK_MAX_IN], out = p->kt[op->out_base];
+            int64_t shp[RT_LINK_MAX_IN + 1][2];
+            for (uint32_t j = 0; j < op->n_in; j++) {
+                in[j] = p->kt[op->in_base + j];
+                if (l->in[j] != RT_LINK_KEEP) chain_view(&in[j], l->in[j], r0, nr, c->cols, blk, shp[j]);
+            }
+            chain_view(&out, l->out, r0, nr, c->cols, blk, shp[RT_LINK_MAX_IN]);
+            tosac_kcall kc = op->call;
+            kc.in = in;
+            kc.out = &out;
+            kc.par = (tosac_kparallel){NULL, NULL, 1};
+            kc.epi = NULL;
+            kc.why = NULL;
+            if (kc.scratch) kc.scratch = (uint8_t *)kc.scratch + (size_t)worker * op->scratch_size;
+            tosac_status s = op->fn(&kc);
+            if (s != TOSAC_OK) {
+                if (!t->bad[worker] || i + 1 < t->bad[worker]) t->bad[worker] = i + 1, t->st[worker] = s, t->why[worker] = kc.why;
+                break;
+            }
+        }
+    }
+}
+
+static tosac_status run_chain(tosac_program *p, const rt_chain *c)
+{
+    chain_task t;
+    memset(&t, 0, sizeof t);
+    t.p = p, t.c = c;
+    size_t n = ((size_t)c->rows + (size_t)c->block_rows - 1) / (size_t)c->block_rows;
+    rt_pool_run(p->pool, chain_blocks, &t, n);
+    uint32_t w0 = 0;
+    for (uint32_t w = 0; w < p->workers && w < TOSAC_KMAX_WORKERS; w++)
+        if (t.bad[w] && (!t.bad[w0] || t.bad[w] < t.bad[w0])) w0 = w;
+    if (!t.bad[w0]) return TOSAC_OK;
+    return fail(p, p->links[c->link_base + t.bad[w0] - 1].op, t.st[w0], t.why[w0]);
+}
+
 static tosac_status run_while(tosac_program *p, uint32_t k)
 {
     const rt_op *op = &p->ops[k];
@@ -119,6 +204,10 @@ static tosac_status run_op(tosac_program *p, uint32_t k)
 {
     const rt_op *op = &p->ops[k];
     if (op->fused_into != RT_NONE && !p->cb) return TOSAC_OK; /* its producer ran it */
+    if (op->chain != RT_NONE && !p->cb) { /* the chain's root runs it */
+        const rt_chain *c = &p->chains[op->chain];
+        return p->links[c->link_base + c->n_links - 1].op == k ? run_chain(p, c) : TOSAC_OK;
+    }
     switch (op->mode) {
     case M_NOP: return TOSAC_OK;
     case M_ALIAS:

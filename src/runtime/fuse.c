@@ -6,10 +6,20 @@
  * tensor is never written: the producer gets rt_op.epi and the absorbed operators fused_into. The
  * results are the bits the operators give one by one.
  *
+ * Chains (program.h rt_chain), grouped after the epilogues: trees of elementwise operators whose
+ * intermediate results never reach memory, run block by block over the thread pool (exec.c). A
+ * single large elementwise operator is a chain of one (it gets the pool). Every kernel of these
+ * families computes each output element from the same elements of its operands, so running it on
+ * a block of whole rows gives the bits of the whole call; the channel is the last dimension, so
+ * per-channel RESCALE tables and [1.., C] broadcasts work on any block of rows.
+ *
  * The memory plan still gives the intermediate values storage: with an op callback set (which
  * promises every operator's result, tosac_program_op_output) the executor runs the operators one
- * by one. The fused result is live from the producer's step on (plan.c).
+ * by one. The fused result is live from the producer's step on, and everything a chain reads or
+ * writes over the chain's steps (plan.c).
  */
+#include <string.h>
+
 #include "core/alloc.h"
 #include "kernels/k_epilogue.h"
 #include "runtime/program.h"
@@ -23,11 +33,163 @@ static uint32_t sole_reader(const tosac_program *p, uint32_t v, const uint32_t *
     return readers[v];
 }
 
+/* Elements of a chain block (rounded to whole rows): the block's intermediates stay in the
+   core's L2 cache, and a block's kernel calls cost little next to its work. */
+#define RT_CHAIN_BLOCK 8192
+/* A lone operator becomes a chain of one (for the pool) from this many elements on. */
+#define RT_CHAIN_MIN_ELEMS (2 * RT_CHAIN_BLOCK)
+
+/* Operands of op that a chain slices (the rest, such as RESCALE's multiplier or a TABLE, are
+   passed whole); 0 for an operator no chain may hold. */
+static uint32_t chain_data_operands(const rt_op *op)
+{
+    tosac_kernel_fn f = op->fn;
+    uint32_t n = f == tosac_kernel_unary || f == tosac_kernel_clamp || f == tosac_kernel_table || f == tosac_kernel_rescale ? 1
+                 : f == tosac_kernel_binary ? 2
+                 : f == tosac_kernel_select ? 3
+                                            : 0;
+    if (op->mode != M_KERNEL || op->n_out != 1 || op->n_in < n || op->n_in > RT_LINK_MAX_IN || op->has_epi ||
+        op->fused_into != RT_NONE)
+        return 0;
+    return n;
+}
+
+static bool same_shape(const rt_val *a, const rt_val *b)
+{
+    if (a->rank != b->rank) return false;
+    for (int32_t i = 0; i < a->rank; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
+/* A value a block of rows of `out` can read: the full shape, or [1.., C] / all ones / rank 0. */
+static bool row_sliceable(const rt_val *x, const rt_val *out)
+{
+    if (same_shape(x, out) || x->rank == 0) return true;
+    if (x->rank != out->rank) return false;
+    for (int32_t i = 0; i + 1 < x->rank; i++)
+        if (x->shape[i] != 1) return false;
+    return x->shape[x->rank - 1] == 1 || x->shape[x->rank - 1] == out->shape[out->rank - 1];
+}
+
+/* An operator a chain may hold: an elementwise kernel whose result has rank >= 1 and ordinary
+   storage, and whose data operands are constants, arena values or caller buffers (not variables,
+   not captures) a block of rows can read. */
+static bool chain_member(const tosac_program *p, const rt_op *op)
+{
+    uint32_t nd = chain_data_operands(op);
+    if (!nd) return false;
+    const rt_val *o = &p->vals[p->idx[op->out_base]];
+    if (o->rank < 1 || o->nelem < 1 || (o->kind != RV_ARENA && o->kind != RV_EXT)) return false;
+    for (uint32_t j = 0; j < nd; j++) {
+        const rt_val *x = &p->vals[p->idx[op->in_base + j]];
+        if ((x->kind != RV_ARENA && x->kind != RV_CONST && x->kind != RV_EXT) || !row_sliceable(x, o)) return false;
+    }
+    return true;
+}
+
+static bool chains_off;
+void rt_fuse_chains_off(bool off) { chains_off = off; }
+
+/* Groups the chains: parent[k] is the member of the same chain reading op k's result (RT_NONE for
+   a root), root[k] the chain's root. */
+static void make_chains(tosac_program *p, const uint32_t *readers, uint32_t *parent, uint32_t *root, uint32_t *size)
+{
+    for (uint32_t k = 0; k < p->n_ops; k++) parent[k] = RT_NONE, size[k] = 0;
+    if (!p->for_host || chains_off) return;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        const rt_op *op = &p->ops[k];
+        if (!chain_member(p, op)) continue;
+        uint32_t x = p->idx[op->out_base];
+        uint32_t r = sole_reader(p, x, readers);
+        if (r == RT_NONE || r <= k || p->ops[r].inst != op->inst || !chain_member(p, &p->ops[r])) continue;
+        const rt_op *rop = &p->ops[r];
+        uint32_t nd = chain_data_operands(rop), j = 0;
+        while (j < nd && p->idx[rop->in_base + j] != x) j++;
+        if (j < nd && same_shape(&p->vals[x], &p->vals[p->idx[rop->out_base]])) parent[k] = r;
+    }
+    /* a reader comes after its producer: roots are known when their members are reached */
+    for (uint32_t k = p->n_ops; k-- > 0;) {
+        root[k] = parent[k] == RT_NONE ? k : root[parent[k]];
+        if (chain_member(p, &p->ops[k])) size[root[k]]++;
+    }
+}
+
+/* A chain is worth running as one: two members or more, or one large operator. */
+static bool chain_kept(const tosac_program *p, const uint32_t *root, const uint32_t *size, uint32_t k)
+{
+    return root[k] == k && (size[k] > 1 || (size[k] == 1 && p->vals[p->idx[p->ops[k].out_base]].nelem >= RT_CHAIN_MIN_ELEMS));
+}
+
+/* Lays out the chains in p->mem (rt_op.chain, p->chains, p->links); without memory there are none.
+   `size` is reused: a root's chain index. */
+static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_t *root, uint32_t *size)
+{
+    uint32_t nc = 0, nl = 0;
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (chain_kept(p, root, size, k)) nc++, nl += size[k];
+    if (!nc) return;
+    rt_chain *ch = tosac_arena_alloc(&p->mem, nc * sizeof(rt_chain));
+    rt_link *ln = tosac_arena_alloc(&p->mem, nl * sizeof(rt_link));
+    if (!ch || !ln) return;
+    uint32_t ci = 0, base = 0;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        if (!chain_kept(p, root, size, k)) {
+            if (root[k] == k) size[k] = RT_NONE;
+            continue;
+        }
+        const rt_val *o = &p->vals[p->idx[p->ops[k].out_base]];
+        rt_chain *c = &ch[ci];
+        memset(c, 0, sizeof *c);
+        c->cols = o->shape[o->rank - 1];
+        c->rows = (int64_t)((size_t)o->nelem / (size_t)c->cols);
+        c->block_rows = c->cols >= RT_CHAIN_BLOCK ? 1 : (int64_t)(RT_CHAIN_BLOCK / (size_t)c->cols);
+        if (c->block_rows > c->rows) c->block_rows = c->rows;
+        c->link_base = base;
+        c->step_last = p->ops[k].step_end;
+        base += size[k];
+        size[k] = ci++;
+    }
+    /* members in execution order (the root last: it reads the others' results) */
+    for (uint32_t m = 0; m < p->n_ops; m++) {
+        if (!chain_member(p, &p->ops[m]) || size[root[m]] == RT_NONE) continue;
+        uint32_t k = root[m], cix = size[k];
+        rt_chain *c = &ch[cix];
+        rt_link *l = &ln[c->link_base + c->n_links++];
+        memset(l, 0, sizeof *l);
+        l->op = m;
+        p->ops[m].chain = cix;
+        if (m == k) {
+            l->out = RT_LINK_SLICE;
+        } else {
+            const rt_val *x = &p->vals[p->idx[p->ops[m].out_base]];
+            l->out = c->blk_size;
+            c->blk_size += rt_align((size_t)(c->block_rows * c->cols) * tosac_exec_elem_size(x->dtype, x->f64));
+        }
+        /* operands: an intermediate's offset, the block's rows or the whole tensor */
+        const rt_val *o = &p->vals[p->idx[p->ops[m].out_base]];
+        uint32_t nd = chain_data_operands(&p->ops[m]);
+        for (uint32_t j = 0; j < RT_LINK_MAX_IN; j++) {
+            l->in[j] = j < nd ? RT_LINK_WHOLE : RT_LINK_KEEP;
+            if (j >= nd) continue;
+            uint32_t v = p->idx[p->ops[m].in_base + j];
+            for (uint32_t q = c->link_base; q + 1 < c->link_base + c->n_links; q++)
+                if (parent[ln[q].op] == m && p->idx[p->ops[ln[q].op].out_base] == v) l->in[j] = ln[q].out;
+            if (l->in[j] == RT_LINK_WHOLE && same_shape(&p->vals[v], o)) l->in[j] = RT_LINK_SLICE;
+        }
+    }
+    p->chains = ch;
+    p->n_chains = nc;
+    p->links = ln;
+    p->n_links = nl;
+}
+
 void rt_fuse(tosac_program *p)
 {
     /* readers[v]: the one operator reading v; RT_NONE for none or several (or other uses) */
     uint32_t *readers = tosac_malloc(((size_t)p->n_vals + 1) * sizeof(uint32_t));
     uint32_t *count = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
+    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = RT_NONE;
     if (!readers || !count) goto out; /* fusion is an optimisation: none without memory */
     for (uint32_t v = 0; v < p->n_vals; v++) {
         readers[v] = RT_NONE;
@@ -89,6 +251,13 @@ void rt_fuse(tosac_program *p)
         op->epi.rescale = &rs->call;
         op->epi.lo = lo, op->epi.hi = hi;
         op->fused_out = out;
+    }
+
+    uint32_t *parent = tosac_malloc(((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
+    if (parent) {
+        make_chains(p, readers, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
+        build_chains(p, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
+        tosac_free(parent, ((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
     }
 out:
     tosac_free(readers, ((size_t)p->n_vals + 1) * sizeof(uint32_t));

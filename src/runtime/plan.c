@@ -16,7 +16,9 @@
  *    (RESHAPE / IDENTITY of a constant take no storage at all: build.c makes them the constant.)
  * 3. Scratch: a kernel's scratch space is a buffer live during its operator only, one copy per
  *    worker of the thread pool (kernels/kernel.h tosac_kparallel). A fused
- *    epilogue's result is live from its producer on (fuse.c).
+ *    epilogue's result is live from its producer on (fuse.c). A chain's root scratch also holds
+ *    the chain's block buffers; a chain member's operands and scratch are live from its step to
+ *    its root's (fuse.c).
  * 4. Placement (TFLite Micro's greedy planner): buffers sorted by size (largest first), each put at
  *    the lowest 16-byte aligned offset where it overlaps no already placed buffer whose lifetime
  *    overlaps its own (very large graphs: first fit in execution order, see place_online).
@@ -94,6 +96,12 @@ static tosac_status kernel_sizes(tosac_program *p, tosac_diag *d)
         }
         op->scratch_size = rt_align(sz.scratch_size); /* each worker's copy aligned */
         if (op->scratch_size < sz.scratch_size) return tosac_diag_add(d, TOSAC_ERR_NOMEM, "scratch space too large");
+        rt_chain *ch = op->chain != RT_NONE ? &p->chains[op->chain] : NULL;
+        if (ch && p->links[ch->link_base + ch->n_links - 1].op == k) { /* a root: its chain's block buffers */
+            ch->blk_off = op->scratch_size;
+            if (!tosac_add_size(op->scratch_size, ch->blk_size, &op->scratch_size))
+                return tosac_diag_add(d, TOSAC_ERR_NOMEM, "scratch space too large");
+        }
         op->prep_size = sz.const_size;
         op->prep_off = total;
         if (!tosac_add_size(total, rt_align(sz.const_size), &total) || rt_align(sz.const_size) < sz.const_size)
@@ -101,6 +109,14 @@ static tosac_status kernel_sizes(tosac_program *p, tosac_diag *d)
     }
     p->prepared_size = total;
     return TOSAC_OK;
+}
+
+/* The last step at which op reads its operands and uses its scratch: a chain member's is its
+   root's, which runs every member block by block (results are written at the operator's own
+   step either way: the root's by the root, the others' only one by one). */
+static int32_t op_last_read(const tosac_program *p, const rt_op *op)
+{
+    return op->chain != RT_NONE ? p->chains[op->chain].step_last : op->step_end;
 }
 
 static void lifetimes(tosac_program *p)
@@ -113,7 +129,7 @@ static void lifetimes(tosac_program *p)
     }
     for (uint32_t k = 0; k < p->n_ops; k++) {
         const rt_op *op = &p->ops[k];
-        for (uint32_t j = 0; j < op->n_in; j++) use_at(p, p->idx[op->in_base + j], op->inst, op->step, op->step_end);
+        for (uint32_t j = 0; j < op->n_in; j++) use_at(p, p->idx[op->in_base + j], op->inst, op->step, op_last_read(p, op));
         for (uint32_t j = 0; j < op->n_out; j++) use_at(p, p->idx[op->out_base + j], op->inst, op->step, op->step_end);
         if (op->has_epi) use_at(p, op->fused_out, op->inst, op->step, op->step_end);
         if (op->mode != M_WHILE) continue;
@@ -158,14 +174,18 @@ static void in_place(tosac_program *p, group *g)
         if ((op->mode != M_KERNEL && op->mode != M_ALIAS) || op->n_in < 1 || op->n_out != 1 ||
             !rt_inplace_op(op->op, &elementwise))
             continue;
+        /* (a chain's root may write over its input 0: the members that read it have read the
+           block's rows by then, one by one or block by block; another member's input 0 lives
+           on to the root) */
+        const int32_t first = op->step, last = op->step;
         uint32_t a = p->idx[op->in_base], o = p->idx[op->out_base];
         const rt_val *A = &p->vals[a], *O = &p->vals[o];
         if (a == o || A->kind != RV_ARENA || O->kind != RV_ARENA || A->inst != op->inst || O->inst != op->inst ||
-            A->block_io || O->first != op->step || A->nbytes != O->nbytes || A->nelem != O->nelem ||
+            A->block_io || O->first != first || A->nbytes != O->nbytes || A->nelem != O->nelem ||
             (elementwise && !same_dims(A, O)))
             continue;
         uint32_t ra = find_root(g, a), ro = find_root(g, o);
-        if (ra == ro || g[ra].last != op->step || g[ro].first != op->step) continue;
+        if (ra == ro || g[ra].last != last || g[ro].first != first) continue;
         g[ro].parent = ra;
         if (g[ro].last > g[ra].last) g[ra].last = g[ro].last;
         if (g[ro].first < g[ra].first) g[ra].first = g[ro].first;
@@ -363,7 +383,7 @@ tosac_status rt_plan(tosac_program *p, tosac_diag *d)
             goto out;
         }
         b->first = op->step;
-        b->last = op->step_end;
+        b->last = op_last_read(p, op);
         p->entries[p->n_entries++] = k | RT_ENTRY_SCRATCH;
     }
     if (nb > RT_GREEDY_MAX_BUFS ? !place_online(p, order, (live *)tmp) : !place(p, order, tmp)) {
@@ -461,6 +481,16 @@ char *tosac_program_dump_plan(const tosac_program *p)
                 tosac_strbuf_appendf(&sb, ", steps %d..%d\n", (int)p->vals[id].first, (int)p->vals[id].last);
             }
         }
+    }
+    for (uint32_t c = 0; c < p->n_chains; c++) {
+        const rt_chain *ch = &p->chains[c];
+        tosac_strbuf_appendf(&sb, "chain %u: [%lld, %lld] in blocks of %lld rows, %zu block-buffer bytes per worker:",
+                             (unsigned)c, (long long)ch->rows, (long long)ch->cols, (long long)ch->block_rows, ch->blk_size);
+        for (uint32_t i = 0; i < ch->n_links; i++) {
+            uint32_t k = p->links[ch->link_base + i].op;
+            tosac_strbuf_appendf(&sb, " %u (%s)", (unsigned)k, tosac_op_name(p->ops[k].op));
+        }
+        tosac_strbuf_append(&sb, "\n");
     }
     tosac_strbuf_append(&sb, "not in the arena:\n");
     for (uint32_t v = 0; v < p->n_vals; v++) {

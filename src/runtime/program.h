@@ -2,7 +2,8 @@
  * Runtime internals shared by the steps program.c runs in this order, each using only the ones
  * before it:
  *   build.c    graph -> block instances, values, operators, constants, variables, kernel calls
- *   fuse.c     fused epilogues (a RESCALE / CLAMP run inside its producer's output loop)
+ *   fuse.c     fused epilogues (a RESCALE / CLAMP run inside its producer's output loop) and
+ *              chains (elementwise operators run together over blocks of rows)
  *   plan.c     kernels' prepared-constant and scratch sizes, lifetimes, in-place reuse, arena
  *              placement, prepared-constants layout
  *   prepare.c  kernels' prepare into the prepared-constants area
@@ -132,9 +133,38 @@ typedef struct rt_op {
     tosac_kepilogue epi;
     uint32_t fused_into;
     uint32_t fused_out;   /* has_epi: the value epi.out writes (live from this operator on) */
+    uint32_t chain;       /* the chain (fuse.c) this operator belongs to, RT_NONE if none */
     tosac_kernel_fn fn;
     tosac_kcall call;
 } rt_op;
+
+/*
+ * Chains (fuse.c, run by exec.c). A tree of elementwise operators of one instance whose
+ * intermediate results have exactly one reader, inside the tree, all of the root's output shape,
+ * seen as [rows, cols] (cols = the last dimension). Unless an op callback observes every result,
+ * the root runs the whole tree block by block (a block: whole rows), every operator's kernel on
+ * the block's slice, intermediates in the worker's block buffers, blocks over the thread pool.
+ * Every operand of a member is one of: rows of the block (an operand of the full shape),
+ * the whole tensor seen as [1, cols] or [1, 1] (a broadcast), an intermediate (its offset in the
+ * block buffer) or, for a non-data operand such as a RESCALE multiplier, the operand as it is.
+ */
+#define RT_LINK_MAX_IN 5
+#define RT_LINK_SLICE SIZE_MAX         /* the block's rows of a full-shape value */
+#define RT_LINK_WHOLE (SIZE_MAX - 1)   /* a broadcast, as [1, last dimension] */
+#define RT_LINK_KEEP (SIZE_MAX - 2)    /* not a data operand: unchanged */
+typedef struct rt_link {
+    uint32_t op;
+    size_t in[RT_LINK_MAX_IN]; /* RT_LINK_SLICE / _WHOLE / _KEEP or a block-buffer offset */
+    size_t out;                /* RT_LINK_SLICE for the root, else a block-buffer offset */
+} rt_link;
+
+typedef struct rt_chain {
+    uint32_t link_base, n_links; /* into p->links, in execution order; the last is the root */
+    int64_t rows, cols, block_rows;
+    int32_t step_last; /* the root's step: the members' operands and scratch live until it */
+    size_t blk_size; /* block-buffer bytes of one worker, after the root's kernel scratch (plan.c) */
+    size_t blk_off;  /* offset of the block buffers in each worker's copy of the root's scratch */
+} rt_chain;
 
 typedef struct rt_var {
     const char *name;     /* variable_name or tensor name, program-owned */
@@ -206,6 +236,12 @@ struct tosac_program {
     uint8_t *prepared;
     bool own_prepared;
     uint32_t isa; /* tosac_kisa of every kernel call */
+    bool for_host; /* kernel_isa HOST: run here (chains); otherwise prepared for emitted C, which runs
+                      operators one by one */
+    rt_chain *chains; /* in p->mem */
+    uint32_t n_chains;
+    rt_link *links;   /* in p->mem */
+    uint32_t n_links;
     struct rt_pool *pool; /* NULL: one worker */
     uint32_t workers;     /* of the pool (1 without one): every scratch space holds this many copies */
 
@@ -259,8 +295,12 @@ tosac_status rt_const_size(const tosac_graph *g, const tosac_program_opts *o, si
 /* "op 3 (WHILE_LOOP) > block 'body' op 1 (ADD) [a, b -> c]" into buf (build.c). */
 void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size);
 
-/* fuse.c: marks fused producer / consumer pairs (rt_op.has_epi, fused_into). */
+/* fuse.c: marks fused producer / consumer pairs (rt_op.has_epi, fused_into), then groups chains
+   (p->chains, rt_op.chain). */
 void rt_fuse(tosac_program *p);
+/* Test hook: programs created after rt_fuse_chains_off(true) have no chains (their operators run
+   one by one, for comparing). Not thread-safe; tests and benchmarks only. */
+void rt_fuse_chains_off(bool off);
 
 /* plan.c: kernel sizes, lifetimes, in-place reuse, buffers, placement (p->bufs, entries,
    arena_size), prepared-constants offsets (prepared_size). */

@@ -1,0 +1,359 @@
+/*
+ * Chains of elementwise operators (src/runtime/fuse.c, exec.c): whole programs whose elementwise
+ * operators form chains (an INT8 residual join, SiLU and hard-swish in FP32 with [1,1,1,C] and
+ * all-ones broadcast operands, SELECT / TABLE / NEGATE in INT8) give the output bytes of the same
+ * program built without chains (rt_fuse_chains_off: every operator run one by one, whole tensors),
+ * on 1, 2 and 3 threads and at every instruction-set level. The shapes leave a short last block.
+ * A chain whose members fail REQUIREs in different blocks reports the operator that fails first in
+ * execution order, as one by one.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/test.h"
+#include "kernels/kernel.h"
+#include "runtime/program.h"
+#include "tosac/graph.h"
+#include "tosac/runtime.h"
+
+typedef struct gb {
+    tosac_graph *g;
+    tosac_block *b;
+    bool ok;
+} gb;
+
+static gb gb_new(void)
+{
+    gb x = {tosac_graph_create(), NULL, true};
+    tosac_region *r = x.g ? tosac_graph_add_region(x.g, "main") : NULL;
+    x.b = r ? tosac_region_add_block(r, "main") : NULL;
+    x.ok = x.b != NULL;
+    return x;
+}
+
+static tosac_value *chk(gb *x, tosac_value *v)
+{
+    if (!v) x->ok = false;
+    return v;
+}
+
+static tosac_value *tensor(gb *x, const char *name, tosac_dtype t, const int64_t *dims)
+{
+    return x->ok ? chk(x, tosac_block_add_tensor(x->b, name, t, 4, dims)) : NULL;
+}
+
+static tosac_value *input(gb *x, const char *name, tosac_dtype t, const int64_t *dims)
+{
+    tosac_value *v = tensor(x, name, t, dims);
+    if (v && tosac_block_add_input(x->b, v) != TOSAC_OK) x->ok = false;
+    return v;
+}
+
+static void output(gb *x, tosac_value *v)
+{
+    if (!v || tosac_block_add_output(x->b, v) != TOSAC_OK) x->ok = false;
+}
+
+static tosac_node *node(gb *x, tosac_op op, uint32_t nin, tosac_value *const *in, tosac_value *out)
+{
+    tosac_node *n = x->ok ? tosac_block_add_node(x->b, op, nin, in, 1, &out) : NULL;
+    if (!n) x->ok = false;
+    return n;
+}
+
+/* A constant of n elements of type t from vals (little-endian bytes of each value's low bits). */
+static tosac_value *cst(gb *x, const char *name, tosac_dtype t, int rank, const int64_t *dims, const int64_t *vals,
+                        const float *fvals)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= dims[i];
+    size_t es = t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : 4;
+    uint8_t *bytes = calloc((size_t)n, es);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        if (fvals)
+            memcpy(&u, &fvals[i], 4);
+        else
+            u = (uint32_t)vals[i];
+        for (size_t k = 0; k < es; k++) bytes[(size_t)i * es + k] = (uint8_t)(u >> (8 * k));
+    }
+    tosac_value *v = x->ok ? chk(x, tosac_block_add_const(x->b, name, t, rank, dims, bytes, (size_t)n * es)) : NULL;
+    free(bytes);
+    return v;
+}
+
+static tosac_value *scalar(gb *x, const char *name, tosac_dtype t, int64_t v)
+{
+    static const int64_t one[1] = {1};
+    return cst(x, name, t, 1, one, &v, NULL);
+}
+
+static void attr_int(gb *x, tosac_node *n, unsigned id, int64_t v)
+{
+    if (!n || tosac_node_set_int(n, id, v) != TOSAC_OK) x->ok = false;
+}
+
+static void clamp_bounds(gb *x, tosac_node *n, const void *lo, const void *hi, uint32_t len)
+{
+    if (!n || tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_min_val, lo, len) != TOSAC_OK ||
+        tosac_node_set_bytes(n, TOSAC_ATTR_CLAMP_max_val, hi, len) != TOSAC_OK ||
+        tosac_node_set_int(n, TOSAC_ATTR_CLAMP_nan_mode, len == 4 ? TOSAC_NAN_IGNORE : TOSAC_NAN_PROPAGATE) != TOSAC_OK)
+        x->ok = false;
+}
+
+/* RESCALE in -> out (scale32), per channel (C = dims[3]) or per tensor. */
+static void rescale(gb *x, const char *name, tosac_value *in, tosac_dtype it, tosac_value *out, tosac_dtype ot,
+                    int64_t c, bool per_channel, int64_t izp, int64_t ozp, int rounding)
+{
+    int64_t nc = per_channel ? c : 1, mult[64], shift[64];
+    char nm[64];
+    for (int64_t i = 0; i < nc; i++) mult[i] = 1518500250 - 7919 * i, shift[i] = 30 + i % 4;
+    tosac_value *ops[5];
+    ops[0] = in;
+    snprintf(nm, sizeof nm, "%s_mult", name);
+    ops[1] = cst(x, nm, TOSAC_DTYPE_INT32, 1, &nc, mult, NULL);
+    snprintf(nm, sizeof nm, "%s_shift", name);
+    ops[2] = cst(x, nm, TOSAC_DTYPE_INT8, 1, &nc, shift, NULL);
+    snprintf(nm, sizeof nm, "%s_izp", name);
+    ops[3] = scalar(x, nm, it, izp);
+    snprintf(nm, sizeof nm, "%s_ozp", name);
+    ops[4] = scalar(x, nm, ot, ozp);
+    tosac_node *n = node(x, TOSAC_OP_RESCALE, 5, ops, out);
+    attr_int(x, n, TOSAC_ATTR_RESCALE_scale32, 1);
+    attr_int(x, n, TOSAC_ATTR_RESCALE_rounding_mode, rounding);
+    attr_int(x, n, TOSAC_ATTR_RESCALE_per_channel, per_channel);
+    attr_int(x, n, TOSAC_ATTR_RESCALE_input_unsigned, 0);
+    attr_int(x, n, TOSAC_ATTR_RESCALE_output_unsigned, 0);
+}
+
+static tosac_node *bin(gb *x, tosac_op op, tosac_value *a, tosac_value *b, tosac_value *out)
+{
+    tosac_value *in[3] = {a, b, NULL};
+    if (op != TOSAC_OP_MUL) return node(x, op, 2, in, out);
+    char nm[64];
+    snprintf(nm, sizeof nm, "shift%p", (void *)out);
+    in[2] = scalar(x, nm, TOSAC_DTYPE_INT8, 0);
+    return node(x, op, 3, in, out);
+}
+
+/* INT8 residual join: RESCALE(a), RESCALE(b) to int32, ADD, RESCALE to int8, CLAMP. */
+static tosac_graph *residual(void)
+{
+    static const int64_t d[4] = {1, 37, 41, 13};
+    gb x = gb_new();
+    tosac_value *a = input(&x, "a", TOSAC_DTYPE_INT8, d), *b = input(&x, "b", TOSAC_DTYPE_INT8, d);
+    tosac_value *ra = tensor(&x, "ra", TOSAC_DTYPE_INT32, d), *rb = tensor(&x, "rb", TOSAC_DTYPE_INT32, d);
+    tosac_value *s = tensor(&x, "s", TOSAC_DTYPE_INT32, d), *q = tensor(&x, "q", TOSAC_DTYPE_INT8, d);
+    tosac_value *y = tensor(&x, "y", TOSAC_DTYPE_INT8, d);
+    rescale(&x, "ra", a, TOSAC_DTYPE_INT8, ra, TOSAC_DTYPE_INT32, d[3], false, -3, 0, TOSAC_ROUND_SINGLE);
+    rescale(&x, "rb", b, TOSAC_DTYPE_INT8, rb, TOSAC_DTYPE_INT32, d[3], true, 5, 0, TOSAC_ROUND_DOUBLE);
+    bin(&x, TOSAC_OP_ADD, ra, rb, s);
+    rescale(&x, "rq", s, TOSAC_DTYPE_INT32, q, TOSAC_DTYPE_INT8, d[3], true, 0, 2, TOSAC_ROUND_DOUBLE);
+    const int8_t lo = -100, hi = 90;
+    clamp_bounds(&x, node(&x, TOSAC_OP_CLAMP, 1, &q, y), &lo, &hi, 1);
+    output(&x, y);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* FP32: SiLU (x * sigmoid(x)), then hard-swish of it (y * clamp(y + 3, 0, 6) * (1/6)) and a
+   [1,1,1,C] scale, x read by two members; the SiLU result has two readers, so two chains. */
+static tosac_graph *swish(void)
+{
+    static const int64_t d[4] = {1, 29, 31, 24}, dc[4] = {1, 1, 1, 24}, d1[4] = {1, 1, 1, 1};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    float w[24];
+    for (int i = 0; i < 24; i++) w[i] = 0.25f + 0.125f * (float)i;
+    const float three = 3.0f, sixth = 1.0f / 6.0f;
+    tosac_value *cw = cst(&x, "w", TOSAC_DTYPE_FP32, 4, dc, NULL, w), *c3 = cst(&x, "three", TOSAC_DTYPE_FP32, 4, d1, NULL, &three);
+    tosac_value *c6 = cst(&x, "sixth", TOSAC_DTYPE_FP32, 4, d1, NULL, &sixth);
+    const char *names[] = {"sig", "silu", "h3", "hc", "hm", "hs", "out"};
+    tosac_value *t[7];
+    for (int i = 0; i < 7; i++) t[i] = tensor(&x, names[i], TOSAC_DTYPE_FP32, d);
+    node(&x, TOSAC_OP_SIGMOID, 1, &in, t[0]);
+    bin(&x, TOSAC_OP_MUL, in, t[0], t[1]);
+    bin(&x, TOSAC_OP_ADD, t[1], c3, t[2]);
+    const float lo = 0.0f, hi = 6.0f;
+    clamp_bounds(&x, node(&x, TOSAC_OP_CLAMP, 1, &t[2], t[3]), &lo, &hi, 4);
+    bin(&x, TOSAC_OP_MUL, t[1], t[3], t[4]);
+    bin(&x, TOSAC_OP_MUL, t[4], c6, t[5]);
+    bin(&x, TOSAC_OP_MUL, t[5], cw, t[6]);
+    output(&x, t[6]);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* INT8: NEGATE (zero points), TABLE, GREATER against a [1,1,1,C] threshold, SELECT. */
+static tosac_graph *select_table(void)
+{
+    static const int64_t d[4] = {1, 3, 67, 101}, dc[4] = {1, 1, 1, 101}, n256 = 256;
+    gb x = gb_new();
+    tosac_value *a = input(&x, "a", TOSAC_DTYPE_INT8, d);
+    int64_t tab[256], thr[101];
+    for (int i = 0; i < 256; i++) tab[i] = (i * 73 + 5) % 256 - 128;
+    for (int i = 0; i < 101; i++) thr[i] = (i * 29) % 200 - 100;
+    tosac_value *ng = tensor(&x, "ng", TOSAC_DTYPE_INT8, d), *tb = tensor(&x, "tb", TOSAC_DTYPE_INT8, d);
+    tosac_value *gt = tensor(&x, "gt", TOSAC_DTYPE_BOOL, d), *y = tensor(&x, "y", TOSAC_DTYPE_INT8, d);
+    tosac_value *nin[3] = {a, scalar(&x, "nzp1", TOSAC_DTYPE_INT8, 3), scalar(&x, "nzp2", TOSAC_DTYPE_INT8, -7)};
+    node(&x, TOSAC_OP_NEGATE, 3, nin, ng);
+    tosac_value *tin[2] = {ng, cst(&x, "table", TOSAC_DTYPE_INT8, 1, &n256, tab, NULL)};
+    node(&x, TOSAC_OP_TABLE, 2, tin, tb);
+    tosac_value *th = cst(&x, "thr", TOSAC_DTYPE_INT8, 4, dc, thr, NULL);
+    tosac_value *ai32 = tensor(&x, "a32", TOSAC_DTYPE_INT32, d), *th32 = tensor(&x, "th32", TOSAC_DTYPE_INT32, dc);
+    node(&x, TOSAC_OP_CAST, 1, &a, ai32);
+    node(&x, TOSAC_OP_CAST, 1, &th, th32);
+    bin(&x, TOSAC_OP_GREATER, ai32, th32, gt);
+    tosac_value *sin[3] = {gt, tb, a};
+    node(&x, TOSAC_OP_SELECT, 3, sin, y);
+    output(&x, y);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* INT32 ADD then SUB of [300, 64]: the ADD overflows in the last block only, the SUB in the first
+   block only: one by one the ADD fails first. */
+static tosac_graph *overflow(void)
+{
+    static const int64_t d[4] = {1, 1, 300, 64};
+    gb x = gb_new();
+    tosac_value *a = input(&x, "a", TOSAC_DTYPE_INT32, d), *b = input(&x, "b", TOSAC_DTYPE_INT32, d);
+    tosac_value *c = input(&x, "c", TOSAC_DTYPE_INT32, d);
+    tosac_value *s = tensor(&x, "s", TOSAC_DTYPE_INT32, d), *y = tensor(&x, "y", TOSAC_DTYPE_INT32, d);
+    bin(&x, TOSAC_OP_ADD, a, b, s);
+    bin(&x, TOSAC_OP_SUB, s, c, y);
+    output(&x, y);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+static uint32_t rnd_state;
+static uint32_t rnd(void)
+{
+    rnd_state = rnd_state * 1664525u + 1013904223u;
+    return rnd_state >> 8;
+}
+
+/* Fills every input: bytes from a fixed sequence; fp32 inputs as values in [-12, 12) with a few
+   specials; the overflow graph's inputs as described there. */
+static void fill_inputs(tosac_program *p, bool overflow_case)
+{
+    rnd_state = 12345;
+    for (uint32_t i = 0; i < tosac_program_input_count(p); i++) {
+        tosac_tensor_info in;
+        tosac_program_input_info(p, i, &in);
+        uint8_t *data = tosac_program_input_ptr(p, i);
+        if (in.dtype == TOSAC_DTYPE_FP32) {
+            float *f = (float *)(void *)data;
+            for (int64_t k = 0; k < in.nelem; k++) f[k] = (float)((int32_t)(rnd() % 24000) - 12000) / 1000.0f;
+            f[5] = 1.0f / 0.0f, f[77] = -1.0f / 0.0f, f[in.nelem - 1] = 0.0f / 0.0f, f[in.nelem - 2] = -0.0f;
+        } else if (overflow_case) {
+            int32_t *v = (int32_t *)(void *)data;
+            for (int64_t k = 0; k < in.nelem; k++) v[k] = (int32_t)(rnd() % 2001) - 1000;
+            if (i < 2) v[in.nelem - 3] = i == 0 ? INT32_MAX : 7; /* a + b overflows in the last block */
+            if (i < 2) v[10] = 1000;
+            if (i == 2) v[10] = INT32_MIN + 5; /* s - c overflows in the first block */
+        } else {
+            for (size_t k = 0; k < in.nbytes; k++) data[k] = (uint8_t)rnd();
+        }
+    }
+}
+
+/* Runs g (chains on or off) on `threads` threads; output 0's bytes into out (n). Returns the
+   status and copies the error message into err. */
+static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uint8_t *out, size_t n, bool overflow_case,
+                        char *err, size_t errn, bool *had_chains)
+{
+    tosac_program_opts o = tosac_program_opts_default();
+    o.threads = threads;
+    tosac_program *p = NULL;
+    rt_fuse_chains_off(!chains);
+    tosac_diag *d = tosac_diag_create();
+    tosac_status s = tosac_program_create(g, &o, &p, d);
+    rt_fuse_chains_off(false);
+    for (size_t i = 0; s != TOSAC_OK && i < tosac_diag_count(d); i++) fprintf(stderr, "  %s\n", tosac_diag_message(d, i, NULL));
+    tosac_diag_destroy(d);
+    if (s != TOSAC_OK) return s;
+    char *dump = tosac_program_dump_plan(p);
+    if (had_chains) *had_chains = dump && strstr(dump, "\nchain 0: ");
+    tosac_string_free(dump);
+    EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
+    fill_inputs(p, overflow_case);
+    s = tosac_program_invoke(p, NULL);
+    snprintf(err, errn, "%s", tosac_program_last_error(p));
+    if (s == TOSAC_OK) {
+        tosac_tensor_info oi;
+        tosac_program_output_info(p, 0, &oi);
+        EXPECT_EQ_I(oi.nbytes, n);
+        memcpy(out, tosac_program_output_ptr(p, 0), n);
+    }
+    tosac_program_destroy(p);
+    return s;
+}
+
+static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int want_chains)
+{
+    EXPECT(g != NULL);
+    if (!g) return;
+    uint8_t *ref = malloc(nbytes), *got = malloc(nbytes);
+    char err[800];
+    bool had = false;
+    tosac_kernel_limit_isa(TOSAC_KISA_PORTABLE);
+    EXPECT_EQ_I(run(g, false, 1, ref, nbytes, false, err, sizeof err, &had), TOSAC_OK);
+    EXPECT(!had);
+    for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+        tosac_kernel_limit_isa(level);
+        for (uint32_t t = 1; t <= 3; t++) {
+            memset(got, 0x5A, nbytes);
+            had = false;
+            EXPECT_EQ_I(run(g, true, t, got, nbytes, false, err, sizeof err, &had), TOSAC_OK);
+            EXPECT(had == (want_chains > 0));
+            if (memcmp(ref, got, nbytes) != 0) {
+                fprintf(stderr, "  %s: level %u, %u threads: chained output differs\n", name, level, t);
+                EXPECT(!"output differs");
+            }
+        }
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+    free(ref);
+    free(got);
+    tosac_graph_destroy(g);
+}
+
+static void test_residual(void) { check_graph("residual", residual(), 37 * 41 * 13, 1); }
+static void test_swish(void) { check_graph("swish", swish(), 29 * 31 * 24 * 4, 1); }
+static void test_select_table(void) { check_graph("select_table", select_table(), 3 * 67 * 101, 1); }
+
+static void test_first_failure(void)
+{
+    tosac_graph *g = overflow();
+    EXPECT(g != NULL);
+    if (!g) return;
+    const size_t n = 300 * 64 * 4;
+    uint8_t *buf = malloc(n);
+    char ref[800], got[800];
+    bool had = false;
+    EXPECT_EQ_I(run(g, false, 1, buf, n, true, ref, sizeof ref, &had), TOSAC_ERR_UNPREDICTABLE);
+    EXPECT(strstr(ref, "(ADD)") && strstr(ref, "ADD: REQUIRE"));
+    for (uint32_t t = 1; t <= 3; t++) {
+        EXPECT_EQ_I(run(g, true, t, buf, n, true, got, sizeof got, &had), TOSAC_ERR_UNPREDICTABLE);
+        EXPECT(had);
+        if (strcmp(ref, got) != 0) {
+            fprintf(stderr, "  %u threads: '%s' instead of '%s'\n", t, got, ref);
+            EXPECT(!"a different failure reported");
+        }
+    }
+    free(buf);
+    tosac_graph_destroy(g);
+}
+
+int main(void)
+{
+    RUN(test_residual);
+    RUN(test_swish);
+    RUN(test_select_table);
+    RUN(test_first_failure);
+    return test_summary();
+}
