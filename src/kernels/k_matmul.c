@@ -30,9 +30,80 @@ typedef struct {
     int64_t chunk;
     bool bprep;  /* constant B (and B_zp): converted once by prepare */
     bool panel;  /* constant B as tosac_gemm_i16_panel's panels (AVX-512 VNNI), one per batch */
+    bool fmv;    /* fp32 matrix-vector (H <= MV_MAXH) on constant B prepared as column blocks */
     int64_t lda; /* A row stride in scratch: C, made even for the panels */
     size_t off_a, off_b, off_c32, off_c64, total;
 } mm_plan;
+
+/*
+ * fp32 matrix-vector (fully connected layers: H of at most MV_MAXH rows against a constant B).
+ * The product is memory bound: B [C][W] read column block by column block walks rows W floats
+ * apart, which the prefetchers follow badly. Prepare stores B as blocks of MV_COLS columns, each
+ * [C][MV_COLS] (zero beyond W), so a block streams contiguously; each output's sum runs over c in
+ * order from +0 with a separate multiply and add (the bits of tosac_gemm_f32), in vectors of the
+ * variant's width whose lanes are independent outputs, so every level gives the same bits. Blocks
+ * are the parallel-for's tiles.
+ */
+#define MV_COLS 64
+#define MV_MAXH 4
+typedef void (*mv_fn)(int64_t H, int64_t C, const float *A, const float *blk, float *O, int64_t ldo, int64_t jn);
+/* VB: vector bytes; SUB: columns per pass over the block (the accumulators stay in registers) */
+#define MV_DEFINE(SFX, TARGET, VB, SUB)                                                                     \
+    typedef float mv_vf_##SFX __attribute__((vector_size(VB)));                                             \
+    TARGET static void mv_block_##SFX(int64_t H, int64_t C, const float *A, const float *blk, float *O,      \
+                                      int64_t ldo, int64_t jn)                                              \
+    {                                                                                                       \
+        enum { L = (VB) / 4, NV = (SUB) / ((VB) / 4) };                                                     \
+        for (int64_t h = 0; h < H; h++) {                                                                   \
+            const float *a = A + h * C;                                                                     \
+            float out[MV_COLS];                                                                             \
+            for (int s = 0; s < MV_COLS; s += (SUB)) {                                                      \
+                mv_vf_##SFX acc[NV];                                                                        \
+                for (int v = 0; v < NV; v++) acc[v] = (mv_vf_##SFX){0};                                     \
+                const float *p = blk + s;                                                                   \
+                for (int64_t k = 0; k < C; k++, p += MV_COLS) {                                             \
+                    const float x = a[k];                                                                   \
+                    for (int v = 0; v < NV; v++) {                                                          \
+                        mv_vf_##SFX r;                                                                      \
+                        memcpy(&r, p + v * L, sizeof r);                                                    \
+                        acc[v] = acc[v] + r * x;                                                            \
+                    }                                                                                       \
+                }                                                                                           \
+                memcpy(out + s, acc, sizeof acc);                                                           \
+            }                                                                                               \
+            memcpy(O + h * ldo, out, (size_t)jn * sizeof(float));                                           \
+        }                                                                                                   \
+    }
+MV_DEFINE(base, , 16, 32)
+#ifdef TOSAC_KERNEL_X86
+MV_DEFINE(avx2, __attribute__((target("avx2"))), 32, 64)
+MV_DEFINE(avx512, __attribute__((target("avx2,avx512f"))), 64, 64)
+#endif
+#undef MV_DEFINE
+
+static mv_fn mv_pick(uint32_t isa)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX512) return mv_block_avx512;
+    if (isa == TOSAC_KISA_AVX2) return mv_block_avx2;
+#endif
+    (void)isa;
+    return mv_block_base;
+}
+
+static int64_t mv_blocks(int64_t W) { return (W + MV_COLS - 1) / MV_COLS; }
+
+/* B [C][W] as the blocks above. */
+static void mv_pack(int64_t C, int64_t W, const float *b, float *dst)
+{
+    for (int64_t j0 = 0; j0 < W; j0 += MV_COLS, dst += C * MV_COLS) {
+        const int64_t jn = W - j0 < MV_COLS ? W - j0 : MV_COLS;
+        for (int64_t k = 0; k < C; k++) {
+            memcpy(dst + k * MV_COLS, b + k * W + j0, (size_t)jn * sizeof(float));
+            for (int64_t j = jn; j < MV_COLS; j++) dst[k * MV_COLS + j] = 0.0f;
+        }
+    }
+}
 
 static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
 {
@@ -74,6 +145,8 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
         break;
     case MK_F64: break; /* all operands are double already */
     }
+    g->fmv = g->kind == MK_F32 && !a->f64 && a->dtype == TOSAC_DTYPE_FP32 && b->dtype == TOSAC_DTYPE_FP32 &&
+             out->dtype == TOSAC_DTYPE_FP32 && b->constant && g->H <= MV_MAXH;
     g->total = o;
 }
 
@@ -100,9 +173,19 @@ tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *size
                                                       : tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_matmul_prepare);
     sizes->const_size = 0;
     sizes->scratch_size = matmul_scratch(c);
+    sizes->unread = 0;
     if (c->n_in < 4 || c->n_out < 1) return TOSAC_OK;
     mm_plan g;
     mm_make_plan(c, &g);
+    if (g.fmv) {
+        const int64_t per = mv_blocks(g.W) * g.C * MV_COLS;
+        sizes->const_size = (size_t)(g.N * per) * sizeof(float);
+        sizes->unread = 1u << 1; /* the run reads the blocks */
+        if (!dst) return TOSAC_OK;
+        for (int64_t n = 0; n < g.N; n++)
+            mv_pack(g.C, g.W, (const float *)c->in[1].data + n * g.C * g.W, (float *)dst + n * per);
+        return TOSAC_OK;
+    }
     if (g.kind != MK_I8 || !g.bprep) return TOSAC_OK;
     size_t per = g.panel ? tosac_kalign64(tosac_gemm_i16_panel_bytes(g.W, g.C)) : 0;
     sizes->const_size = g.panel ? (size_t)g.N * per : (size_t)(g.N * g.C * g.W) * sizeof(int16_t);
@@ -231,6 +314,27 @@ static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     }
 }
 
+/* Column blocks [b0, b1) of every batch (block b: batch b / blocks) of the fp32 matrix-vector as a
+   parallel-for task. */
+typedef struct {
+    const float *A, *P;
+    float *O;
+    int64_t H, C, W, blocks;
+    mv_fn fn;
+} mv_task;
+
+static void mv_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const mv_task *t = ctx;
+    (void)worker;
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t n = (int64_t)(b / (size_t)t->blocks), j0 = (int64_t)(b % (size_t)t->blocks) * MV_COLS;
+        const int64_t jn = t->W - j0 < MV_COLS ? t->W - j0 : MV_COLS;
+        t->fn(t->H, t->C, t->A + n * t->H * t->C, t->P + (int64_t)b * t->C * MV_COLS, t->O + n * t->H * t->W + j0, t->W,
+              jn);
+    }
+}
+
 static void mm_fp(tosac_kcall *c, const mm_plan *g)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
@@ -240,6 +344,16 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
         for (int64_t n = 0; n < g->N; n++)
             tosac_gemm_f64(H, W, C, (const double *)ta->data + n * H * C, C, (const double *)tb->data + n * C * W, W,
                            (double *)out->data + n * H * W, W);
+        return;
+    }
+    if (g->fmv && c->prep) {
+        mv_task t = {(const float *)ta->data, (const float *)c->prep, (float *)out->data, H, C, W, mv_blocks(W),
+                     mv_pick(c->isa)};
+        const size_t n = (size_t)(g->N * t.blocks);
+        if (H * W * C >= MMF_MIN_MACS)
+            tosac_kparallel_for(c, mv_range, &t, n);
+        else
+            mv_range(&t, 0, 0, n);
         return;
     }
     if (g->kind == MK_F32 && ta->dtype == TOSAC_DTYPE_FP32 && out->dtype == TOSAC_DTYPE_FP32 && tosac_kworkers(c) > 1 &&

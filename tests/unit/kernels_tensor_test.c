@@ -863,6 +863,13 @@ static void test_matmul(void)
     /* large enough to be split over column blocks when there are workers */
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 1, 300, 1000, 0, 0), "matmul fp32 1x300x1000");
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 5, 600, 90, 0, 0), "matmul fp32 5x600x90");
+    /* matrix-vector shapes (fully connected layers; with a constant B the prepared column blocks):
+       a partial last block, several rows, batches */
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 1, 576, 1000, 0, 0), "matmul fp32 1x576x1000");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 3, 37, 129, 0, 0), "matmul fp32 3x37x129");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 3, 4, 300, 200, 0, 0), "matmul fp32 4x300x200");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, 1, 1, 576, 1000, 5, -3), "matmul i8 1x576x1000");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, 2, 7, 300, 131, -7, 0), "matmul i8 7x300x131");
 }
 
 static void test_matmul_errors(void)
