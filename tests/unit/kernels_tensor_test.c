@@ -915,10 +915,14 @@ typedef struct {
     int64_t N, IH, IW, C, ky, kx, sy, sx, pad[4], OH, OW;
 } pspec;
 
+/* Channels of the random pools: up to 7, or up to 150 (vectors of every level's width, with
+   partial last vectors) */
+static int64_t pool_max_c = 7;
+
 static bool pspec_random(pspec *p, int64_t maxdim)
 {
     for (int tries = 0; tries < 100; tries++) {
-        p->N = rnd_in(1, 2), p->IH = rnd_in(1, maxdim), p->IW = rnd_in(1, maxdim), p->C = rnd_in(1, 7);
+        p->N = rnd_in(1, 2), p->IH = rnd_in(1, maxdim), p->IW = rnd_in(1, maxdim), p->C = rnd_in(1, pool_max_c);
         p->ky = rnd_in(1, 4), p->kx = rnd_in(1, 4), p->sy = rnd_in(1, 3), p->sx = rnd_in(1, 3);
         p->pad[0] = rnd_in(0, p->ky - 1), p->pad[2] = rnd_in(0, p->kx - 1);
         int64_t by = p->IH + p->pad[0] - p->ky, bx = p->IW + p->pad[2] - p->kx;
@@ -1107,6 +1111,16 @@ static double ref_max(double a, double b, int64_t mode)
         return isnan_d(a) ? b : a;
     }
     return a >= b ? a : b;
+}
+
+static void test_max_pool_random(void);
+/* The pools again with many channels. */
+static void test_pool_wide(void)
+{
+    pool_max_c = 150;
+    test_max_pool_random();
+    test_avg_pool_random();
+    pool_max_c = 7;
 }
 
 static void test_max_pool_random(void)
@@ -1416,6 +1430,9 @@ int main(void)
         RUN(test_conv_large);
         RUN(test_conv_fp_special);
         RUN(test_matmul);
+        RUN(test_max_pool_random);
+        RUN(test_avg_pool_random);
+        RUN(test_pool_wide);
     }
     /* tiles run in reverse order on three workers (kernels_run.h): the same bits */
     fprintf(stderr, "three workers, weights constant:\n");
@@ -1431,6 +1448,7 @@ int main(void)
     RUN(test_max_pool_random);
     RUN(test_avg_pool_random);
     RUN(test_avg_pool_large_window);
+    RUN(test_pool_wide);
     kr_workers = 1;
     kr_const_mask = 0;
     return test_summary();
