@@ -46,6 +46,8 @@ typedef struct {
  */
 #define MV_COLS 64
 #define MV_MAXH 4
+/* Products of fewer multiply-adds run as one task (MATMUL splits over output columns). */
+#define MMF_MIN_MACS ((int64_t)1 << 17)
 typedef void (*mv_fn)(int64_t H, int64_t C, const float *A, const float *blk, float *O, int64_t ldo, int64_t jn);
 /* VB: vector bytes; SUB: columns per pass over the block (the accumulators stay in registers) */
 #define MV_DEFINE(SFX, TARGET, VB, SUB)                                                                     \
@@ -205,45 +207,97 @@ tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *size
     return TOSAC_OK;
 }
 
+/* int8 MATMUL of one batch over blocks of MMI_COLS output columns (the panels' width) as a
+   parallel-for task, and then its fused epilogue over rows: each output is its own exact sum,
+   whatever the blocks. The converted A (and B when not prepared) and the int32 results are worker
+   0's scratch, shared by the tasks that read it or write their own columns of it. */
+#define MMI_COLS 32
+typedef struct {
+    tosac_kcall *c;
+    const mm_plan *g;
+    const int16_t *a16, *b16;
+    const int32_t *panel;
+    int32_t *out; /* [H][W] */
+    int64_t off;  /* the batch's first output element */
+    tosac_status st[TOSAC_KMAX_WORKERS];
+} mmi_task;
+
+static void mmi_cols(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const mmi_task *t = ctx;
+    const mm_plan *g = t->g;
+    const int64_t j0 = (int64_t)b0 * MMI_COLS, j1 = (int64_t)b1 * MMI_COLS < g->W ? (int64_t)b1 * MMI_COLS : g->W;
+    (void)worker;
+    if (t->panel)
+        tosac_gemm_i16_panel(g->H, j1 - j0, g->C, t->a16, g->lda,
+                             t->panel + (size_t)(j0 / MMI_COLS) * tosac_gemm_i16_panel_bytes(MMI_COLS, g->C) / sizeof(int32_t),
+                             t->out + j0, g->W);
+    else
+        tosac_gemm_i16(t->c->isa, g->H, j1 - j0, g->C, t->a16, g->C, t->b16 + j0 * g->C, g->C, t->out + j0, g->W);
+}
+
+static void mmi_epilogue(void *ctx, uint32_t worker, size_t h0, size_t h1)
+{
+    mmi_task *t = ctx;
+    const int64_t W = t->g->W;
+    tosac_status st = tosac_epilogue_store(t->c, t->out + (int64_t)h0 * W, t->off + (int64_t)h0 * W, (int64_t)(h1 - h0) * W);
+    if (st != TOSAC_OK) t->st[worker] = st;
+}
+
 static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
     int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *bs = (int16_t *)(void *)(sc + g->off_b);
     int64_t H = g->H, C = g->C, W = g->W;
     const int8_t *B = (const int8_t *)c->in[1].data;
+    /* split over the workers when large (small products: one task, no pool round trip) */
+    const bool split = tosac_kworkers(c) > 1 && H * W * C >= MMF_MIN_MACS;
     for (int64_t n = 0; n < g->N; n++) {
-        if (g->panel && c->prep) {
-            size_t per = tosac_kalign64(tosac_gemm_i16_panel_bytes(W, C));
-            for (int64_t h = 0; h < H; h++) {
-                tosac_krow_i16(a16 + h * g->lda, &c->in[0], (n * H + h) * C, C, azp);
-                if (g->lda > C) a16[h * g->lda + C] = 0;
+        if (C <= g->chunk) {
+            mmi_task t;
+            memset(&t, 0, sizeof t);
+            t.c = c, t.g = g, t.off = n * H * W;
+            /* with a fused epilogue the int32 results stay in scratch */
+            t.out = c->epi ? (int32_t *)(void *)(sc + g->off_c32) : (int32_t *)c->out[0].data + n * H * W;
+            if (g->panel && c->prep) {
+                for (int64_t h = 0; h < H; h++) {
+                    tosac_krow_i16(a16 + h * g->lda, &c->in[0], (n * H + h) * C, C, azp);
+                    if (g->lda > C) a16[h * g->lda + C] = 0;
+                }
+                t.panel = (const int32_t *)(const void *)((const uint8_t *)c->prep +
+                                                          (size_t)n * tosac_kalign64(tosac_gemm_i16_panel_bytes(W, C)));
+            } else {
+                tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
+                if (c->prep)
+                    t.b16 = (const int16_t *)c->prep + n * C * W;
+                else
+                    mm_pack_b(g, B + n * C * W, bzp, bs), t.b16 = bs;
             }
-            int32_t *out = c->epi ? (int32_t *)(void *)(sc + g->off_c32) : (int32_t *)c->out[0].data + n * H * W;
-            tosac_gemm_i16_panel(H, W, C, a16, g->lda,
-                                 (const int32_t *)(const void *)((const uint8_t *)c->prep + (size_t)n * per), out, W);
+            t.a16 = a16;
+            const size_t blocks = (size_t)((W + MMI_COLS - 1) / MMI_COLS);
+            if (split)
+                tosac_kparallel_for(c, mmi_cols, &t, blocks);
+            else
+                mmi_cols(&t, 0, 0, blocks);
             if (c->epi) {
-                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
-                if (st != TOSAC_OK) return st;
+                if (split)
+                    tosac_kparallel_for(c, mmi_epilogue, &t, (size_t)H);
+                else
+                    mmi_epilogue(&t, 0, 0, (size_t)H);
+                for (uint32_t w = 0; w < TOSAC_KMAX_WORKERS; w++)
+                    if (t.st[w] != TOSAC_OK) return t.st[w];
             }
             continue;
         }
+        /* more terms than int32 sums hold (no panels then): chunks of k added in int64 */
         tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
         const int16_t *b16 = bs;
         if (c->prep)
             b16 = (const int16_t *)c->prep + n * C * W;
         else
             mm_pack_b(g, B + n * C * W, bzp, bs);
-        int32_t *c32 = c->epi || C > g->chunk ? (int32_t *)(void *)(sc + g->off_c32) : NULL;
-        /* with a fused epilogue the int32 results stay in scratch */
+        int32_t *c32 = (int32_t *)(void *)(sc + g->off_c32);
         int32_t *out = c->epi ? c32 : (int32_t *)c->out[0].data + n * H * W;
-        if (C <= g->chunk) {
-            tosac_gemm_i16(c->isa, H, W, C, a16, C, b16, C, out, W);
-            if (c->epi) {
-                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
-                if (st != TOSAC_OK) return st;
-            }
-            continue;
-        }
         int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
         for (int64_t i = 0; i < H * W; i++) c64[i] = 0;
         for (int64_t k0 = 0; k0 < C; k0 += g->chunk) {
@@ -294,7 +348,6 @@ static tosac_status mm_int16(tosac_kcall *c, const mm_plan *g)
    (kernel.h): each output keeps its own sum over c in order, whatever the blocks (GEMM tiles of any
    width give the same bits). Calls under MMF_MIN_MACS multiply-adds run as one task. */
 #define MMF_COLS 64
-#define MMF_MIN_MACS ((int64_t)1 << 17)
 typedef struct {
     const float *A, *B;
     float *O;
