@@ -821,6 +821,9 @@ static bool same_bytes_nan_any(const char *what, const tt *out, const uint8_t *e
 }
 
 /* Every reduce row on random data, every rank 1..6 and axis. */
+/* test_reduce_random's shapes of ranks 1 to 3 large (split over workers: kernels_run.h) */
+static bool reduce_large;
+
 static void test_reduce_random(void)
 {
     static const struct {
@@ -852,6 +855,9 @@ static void test_reduce_random(void)
                         shape[0] = 2;
                         shape[1] = 3;
                         shape[2] = 601;
+                    } else if (reduce_large && rank <= 3) { /* enough to be split over workers */
+                        static const int64_t big[3][3] = {{40000, 1, 1}, {300, 130, 1}, {3, 37, 333}};
+                        memcpy(shape, big[rank - 1], sizeof big[0]);
                     } else {
                         random_shape(rank, 6, 3000, shape);
                     }
@@ -1372,6 +1378,15 @@ int main(void)
     RUN(test_transpose);
     RUN(test_concat);
     RUN(test_slice);
+    RUN(test_reduce_random);
+    reduce_large = true;
+    RUN(test_reduce_random);
     kr_workers = 1;
+    /* the vector builds of the fp32 sums at every level */
+    for (uint32_t level = 0; level <= 2; level++) {
+        tosac_kernel_limit_isa(level);
+        RUN(test_reduce_random);
+    }
+    reduce_large = false;
     return test_summary();
 }
