@@ -273,6 +273,73 @@ static void dwconv(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t C, int
     c->unit = "MAC";
 }
 
+/* The non-convolution layers of the zoo's models (helper mv): a 3x3 stride-2 unpadded pool of type t
+   (squeezenet), an NCHW input to NHWC, a spatial REDUCE_SUM (SE blocks), a channel CONCAT. */
+static void pool_s2(bcase *c, tosac_op op, tosac_dtype t, int64_t H, int64_t W, int64_t C)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {1, H, W, C}, o[] = {1, (H - 3) / 2 + 1, (W - 3) / 2 + 1, C};
+    tosac_value *in = tosac_block_add_tensor(b, "in", t, 4, s);
+    tosac_block_add_input(b, in);
+    tosac_value *ops[3] = {in, zp(b, "izp", t, 0), zp(b, "ozp", t, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", t, 4, o);
+    bool avg = op == TOSAC_OP_AVG_POOL2D;
+    tosac_node *n = tosac_block_add_node(b, op, avg ? 3 : 1, ops, 1, &out);
+    const int32_t k[] = {3, 3}, st[] = {2, 2}, pad[] = {0, 0, 0, 0};
+    tosac_node_set_ints(n, 0, k, 2);
+    tosac_node_set_ints(n, 1, st, 2);
+    tosac_node_set_ints(n, 2, pad, 4);
+    tosac_node_set_int(n, 3, avg ? (t == TOSAC_DTYPE_FP32 ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32) : TOSAC_NAN_PROPAGATE);
+    tosac_block_add_output(b, out);
+    c->work = (double)(o[1] * o[2] * C);
+    c->unit = "elem";
+}
+
+static void transpose_in(bcase *c, int64_t C, int64_t H, int64_t W)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {1, C, H, W}, o[] = {1, H, W, C};
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_FP32, 4, s);
+    tosac_block_add_input(b, in);
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_FP32, 4, o);
+    tosac_node *n = tosac_block_add_node(b, TOSAC_OP_TRANSPOSE, 1, &in, 1, &out);
+    const int32_t perm[] = {0, 2, 3, 1};
+    tosac_node_set_ints(n, 0, perm, 4);
+    tosac_block_add_output(b, out);
+    c->work = (double)(H * W * C);
+    c->unit = "elem";
+}
+
+static void reduce_sum(bcase *c, int64_t H, int64_t W, int64_t C)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {1, H, W, C}, o[] = {1, 1, W, C};
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_FP32, 4, s);
+    tosac_block_add_input(b, in);
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_FP32, 4, o);
+    tosac_node *n = tosac_block_add_node(b, TOSAC_OP_REDUCE_SUM, 1, &in, 1, &out);
+    tosac_node_set_int(n, 0, 1);
+    tosac_block_add_output(b, out);
+    c->work = (double)(H * W * C);
+    c->unit = "elem";
+}
+
+static void concat(bcase *c, int64_t H, int64_t W, int64_t C)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {1, H, W, C}, o[] = {1, H, W, 2 * C};
+    tosac_value *ins[2] = {tosac_block_add_tensor(b, "a", TOSAC_DTYPE_FP32, 4, s),
+                           tosac_block_add_tensor(b, "b", TOSAC_DTYPE_FP32, 4, s)};
+    tosac_block_add_input(b, ins[0]);
+    tosac_block_add_input(b, ins[1]);
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_FP32, 4, o);
+    tosac_node *n = tosac_block_add_node(b, TOSAC_OP_CONCAT, 2, ins, 1, &out);
+    tosac_node_set_int(n, 0, 3);
+    tosac_block_add_output(b, out);
+    c->work = (double)(H * W * 2 * C);
+    c->unit = "elem";
+}
+
 static double clock_s(clockid_t id)
 {
     struct timespec ts;
@@ -453,6 +520,15 @@ int main(int argc, char **argv)
     DW_CASES(TOSAC_DTYPE_FP32, "fp32")
     DW_CASES(TOSAC_DTYPE_INT8, "i8")
 #undef DW_CASES
+    CASE("matmul_fp32_1x576x1024", matmul(c, TOSAC_DTYPE_FP32, 1, 576, 1024));
+    CASE("matmul_fp32_1x1280x1000", matmul(c, TOSAC_DTYPE_FP32, 1, 1280, 1000));
+    CASE("matmul_i8_1x1024x1000", matmul(c, TOSAC_DTYPE_INT8, 1, 1024, 1000));
+    CASE("max_pool_fp32_111x111x64_3x3s2", pool_s2(c, TOSAC_OP_MAX_POOL2D, TOSAC_DTYPE_FP32, 111, 111, 64));
+    CASE("max_pool_i8_111x111x64_3x3s2", pool_s2(c, TOSAC_OP_MAX_POOL2D, TOSAC_DTYPE_INT8, 111, 111, 64));
+    CASE("avg_pool_fp32_111x111x64_3x3s2", pool_s2(c, TOSAC_OP_AVG_POOL2D, TOSAC_DTYPE_FP32, 111, 111, 64));
+    CASE("transpose_fp32_nchw_to_nhwc_3x224x224", transpose_in(c, 3, 224, 224));
+    CASE("reduce_sum_fp32_112x112x32_axis1", reduce_sum(c, 112, 112, 32));
+    CASE("concat_fp32_55x55x64x2", concat(c, 55, 55, 64));
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

@@ -187,14 +187,9 @@ static void kl_tile2d(uint8_t *o, const uint8_t *i, int64_t nj, int64_t nl, int6
     }
 }
 
-/* Runs the strided copy described by v (simplified here) from in to out. */
-static void kl_copy(kl_view *v, const uint8_t *in, uint8_t *out, size_t es)
+/* Runs the strided copy described by the simplified view v (at least one dimension). */
+static void kl_copy_view(const kl_view *v, const uint8_t *in, uint8_t *out, size_t es)
 {
-    kl_simplify(v);
-    if (v->n == 0) {
-        kl_copy1(out, in, es);
-        return;
-    }
     const int last = v->n - 1;
     int kind; /* 0: contiguous rows, 1: blocked transpose over (tj, last), 2: strided elements */
     int tj = -1;
@@ -242,6 +237,50 @@ static void kl_copy(kl_view *v, const uint8_t *in, uint8_t *out, size_t es)
     }
 }
 
+/* Bytes per piece of a copy split over workers (smaller copies run as one task). */
+#define KL_PIECE_BYTES ((size_t)1 << 15)
+
+/* Pieces [p0, p1) of the view's outermost dimension as a parallel-for task (kernel.h): every output
+   element is written once, by the piece that holds it. */
+typedef struct {
+    const kl_view *v;
+    const uint8_t *in;
+    uint8_t *out;
+    size_t es;
+    int64_t per; /* indices of dimension 0 per piece */
+} kl_task;
+
+static void kl_range(void *ctx, uint32_t worker, size_t p0, size_t p1)
+{
+    const kl_task *t = ctx;
+    (void)worker;
+    kl_view sub = *t->v;
+    const int64_t i0 = (int64_t)p0 * t->per, i1 = (int64_t)p1 * t->per;
+    sub.cnt[0] = (i1 < t->v->cnt[0] ? i1 : t->v->cnt[0]) - i0;
+    kl_copy_view(&sub, t->in + (size_t)(i0 * t->v->is[0]) * t->es, t->out + (size_t)(i0 * t->v->os[0]) * t->es, t->es);
+}
+
+/* The strided copy described by v (simplified here) from in to out, split over the workers of c
+   along the outermost remaining dimension when large. */
+static void kl_copy(const tosac_kcall *c, kl_view *v, const uint8_t *in, uint8_t *out, size_t es)
+{
+    kl_simplify(v);
+    if (v->n == 0) {
+        kl_copy1(out, in, es);
+        return;
+    }
+    size_t bytes = es;
+    for (int d = 0; d < v->n; d++) bytes *= (size_t)v->cnt[d];
+    size_t pieces = tosac_kworkers(c) > 1 ? bytes / KL_PIECE_BYTES : 0;
+    if (pieces > (size_t)v->cnt[0]) pieces = (size_t)v->cnt[0];
+    if (pieces < 2) {
+        kl_copy_view(v, in, out, es);
+        return;
+    }
+    kl_task t = {v, in, out, es, (v->cnt[0] + (int64_t)pieces - 1) / (int64_t)pieces};
+    tosac_kparallel_for(c, kl_range, &t, (size_t)((v->cnt[0] + t.per - 1) / t.per));
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Pattern fill (PAD)                                                                             */
 
@@ -280,6 +319,34 @@ static void kl_fill_bytes(const kl_fill *f, uint8_t *dst, size_t n)
 /* ------------------------------------------------------------------------------------------ */
 /* CONCAT                                                                                         */
 
+/* CONCAT as rows (outer index: the inputs' blocks side by side); pieces of `per` rows are the
+   parallel-for's tasks when large. */
+typedef struct {
+    const tosac_kcall *c;
+    int64_t inner, axis;
+    size_t es, out_row, per, rows;
+} kl_concat_task;
+
+static void kl_concat_rows(const kl_concat_task *t, size_t r0, size_t r1)
+{
+    size_t at = 0; /* byte offset of the current input's block within an output row */
+    for (uint32_t k = 0; k < t->c->n_in; k++) {
+        const tosac_ktensor *in = &t->c->in[k];
+        const size_t blk = (size_t)(in->shape[t->axis] * t->inner) * t->es;
+        const uint8_t *ip = (const uint8_t *)in->data + r0 * blk;
+        uint8_t *op = (uint8_t *)t->c->out[0].data + r0 * t->out_row + at;
+        for (size_t r = r0; r < r1; r++, ip += blk, op += t->out_row) memcpy(op, ip, blk);
+        at += blk;
+    }
+}
+
+static void kl_concat_pieces(void *ctx, uint32_t worker, size_t p0, size_t p1)
+{
+    const kl_concat_task *t = ctx;
+    (void)worker;
+    kl_concat_rows(t, p0 * t->per, p1 * t->per < t->rows ? p1 * t->per : t->rows);
+}
+
 tosac_status tosac_kernel_concat(tosac_kcall *c)
 {
     const tosac_ktensor *out = &c->out[0];
@@ -291,24 +358,12 @@ tosac_status tosac_kernel_concat(tosac_kcall *c)
     int64_t outer = 1, inner = 1;
     for (int32_t d = 0; d < axis; d++) outer *= out->shape[d];
     for (int32_t d = (int32_t)axis + 1; d < rank; d++) inner *= out->shape[d];
-    const size_t out_row = (size_t)(out->shape[axis] * inner) * es;
-    size_t at = 0; /* byte offset of the current input's block within an output row */
-    for (uint32_t t = 0; t < c->n_in; t++) {
-        const tosac_ktensor *in = &c->in[t];
-        const size_t blk = (size_t)(in->shape[axis] * inner) * es;
-        const uint8_t *ip = (const uint8_t *)in->data;
-        uint8_t *op = (uint8_t *)out->data + at;
-        if (outer == 1) {
-            memcpy(op, ip, blk);
-        } else {
-            for (int64_t o = 0; o < outer; o++) {
-                memcpy(op, ip, blk);
-                ip += blk;
-                op += out_row;
-            }
-        }
-        at += blk;
-    }
+    kl_concat_task t = {c, inner, axis, es, (size_t)(out->shape[axis] * inner) * es, 1, (size_t)outer};
+    if (t.out_row < KL_PIECE_BYTES) t.per = KL_PIECE_BYTES / (t.out_row ? t.out_row : 1);
+    if (tosac_kworkers(c) > 1 && t.rows > t.per)
+        tosac_kparallel_for(c, kl_concat_pieces, &t, (t.rows + t.per - 1) / t.per);
+    else
+        kl_concat_rows(&t, 0, t.rows);
     return TOSAC_OK;
 }
 
@@ -476,7 +531,7 @@ tosac_status tosac_kernel_slice(tosac_kcall *c)
         base += start[d] * ist[d];
     }
     v.n = rank;
-    kl_copy(&v, (const uint8_t *)in->data + (size_t)base * es, (uint8_t *)out->data, es);
+    kl_copy(c, &v, (const uint8_t *)in->data + (size_t)base * es, (uint8_t *)out->data, es);
     return TOSAC_OK;
 }
 
@@ -568,7 +623,7 @@ tosac_status tosac_kernel_transpose(tosac_kcall *c)
         v.is[d] = ist[p];
     }
     v.n = rank;
-    kl_copy(&v, (const uint8_t *)in->data, (uint8_t *)out->data, es);
+    kl_copy(c, &v, (const uint8_t *)in->data, (uint8_t *)out->data, es);
     return TOSAC_OK;
 }
 

@@ -30,9 +30,82 @@ typedef struct {
     int64_t chunk;
     bool bprep;  /* constant B (and B_zp): converted once by prepare */
     bool panel;  /* constant B as tosac_gemm_i16_panel's panels (AVX-512 VNNI), one per batch */
+    bool fmv;    /* fp32 matrix-vector (H <= MV_MAXH) on constant B prepared as column blocks */
     int64_t lda; /* A row stride in scratch: C, made even for the panels */
     size_t off_a, off_b, off_c32, off_c64, total;
 } mm_plan;
+
+/*
+ * fp32 matrix-vector (fully connected layers: H of at most MV_MAXH rows against a constant B).
+ * The product is memory bound: B [C][W] read column block by column block walks rows W floats
+ * apart, which the prefetchers follow badly. Prepare stores B as blocks of MV_COLS columns, each
+ * [C][MV_COLS] (zero beyond W), so a block streams contiguously; each output's sum runs over c in
+ * order from +0 with a separate multiply and add (the bits of tosac_gemm_f32), in vectors of the
+ * variant's width whose lanes are independent outputs, so every level gives the same bits. Blocks
+ * are the parallel-for's tiles.
+ */
+#define MV_COLS 64
+#define MV_MAXH 4
+/* Products of fewer multiply-adds run as one task (MATMUL splits over output columns). */
+#define MMF_MIN_MACS ((int64_t)1 << 17)
+typedef void (*mv_fn)(int64_t H, int64_t C, const float *A, const float *blk, float *O, int64_t ldo, int64_t jn);
+/* VB: vector bytes; SUB: columns per pass over the block (the accumulators stay in registers) */
+#define MV_DEFINE(SFX, TARGET, VB, SUB)                                                                     \
+    typedef float mv_vf_##SFX __attribute__((vector_size(VB)));                                             \
+    TARGET static void mv_block_##SFX(int64_t H, int64_t C, const float *A, const float *blk, float *O,      \
+                                      int64_t ldo, int64_t jn)                                              \
+    {                                                                                                       \
+        enum { L = (VB) / 4, NV = (SUB) / ((VB) / 4) };                                                     \
+        for (int64_t h = 0; h < H; h++) {                                                                   \
+            const float *a = A + h * C;                                                                     \
+            float out[MV_COLS];                                                                             \
+            for (int s = 0; s < MV_COLS; s += (SUB)) {                                                      \
+                mv_vf_##SFX acc[NV];                                                                        \
+                for (int v = 0; v < NV; v++) acc[v] = (mv_vf_##SFX){0};                                     \
+                const float *p = blk + s;                                                                   \
+                for (int64_t k = 0; k < C; k++, p += MV_COLS) {                                             \
+                    const float x = a[k];                                                                   \
+                    for (int v = 0; v < NV; v++) {                                                          \
+                        mv_vf_##SFX r;                                                                      \
+                        memcpy(&r, p + v * L, sizeof r);                                                    \
+                        acc[v] = acc[v] + r * x;                                                            \
+                    }                                                                                       \
+                }                                                                                           \
+                memcpy(out + s, acc, sizeof acc);                                                           \
+            }                                                                                               \
+            memcpy(O + h * ldo, out, (size_t)jn * sizeof(float));                                           \
+        }                                                                                                   \
+    }
+MV_DEFINE(base, , 16, 32)
+#ifdef TOSAC_KERNEL_X86
+MV_DEFINE(avx2, __attribute__((target("avx2"))), 32, 64)
+MV_DEFINE(avx512, __attribute__((target("avx2,avx512f"))), 64, 64)
+#endif
+#undef MV_DEFINE
+
+static mv_fn mv_pick(uint32_t isa)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX512) return mv_block_avx512;
+    if (isa == TOSAC_KISA_AVX2) return mv_block_avx2;
+#endif
+    (void)isa;
+    return mv_block_base;
+}
+
+static int64_t mv_blocks(int64_t W) { return (W + MV_COLS - 1) / MV_COLS; }
+
+/* B [C][W] as the blocks above. */
+static void mv_pack(int64_t C, int64_t W, const float *b, float *dst)
+{
+    for (int64_t j0 = 0; j0 < W; j0 += MV_COLS, dst += C * MV_COLS) {
+        const int64_t jn = W - j0 < MV_COLS ? W - j0 : MV_COLS;
+        for (int64_t k = 0; k < C; k++) {
+            memcpy(dst + k * MV_COLS, b + k * W + j0, (size_t)jn * sizeof(float));
+            for (int64_t j = jn; j < MV_COLS; j++) dst[k * MV_COLS + j] = 0.0f;
+        }
+    }
+}
 
 static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
 {
@@ -74,6 +147,8 @@ static void mm_make_plan(const tosac_kcall *c, mm_plan *g)
         break;
     case MK_F64: break; /* all operands are double already */
     }
+    g->fmv = g->kind == MK_F32 && !a->f64 && a->dtype == TOSAC_DTYPE_FP32 && b->dtype == TOSAC_DTYPE_FP32 &&
+             out->dtype == TOSAC_DTYPE_FP32 && b->constant && g->H <= MV_MAXH;
     g->total = o;
 }
 
@@ -100,9 +175,19 @@ tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *size
                                                       : tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_matmul_prepare);
     sizes->const_size = 0;
     sizes->scratch_size = matmul_scratch(c);
+    sizes->unread = 0;
     if (c->n_in < 4 || c->n_out < 1) return TOSAC_OK;
     mm_plan g;
     mm_make_plan(c, &g);
+    if (g.fmv) {
+        const int64_t per = mv_blocks(g.W) * g.C * MV_COLS;
+        sizes->const_size = (size_t)(g.N * per) * sizeof(float);
+        sizes->unread = 1u << 1; /* the run reads the blocks */
+        if (!dst) return TOSAC_OK;
+        for (int64_t n = 0; n < g.N; n++)
+            mv_pack(g.C, g.W, (const float *)c->in[1].data + n * g.C * g.W, (float *)dst + n * per);
+        return TOSAC_OK;
+    }
     if (g.kind != MK_I8 || !g.bprep) return TOSAC_OK;
     size_t per = g.panel ? tosac_kalign64(tosac_gemm_i16_panel_bytes(g.W, g.C)) : 0;
     sizes->const_size = g.panel ? (size_t)g.N * per : (size_t)(g.N * g.C * g.W) * sizeof(int16_t);
@@ -122,45 +207,97 @@ tosac_status tosac_kernel_matmul_prepare(const tosac_kcall *c, tosac_kprep *size
     return TOSAC_OK;
 }
 
+/* int8 MATMUL of one batch over blocks of MMI_COLS output columns (the panels' width) as a
+   parallel-for task, and then its fused epilogue over rows: each output is its own exact sum,
+   whatever the blocks. The converted A (and B when not prepared) and the int32 results are worker
+   0's scratch, shared by the tasks that read it or write their own columns of it. */
+#define MMI_COLS 32
+typedef struct {
+    tosac_kcall *c;
+    const mm_plan *g;
+    const int16_t *a16, *b16;
+    const int32_t *panel;
+    int32_t *out; /* [H][W] */
+    int64_t off;  /* the batch's first output element */
+    tosac_status st[TOSAC_KMAX_WORKERS];
+} mmi_task;
+
+static void mmi_cols(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const mmi_task *t = ctx;
+    const mm_plan *g = t->g;
+    const int64_t j0 = (int64_t)b0 * MMI_COLS, j1 = (int64_t)b1 * MMI_COLS < g->W ? (int64_t)b1 * MMI_COLS : g->W;
+    (void)worker;
+    if (t->panel)
+        tosac_gemm_i16_panel(g->H, j1 - j0, g->C, t->a16, g->lda,
+                             t->panel + (size_t)(j0 / MMI_COLS) * tosac_gemm_i16_panel_bytes(MMI_COLS, g->C) / sizeof(int32_t),
+                             t->out + j0, g->W);
+    else
+        tosac_gemm_i16(t->c->isa, g->H, j1 - j0, g->C, t->a16, g->C, t->b16 + j0 * g->C, g->C, t->out + j0, g->W);
+}
+
+static void mmi_epilogue(void *ctx, uint32_t worker, size_t h0, size_t h1)
+{
+    mmi_task *t = ctx;
+    const int64_t W = t->g->W;
+    tosac_status st = tosac_epilogue_store(t->c, t->out + (int64_t)h0 * W, t->off + (int64_t)h0 * W, (int64_t)(h1 - h0) * W);
+    if (st != TOSAC_OK) t->st[worker] = st;
+}
+
 static tosac_status mm_int8(tosac_kcall *c, const mm_plan *g, int32_t azp, int32_t bzp)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
     int16_t *a16 = (int16_t *)(void *)(sc + g->off_a), *bs = (int16_t *)(void *)(sc + g->off_b);
     int64_t H = g->H, C = g->C, W = g->W;
     const int8_t *B = (const int8_t *)c->in[1].data;
+    /* split over the workers when large (small products: one task, no pool round trip) */
+    const bool split = tosac_kworkers(c) > 1 && H * W * C >= MMF_MIN_MACS;
     for (int64_t n = 0; n < g->N; n++) {
-        if (g->panel && c->prep) {
-            size_t per = tosac_kalign64(tosac_gemm_i16_panel_bytes(W, C));
-            for (int64_t h = 0; h < H; h++) {
-                tosac_krow_i16(a16 + h * g->lda, &c->in[0], (n * H + h) * C, C, azp);
-                if (g->lda > C) a16[h * g->lda + C] = 0;
+        if (C <= g->chunk) {
+            mmi_task t;
+            memset(&t, 0, sizeof t);
+            t.c = c, t.g = g, t.off = n * H * W;
+            /* with a fused epilogue the int32 results stay in scratch */
+            t.out = c->epi ? (int32_t *)(void *)(sc + g->off_c32) : (int32_t *)c->out[0].data + n * H * W;
+            if (g->panel && c->prep) {
+                for (int64_t h = 0; h < H; h++) {
+                    tosac_krow_i16(a16 + h * g->lda, &c->in[0], (n * H + h) * C, C, azp);
+                    if (g->lda > C) a16[h * g->lda + C] = 0;
+                }
+                t.panel = (const int32_t *)(const void *)((const uint8_t *)c->prep +
+                                                          (size_t)n * tosac_kalign64(tosac_gemm_i16_panel_bytes(W, C)));
+            } else {
+                tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
+                if (c->prep)
+                    t.b16 = (const int16_t *)c->prep + n * C * W;
+                else
+                    mm_pack_b(g, B + n * C * W, bzp, bs), t.b16 = bs;
             }
-            int32_t *out = c->epi ? (int32_t *)(void *)(sc + g->off_c32) : (int32_t *)c->out[0].data + n * H * W;
-            tosac_gemm_i16_panel(H, W, C, a16, g->lda,
-                                 (const int32_t *)(const void *)((const uint8_t *)c->prep + (size_t)n * per), out, W);
+            t.a16 = a16;
+            const size_t blocks = (size_t)((W + MMI_COLS - 1) / MMI_COLS);
+            if (split)
+                tosac_kparallel_for(c, mmi_cols, &t, blocks);
+            else
+                mmi_cols(&t, 0, 0, blocks);
             if (c->epi) {
-                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
-                if (st != TOSAC_OK) return st;
+                if (split)
+                    tosac_kparallel_for(c, mmi_epilogue, &t, (size_t)H);
+                else
+                    mmi_epilogue(&t, 0, 0, (size_t)H);
+                for (uint32_t w = 0; w < TOSAC_KMAX_WORKERS; w++)
+                    if (t.st[w] != TOSAC_OK) return t.st[w];
             }
             continue;
         }
+        /* more terms than int32 sums hold (no panels then): chunks of k added in int64 */
         tosac_krow_i16(a16, &c->in[0], n * H * C, H * C, azp);
         const int16_t *b16 = bs;
         if (c->prep)
             b16 = (const int16_t *)c->prep + n * C * W;
         else
             mm_pack_b(g, B + n * C * W, bzp, bs);
-        int32_t *c32 = c->epi || C > g->chunk ? (int32_t *)(void *)(sc + g->off_c32) : NULL;
-        /* with a fused epilogue the int32 results stay in scratch */
+        int32_t *c32 = (int32_t *)(void *)(sc + g->off_c32);
         int32_t *out = c->epi ? c32 : (int32_t *)c->out[0].data + n * H * W;
-        if (C <= g->chunk) {
-            tosac_gemm_i16(c->isa, H, W, C, a16, C, b16, C, out, W);
-            if (c->epi) {
-                tosac_status st = tosac_epilogue_store(c, out, n * H * W, H * W);
-                if (st != TOSAC_OK) return st;
-            }
-            continue;
-        }
         int64_t *c64 = (int64_t *)(void *)(sc + g->off_c64);
         for (int64_t i = 0; i < H * W; i++) c64[i] = 0;
         for (int64_t k0 = 0; k0 < C; k0 += g->chunk) {
@@ -211,7 +348,6 @@ static tosac_status mm_int16(tosac_kcall *c, const mm_plan *g)
    (kernel.h): each output keeps its own sum over c in order, whatever the blocks (GEMM tiles of any
    width give the same bits). Calls under MMF_MIN_MACS multiply-adds run as one task. */
 #define MMF_COLS 64
-#define MMF_MIN_MACS ((int64_t)1 << 17)
 typedef struct {
     const float *A, *B;
     float *O;
@@ -231,6 +367,27 @@ static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     }
 }
 
+/* Column blocks [b0, b1) of every batch (block b: batch b / blocks) of the fp32 matrix-vector as a
+   parallel-for task. */
+typedef struct {
+    const float *A, *P;
+    float *O;
+    int64_t H, C, W, blocks;
+    mv_fn fn;
+} mv_task;
+
+static void mv_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const mv_task *t = ctx;
+    (void)worker;
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t n = (int64_t)(b / (size_t)t->blocks), j0 = (int64_t)(b % (size_t)t->blocks) * MV_COLS;
+        const int64_t jn = t->W - j0 < MV_COLS ? t->W - j0 : MV_COLS;
+        t->fn(t->H, t->C, t->A + n * t->H * t->C, t->P + (int64_t)b * t->C * MV_COLS, t->O + n * t->H * t->W + j0, t->W,
+              jn);
+    }
+}
+
 static void mm_fp(tosac_kcall *c, const mm_plan *g)
 {
     uint8_t *sc = (uint8_t *)c->scratch;
@@ -240,6 +397,16 @@ static void mm_fp(tosac_kcall *c, const mm_plan *g)
         for (int64_t n = 0; n < g->N; n++)
             tosac_gemm_f64(H, W, C, (const double *)ta->data + n * H * C, C, (const double *)tb->data + n * C * W, W,
                            (double *)out->data + n * H * W, W);
+        return;
+    }
+    if (g->fmv && c->prep) {
+        mv_task t = {(const float *)ta->data, (const float *)c->prep, (float *)out->data, H, C, W, mv_blocks(W),
+                     mv_pick(c->isa)};
+        const size_t n = (size_t)(g->N * t.blocks);
+        if (H * W * C >= MMF_MIN_MACS)
+            tosac_kparallel_for(c, mv_range, &t, n);
+        else
+            mv_range(&t, 0, 0, n);
         return;
     }
     if (g->kind == MK_F32 && ta->dtype == TOSAC_DTYPE_FP32 && out->dtype == TOSAC_DTYPE_FP32 && tosac_kworkers(c) > 1 &&

@@ -61,6 +61,158 @@ static void window(const pool_geom *g, int64_t oy, int64_t ox, int64_t *y0, int6
     *x1 = xs + g->kx > g->IW ? g->IW : xs + g->kx;
 }
 
+/*
+ * One output row (image n, row oy, every ox) of MAX_POOL2D on fp32 / int8 / int16 and of AVG_POOL2D
+ * on fp32, window by window straight from the input into the output (restrict: no overlap): per
+ * output pixel the taps in the order ky, kx, each a vector loop over the channels. fp32 maximum:
+ * PROPAGATE gives the default NaN when either operand is NaN; IGNORE keeps the non-NaN one (the
+ * new value when the maximum is NaN); otherwise a >= v ? a : v (ties keep the first). The fp32
+ * average sums from +0 in tap order and divides by the count as float (AVG_POOL2D FP above).
+ * Compiled for the baseline, AVX2 and AVX-512: the same element operations, the same bits.
+ */
+typedef void (*pool_row_fn)(const void *in, void *out, const pool_geom *g, int64_t n, int64_t oy);
+
+/* Lane select: m ? x : y with m a comparison result (all ones or zero per lane) of mask type VM. */
+#define PV_SEL(VT, VM, m, x, y) ((VT)((((VM)(x)) & (m)) | (((VM)(y)) & ~(m))))
+/* One tap v folded into the window's vector a with the flags f; then the end of the window (q: the
+   default NaN; v: the last tap). fp32 maximum: v > a ? v : a from -inf (ties keep the first, a NaN
+   tap never wins), f marks lanes that saw a NaN (PROPAGATE: the default NaN) or a number (IGNORE:
+   else the last tap, a NaN, as the generic loop's rule gives). */
+#define PV_MAXP(VT, VM, a, f, v) (a = PV_SEL(VT, VM, v > a, v, a), f = f | (v != v))
+#define PV_MAXI(VT, VM, a, f, v) (a = PV_SEL(VT, VM, v > a, v, a), f = f | (v == v))
+#define PV_IMAX(VT, VM, a, f, v) (a = PV_SEL(VT, VM, v > a, v, a), (void)f)
+#define PV_ADD(VT, VM, a, f, v) (a = a + v, (void)f)
+#define PE_MAXP(VT, VM, a, f, v, q, cnt) (a = PV_SEL(VT, VM, f, q, a), (void)(cnt))
+#define PE_MAXI(VT, VM, a, f, v, q, cnt) (a = PV_SEL(VT, VM, f, a, v), (void)(cnt))
+#define PE_NONE(VT, VM, a, f, v, q, cnt) ((void)(q), (void)(cnt))
+#define PE_AVG(VT, VM, a, f, v, q, cnt) (a = a / (cnt), (void)(q))
+
+/* The taps of the current pixel on the channels [c0, c0 + lanes of VT), in registers (ini, q: the
+   initial value and the default NaN in VT). Expands in POOL_ROW. */
+#define POOL_CHUNK(T, STEP, END, VT, VM, ini, q, c0)                                                \
+    do {                                                                                            \
+        VT a_ = (ini), v_ = (q);                                                                    \
+        VM f_ = {0};                                                                                \
+        for (int64_t y = 0; y < ny; y++) {                                                          \
+            const T *p_ = base + y * rs + (c0);                                                     \
+            for (int64_t x = 0; x < nx; x++, p_ += C) {                                             \
+                memcpy(&v_, p_, sizeof v_);                                                         \
+                STEP(VT, VM, a_, f_, v_);                                                           \
+            }                                                                                       \
+        }                                                                                           \
+        END(VT, VM, a_, f_, v_, q, cnt);                                                            \
+        memcpy(o + (c0), &a_, sizeof a_);                                                           \
+    } while (0)
+
+/* vector type NAME of VB bytes of T, its mask type NAME##m (MT lanes), and the initial value and
+   the default NaN in every lane */
+#define POOL_VTYPES(NAME, T, MT, VB)                                                                \
+    typedef T NAME __attribute__((vector_size(VB)));                                                \
+    typedef MT NAME##m __attribute__((vector_size(VB)));                                            \
+    NAME NAME##_ini, NAME##_q;                                                                      \
+    for (unsigned i_ = 0; i_ < (VB) / sizeof(T); i_++) NAME##_ini[i_] = init, NAME##_q[i_] = qv;
+
+/*
+ * One output row (image n, row oy, every ox) of MAX_POOL2D on fp32 / int8 / int16 and of AVG_POOL2D
+ * on fp32: per output pixel and vector of channels, the taps in the order ky, kx folded into
+ * registers (the last vector overlaps the one before when the channels are not a multiple of its
+ * lanes; fewer channels than a 16-byte vector: one-lane vectors). The fp32 average sums from +0 in
+ * tap order and divides by the count as float (AVG_POOL2D FP above). Compiled for the baseline
+ * (16-byte vectors), AVX2 and AVX-512: the same lane operations, the same bits.
+ */
+#define POOL_ROW(NAME, T, MT, INIT, QV, STEP, END, VB, SFX, TARGET)                                     \
+    TARGET static void NAME##_##SFX(const void *in_, void *out_, const pool_geom *g, int64_t n,     \
+                                    int64_t oy)                                                     \
+    {                                                                                               \
+        const T *in = in_;                                                                          \
+        T *out = out_;                                                                              \
+        const int64_t C = g->C, rs = g->IW * C;                                                     \
+        const T init = (INIT), qv = (QV);                                                            \
+        POOL_VTYPES(vw, T, MT, VB)                                                                  \
+        POOL_VTYPES(v16, T, MT, 16)                                                                 \
+        POOL_VTYPES(v1, T, MT, sizeof(T))                                                           \
+        const int64_t L = (VB) / (int64_t)sizeof(T), L16 = 16 / (int64_t)sizeof(T);                 \
+        for (int64_t ox = 0; ox < g->OW; ox++) {                                                    \
+            int64_t y0, y1, x0, x1;                                                                 \
+            window(g, oy, ox, &y0, &y1, &x0, &x1);                                                  \
+            const int64_t ny = y1 - y0, nx = x1 - x0;                                               \
+            const T cnt = (T)(ny * nx);                                                             \
+            const T *base = in + ((n * g->IH + y0) * g->IW + x0) * C;                               \
+            T *o = out + ((n * g->OH + oy) * g->OW + ox) * C;                                       \
+            if (C >= L)                                                                             \
+                for (int64_t c0 = 0; c0 < C; c0 += L)                                               \
+                    POOL_CHUNK(T, STEP, END, vw, vwm, vw_ini, vw_q, c0 + L <= C ? c0 : C - L);      \
+            else if (C >= L16)                                                                      \
+                for (int64_t c0 = 0; c0 < C; c0 += L16)                                             \
+                    POOL_CHUNK(T, STEP, END, v16, v16m, v16_ini, v16_q, c0 + L16 <= C ? c0 : C - L16); \
+            else                                                                                    \
+                for (int64_t c0 = 0; c0 < C; c0++) POOL_CHUNK(T, STEP, END, v1, v1m, v1_ini, v1_q, c0); \
+        }                                                                                           \
+    }
+
+#define POOL_ROWS(SFX, TARGET, VB)                                                                                 \
+    POOL_ROW(maxp_f32, float, int32_t, tosac_fp32_from_bits(0xFF800000u), tosac_fp32_from_bits(0x7FC00000u),      \
+             PV_MAXP, PE_MAXP, VB, SFX, TARGET)                                                                    \
+    POOL_ROW(maxi_f32, float, int32_t, tosac_fp32_from_bits(0xFF800000u), tosac_fp32_from_bits(0x7FC00000u),      \
+             PV_MAXI, PE_MAXI, VB, SFX, TARGET)                                                                    \
+    POOL_ROW(max_i8, int8_t, int8_t, INT8_MIN, 0, PV_IMAX, PE_NONE, VB, SFX, TARGET)                               \
+    POOL_ROW(max_i16, int16_t, int16_t, INT16_MIN, 0, PV_IMAX, PE_NONE, VB, SFX, TARGET)                           \
+    POOL_ROW(avg_f32, float, int32_t, 0.0f, 0.0f, PV_ADD, PE_AVG, VB, SFX, TARGET)                                 \
+    static const pool_row_fn pool_rows_##SFX[5] = {maxp_f32_##SFX, maxi_f32_##SFX, max_i8_##SFX, max_i16_##SFX,    \
+                                                   avg_f32_##SFX};
+POOL_ROWS(base, , 16)
+#ifdef TOSAC_KERNEL_X86
+POOL_ROWS(avx2, __attribute__((target("avx2"))), 32)
+POOL_ROWS(avx512, __attribute__((target("avx2,avx512f,avx512bw"))), 64)
+#endif
+#undef POOL_ROWS
+#undef POOL_ROW
+#undef POOL_VTYPES
+#undef POOL_CHUNK
+#undef PV_SEL
+#undef PV_MAXP
+#undef PV_MAXI
+#undef PV_IMAX
+#undef PV_ADD
+#undef PE_MAXP
+#undef PE_MAXI
+#undef PE_NONE
+#undef PE_AVG
+
+/* The row function for (op, dtype, nan_mode) at level isa, or NULL (the generic loops below). */
+static pool_row_fn pool_row_pick(uint32_t op, const tosac_ktensor *in, bool ignore, uint32_t isa)
+{
+    if (in->f64) return NULL;
+    int k = -1;
+    if (op == TOSAC_OP_MAX_POOL2D)
+        k = in->dtype == TOSAC_DTYPE_FP32 ? (ignore ? 1 : 0) : in->dtype == TOSAC_DTYPE_INT8 ? 2 : in->dtype == TOSAC_DTYPE_INT16 ? 3 : -1;
+    else if (in->dtype == TOSAC_DTYPE_FP32)
+        k = 4;
+    if (k < 0) return NULL;
+#ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX512) return pool_rows_avx512[k];
+    if (isa == TOSAC_KISA_AVX2) return pool_rows_avx2[k];
+#endif
+    (void)isa;
+    return pool_rows_base[k];
+}
+
+/* Output rows [r0, r1) of all images (row r: image r / OH, output row r % OH) through a row
+   function, as a parallel-for task (kernel.h): every output element is its own window's result. */
+typedef struct {
+    pool_row_fn fn;
+    const tosac_kcall *c;
+    const pool_geom *g;
+} pool_row_task;
+
+static void pool_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
+{
+    const pool_row_task *t = ctx;
+    (void)worker;
+    for (size_t r = r0; r < r1; r++)
+        t->fn(t->c->in[0].data, t->c->out[0].data, t->g, (int64_t)(r / (size_t)t->g->OH), (int64_t)(r % (size_t)t->g->OH));
+}
+
 static bool is_nan_f(float v) { return v != v; }
 static bool is_nan_d(double v) { return v != v; }
 
@@ -224,50 +376,13 @@ static void avg_fp(tosac_kcall *c, const pool_geom *g, bool f16acc)
 
 /* ---- MAX_POOL2D -------------------------------------------------------------------------------- */
 
-/* MAX_POOL2D over output rows [r0, r1) of all images (row r: image r / OH, output row r % OH) as a
-   parallel-for task (kernel.h): every output element is its own window's maximum, so any split
-   gives the same bits. */
+/* MAX_POOL2D of the other FP types and precise mode over output rows [r0, r1) of all images, as
+   pool_rows. */
 typedef struct {
     tosac_kcall *c;
     const pool_geom *g;
     bool ignore;
 } max_task;
-
-static void max_int(void *ctx, uint32_t worker, size_t r0, size_t r1)
-{
-    const max_task *t = ctx;
-    const tosac_kcall *c = t->c;
-    const pool_geom *g = t->g;
-    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    int64_t C = g->C;
-    bool i16 = in->dtype == TOSAC_DTYPE_INT16;
-    (void)worker;
-    for (size_t r = r0; r < r1; r++) {
-        const int64_t n = (int64_t)(r / (size_t)g->OH), oy = (int64_t)(r % (size_t)g->OH);
-        for (int64_t ox = 0; ox < g->OW; ox++) {
-            int64_t y0, y1, x0, x1;
-            window(g, oy, ox, &y0, &y1, &x0, &x1);
-            int64_t o0 = ((n * g->OH + oy) * g->OW + ox) * C;
-            if (i16) {
-                int16_t *o = (int16_t *)out->data + o0;
-                for (int64_t ch = 0; ch < C; ch++) o[ch] = INT16_MIN;
-                for (int64_t y = y0; y < y1; y++)
-                    for (int64_t x = x0; x < x1; x++) {
-                        const int16_t *s = (const int16_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
-                        for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
-                    }
-            } else {
-                int8_t *o = (int8_t *)out->data + o0;
-                for (int64_t ch = 0; ch < C; ch++) o[ch] = INT8_MIN;
-                for (int64_t y = y0; y < y1; y++)
-                    for (int64_t x = x0; x < x1; x++) {
-                        const int8_t *s = (const int8_t *)in->data + ((n * g->IH + y) * g->IW + x) * C;
-                        for (int64_t ch = 0; ch < C; ch++) o[ch] = s[ch] > o[ch] ? s[ch] : o[ch];
-                    }
-            }
-        }
-    }
-}
 
 /* The window maximum of one output pixel into m[0..C) for fp32 or fp64 rows (row: scratch for one
    input pixel): a NaN wins under PROPAGATE and loses under IGNORE; -0 and +0 keep the first seen. */
@@ -330,7 +445,11 @@ tosac_status tosac_kernel_pool2d(tosac_kcall *c)
     bool fp = in->f64 || tosac_dtype_is_float(in->dtype);
     if (c->op == TOSAC_OP_MAX_POOL2D) {
         max_task t = {c, &g, tosac_kattr_int(c, TOSAC_ATTR_MAX_POOL2D_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE};
-        tosac_kparallel_for(c, fp ? max_fp : max_int, &t, (size_t)(g.N * g.OH));
+        pool_row_task rt = {pool_row_pick(c->op, in, t.ignore, c->isa), c, &g};
+        if (rt.fn)
+            tosac_kparallel_for(c, pool_rows, &rt, (size_t)(g.N * g.OH));
+        else
+            tosac_kparallel_for(c, max_fp, &t, (size_t)(g.N * g.OH));
         return TOSAC_OK;
     }
     if (c->n_in < 3) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "AVG_POOL2D: operand count");
@@ -352,7 +471,11 @@ tosac_status tosac_kernel_pool2d(tosac_kcall *c)
     int64_t acc = tosac_kattr_int(c, TOSAC_ATTR_AVG_POOL2D_acc_type, 0);
     bool f16acc = acc == TOSAC_DTYPE_FP16 ||
                   (acc == 0 && (in->dtype == TOSAC_DTYPE_FP8E4M3 || in->dtype == TOSAC_DTYPE_FP8E5M2));
-    avg_fp(c, &g, f16acc);
+    pool_row_task rt = {f16acc ? NULL : pool_row_pick(c->op, in, false, c->isa), c, &g};
+    if (rt.fn)
+        tosac_kparallel_for(c, pool_rows, &rt, (size_t)(g.N * g.OH));
+    else
+        avg_fp(c, &g, f16acc);
     return TOSAC_OK;
 }
 

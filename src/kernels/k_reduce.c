@@ -32,7 +32,12 @@
 
 typedef struct kr_geom {
     int64_t outer, len, inner;
+    int64_t chunks; /* chunks of KR_CHUNK inner positions per outer index (inner > 1) */
 } kr_geom;
+
+/* The items of a reduction, the tiles a parallel-for splits (never the reduced axis): each output
+   row (inner == 1: one output), else each chunk of an outer index's inner positions. */
+static size_t kr_items(const kr_geom *g) { return (size_t)(g->inner == 1 ? g->outer : g->outer * g->chunks); }
 
 static float kr_qnan_f(void) { return tosac_fp32_from_bits(0x7FC00000u); }
 static double kr_qnan_d(void) { return tosac_fp64_from_bits(0x7FF8000000000000ull); }
@@ -56,19 +61,21 @@ KR_FMAXMIN(double, d, kr_qnan_d())
 #undef KR_FMAXMIN
 
 /*
- * Defines kr_<NAME>(g, in, out, ctx): ET input/output element, AT accumulator, INIT the initial
- * accumulator, LOAD(x) converts an element to AT, STEP(a, v) folds v into a (an lvalue), STORE(a)
- * converts back. `ignore` (the nan_mode flag) is visible to the macros.
+ * Defines kr_<NAME>(g, in, out, ignore, b0, b1) over the items [b0, b1) (kr_items): ET input/output
+ * element, AT accumulator, INIT the initial accumulator, LOAD(x) converts an element to AT, STEP(a, v)
+ * folds v into a (an lvalue), STORE(a) converts back, TARGET the instruction set it is compiled for.
+ * `ignore` (the nan_mode flag) is visible to the macros.
  */
-#define KR_DEFINE(NAME, ET, AT, INIT, LOAD, STEP, STORE)                                        \
-    static void kr_##NAME(const kr_geom *g, const void *in_, void *out_, bool ignore)           \
+#define KR_DEFINE_T(NAME, TARGET, ET, AT, INIT, LOAD, STEP, STORE)                              \
+    TARGET static void kr_##NAME(const kr_geom *g, const void *in_, void *out_, bool ignore,     \
+                                 size_t b0, size_t b1)                                          \
     {                                                                                           \
         (void)ignore;                                                                           \
         const ET *in = (const ET *)in_;                                                         \
         ET *out = (ET *)out_;                                                                   \
         if (g->inner == 1) { /* reducing the innermost axis: one scalar per contiguous row */  \
-            for (int64_t o = 0; o < g->outer; o++) {                                            \
-                const ET *row = in + o * g->len;                                                \
+            for (size_t o = b0; o < b1; o++) {                                                  \
+                const ET *row = in + (int64_t)o * g->len;                                       \
                 AT a = (INIT);                                                                  \
                 for (int64_t k = 0; k < g->len; k++) {                                          \
                     const AT v = LOAD(row[k]);                                                  \
@@ -79,22 +86,22 @@ KR_FMAXMIN(double, d, kr_qnan_d())
             return;                                                                             \
         }                                                                                       \
         AT acc[KR_CHUNK];                                                                       \
-        for (int64_t o = 0; o < g->outer; o++) {                                                \
-            const ET *ib = in + o * g->len * g->inner;                                          \
-            ET *ob = out + o * g->inner;                                                        \
-            for (int64_t i0 = 0; i0 < g->inner; i0 += KR_CHUNK) {                               \
-                const int64_t n = g->inner - i0 < KR_CHUNK ? g->inner - i0 : KR_CHUNK;          \
-                for (int64_t j = 0; j < n; j++) acc[j] = (INIT);                                \
-                const ET *row = ib + i0;                                                        \
-                for (int64_t k = 0; k < g->len; k++, row += g->inner)                           \
-                    for (int64_t j = 0; j < n; j++) {                                           \
-                        const AT v = LOAD(row[j]);                                              \
-                        STEP(acc[j], v);                                                        \
-                    }                                                                           \
-                for (int64_t j = 0; j < n; j++) ob[i0 + j] = STORE(acc[j]);                     \
-            }                                                                                   \
+        for (size_t b = b0; b < b1; b++) {                                                      \
+            const int64_t o = (int64_t)(b / (size_t)g->chunks);                                 \
+            const int64_t i0 = (int64_t)(b % (size_t)g->chunks) * KR_CHUNK;                    \
+            const int64_t n = g->inner - i0 < KR_CHUNK ? g->inner - i0 : KR_CHUNK;              \
+            for (int64_t j = 0; j < n; j++) acc[j] = (INIT);                                    \
+            const ET *row = in + o * g->len * g->inner + i0;                                    \
+            for (int64_t k = 0; k < g->len; k++, row += g->inner)                               \
+                for (int64_t j = 0; j < n; j++) {                                               \
+                    const AT v = LOAD(row[j]);                                                  \
+                    STEP(acc[j], v);                                                            \
+                }                                                                               \
+            ET *ob = out + o * g->inner + i0;                                                   \
+            for (int64_t j = 0; j < n; j++) ob[j] = STORE(acc[j]);                              \
         }                                                                                       \
     }
+#define KR_DEFINE(NAME, ET, AT, INIT, LOAD, STEP, STORE) KR_DEFINE_T(NAME, , ET, AT, INIT, LOAD, STEP, STORE)
 
 #define KR_ID(x) (x)
 #define KR_H2F(x) tosac_fp16_to_fp32(x)
@@ -132,7 +139,13 @@ KR_DEFINE(min_bf16, uint16_t, float, ignore ? kr_qnan_f() : kr_inf_f(), KR_B2F, 
 KR_DEFINE(max_f64, double, double, ignore ? kr_qnan_d() : -kr_inf_d(), KR_ID, KR_DMAX, KR_ID)
 KR_DEFINE(min_f64, double, double, ignore ? kr_qnan_d() : kr_inf_d(), KR_ID, KR_DMIN, KR_ID)
 
+/* fp32 sums (SE blocks' spatial means) also in AVX2 / AVX-512 builds: lanes are independent
+   outputs, each summed in axis order, so every build gives the same bits */
 KR_DEFINE(sum_f32, float, float, 0.0f, KR_ID, KR_ADD, KR_ID)
+#ifdef TOSAC_KERNEL_X86
+KR_DEFINE_T(sum_f32_avx2, __attribute__((target("avx2"))), float, float, 0.0f, KR_ID, KR_ADD, KR_ID)
+KR_DEFINE_T(sum_f32_avx512, __attribute__((target("avx2,avx512f"))), float, float, 0.0f, KR_ID, KR_ADD, KR_ID)
+#endif
 KR_DEFINE(sum_f16, uint16_t, float, 0.0f, KR_H2F, KR_ADD, KR_F2H)
 KR_DEFINE(sum_bf16, uint16_t, float, 0.0f, KR_B2F, KR_ADD, KR_F2B)
 KR_DEFINE(sum_f64, double, double, 0.0, KR_ID, KR_ADD, KR_ID)
@@ -141,12 +154,13 @@ KR_DEFINE(prod_f16, uint16_t, float, 1.0f, KR_H2F, KR_MUL, KR_F2H)
 KR_DEFINE(prod_bf16, uint16_t, float, 1.0f, KR_B2F, KR_MUL, KR_F2B)
 KR_DEFINE(prod_f64, double, double, 1.0, KR_ID, KR_MUL, KR_ID)
 
-/* REDUCE_SUM i32: exact, REQUIRE every partial sum within i32. Returns false on overflow. */
-static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out)
+/* REDUCE_SUM i32 over the items [b0, b1): exact, REQUIRE every partial sum within i32. Returns false
+   on overflow. */
+static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out, size_t b0, size_t b1)
 {
     if (g->inner == 1) {
-        for (int64_t o = 0; o < g->outer; o++) {
-            const int32_t *row = in + o * g->len;
+        for (size_t o = b0; o < b1; o++) {
+            const int32_t *row = in + (int64_t)o * g->len;
             int64_t a = 0;
             for (int64_t k = 0; k < g->len; k++) {
                 a += row[k];
@@ -159,31 +173,29 @@ static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out)
     /* int32 lanes, wrapping: the first partial sum outside int32 is exactly the first add whose
        operands have one sign and whose wrapped sum the other (the loop vectorises in 32-bit lanes) */
     uint32_t acc[KR_CHUNK];
-    for (int64_t o = 0; o < g->outer; o++) {
-        const int32_t *ib = in + o * g->len * g->inner;
-        int32_t *ob = out + o * g->inner;
-        for (int64_t i0 = 0; i0 < g->inner; i0 += KR_CHUNK) {
-            const int64_t n = g->inner - i0 < KR_CHUNK ? g->inner - i0 : KR_CHUNK;
-            for (int64_t j = 0; j < n; j++) acc[j] = 0;
-            const int32_t *row = ib + i0;
-            uint32_t ovf = 0;
-            for (int64_t k = 0; k < g->len; k++, row += g->inner)
-                for (int64_t j = 0; j < n; j++) {
-                    const uint32_t a = acc[j], x = (uint32_t)row[j], s = a + x;
-                    ovf |= (a ^ s) & (x ^ s);
-                    acc[j] = s;
-                }
-            if (ovf >> 31) return false;
-            for (int64_t j = 0; j < n; j++) ob[i0 + j] = tosac_ku32_to_i32(acc[j]);
-        }
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t o = (int64_t)(b / (size_t)g->chunks), i0 = (int64_t)(b % (size_t)g->chunks) * KR_CHUNK;
+        const int64_t n = g->inner - i0 < KR_CHUNK ? g->inner - i0 : KR_CHUNK;
+        for (int64_t j = 0; j < n; j++) acc[j] = 0;
+        const int32_t *row = in + o * g->len * g->inner + i0;
+        uint32_t ovf = 0;
+        for (int64_t k = 0; k < g->len; k++, row += g->inner)
+            for (int64_t j = 0; j < n; j++) {
+                const uint32_t a = acc[j], x = (uint32_t)row[j], s = a + x;
+                ovf |= (a ^ s) & (x ^ s);
+                acc[j] = s;
+            }
+        if (ovf >> 31) return false;
+        int32_t *ob = out + o * g->inner + i0;
+        for (int64_t j = 0; j < n; j++) ob[j] = tosac_ku32_to_i32(acc[j]);
     }
     return true;
 }
 
-typedef void (*kr_fn)(const kr_geom *, const void *, void *, bool);
+typedef void (*kr_fn)(const kr_geom *, const void *, void *, bool, size_t, size_t);
 
-/* The routine for (op, dtype, f64), or NULL. */
-static kr_fn kr_pick(uint32_t op, tosac_dtype t, bool f64)
+/* The routine for (op, dtype, f64) at level isa, or NULL. */
+static kr_fn kr_pick(uint32_t op, tosac_dtype t, bool f64, uint32_t isa)
 {
     const bool fp = tosac_dtype_is_float(t);
     if (fp && f64) {
@@ -220,7 +232,13 @@ static kr_fn kr_pick(uint32_t op, tosac_dtype t, bool f64)
         }
     case TOSAC_OP_REDUCE_SUM:
         switch (t) {
-        case TOSAC_DTYPE_FP32: return kr_sum_f32;
+        case TOSAC_DTYPE_FP32:
+#ifdef TOSAC_KERNEL_X86
+            if (isa == TOSAC_KISA_AVX512) return kr_sum_f32_avx512;
+            if (isa == TOSAC_KISA_AVX2) return kr_sum_f32_avx2;
+#endif
+            (void)isa;
+            return kr_sum_f32;
         case TOSAC_DTYPE_FP16: return kr_sum_f16;
         case TOSAC_DTYPE_BF16: return kr_sum_bf16;
         default: return NULL;
@@ -236,6 +254,29 @@ static kr_fn kr_pick(uint32_t op, tosac_dtype t, bool f64)
     }
 }
 
+/* Reductions of at least this many input elements are split over the workers. */
+#define KR_PAR_ELEMS ((int64_t)1 << 15)
+
+/* Items [b0, b1) of a reduction as a parallel-for task (kernel.h); an int32 sum that overflows
+   marks its worker's slot. */
+typedef struct {
+    kr_fn fn; /* NULL: REDUCE_SUM of int32 */
+    const kr_geom *g;
+    const void *in;
+    void *out;
+    bool ignore;
+    uint8_t fail[TOSAC_KMAX_WORKERS];
+} kr_task;
+
+static void kr_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    kr_task *t = ctx;
+    if (t->fn)
+        t->fn(t->g, t->in, t->out, t->ignore, b0, b1);
+    else if (!kr_sum_i32(t->g, (const int32_t *)t->in, (int32_t *)t->out, b0, b1))
+        t->fail[worker] = 1;
+}
+
 tosac_status tosac_kernel_reduce(tosac_kcall *c)
 {
     tosac_status mst;
@@ -249,17 +290,24 @@ tosac_status tosac_kernel_reduce(tosac_kcall *c)
     bool ignore = false;
     if (c->op == TOSAC_OP_REDUCE_MAX || c->op == TOSAC_OP_REDUCE_MIN)
         ignore = tosac_kattr_int(c, TOSAC_ATTR_REDUCE_MAX_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
-    kr_geom g = {1, in->shape[axis], 1};
+    kr_geom g = {1, in->shape[axis], 1, 1};
     for (int32_t d = 0; d < axis; d++) g.outer *= in->shape[d];
     for (int32_t d = (int32_t)axis + 1; d < rank; d++) g.inner *= in->shape[d];
-    if (c->op == TOSAC_OP_REDUCE_SUM && in->dtype == TOSAC_DTYPE_INT32) {
-        if (!kr_sum_i32(&g, (const int32_t *)in->data, (int32_t *)out->data))
-            return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "REDUCE_SUM: i32 accumulator overflow (REQUIRE)");
-        return TOSAC_OK;
+    g.chunks = (g.inner + KR_CHUNK - 1) / KR_CHUNK;
+    kr_task t;
+    memset(&t, 0, sizeof t);
+    t.g = &g, t.in = in->data, t.out = out->data, t.ignore = ignore;
+    if (!(c->op == TOSAC_OP_REDUCE_SUM && in->dtype == TOSAC_DTYPE_INT32)) {
+        t.fn = kr_pick(c->op, in->dtype, in->f64, c->isa);
+        if (!t.fn) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "REDUCE: operator/type combination not supported");
     }
-    const kr_fn fn = kr_pick(c->op, in->dtype, in->f64);
-    if (!fn) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "REDUCE: operator/type combination not supported");
-    fn(&g, in->data, out->data, ignore);
+    const size_t items = kr_items(&g);
+    if (in->nelem >= KR_PAR_ELEMS && items > 1)
+        tosac_kparallel_for(c, kr_range, &t, items);
+    else
+        kr_range(&t, 0, 0, items);
+    for (uint32_t w = 0; w < TOSAC_KMAX_WORKERS; w++)
+        if (t.fail[w]) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "REDUCE_SUM: i32 accumulator overflow (REQUIRE)");
     return TOSAC_OK;
 }
 

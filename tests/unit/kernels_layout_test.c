@@ -448,49 +448,54 @@ static void test_pad(void)
 /* ------------------------------------------------------------------------------------------ */
 /* CONCAT                                                                                         */
 
+/* CONCAT of nin inputs of `shape` with sizes[k] along axis, against the element-wise formula. */
+static bool concat_case(tosac_dtype dt, bool f64, int rank, const int64_t *shape, int axis, int nin, const int64_t *sizes)
+{
+    int64_t oshape[6], idx[6];
+    memcpy(oshape, shape, (size_t)rank * sizeof(int64_t));
+    oshape[axis] = 0;
+    for (int k = 0; k < nin; k++) oshape[axis] += sizes[k];
+    tt ins_t[5], out;
+    tt *ins[5];
+    for (int k = 0; k < nin; k++) {
+        int64_t s[6];
+        memcpy(s, shape, (size_t)rank * sizeof(int64_t));
+        s[axis] = sizes[k];
+        tt_make(&ins_t[k], dt, f64, rank, s);
+        tt_fill_random(&ins_t[k]);
+        ins[k] = &ins_t[k];
+    }
+    tt_make(&out, dt, f64, rank, oshape);
+    size_t es = out.es;
+    uint8_t *exp = (uint8_t *)malloc((size_t)out.t.nelem * es);
+    for (int64_t i = 0; i < out.t.nelem; i++) {
+        unravel(i, rank, oshape, idx);
+        int k = 0;
+        while (idx[axis] >= sizes[k]) idx[axis] -= sizes[k++];
+        const int64_t l = ravel(rank, ins_t[k].shape, idx);
+        memcpy(exp + (size_t)i * es, ins_t[k].buf + (size_t)l * es, es);
+    }
+    tosac_attr_val a[TOSAC_ATTR_MAX_FIELDS];
+    memset(a, 0, sizeof a);
+    attr_int(a, TOSAC_ATTR_CONCAT_axis, axis);
+    bool ok = run_op(TOSAC_OP_CONCAT, ins, (uint32_t)nin, &out, a, NULL) == TOSAC_OK && same_bytes("concat", &out, exp);
+    free(exp);
+    for (int k = 0; k < nin; k++) tt_free(&ins_t[k]);
+    tt_free(&out);
+    return ok;
+}
+
 static void test_concat(void)
 {
     for (int iter = 0; iter < 8; iter++)
         for (size_t ti = 0; ti < N_MOVE_TYPES; ti++)
             for (int rank = 1; rank <= 6; rank++)
                 for (int axis = 0; axis < rank; axis++) {
-                    int64_t shape[6], oshape[6], idx[6], sizes[5];
+                    int64_t shape[6], sizes[5];
                     int nin = (int)rnd_in(1, 5);
                     random_shape(rank, 5, 600, shape);
-                    memcpy(oshape, shape, sizeof shape);
-                    oshape[axis] = 0;
-                    for (int k = 0; k < nin; k++) {
-                        sizes[k] = rnd_in(1, 4);
-                        oshape[axis] += sizes[k];
-                    }
-                    tt ins_t[5], out;
-                    tt *ins[5];
-                    for (int k = 0; k < nin; k++) {
-                        int64_t s[6];
-                        memcpy(s, shape, sizeof s);
-                        s[axis] = sizes[k];
-                        tt_make(&ins_t[k], MOVE_TYPES[ti].t, MOVE_TYPES[ti].f64, rank, s);
-                        tt_fill_random(&ins_t[k]);
-                        ins[k] = &ins_t[k];
-                    }
-                    tt_make(&out, MOVE_TYPES[ti].t, MOVE_TYPES[ti].f64, rank, oshape);
-                    size_t es = out.es;
-                    uint8_t *exp = (uint8_t *)malloc((size_t)out.t.nelem * es);
-                    for (int64_t i = 0; i < out.t.nelem; i++) {
-                        unravel(i, rank, oshape, idx);
-                        int k = 0;
-                        while (idx[axis] >= sizes[k]) idx[axis] -= sizes[k++];
-                        const int64_t l = ravel(rank, ins_t[k].shape, idx);
-                        memcpy(exp + (size_t)i * es, ins_t[k].buf + (size_t)l * es, es);
-                    }
-                    tosac_attr_val a[TOSAC_ATTR_MAX_FIELDS];
-                    memset(a, 0, sizeof a);
-                    attr_int(a, TOSAC_ATTR_CONCAT_axis, axis);
-                    CHECK_CASE(!(run_op(TOSAC_OP_CONCAT, ins, (uint32_t)nin, &out, a, NULL) != TOSAC_OK ||
-                        !same_bytes("concat", &out, exp)));
-                    free(exp);
-                    for (int k = 0; k < nin; k++) tt_free(&ins_t[k]);
-                    tt_free(&out);
+                    for (int k = 0; k < nin; k++) sizes[k] = rnd_in(1, 4);
+                    CHECK_CASE(concat_case(MOVE_TYPES[ti].t, MOVE_TYPES[ti].f64, rank, shape, axis, nin, sizes));
                 }
 }
 
@@ -816,6 +821,9 @@ static bool same_bytes_nan_any(const char *what, const tt *out, const uint8_t *e
 }
 
 /* Every reduce row on random data, every rank 1..6 and axis. */
+/* test_reduce_random's shapes of ranks 1 to 3 large (split over workers: kernels_run.h) */
+static bool reduce_large;
+
 static void test_reduce_random(void)
 {
     static const struct {
@@ -847,6 +855,9 @@ static void test_reduce_random(void)
                         shape[0] = 2;
                         shape[1] = 3;
                         shape[2] = 601;
+                    } else if (reduce_large && rank <= 3) { /* enough to be split over workers */
+                        static const int64_t big[3][3] = {{40000, 1, 1}, {300, 130, 1}, {3, 37, 333}};
+                        memcpy(shape, big[rank - 1], sizeof big[0]);
                     } else {
                         random_shape(rank, 6, 3000, shape);
                     }
@@ -1301,6 +1312,48 @@ static void test_errors(void)
     tt_free(&sz);
 }
 
+/* Copies large enough to be split over workers (pieces of 32 KB): an NCHW input to NHWC, a
+   channel shuffle, 2-D / 4-D transposes with odd edges, a squeezenet CONCAT, a large SLICE. */
+static void test_layout_large(void)
+{
+    static const int32_t nhwc[4] = {0, 2, 3, 1}, shuf[5] = {0, 1, 2, 4, 3}, p10[2] = {1, 0}, p4[4] = {3, 1, 0, 2};
+    const int64_t in3[4] = {1, 3, 224, 223}, sh5[5] = {1, 29, 31, 2, 58}, m2[2] = {701, 333}, m4[4] = {5, 37, 41, 23};
+    for (size_t ti = 0; ti < N_MOVE_TYPES; ti++) {
+        tosac_dtype dt = MOVE_TYPES[ti].t;
+        bool f64 = MOVE_TYPES[ti].f64;
+        CHECK_CASE(transpose_case(dt, f64, 4, in3, nhwc));
+        CHECK_CASE(transpose_case(dt, f64, 5, sh5, shuf));
+        CHECK_CASE(transpose_case(dt, f64, 2, m2, p10));
+        CHECK_CASE(transpose_case(dt, f64, 4, m4, p4));
+        const int64_t sq[4] = {1, 55, 57, 1}, sizes[3] = {64, 64, 3};
+        CHECK_CASE(concat_case(dt, f64, 4, sq, 3, 3, sizes));
+        const int64_t ax1[3] = {1, 97, 1}, sz1[2] = {300, 211};
+        CHECK_CASE(concat_case(dt, f64, 3, ax1, 2, 2, sz1));
+    }
+    /* SLICE of a [4][300][250] tensor */
+    tt in, out, st, sz;
+    const int64_t shape[3] = {4, 300, 250}, start[3] = {1, 7, 3}, size[3] = {3, 290, 241};
+    tt_make(&in, TOSAC_DTYPE_FP32, false, 3, shape);
+    tt_make(&out, TOSAC_DTYPE_FP32, false, 3, size);
+    tt_shape(&st, 3, start);
+    tt_shape(&sz, 3, size);
+    tt_fill_random(&in);
+    uint8_t *exp = (uint8_t *)malloc((size_t)out.t.nelem * in.es);
+    int64_t idx[3];
+    for (int64_t i = 0; i < out.t.nelem; i++) {
+        unravel(i, 3, size, idx);
+        for (int d = 0; d < 3; d++) idx[d] += start[d];
+        memcpy(exp + (size_t)i * in.es, in.buf + (size_t)ravel(3, shape, idx) * in.es, in.es);
+    }
+    tt *ins[3] = {&in, &st, &sz};
+    CHECK_CASE(run_op(TOSAC_OP_SLICE, ins, 3, &out, NULL, NULL) == TOSAC_OK && same_bytes("slice", &out, exp));
+    free(exp);
+    tt_free(&in);
+    tt_free(&out);
+    tt_free(&st);
+    tt_free(&sz);
+}
+
 int main(void)
 {
     RUN(test_reshape);
@@ -1318,5 +1371,22 @@ int main(void)
     RUN(test_resize_spot);
     RUN(test_resize_random);
     RUN(test_errors);
+    RUN(test_layout_large);
+    /* split over three workers that take the pieces in reverse order (kernels_run.h) */
+    kr_workers = 3;
+    RUN(test_layout_large);
+    RUN(test_transpose);
+    RUN(test_concat);
+    RUN(test_slice);
+    RUN(test_reduce_random);
+    reduce_large = true;
+    RUN(test_reduce_random);
+    kr_workers = 1;
+    /* the vector builds of the fp32 sums at every level */
+    for (uint32_t level = 0; level <= 2; level++) {
+        tosac_kernel_limit_isa(level);
+        RUN(test_reduce_random);
+    }
+    reduce_large = false;
     return test_summary();
 }

@@ -235,6 +235,8 @@ static void producer_make(producer *p, uint32_t op, int64_t *oc)
     p->op = op;
     if (op == TOSAC_OP_MATMUL) {
         int64_t N = rnd_in(1, 2), H = rnd_in(1, 9), C = rnd_in(1, 40), W = rnd_in(1, 40);
+        if (rnd() % 4 == 0) /* large enough to be split over the workers' column blocks */
+            H = rnd_in(6, 9), C = rnd_in(160, 220), W = rnd_in(140, 260);
         int64_t as[3] = {N, H, C}, bs[3] = {N, C, W}, os[3] = {N, H, W};
         mk(&p->in, TOSAC_DTYPE_INT8, 3, as), mk(&p->w, TOSAC_DTYPE_INT8, 3, bs), mk(&p->acc, TOSAC_DTYPE_INT32, 3, os);
         *oc = W;
@@ -340,7 +342,10 @@ static void test_fused_epilogue(void)
         EXPECT(tosac_rescale_fusable(&rc, &lo, &hi));
         tt got;
         mk(&got, to, p.acc.t.rank, p.acc.shape);
-        for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+        /* and once more on three workers (kernels_run.h) */
+        for (uint32_t pass = 0; pass <= TOSAC_KISA_AVX512 + 1; pass++) {
+            const uint32_t level = pass <= TOSAC_KISA_AVX512 ? pass : TOSAC_KISA_AVX512;
+            kr_workers = pass <= TOSAC_KISA_AVX512 ? 1 : 3;
             tosac_kernel_limit_isa(level);
             rc.isa = tosac_kernel_isa();
             tosac_kprep sz = {0, 0, 0};
@@ -358,6 +363,7 @@ static void test_fused_epilogue(void)
             rc.prep = NULL;
             free(prep);
         }
+        kr_workers = 1;
         tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
         free(want);
         tt_free(&got), tt_free(&final);

@@ -941,6 +941,13 @@ static void test_matmul(void)
     /* large enough to be split over column blocks when there are workers */
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 1, 300, 1000, 0, 0), "matmul fp32 1x300x1000");
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 5, 600, 90, 0, 0), "matmul fp32 5x600x90");
+    /* matrix-vector shapes (fully connected layers; with a constant B the prepared column blocks):
+       a partial last block, several rows, batches */
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 1, 576, 1000, 0, 0), "matmul fp32 1x576x1000");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 3, 37, 129, 0, 0), "matmul fp32 3x37x129");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 3, 4, 300, 200, 0, 0), "matmul fp32 4x300x200");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, 1, 1, 576, 1000, 5, -3), "matmul i8 1x576x1000");
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, false, 2, 7, 300, 131, -7, 0), "matmul i8 7x300x131");
 }
 
 static void test_matmul_errors(void)
@@ -986,10 +993,14 @@ typedef struct {
     int64_t N, IH, IW, C, ky, kx, sy, sx, pad[4], OH, OW;
 } pspec;
 
+/* Channels of the random pools: up to 7, or up to 150 (vectors of every level's width, with
+   partial last vectors) */
+static int64_t pool_max_c = 7;
+
 static bool pspec_random(pspec *p, int64_t maxdim)
 {
     for (int tries = 0; tries < 100; tries++) {
-        p->N = rnd_in(1, 2), p->IH = rnd_in(1, maxdim), p->IW = rnd_in(1, maxdim), p->C = rnd_in(1, 7);
+        p->N = rnd_in(1, 2), p->IH = rnd_in(1, maxdim), p->IW = rnd_in(1, maxdim), p->C = rnd_in(1, pool_max_c);
         p->ky = rnd_in(1, 4), p->kx = rnd_in(1, 4), p->sy = rnd_in(1, 3), p->sx = rnd_in(1, 3);
         p->pad[0] = rnd_in(0, p->ky - 1), p->pad[2] = rnd_in(0, p->kx - 1);
         int64_t by = p->IH + p->pad[0] - p->ky, bx = p->IW + p->pad[2] - p->kx;
@@ -1178,6 +1189,16 @@ static double ref_max(double a, double b, int64_t mode)
         return isnan_d(a) ? b : a;
     }
     return a >= b ? a : b;
+}
+
+static void test_max_pool_random(void);
+/* The pools again with many channels. */
+static void test_pool_wide(void)
+{
+    pool_max_c = 150;
+    test_max_pool_random();
+    test_avg_pool_random();
+    pool_max_c = 7;
 }
 
 static void test_max_pool_random(void)
@@ -1487,6 +1508,9 @@ int main(void)
         RUN(test_conv_large);
         RUN(test_conv_fp_special);
         RUN(test_matmul);
+        RUN(test_max_pool_random);
+        RUN(test_avg_pool_random);
+        RUN(test_pool_wide);
     }
     /* tiles run in reverse order on three workers (kernels_run.h): the same bits */
     fprintf(stderr, "three workers, weights constant:\n");
@@ -1502,6 +1526,7 @@ int main(void)
     RUN(test_max_pool_random);
     RUN(test_avg_pool_random);
     RUN(test_avg_pool_large_window);
+    RUN(test_pool_wide);
     kr_workers = 1;
     kr_const_mask = 0;
     return test_summary();
