@@ -5,6 +5,8 @@
  * Samples run in order and the random generator is seeded: the result is deterministic.
  * For the percentile and mse methods every observed value also lands in a fixed log-scale
  * histogram (tosac_quant_hist_bin): it needs no range known in advance, so one pass suffices.
+ * A CLAMP's result (ReLU, ReLU6) and data movement that keeps the elements are not read again:
+ * their statistics follow exactly from their input's while that is observed (quant_derive).
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -27,6 +29,23 @@
 /* Samples run side by side on at most this many threads. */
 #define TOSAC_QUANT_MAX_WORKERS 64
 
+/* Value y's statistics from those of its input: y = clamp(x, lo, hi) elementwise (a CLAMP with
+   nan_mode PROPAGATE; data movement keeping the elements: lo = -inf, hi = +inf). Exact: clamp is
+   monotone, so the extremes of y are those of x clamped, and as the histogram bins are monotone
+   in the value, the bin of clamp(v) is the bin of v clamped to [blo, bhi] = the bins of lo and
+   hi. NaN stays NaN: only the classes of +-infinity, which also hold some NaNs, are ambiguous, so
+   a sample where x has such elements that the clamp would move observes y itself. */
+typedef struct quant_derive_to {
+    uint32_t y;
+    float lo, hi;
+    uint32_t blo, bhi;
+} quant_derive_to;
+
+typedef struct quant_derive {
+    uint32_t *first;     /* n + 1: the values derived from value k are to[first[k], first[k + 1]) */
+    quant_derive_to *to;
+} quant_derive;
+
 typedef struct quant_obs_worker {
     float lo, hi;    /* over its non-NaN elements of the current value */
     uint32_t mag;    /* (raw, histograms) the smallest (|bits| - 1) as unsigned: below it only 0 */
@@ -43,6 +62,7 @@ void quant_stats_free(quant_stats *st)
     for (uint32_t k = 0; st->w && k < st->n_w; k++) free(st->w[k].raw);
     free(st->w);
     free(st->raw_bin);
+    free(st->derived);
     memset(st, 0, sizeof *st);
 }
 
@@ -155,24 +175,63 @@ static void obs_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     obs_run(&j->st->w[worker], j->x + b, (e < j->n ? e : j->n) - b);
 }
 
-/* Adds the raw counts of classes [r0, r1] to h and clears them; returns how many there were. */
-static uint64_t obs_fold(const quant_stats *st, uint64_t *h, uint32_t *raw, uint32_t r0, uint32_t r1)
+/* The raw class of +infinity (sign bit clear; -infinity: | RAW_SIGN) and the sign bit of a class. */
+#define RAW_INF (0x7F800000u >> 18)
+#define RAW_SIGN (QUANT_RAW_BINS / 2)
+
+/* Adds the raw counts of classes [r0, r1] to h (value idx) and to the values derived from it
+   (to[0, n_to)), and clears them; returns how many there were. */
+static uint64_t obs_fold(const quant_stats *st, uint32_t idx, const quant_derive_to *to, uint32_t n_to, uint32_t *raw,
+                         uint32_t r0, uint32_t r1)
 {
-    uint64_t total = 0;
+    uint64_t total = 0, *h = st->hist + (size_t)idx * TOSAC_QUANT_HIST_BINS;
     for (uint32_t r = r0; r <= r1; r++) {
         uint32_t *c = raw + (size_t)r * OBS_LANES;
         uint64_t k = 0;
         for (int j = 0; j < OBS_LANES; j++) k += c[j], c[j] = 0;
         if (!k) continue;
         total += k;
-        if (st->raw_bin[r] < TOSAC_QUANT_HIST_BINS) h[st->raw_bin[r]] += k;
+        uint32_t b = st->raw_bin[r];
+        if (b >= TOSAC_QUANT_HIST_BINS) continue;
+        h[b] += k;
+        bool nan = (r & RAW_INF) == RAW_INF && (r & 31u); /* exponent 255, mantissa bits set */
+        for (uint32_t d = 0; d < n_to; d++) {
+            uint32_t bb = nan ? b : b < to[d].blo ? to[d].blo : b > to[d].bhi ? to[d].bhi : b;
+            st->hist[(size_t)to[d].y * TOSAC_QUANT_HIST_BINS + bb] += k;
+        }
     }
     return total;
 }
 
-/* Records x[0, n), value idx, split over the program's threads. */
+/* Adds the extremes lo <= hi (not NaN) of value idx; a zero extreme is +0 whichever thread saw it. */
+static void merge_range(quant_stats *st, uint32_t idx, float lo, float hi)
+{
+    lo += 0.0f, hi += 0.0f;
+    bool seen = st->seen[idx];
+    if (!seen || lo < st->min[idx]) st->min[idx] = lo;
+    if (!seen || hi > st->max[idx]) st->max[idx] = hi;
+    st->seen[idx] = true;
+}
+
+/* Whether a worker's elements include +-infinity-class ones (infinities, some NaNs) that the
+   clamp of `to` would move. */
+static bool obs_ambiguous(const quant_obs_worker *w, const quant_derive_to *to)
+{
+    uint64_t pos = 0, neg = 0;
+    for (int j = 0; j < OBS_LANES; j++) {
+        pos += w->raw[RAW_INF * OBS_LANES + j];
+        neg += w->raw[(RAW_SIGN | RAW_INF) * OBS_LANES + j];
+    }
+    return (pos && to->hi < INFINITY) || (neg && to->lo > -INFINITY);
+}
+
+/* Records x[0, n), value idx, split over the program's threads, and the values derived from it
+   (st->derived[y] set for each: its own observation is then skipped this sample). */
 static void observe(quant_stats *st, const tosac_program *p, uint32_t idx, const float *x, int64_t n)
 {
+    const quant_derive_to *to = st->dv ? st->dv->to + st->dv->first[idx] : NULL;
+    /* derived in one fold only (beyond it, y is observed itself) */
+    uint32_t n_to = st->dv && n <= OBS_MAX_FOLD ? st->dv->first[idx + 1] - st->dv->first[idx] : 0;
     for (int64_t k0 = 0; k0 < n; k0 += OBS_MAX_FOLD) {
         int64_t k1 = n - k0 > OBS_MAX_FOLD ? k0 + OBS_MAX_FOLD : n;
         for (uint32_t w = 0; w < st->n_w; w++)
@@ -186,30 +245,31 @@ static void observe(quant_stats *st, const tosac_program *p, uint32_t idx, const
             lo = st->w[w].lo < lo ? st->w[w].lo : lo;
             hi = st->w[w].hi > hi ? st->w[w].hi : hi;
         }
-        if (lo <= hi) { /* a value that is not NaN; a zero extreme is +0 whichever thread saw it */
-            lo += 0.0f, hi += 0.0f;
-            bool seen = st->seen[idx];
-            if (!seen || lo < st->min[idx]) st->min[idx] = lo;
-            if (!seen || hi > st->max[idx]) st->max[idx] = hi;
-            st->seen[idx] = true;
+        for (uint32_t w = 0; st->hist && w < st->n_w && n_to; w++)
+            for (uint32_t dk = 0; dk < n_to && n_to; dk++)
+                if (st->w[w].n && obs_ambiguous(&st->w[w], &to[dk])) n_to = 0;
+        if (lo <= hi) { /* a value that is not NaN */
+            merge_range(st, idx, lo, hi);
+            for (uint32_t dk = 0; dk < n_to; dk++)
+                merge_range(st, to[dk].y, fminf(fmaxf(lo, to[dk].lo), to[dk].hi), fminf(fmaxf(hi, to[dk].lo), to[dk].hi));
         }
+        for (uint32_t dk = 0; dk < n_to; dk++) st->derived[to[dk].y] = true;
         if (!st->hist) continue;
         /* a worker's counts lie in the zero classes and, per sign, between the classes of its
            smallest nonzero magnitude and of its extreme; NaNs lie outside, and then every class
            is folded */
-        uint64_t *h = st->hist + (size_t)idx * TOSAC_QUANT_HIST_BINS;
-        const uint32_t neg = QUANT_RAW_BINS / 2;
+        const uint32_t neg = RAW_SIGN;
         for (uint32_t w = 0; w < st->n_w; w++) {
             quant_obs_worker *ow = &st->w[w];
             if (!ow->n) continue;
-            uint64_t got = obs_fold(st, h, ow->raw, 0, 0) + obs_fold(st, h, ow->raw, neg, neg);
+            uint64_t got = obs_fold(st, idx, to, n_to, ow->raw, 0, 0) + obs_fold(st, idx, to, n_to, ow->raw, neg, neg);
             if (ow->lo <= ow->hi && ow->mag != UINT32_MAX) { /* a nonzero value */
                 uint32_t small = (ow->mag + 1) >> 18;
                 small = small ? small : 1; /* class 0 is folded already */
-                if (ow->hi > 0) got += obs_fold(st, h, ow->raw, small, raw_class(ow->hi));
-                if (ow->lo < 0) got += obs_fold(st, h, ow->raw, neg + small, raw_class(ow->lo));
+                if (ow->hi > 0) got += obs_fold(st, idx, to, n_to, ow->raw, small, raw_class(ow->hi));
+                if (ow->lo < 0) got += obs_fold(st, idx, to, n_to, ow->raw, neg + small, raw_class(ow->lo));
             }
-            if (got != (uint64_t)ow->n) obs_fold(st, h, ow->raw, 0, QUANT_RAW_BINS - 1);
+            if (got != (uint64_t)ow->n) obs_fold(st, idx, to, n_to, ow->raw, 0, QUANT_RAW_BINS - 1);
         }
     }
 }
@@ -229,6 +289,7 @@ static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
     if (tosac_program_op_info(c->p, op_index, &od) != TOSAC_OK || od.depth != 0 || od.index >= c->b->n_nodes) return;
     const tosac_node *n = c->b->nodes[od.index];
     for (uint32_t k = 0; k < n->n_outputs; k++) {
+        if (c->st->derived[n->outputs[k]->index]) continue; /* recorded with its input */
         tosac_tensor_info info;
         const void *data = NULL;
         if (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
@@ -312,7 +373,8 @@ static tosac_status stats_init(quant_stats *st, uint32_t n, uint32_t n_w, bool h
     st->max = calloc(nn, sizeof *st->max);
     st->seen = calloc(nn, sizeof *st->seen);
     st->w = calloc(n_w, sizeof *st->w);
-    if (!st->min || !st->max || !st->seen || !st->w) return TOSAC_ERR_NOMEM;
+    st->derived = calloc(nn, sizeof *st->derived);
+    if (!st->min || !st->max || !st->seen || !st->w || !st->derived) return TOSAC_ERR_NOMEM;
     if (!hist) return TOSAC_OK;
     /* about 25 KB per value: a few MB for the zoo's largest CNNs; 512 KB per worker */
     if (nn > SIZE_MAX / (TOSAC_QUANT_HIST_BINS * sizeof(uint64_t)) ||
@@ -349,10 +411,61 @@ static void stats_merge(quant_stats *to, const quant_stats *from)
     }
 }
 
+/* The values whose statistics follow from their input's (quant_derive_to): every CLAMP with
+   nan_mode PROPAGATE and data movement that keeps the elements, FP32 to FP32. */
+static bool derive_of(const tosac_node *n, quant_derive_to *t)
+{
+    if (n->n_outputs != 1 || !n->n_inputs || n->outputs[0]->dtype != TOSAC_DTYPE_FP32 || n->outputs[0]->is_shape ||
+        ir_is_const(n->inputs[0]) || n->inputs[0]->dtype != TOSAC_DTYPE_FP32 || n->inputs[0]->is_shape)
+        return false;
+    t->y = n->outputs[0]->index;
+    t->lo = -INFINITY, t->hi = INFINITY;
+    switch (n->op) {
+    case TOSAC_OP_RESHAPE:
+    case TOSAC_OP_TRANSPOSE:
+    case TOSAC_OP_REVERSE:
+    case TOSAC_OP_IDENTITY: break;
+    case TOSAC_OP_CLAMP: {
+        const tosac_attr_val *nm = &n->attr[TOSAC_ATTR_CLAMP_nan_mode];
+        if (nm->present && nm->i != TOSAC_NAN_PROPAGATE) return false;
+        t->lo = quant_attr_f32(n, TOSAC_ATTR_CLAMP_min_val, -INFINITY);
+        t->hi = quant_attr_f32(n, TOSAC_ATTR_CLAMP_max_val, INFINITY);
+        if (!(t->lo <= t->hi)) return false;
+        break;
+    }
+    default: return false;
+    }
+    t->blo = tosac_quant_hist_bin(t->lo);
+    t->bhi = tosac_quant_hist_bin(t->hi);
+    return true;
+}
+
+static tosac_status derive_init(quant_derive *dv, const tosac_block *b)
+{
+    uint32_t n = b->n_tensors;
+    dv->first = calloc((size_t)n + 1, sizeof *dv->first);
+    dv->to = malloc((b->n_nodes ? b->n_nodes : 1) * sizeof *dv->to);
+    if (!dv->first || !dv->to) return TOSAC_ERR_NOMEM;
+    quant_derive_to t;
+    for (uint32_t i = 0; i < b->n_nodes; i++)
+        if (derive_of(b->nodes[i], &t)) dv->first[b->nodes[i]->inputs[0]->index + 1]++;
+    for (uint32_t k = 0; k < n; k++) dv->first[k + 1] += dv->first[k];
+    uint32_t *fill = calloc(n ? n : 1, sizeof *fill);
+    if (!fill) return TOSAC_ERR_NOMEM;
+    for (uint32_t i = 0; i < b->n_nodes; i++) {
+        if (!derive_of(b->nodes[i], &t)) continue;
+        uint32_t x = b->nodes[i]->inputs[0]->index;
+        dv->to[dv->first[x] + fill[x]++] = t;
+    }
+    free(fill);
+    return TOSAC_OK;
+}
+
 /* One calibration sample through program c->p: its inputs written and observed, then the run. */
 static tosac_status run_sample(cal_ctx *c, const float *const *x, tosac_diag *d)
 {
     tosac_program *p = (tosac_program *)(uintptr_t)c->p;
+    memset(c->st->derived, 0, c->st->n * sizeof *c->st->derived);
     for (uint32_t i = 0; i < tosac_program_input_count(p); i++) {
         tosac_tensor_info info;
         tosac_program_input_info(p, i, &info);
@@ -424,6 +537,7 @@ static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, c
             stats_init(&ws[w], st->n, 1, st->hist != NULL, false) != TOSAC_OK)
             s = TOSAC_ERR_UNSUPPORTED;
         ws[w].raw_bin = st->raw_bin;
+        ws[w].dv = st->dv;
         cc[w] = (cal_ctx){q[w], b, &ws[w]};
         wst[w] = TOSAC_OK;
         if (q[w]) tosac_program_set_op_callback(q[w], on_op, &cc[w]);
@@ -467,13 +581,18 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     if (s != TOSAC_OK) return s;
     uint32_t n_in = tosac_program_input_count(p);
     const float **x = calloc((size_t)n_samples * n_in + 1, sizeof *x);
-    if (!x || stats_init(st, b->n_tensors, tosac_program_threads(p), o->method != TOSAC_QUANT_CALIB_MINMAX, true) != TOSAC_OK) {
+    quant_derive dv = {0};
+    if (!x || stats_init(st, b->n_tensors, tosac_program_threads(p), o->method != TOSAC_QUANT_CALIB_MINMAX, true) != TOSAC_OK ||
+        derive_init(&dv, b) != TOSAC_OK) {
         free(x);
+        free(dv.first);
+        free(dv.to);
         tosac_program_destroy(p);
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (calibration statistics)");
     }
     /* every sample's inputs up front: the caller's arrays, or the seeded random stream drawn in
        order (sample by sample, input by input) whichever thread runs the sample */
+    st->dv = &dv;
     quant_samples qs;
     quant_samples_init(&qs, o);
     float *rnd = NULL;
@@ -517,6 +636,9 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
         }
         tosac_program_set_op_callback(p, NULL, NULL);
     }
+    st->dv = NULL;
+    free(dv.first);
+    free(dv.to);
     free(rnd);
     free(x);
     if (keep && s == TOSAC_OK) *keep = p;

@@ -15,10 +15,13 @@ typedef struct quant_stats {
     double *min, *max;
     bool *seen;
     uint64_t *hist;
-    /* calibrate.c's per-worker accumulators and the histogram bin of each raw class */
+    /* calibrate.c's per-worker accumulators, the histogram bin of each raw class, the values whose
+       statistics follow from their input's (borrowed), and which of them got theirs this sample */
     struct quant_obs_worker *w;
     uint32_t n_w;
     uint32_t *raw_bin;
+    const struct quant_derive *dv;
+    bool *derived;
 } quant_stats;
 #define QUANT_RAW_BINS (1u << 14)
 

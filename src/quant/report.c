@@ -12,6 +12,10 @@
  * Memory: values are only live inside the op callbacks, so each sample runs the INT program first
  * and copies the integer values it needs (1 byte per int8 element, the smallest form), then the
  * FP program, whose callback compares every FP result with the stored copy while it is live.
+ * On several threads the samples run side by side, each lane on single-threaded copies of both
+ * programs (sharing their prepared constants) with its own copies; every compare keeps its
+ * per-block sums and they are added sample by sample in order, so the report does not depend on
+ * the thread count.
  */
 #include <math.h>
 #include <stdint.h>
@@ -49,14 +53,15 @@ typedef struct slot {
     void *buf;        /* captured integer value of the current sample */
     int64_t nelem;
     bool captured;    /* this sample */
-    double signal, noise;
+    double *part;     /* this sample's compare: signal, noise per block (n_part blocks) */
+    size_t n_part;
+    double signal, noise; /* the totals (the report's own slots) */
     uint64_t n;
 } slot;
 
 typedef struct rep_ctx {
     const tosac_program *p;
     const tosac_program *pf; /* the FP program, whose threads compare */
-    double *part;            /* per block of a compare: signal, noise */
     const tosac_block *b;
     slot *slots;
     uint32_t n_slots;
@@ -130,6 +135,8 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 /* Elements per range of a compare on the program's threads; the sums are taken block by block and
    added in block order, so they do not depend on the thread count. */
 #define CMP_BLOCK 16384
+/* Samples side by side on at most this many threads. */
+#define TOSAC_QUANT_MAX_LANES 64
 #define CMP_CHUNK 256
 
 /* d[0, m) = slot values k0.. dequantized. */
@@ -189,17 +196,117 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     }
 }
 
+/* s's block sums of this sample (n = s->nelem elements, at most once per sample). */
 static void compare(const rep_ctx *c, slot *s, const float *x, int64_t n)
 {
-    cmp_job j = {s, x, n, c->part};
+    cmp_job j = {s, x, n, s->part};
     size_t blocks = (size_t)((n + CMP_BLOCK - 1) / CMP_BLOCK);
     if (blocks < 4) cmp_task(&j, 0, 0, blocks);
     else tosac_program_parallel_for(c->pf, cmp_task, &j, blocks);
-    for (size_t k = 0; k < blocks; k++) {
-        s->signal += c->part[2 * k];
-        s->noise += c->part[2 * k + 1];
+    s->n_part = blocks;
+}
+
+/* Adds a lane's sample to the totals (block by block, in order) and clears it. */
+static void commit(slot *tot, slot *lane, uint32_t n_slots)
+{
+    for (uint32_t k = 0; k < n_slots; k++) {
+        slot *l = &lane[k];
+        if (!l->n_part) continue;
+        for (size_t b = 0; b < l->n_part; b++) {
+            tot[k].signal += l->part[2 * b];
+            tot[k].noise += l->part[2 * b + 1];
+        }
+        tot[k].n += (uint64_t)l->nelem;
+        l->n_part = 0;
     }
-    s->n += (uint64_t)n;
+}
+
+static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns);
+
+/* One lane: single-threaded copies of both programs (NULL programs: the report's own), its
+   copies of the slots, and the sample it runs. */
+typedef struct rep_lane {
+    rep_ctx c;
+    tosac_program *pf, *pq;
+    bool own;
+    const tosac_block *fb, *qb;
+    tosac_diag *d;
+    tosac_status s;
+} rep_lane;
+
+static void lane_run(rep_lane *L)
+{
+    for (uint32_t k = 0; k < L->c.n_slots; k++) L->c.slots[k].captured = false;
+    L->c.p = L->pq;
+    L->c.b = L->qb;
+    tosac_program_set_op_callback(L->pq, on_int_op, &L->c);
+    L->s = tosac_program_invoke(L->pq, L->d);
+    if (L->s != TOSAC_OK) return;
+    L->c.p = L->pf;
+    L->c.b = L->fb;
+    tosac_program_set_op_callback(L->pf, on_fp_op, &L->c);
+    L->s = tosac_program_invoke(L->pf, L->d);
+}
+
+static void lane_task(void *ctx, uint32_t worker, size_t begin, size_t end)
+{
+    (void)worker;
+    rep_lane *lanes = ctx;
+    for (size_t i = begin; i < end; i++) lane_run(&lanes[i]);
+}
+
+/* A single-threaded copy of `shared` (program of g) using its prepared constants. */
+static tosac_program *lane_program(const tosac_graph *g, const tosac_program *shared, uint32_t profiles,
+                                   uint32_t extensions, tosac_diag *d)
+{
+    tosac_program_opts po = tosac_program_opts_default();
+    po.threads = 1;
+    po.validate.profiles = profiles;
+    po.validate.extensions = extensions;
+    po.borrow_constants = true;
+    po.caller_prepared = tosac_program_prepared_size(shared) > 0;
+    tosac_program *p = NULL;
+    if (tosac_program_create(g, &po, &p, d) != TOSAC_OK) return NULL;
+    if (po.caller_prepared && tosac_program_share_prepared(p, tosac_program_prepared(shared),
+                                                           tosac_program_prepared_size(shared), d) != TOSAC_OK) {
+        tosac_program_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* The lane's slots: the report's, each with its own buffer and block sums. */
+static bool lane_slots(rep_lane *L, const rep_ctx *c)
+{
+    L->c = *c;
+    L->c.slots = calloc(c->n_slots ? c->n_slots : 1, sizeof *L->c.slots);
+    L->c.by_int = calloc(c->n_slots ? c->n_slots : 1, sizeof *L->c.by_int);
+    if (!L->c.slots || !L->c.by_int) return false;
+    for (uint32_t k = 0; k < c->n_slots; k++) {
+        slot *s = &L->c.slots[k];
+        s->e = c->slots[k].e;
+        s->nelem = c->slots[k].nelem;
+        s->buf = malloc(s->nelem ? (size_t)s->nelem * int_width(s->e->t->dtype) : 1);
+        s->part = malloc(2 * ((size_t)(s->nelem / CMP_BLOCK) + 1) * sizeof *s->part);
+        if (!s->buf || !s->part) return false;
+        L->c.by_int[k] = L->c.slots + (c->by_int[k] - c->slots);
+    }
+    return true;
+}
+
+static void lane_free(rep_lane *L)
+{
+    for (uint32_t k = 0; L->c.slots && k < L->c.n_slots; k++) {
+        free(L->c.slots[k].buf);
+        free(L->c.slots[k].part);
+    }
+    free(L->c.slots);
+    free(L->c.by_int);
+    if (L->own) {
+        tosac_program_destroy(L->pf);
+        tosac_program_destroy(L->pq);
+        tosac_diag_destroy(L->d);
+    }
 }
 
 static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
@@ -276,7 +383,7 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     double out_sig = 0, out_noise = 0;
     tosac_status s = c.slots && c.by_int && c.by_fp ? TOSAC_OK : TOSAC_ERR_NOMEM;
     for (uint32_t k = 0; k < c.n_fp && s == TOSAC_OK; k++) c.by_fp[k] = -1;
-    size_t total = 0, blocks = 1;
+    size_t total = 0;
     for (uint32_t k = 0; k < n_map && s == TOSAC_OK; k++) {
         const quant_map_entry *e = &map[k];
         slot *sl = &c.slots[c.n_slots];
@@ -288,16 +395,10 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
             s = TOSAC_ERR_NOMEM;
             break;
         }
-        if (!(sl->buf = malloc(bytes ? bytes : 1))) {
-            s = TOSAC_ERR_NOMEM;
-            break;
-        }
-        if ((size_t)(sl->nelem / CMP_BLOCK) + 1 > blocks) blocks = (size_t)(sl->nelem / CMP_BLOCK) + 1;
         c.by_fp[e->fp] = (int32_t)c.n_slots;
         c.by_int[c.n_slots] = sl;
         c.n_slots++;
     }
-    if (s == TOSAC_OK && !(c.part = malloc(2 * blocks * sizeof *c.part))) s = TOSAC_ERR_NOMEM;
     if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
@@ -314,79 +415,120 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     } out_acc;
     out_acc *oacc = calloc(n_out ? n_out : 1, sizeof *oacc);
     if (!oacc && s == TOSAC_OK) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
+    /* the lanes: side by side on pf's threads when each can have its copies of the programs,
+       else one lane on pf and pq themselves */
+    rep_lane lanes[TOSAC_QUANT_MAX_LANES];
+    memset(lanes, 0, sizeof lanes);
+    uint32_t n_lanes = 0;
+    if (s == TOSAC_OK) {
+        uint32_t T = tosac_program_threads(pf);
+        T = T < n_samples ? T : n_samples;
+        T = T < TOSAC_QUANT_MAX_LANES ? T : TOSAC_QUANT_MAX_LANES;
+        bool ok = T >= 2;
+        for (uint32_t w = 0; w < T && ok; w++) {
+            rep_lane *L = &lanes[n_lanes++];
+            L->own = true;
+            /* a failure here only means one lane */
+            ok = (L->d = tosac_diag_create()) &&
+                 (L->pf = lane_program(fp, pf, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, L->d)) &&
+                 (L->pq = lane_program(q, pq, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, L->d)) &&
+                 lane_slots(L, &c);
+            L->c.pf = L->pf;
+        }
+        if (!ok) {
+            for (uint32_t w = 0; w < n_lanes; w++) lane_free(&lanes[w]);
+            memset(lanes, 0, sizeof lanes);
+            n_lanes = 1;
+            lanes[0] = (rep_lane){.pf = pf, .pq = pq, .d = d};
+            if (!lane_slots(&lanes[0], &c)) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (SQNR report)");
+            lanes[0].c.pf = pf;
+        }
+        for (uint32_t w = 0; w < n_lanes; w++) lanes[w].fb = fb, lanes[w].qb = qb;
+    }
     quant_samples qs;
     quant_samples_init(&qs, o);
-    for (uint32_t sidx = 0; sidx < n_samples && s == TOSAC_OK; sidx++) {
-        for (uint32_t k = 0; k < c.n_slots; k++) c.slots[k].captured = false;
-        for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
-            tosac_tensor_info info;
-            tosac_program_input_info(pf, i, &info);
-            const float *x = quant_sample(&qs, sidx, i, n_in, info.nelem, d);
-            int32_t qi = tosac_program_input_index(pq, info.name);
-            const tosac_quant_io *qio = NULL;
-            for (uint32_t k = 0; k < io->n_inputs; k++)
-                if (!strcmp(io->inputs[k].name, info.name)) qio = &io->inputs[k];
-            if (!x || qi < 0 || !qio) {
-                s = x ? tosac_diag_add(d, TOSAC_ERR_INTERNAL, "SQNR report: input '%s' not found", info.name) : TOSAC_ERR_NOMEM;
+    for (uint32_t base = 0; base < n_samples && s == TOSAC_OK; base += n_lanes) {
+        uint32_t m = n_samples - base < n_lanes ? n_samples - base : n_lanes;
+        /* the inputs in sample order (the random stream is read in order) */
+        for (uint32_t w = 0; w < m && s == TOSAC_OK; w++) {
+            rep_lane *L = &lanes[w];
+            for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
+                tosac_tensor_info info;
+                tosac_program_input_info(pf, i, &info);
+                const float *x = quant_sample(&qs, base + w, i, n_in, info.nelem, d);
+                int32_t qi = tosac_program_input_index(pq, info.name);
+                const tosac_quant_io *qio = NULL;
+                for (uint32_t k = 0; k < io->n_inputs; k++)
+                    if (!strcmp(io->inputs[k].name, info.name)) qio = &io->inputs[k];
+                if (!x || qi < 0 || !qio) {
+                    s = x ? tosac_diag_add(d, TOSAC_ERR_INTERNAL, "SQNR report: input '%s' not found", info.name) : TOSAC_ERR_NOMEM;
+                    break;
+                }
+                quant_put_sample(tosac_program_input_ptr(L->pf, i), info.dtype, x, info.nelem);
+                void *xq = tosac_program_input_ptr(L->pq, (uint32_t)qi);
+                if (qio->type == TOSAC_QUANT_IO_INT32) {
+                    quant_put_sample(xq, TOSAC_DTYPE_INT32, x, info.nelem);
+                    continue;
+                }
+                quantize_input(xq, x, info.nelem, qio);
+                /* the graph input itself: its only error is the input quantization */
+                for (uint32_t k = 0; k < fb->n_inputs; k++) {
+                    uint32_t fi = fb->inputs[k]->index;
+                    if (strcmp(fb->inputs[k]->name, info.name) || c.by_fp[fi] < 0) continue;
+                    slot *sl = &L->c.slots[c.by_fp[fi]];
+                    if (sl->e->i32 || sl->nelem != info.nelem) continue;
+                    memcpy(sl->buf, xq, (size_t)info.nelem * int_width(sl->e->t->dtype));
+                    compare(&L->c, sl, x, info.nelem);
+                }
+            }
+        }
+        if (s != TOSAC_OK) break;
+        if (n_lanes == 1) lane_run(&lanes[0]);
+        else tosac_program_parallel_for(pf, lane_task, lanes, m);
+        for (uint32_t w = 0; w < m && s == TOSAC_OK; w++) {
+            rep_lane *L = &lanes[w];
+            if (L->s != TOSAC_OK) {
+                s = L->s;
+                for (size_t k = 0; L->d != d && k < tosac_diag_count(L->d); k++) {
+                    tosac_status code = TOSAC_OK;
+                    const char *msg = tosac_diag_message(L->d, k, &code);
+                    tosac_diag_add(d, code, "%s", msg);
+                }
                 break;
             }
-            quant_put_sample(tosac_program_input_ptr(pf, i), info.dtype, x, info.nelem);
-            void *xq = tosac_program_input_ptr(pq, (uint32_t)qi);
-            if (qio->type == TOSAC_QUANT_IO_INT32) {
-                quant_put_sample(xq, TOSAC_DTYPE_INT32, x, info.nelem);
-                continue;
-            }
-            quantize_input(xq, x, info.nelem, qio);
-            /* the graph input itself: its only error is the input quantization */
-            for (uint32_t k = 0; k < fb->n_inputs; k++) {
-                uint32_t fi = fb->inputs[k]->index;
-                if (strcmp(fb->inputs[k]->name, info.name) || c.by_fp[fi] < 0) continue;
-                slot *sl = &c.slots[c.by_fp[fi]];
-                if (sl->e->i32 || sl->nelem != info.nelem) continue;
-                memcpy(sl->buf, xq, (size_t)info.nelem * int_width(sl->e->t->dtype));
-                compare(&c, sl, x, info.nelem);
-            }
-        }
-        if (s != TOSAC_OK) break;
-        c.p = pq;
-        c.b = qb;
-        tosac_program_set_op_callback(pq, on_int_op, &c);
-        s = tosac_program_invoke(pq, d);
-        if (s != TOSAC_OK) break;
-        c.p = pf;
-        c.b = fb;
-        tosac_program_set_op_callback(pf, on_fp_op, &c);
-        s = tosac_program_invoke(pf, d);
-        /* the program outputs as users see them: int8 outputs dequantized with the sidecar */
-        for (uint32_t k = 0; k < n_out && s == TOSAC_OK; k++) {
-            tosac_tensor_info info;
-            tosac_program_output_info(pf, k, &info);
-            int32_t qk = tosac_program_output_index(pq, info.name);
-            const tosac_quant_io *qio = NULL;
-            for (uint32_t j = 0; j < io->n_outputs; j++)
-                if (!strcmp(io->outputs[j].name, info.name)) qio = &io->outputs[j];
-            if (qk < 0 || !qio || info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
-            const float *y = tosac_program_output_ptr(pf, k);
-            const void *yq = tosac_program_output_ptr(pq, (uint32_t)qk);
-            out_acc *A = &oacc[k];
-            for (int64_t e = 0; y && yq && e < info.nelem; e++) {
-                int32_t v = qio->type == TOSAC_QUANT_IO_INT16 ? ((const int16_t *)yq)[e] : ((const int8_t *)yq)[e];
-                double iv = tosac_quant_dequantize(v, qio->q), dv = (double)y[e] - iv;
-                if (!A->seen) {
-                    A->seen = A->fp_const = A->int_const = true;
-                    A->fp0 = y[e];
-                    A->int0 = iv;
+            commit(c.slots, L->c.slots, c.n_slots);
+            /* the program outputs as users see them: int8 outputs dequantized with the sidecar */
+            for (uint32_t k = 0; k < n_out; k++) {
+                tosac_tensor_info info;
+                tosac_program_output_info(pf, k, &info);
+                int32_t qk = tosac_program_output_index(pq, info.name);
+                const tosac_quant_io *qio = NULL;
+                for (uint32_t j = 0; j < io->n_outputs; j++)
+                    if (!strcmp(io->outputs[j].name, info.name)) qio = &io->outputs[j];
+                if (qk < 0 || !qio || info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
+                const float *y = tosac_program_output_ptr(L->pf, k);
+                const void *yq = tosac_program_output_ptr(L->pq, (uint32_t)qk);
+                out_acc *A = &oacc[k];
+                for (int64_t e = 0; y && yq && e < info.nelem; e++) {
+                    int32_t v = qio->type == TOSAC_QUANT_IO_INT16 ? ((const int16_t *)yq)[e] : ((const int8_t *)yq)[e];
+                    double iv = tosac_quant_dequantize(v, qio->q), dv = (double)y[e] - iv;
+                    if (!A->seen) {
+                        A->seen = A->fp_const = A->int_const = true;
+                        A->fp0 = y[e];
+                        A->int0 = iv;
+                    }
+                    A->fp_const &= (double)y[e] == A->fp0;
+                    A->int_const &= iv == A->int0;
+                    A->sig += (double)y[e] * y[e];
+                    A->noise += dv * dv;
+                    out_sig += (double)y[e] * y[e];
+                    out_noise += dv * dv;
                 }
-                A->fp_const &= (double)y[e] == A->fp0;
-                A->int_const &= iv == A->int0;
-                A->sig += (double)y[e] * y[e];
-                A->noise += dv * dv;
-                out_sig += (double)y[e] * y[e];
-                out_noise += dv * dv;
             }
+            if (o->progress) o->progress(o->progress_user, base + w + 1, n_samples);
         }
-        if (s == TOSAC_OK && o->progress) o->progress(o->progress_user, sidx + 1, n_samples);
     }
+    for (uint32_t w = 0; w < n_lanes; w++) lane_free(&lanes[w]);
     quant_samples_free(&qs);
     if (s == TOSAC_OK) {
         r = calloc(1, sizeof *r);
@@ -445,9 +587,7 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     free(ord);
     tosac_program_destroy(pf);
     tosac_program_destroy(pq);
-    for (uint32_t k = 0; k < c.n_slots; k++) free(c.slots[k].buf);
     free(c.slots);
-    free(c.part);
     free(c.by_int);
     free(c.by_fp);
     return s;

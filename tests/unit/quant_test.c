@@ -775,6 +775,97 @@ out:
     tosac_diag_destroy(d);
 }
 
+/* Statistics of a CLAMP's result and of data movement are taken from their input's observation
+   (calibrate.c): x[1,64,128] -> CLAMP(-1, 9) -> y, x -> IDENTITY -> r, both outputs. Their q-params
+   must be those computed here from the definition: the elements clamp(x) and x themselves,
+   binned one by one with tosac_quant_hist_bin, then the method's range and the int8 choice.
+   mse: every bin's count enters the range. With `inf`, one sample holds +-infinity (the clamp
+   moves them: that sample observes y itself; percentile, as mse has no finite range for x).
+   One sample holds -0.0; 1, 2 and 3 threads give the same. */
+static void derived_stats(tosac_quant_calib_method method, bool inf)
+{
+    enum { S = 6, N = 64 * 128 };
+    tosac_graph *g = tosac_graph_create();
+    tosac_block *b = tosac_region_add_block(tosac_graph_add_region(g, "main"), "main");
+    int64_t sh[3] = {1, 64, 128};
+    tosac_value *x = tosac_block_add_tensor(b, "x", TOSAC_DTYPE_FP32, 3, sh);
+    tosac_value *y = tosac_block_add_tensor(b, "y", TOSAC_DTYPE_FP32, 3, sh);
+    tosac_value *r = tosac_block_add_tensor(b, "r", TOSAC_DTYPE_FP32, 3, sh);
+    tosac_block_add_input(b, x);
+    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &x, 1, &y);
+    float lo = -1.0f, hi = 9.0f;
+    tosac_node_set_bytes(c, 0, &lo, 4);
+    tosac_node_set_bytes(c, 1, &hi, 4);
+    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+    tosac_block_add_node(b, TOSAC_OP_IDENTITY, 1, &x, 1, &r);
+    tosac_block_add_output(b, y);
+    tosac_block_add_output(b, r);
+    tosac_graph_link(g);
+
+    float *data = malloc((size_t)S * N * sizeof *data);
+    uint64_t *hy = calloc(TOSAC_QUANT_HIST_BINS, sizeof *hy), *hx = calloc(TOSAC_QUANT_HIST_BINS, sizeof *hx);
+    const float *samples[S];
+    tosac_diag *d = tosac_diag_create();
+    if (!data || !hy || !hx || !d) {
+        EXPECT(false);
+        goto out;
+    }
+    uint64_t st = 7;
+    double ymin = INFINITY, ymax = -INFINITY, xmin = INFINITY, xmax = -INFINITY;
+    for (int k = 0; k < S * N; k++) {
+        double u = unif(&st), v = 3.0 * (u - 0.35) * (1.0 + 4.0 * unif(&st));
+        float f = (float)v;
+        if (inf && k / N == 2 && k % 4001 == 0) f = k % 2 ? INFINITY : -INFINITY;
+        if (k / N == 4 && k % 31 == 0) f = -0.0f;
+        data[k] = f;
+        float fy = f < lo ? lo : f > hi ? hi : f;
+        hy[tosac_quant_hist_bin(fy)]++;
+        hx[tosac_quant_hist_bin(f)]++;
+        ymin = fmin(ymin, fy), ymax = fmax(ymax, fy);
+        xmin = fmin(xmin, f), xmax = fmax(xmax, f);
+    }
+    for (int k = 0; k < S; k++) samples[k] = data + (size_t)k * N;
+    double ylo, yhi, xlo, xhi;
+    tosac_quant_hist_range(hy, method, ymin, ymax, &ylo, &yhi);
+    tosac_quant_hist_range(hx, method, xmin, xmax, &xlo, &xhi);
+    tosac_qparams qy = tosac_quant_choose_act(ylo, yhi), qx = tosac_quant_choose_act(xlo, xhi);
+    /* the check can tell them apart: the clamp cuts x's lower tail */
+    EXPECT(xlo < -1.0 && ylo >= -1.0 && yhi <= 9.0 && (qy.scale != qx.scale || qy.zero_point != qx.zero_point));
+    for (uint32_t threads = 1; threads <= 3; threads++) {
+        tosac_quant_opts o;
+        memset(&o, 0, sizeof o);
+        o.n_samples = S;
+        o.data = samples;
+        o.method = method;
+        o.threads = threads;
+        tosac_graph *q = NULL;
+        tosac_quant_iomap *io = NULL;
+        EXPECT(tosac_quantize(g, &o, &q, &io, d) == TOSAC_OK);
+        for (size_t k = 0; k < tosac_diag_count(d); k++) printf("  %s\n", tosac_diag_message(d, k, NULL));
+        if (io && io->n_outputs == 2) {
+            EXPECT(io->outputs[0].q.scale == qy.scale && io->outputs[0].q.zero_point == qy.zero_point);
+            EXPECT(io->outputs[1].q.scale == qx.scale && io->outputs[1].q.zero_point == qx.zero_point);
+        } else {
+            EXPECT(false);
+        }
+        tosac_quant_iomap_free(io);
+        tosac_graph_destroy(q);
+    }
+out:
+    free(data);
+    free(hy);
+    free(hx);
+    tosac_diag_destroy(d);
+    tosac_graph_destroy(g);
+}
+
+static void test_derived_stats(void)
+{
+    derived_stats(TOSAC_QUANT_CALIB_MSE, false);
+    derived_stats(TOSAC_QUANT_CALIB_PERCENTILE, true);
+    derived_stats(TOSAC_QUANT_CALIB_MINMAX, false);
+}
+
 int main(void)
 {
     RUN(test_multiplier_known);
@@ -791,5 +882,6 @@ int main(void)
     RUN(test_choose16);
     RUN(test_table16);
     RUN(test_quantize_a16w8);
+    RUN(test_derived_stats);
     return test_summary();
 }
