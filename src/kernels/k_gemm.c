@@ -569,9 +569,16 @@ KGBY_TILE(9)
 KGBY_TILE(10)
 KGBY_TILE(11)
 KGBY_TILE(12)
-/* sum_{k<K} a[k] (vpdpbusd against bytes of 1) */
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static int32_t kgb_rowsum(const int8_t *a, int64_t K)
+/* sum_{k<K} a[k]: up to 16 bytes (a pointwise layer of few channels, where this was a tenth of
+   the time) as one psadbw of the bytes + 128 (bytes beyond K read as 0, so each of the 16 lanes
+   adds 128 too), longer rows by vpdpbusd against bytes of 1 */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static int32_t kgb_rowsum(const int8_t *a, int64_t K)
 {
+    if (K <= 16) {
+        const __m128i x = _mm_maskz_loadu_epi8((__mmask16)(0xFFFFu >> (16 - K)), a);
+        const __m128i s16 = _mm_sad_epu8(_mm_xor_si128(x, _mm_set1_epi8((char)0x80)), _mm_setzero_si128());
+        return _mm_cvtsi128_si32(s16) + _mm_extract_epi16(s16, 4) - 16 * 128;
+    }
     const __m512i ones = _mm512_set1_epi8(1);
     __m512i s = _mm512_setzero_si512();
     int64_t k = 0;
