@@ -68,14 +68,14 @@
 #define KG_DW_FIX_I(a, sw, END)                                                                          \
     {                                                                                                    \
         const __typeof__(sw) z = sw * zp;                                                                \
-        for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) a[p] = a[p] - z;                         \
+        KG_DW_UNROLL for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) a[p] = a[p] - z;            \
         if (g->ibias) {                                                                                  \
             __typeof__(sw) bv;                                                                           \
             if (g->ibcast)                                                                               \
                 for (int i = 0; i < W; i++) bv[i] = g->ibias[0];                                         \
             else                                                                                         \
                 memcpy(&bv, g->ibias + j, sizeof bv);                                                    \
-            for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) {                                    \
+            KG_DW_UNROLL for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) {                       \
                 const END u = (END)a[p], v = (END)bv, r = u + v;                                         \
                 vbad |= (u ^ r) & (v ^ r);                                                               \
                 a[p] = (__typeof__(sw))r;                                                                \
@@ -85,26 +85,29 @@
 #define KG_DW_WSUM_F(sw, wv)
 #define KG_DW_FIX_F(a, sw, END)                                                                          \
     if (ep)                                                                                              \
-        for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) a[p] = END(a[p], sw, ep);
+        KG_DW_UNROLL for (int p = 0; p < (int)(sizeof a / sizeof a[0]); p++) a[p] = END(a[p], sw, ep);
+
+/* the loops over a tile's pixels fully unrolled: GCC otherwise keeps the int32 sums in memory */
+#define KG_DW_UNROLL _Pragma("GCC unroll 8")
 
 /* One tile of P pixels into o (pixel stride CM) from s (kernel row stride ys, pixel step ps, kernel
    column step ks) with the weights wt (tap stride CM). */
 #define KG_DW_TILE(P, VT, LDX, LDW, WSUM, FIX, SW0, END)                                                         \
     {                                                                                                    \
         VT a[P], sw = SW0; /* int8: the sum of the weights; fp32: the biases */                         \
-        for (int p = 0; p < P; p++) a[p] = (VT){0};                                                      \
+        KG_DW_UNROLL for (int p = 0; p < P; p++) a[p] = (VT){0};                                         \
         for (int64_t ky = 0; ky < nky; ky++)                                                             \
             for (int64_t kx = 0; kx < KW; kx++) {                                                        \
                 const VT wv = LDW(wt + (ky * KW + kx) * CM);                                             \
                 const __typeof__(*s) *sp = s + ky * ys + kx * ks;                                        \
-                for (int p = 0; p < P; p++) {                                                            \
+                KG_DW_UNROLL for (int p = 0; p < P; p++) {                                               \
                     const VT q = LDX(sp + p * ps) * wv;                                                  \
                     a[p] = a[p] + q;                                                                     \
                 }                                                                                        \
                 WSUM(sw, wv)                                                                             \
             }                                                                                            \
         FIX(a, sw, END)                                                                                       \
-        for (int p = 0; p < P; p++) memcpy(o + p * CM, &a[p], sizeof a[p]);                              \
+        KG_DW_UNROLL for (int p = 0; p < P; p++) memcpy(o + p * CM, &a[p], sizeof a[p]);                 \
     }
 
 /* The rows with W-lane vectors: NAME##B(acc, x, w, g, zp) as tosac_dw_row_* describes. */
@@ -232,6 +235,7 @@ KG_TARGET static void KG_FN(dw_rows_i8)(int32_t *acc, const int8_t *x, const int
 #undef KG_DW_WSUM_F
 #undef KG_DW_FIX_F
 #undef KG_DW_TILE
+#undef KG_DW_UNROLL
 #undef KG_DW_ROWS
 #undef KG_DW_WIDTH
 #undef KG_DW_PICK64
