@@ -59,14 +59,17 @@ static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int6
     }
 }
 
-void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore)
+/* y = CLAMP(x) in one pass (y may be x). */
+static void k_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi, bool ignore)
 {
     for (int64_t i = 0; i < n; i++) {
         const float xv = x[i];
         const float v = xv >= lo ? xv : lo, r = v < hi ? v : hi;
-        x[i] = xv != xv ? (ignore ? lo : xv) : r; /* NaN */
+        y[i] = xv != xv ? (ignore ? lo : xv) : r; /* NaN */
     }
 }
+
+void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore) { k_clamp_f32(x, x, n, lo, hi, ignore); }
 
 bool tosac_clamp_f32_bounds(const tosac_kcall *clamp, float *lo, float *hi, bool *ignore)
 {
@@ -145,8 +148,7 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     const bool ignore = tosac_kattr_or(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
     if (t == TOSAC_DTYPE_FP32 && !in->f64) {
         /* the bounds are fp32 values, so float arithmetic is exact here */
-        if (out->data != in->data) memcpy(out->data, in->data, (size_t)n * sizeof(float));
-        tosac_clamp_f32_row((float *)out->data, n, (float)flo, (float)fhi, ignore);
+        k_clamp_f32((const float *)in->data, (float *)out->data, n, (float)flo, (float)fhi, ignore);
         return TOSAC_OK;
     }
     /* fp16 / bf16 storage and precise mode: every candidate result is a value of the type */

@@ -206,7 +206,9 @@ static tosac_status run_op(tosac_program *p, uint32_t k)
     if (op->fused_into != RT_NONE && !p->cb) return TOSAC_OK; /* its producer ran it */
     if (op->chain != RT_NONE && !p->cb) { /* the chain's root runs it */
         const rt_chain *c = &p->chains[op->chain];
-        return p->links[c->link_base + c->n_links - 1].op == k ? run_chain(p, c) : TOSAC_OK;
+        if (p->links[c->link_base + c->n_links - 1].op != k) return TOSAC_OK;
+        if (c->n_links > 1 || p->workers > 1) return run_chain(p, c);
+        /* a chain of one on one worker: nothing to gain from blocks */
     }
     switch (op->mode) {
     case M_NOP: return TOSAC_OK;
