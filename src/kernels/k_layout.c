@@ -277,8 +277,10 @@ static void kl_copy(const tosac_kcall *c, kl_view *v, const uint8_t *in, uint8_t
         kl_copy_view(v, in, out, es);
         return;
     }
-    kl_task t = {v, in, out, es, (v->cnt[0] + (int64_t)pieces - 1) / (int64_t)pieces};
-    tosac_kparallel_for(c, kl_range, &t, (size_t)((v->cnt[0] + t.per - 1) / t.per));
+    /* quotients in size_t (32-bit targets divide natively) */
+    const size_t per = ((size_t)v->cnt[0] + pieces - 1) / pieces;
+    kl_task t = {v, in, out, es, (int64_t)per};
+    tosac_kparallel_for(c, kl_range, &t, ((size_t)v->cnt[0] + per - 1) / per);
 }
 
 /* ------------------------------------------------------------------------------------------ */
