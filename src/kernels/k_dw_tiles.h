@@ -10,7 +10,9 @@
  * compute the same sums, so the shared lanes are written twice with the same bits): channel
  * counts that are no multiple of the vector (72, 88, 120) and narrow layers (8 channels) need no
  * lane-by-lane tail. A tile whose input columns all lie inside the input row (and multiplier 1)
- * reads the input in place; other tiles first copy their columns into a small patch [nky][span][W]
+ * reads the input in place; a narrower tile at a border (small images) runs a pixel at a time over
+ * the kernel columns inside the input (the reference's skipping of the padding taps); other tiles
+ * (multiplier 1: a whole tile at a border) first copy their columns into a small patch [nky][span][W]
  * (columns outside the input hold the pad value: fp32 +0, int8 the input zero point; with a channel
  * multiplier M, output channel j takes input channel j / M) and read that.
  *
@@ -97,9 +99,9 @@
         VT a[P], sw = SW0; /* int8: the sum of the weights; fp32: the biases */                         \
         KG_DW_UNROLL for (int p = 0; p < P; p++) a[p] = (VT){0};                                         \
         for (int64_t ky = 0; ky < nky; ky++)                                                             \
-            for (int64_t kx = 0; kx < KW; kx++) {                                                        \
+            for (int64_t kx = k0; kx < k1; kx++) {                                                       \
                 const VT wv = LDW(wt + (ky * KW + kx) * CM);                                             \
-                const __typeof__(*s) *sp = s + ky * ys + kx * ks;                                        \
+                const __typeof__(*s) *sp = s + ky * ys + (kx - k0) * ks;                                 \
                 KG_DW_UNROLL for (int p = 0; p < P; p++) {                                               \
                     const VT q = LDX(sp + p * ps) * wv;                                                  \
                     a[p] = a[p] + q;                                                                     \
@@ -130,6 +132,26 @@
                                                       : 1;                                               \
             const int64_t ix0 = (g->ox0 + px) * sx - g->pl, span = (np - 1) * sx + (KW - 1) * dx + 1;    \
             const bool direct = M == 1 && ix0 >= 0 && ix0 + span <= g->IW;                               \
+            if (!direct && M == 1 && np < KG_DW_PX) {                                                    \
+                /* a narrow tile at a border (small images): a pixel at a time over its kernel columns   \
+                   inside the input, where a patch would copy about as much as the tile computes */      \
+                for (int64_t pq = 0; pq < np; pq++) {                                                    \
+                    const int64_t ix = ix0 + pq * sx;                                                    \
+                    int64_t k0 = 0, k1 = KW;                                                             \
+                    while (k0 < k1 && ix + k0 * dx < 0) k0++;                                            \
+                    while (k1 > k0 && ix + (k1 - 1) * dx >= g->IW) k1--;                                 \
+                    for (int64_t j0 = 0; j0 < CM; j0 += W) {                                             \
+                        const int64_t j = j0 + W <= CM ? j0 : CM - W, ys = g->ystep, ps = 0, ks = dx * C; \
+                        const XT *s = k0 < k1 ? x + (ix + k0 * dx) * C + j : x;                          \
+                        const WT *wt = w + j;                                                            \
+                        T *o = acc + (px + pq) * CM + j;                                                 \
+                        (void)ps;                                                                        \
+                        KG_DW_TILE(1, VT, LDX, LDW, WSUM, FIX, SW0, END)                                 \
+                    }                                                                                    \
+                }                                                                                        \
+                px += np;                                                                                \
+                continue;                                                                                \
+            }                                                                                            \
             for (int64_t j0 = 0; j0 < CM; j0 += W) {                                                     \
                 const int64_t j = j0 + W <= CM ? j0 : CM - W;                                            \
                 const XT *s = patch;                                                                     \
@@ -157,7 +179,7 @@
                                 for (int i = 0; i < W; i++) d[i] = r[src[i]];                            \
                         }                                                                                \
                 }                                                                                        \
-                const int64_t ps = sx * cs, ks = dx * cs;                                                \
+                const int64_t ps = sx * cs, ks = dx * cs, k0 = 0, k1 = KW;                               \
                 const WT *wt = w + j;                                                                    \
                 T *o = acc + px * CM + j;                                                                \
                 if (np == KG_DW_PX)                                                                      \
