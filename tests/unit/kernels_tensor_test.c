@@ -788,6 +788,23 @@ static void test_conv_zp_errors(void)
     conv_free(&b);
 }
 
+/* Runs the 1 x 3 case of test_conv_fp_special and checks every output: out[x][oc] for x = 0: oc 0 =
+   0.5 + 1 + 1 (its NaN tap is padding), oc 1 = inf; x = 1: NaN, inf; x = 2: NaN, 2.5 (the inf tap
+   is padding); the other channels 2.5, 3.5, 2.5. */
+static void expect_fp_special(const cspec *s, cbufs *b, int64_t oc_n)
+{
+    EXPECT_EQ_I(conv_run(s, b), TOSAC_OK);
+    EXPECT(getf(&b->out, 0) == 2.5);
+    EXPECT(isinf(getf(&b->out, 1)));
+    EXPECT(isnan(getf(&b->out, oc_n)));
+    EXPECT(isinf(getf(&b->out, oc_n + 1)));
+    EXPECT(isnan(getf(&b->out, 2 * oc_n)));
+    EXPECT(getf(&b->out, 2 * oc_n + 1) == 2.5);
+    for (int64_t oc = 2; oc < oc_n; oc++)
+        EXPECT(getf(&b->out, oc) == 2.5 && getf(&b->out, oc_n + oc) == 3.5 && getf(&b->out, 2 * oc_n + oc) == 2.5);
+    conv_free(b);
+}
+
 /*
  * FP special values: a NaN or inf weight whose taps only ever meet padding must not reach the
  * output (the reference model skips padding taps); an inf input gives inf.
@@ -816,17 +833,7 @@ static void test_conv_fp_special(void)
             setf(&b.w, 3, 1.0), setf(&b.w, 4, 1.0), setf(&b.w, 5, INFINITY);
             for (int64_t i = 6; i < 3 * oc_n; i++) setf(&b.w, i, 1.0);
             setf(&b.bias, 0, 0.5);
-            EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
-            /* out[x][oc]: x=0: oc0 = 0.5 + 1 + 1 (NaN tap is padding), oc1 = inf; x=1: NaN, inf; x=2: NaN, 2.5 */
-            EXPECT(getf(&b.out, 0) == 2.5);
-            EXPECT(isinf(getf(&b.out, 1)));
-            EXPECT(isnan(getf(&b.out, oc_n)));
-            EXPECT(isinf(getf(&b.out, oc_n + 1)));
-            EXPECT(isnan(getf(&b.out, 2 * oc_n)));
-            EXPECT(getf(&b.out, 2 * oc_n + 1) == 2.5);
-            for (int64_t oc = 2; oc < oc_n; oc++)
-                EXPECT(getf(&b.out, oc) == 2.5 && getf(&b.out, oc_n + oc) == 3.5 && getf(&b.out, 2 * oc_n + oc) == 2.5);
-            conv_free(&b);
+            expect_fp_special(&s, &b, oc_n);
             /* the same as a depthwise convolution (weights [1][3][C][1]): the row kernels add
                padding taps only when every weight is finite */
             s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.IC = oc_n, s.bc = 1;
@@ -835,16 +842,7 @@ static void test_conv_fp_special(void)
             for (int64_t i = 0; i < 3 * oc_n; i++) setf(&b.in, i, 1.0), setf(&b.w, i, 1.0);
             setf(&b.w, 0, NAN), setf(&b.w, 2 * oc_n + 1, INFINITY);
             setf(&b.bias, 0, 0.5);
-            EXPECT_EQ_I(conv_run(&s, &b), TOSAC_OK);
-            EXPECT(getf(&b.out, 0) == 2.5);
-            EXPECT(isinf(getf(&b.out, 1)));
-            EXPECT(isnan(getf(&b.out, oc_n)));
-            EXPECT(isinf(getf(&b.out, oc_n + 1)));
-            EXPECT(isnan(getf(&b.out, 2 * oc_n)));
-            EXPECT(getf(&b.out, 2 * oc_n + 1) == 2.5);
-            for (int64_t oc = 2; oc < oc_n; oc++)
-                EXPECT(getf(&b.out, oc) == 2.5 && getf(&b.out, oc_n + oc) == 3.5 && getf(&b.out, 2 * oc_n + oc) == 2.5);
-            conv_free(&b);
+            expect_fp_special(&s, &b, oc_n);
         }
 }
 
