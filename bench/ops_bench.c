@@ -273,7 +273,7 @@ static void dwconv(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t C, int
     c->unit = "MAC";
 }
 
-/* The non-convolution layers of the zoo's models (helper mv): a 3x3 stride-2 unpadded pool of type t
+/* The non-convolution layers of the zoo's models: a 3x3 stride-2 unpadded pool of type t
    (squeezenet), an NCHW input to NHWC, a spatial REDUCE_SUM (SE blocks), a channel CONCAT. */
 static void pool_s2(bcase *c, tosac_op op, tosac_dtype t, int64_t H, int64_t W, int64_t C)
 {
