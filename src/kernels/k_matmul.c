@@ -344,6 +344,15 @@ static tosac_status mm_int16(tosac_kcall *c, const mm_plan *g)
     return TOSAC_OK;
 }
 
+/* Block b of `blocks` column blocks of `cols` per batch: its batch n, first column j0 and width jn
+   (the quotient in size_t: no 64-bit division on 32-bit targets). */
+static inline void col_block(size_t b, int64_t blocks, int64_t W, int64_t cols, int64_t *n, int64_t *j0, int64_t *jn)
+{
+    *n = (int64_t)(b / (size_t)blocks);
+    *j0 = (int64_t)(b % (size_t)blocks) * cols;
+    *jn = W - *j0 < cols ? W - *j0 : cols;
+}
+
 /* fp32 MATMUL over blocks of MMF_COLS output columns of every batch as a parallel-for task
    (kernel.h): each output keeps its own sum over c in order, whatever the blocks (GEMM tiles of any
    width give the same bits). Calls under MMF_MIN_MACS multiply-adds run as one task. */
@@ -360,8 +369,8 @@ static void mmf_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     const mmf_task *t = ctx;
     (void)worker;
     for (size_t b = b0; b < b1; b++) {
-        const int64_t n = (int64_t)(b / (size_t)t->blocks), j0 = (int64_t)(b % (size_t)t->blocks) * MMF_COLS;
-        const int64_t jn = t->W - j0 < MMF_COLS ? t->W - j0 : MMF_COLS;
+        int64_t n, j0, jn;
+        col_block(b, t->blocks, t->W, MMF_COLS, &n, &j0, &jn);
         tosac_gemm_f32(t->isa, t->H, jn, t->C, t->A + n * t->H * t->C, t->C, t->B + n * t->C * t->W + j0, t->W,
                        t->O + n * t->H * t->W + j0, t->W);
     }
@@ -381,8 +390,8 @@ static void mv_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     const mv_task *t = ctx;
     (void)worker;
     for (size_t b = b0; b < b1; b++) {
-        const int64_t n = (int64_t)(b / (size_t)t->blocks), j0 = (int64_t)(b % (size_t)t->blocks) * MV_COLS;
-        const int64_t jn = t->W - j0 < MV_COLS ? t->W - j0 : MV_COLS;
+        int64_t n, j0, jn;
+        col_block(b, t->blocks, t->W, MV_COLS, &n, &j0, &jn);
         t->fn(t->H, t->C, t->A + n * t->H * t->C, t->P + (int64_t)b * t->C * MV_COLS, t->O + n * t->H * t->W + j0, t->W,
               jn);
     }
