@@ -520,6 +520,21 @@ int main(int argc, char **argv)
     DW_CASES(TOSAC_DTYPE_FP32, "fp32")
     DW_CASES(TOSAC_DTYPE_INT8, "i8")
 #undef DW_CASES
+    /* resnet50's and squeezenet1_1's fp32 convolutions beyond the 56x56 one: late 3x3 layers (7x7 and
+       14x14 pixels), 1x1 layers, the stride-2 1x1 shortcuts (after the compiler's SLICE to an odd
+       size) and the fire modules' squeeze / expand shapes */
+    CASE("conv2d_fp32_7x7x512_3x3x512", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 512, 3, 1, p1111));
+    CASE("conv2d_fp32_14x14x256_3x3x256", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 256, 256, 3, 1, p1111));
+    CASE("conv2d_fp32_28x28x128_3x3x128", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 128, 128, 3, 1, p1111));
+    CASE("conv2d_fp32_56x56x64_1x1x256", conv_s(c, TOSAC_DTYPE_FP32, 56, 56, 64, 256, 1, 1, p0));
+    CASE("conv2d_fp32_14x14x1024_1x1x256", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 1024, 256, 1, 1, p0));
+    CASE("conv2d_fp32_55x55x256_1x1s2x512", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 256, 512, 1, 2, p0));
+    CASE("conv2d_fp32_13x13x1024_1x1s2x2048", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 1024, 2048, 1, 2, p0));
+    CASE("conv2d_fp32_55x55x16_3x3x64", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 16, 64, 3, 1, p1111));
+    CASE("conv2d_fp32_27x27x32_3x3x128", conv_s(c, TOSAC_DTYPE_FP32, 27, 27, 32, 128, 3, 1, p1111));
+    CASE("conv2d_fp32_13x13x64_3x3x256", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 64, 256, 3, 1, p1111));
+    CASE("conv2d_fp32_13x13x512_1x1x64", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 512, 64, 1, 1, p0));
+    CASE("conv2d_fp32_13x13x64_1x1x256", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 64, 256, 1, 1, p0));
     CASE("matmul_fp32_1x576x1024", matmul(c, TOSAC_DTYPE_FP32, 1, 576, 1024));
     CASE("matmul_fp32_1x1280x1000", matmul(c, TOSAC_DTYPE_FP32, 1, 1280, 1000));
     CASE("matmul_i8_1x1024x1000", matmul(c, TOSAC_DTYPE_INT8, 1, 1024, 1000));

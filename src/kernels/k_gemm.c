@@ -23,7 +23,7 @@
 
 /* fp32 weight panels (tosac_gemm_f32_panel): columns per block, K per pass */
 #define KGP32_W 64
-#define KGP32_KB 128
+#define KGP32_KB 1024
 
 /* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
 #if defined(__clang__)
@@ -876,8 +876,9 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
  * a tile streams its block of B from consecutive cache lines whatever J is and a layer with 8, 16
  * or 24 output channels computes few zero columns. Register tiles by block width: 6 rows x 64
  * columns (4 zmm per row, 24 accumulators), 8 x 48, 12 x 32, 12 x 16 and 12 x 8 (ymm); K in
- * blocks of KGP32_KB so that the block of B stays in L1 while every row tile of the call reuses
- * it; the last block is stored under masks. Per output the same operations in the same order as
+ * equal blocks of at most KGP32_KB (a block of B, up to 256 KB, is reused from L2 by every row
+ * tile of the call; each block boundary costs a tile a store and a reload of its accumulators,
+ * which at 128 was 3-4% of a 3x3 convolution); the last block is stored under masks. Per output the same operations in the same order as
  * tosac_gemm_f32 (separate multiply and add, k ascending, exact reload between K blocks): the
  * same bits.
  */
@@ -906,8 +907,10 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
                           int64_t ldc, const tosac_gemm_epi *ep)
 {
 #ifdef TOSAC_KERNEL_X86
-    for (int64_t k0 = 0; k0 < K; k0 += KGP32_KB) {
-        int64_t kb = K - k0 < KGP32_KB ? K - k0 : KGP32_KB;
+    const size_t nkb = ((size_t)K + KGP32_KB - 1) / KGP32_KB; /* (K = 576: one block, not 512 + 64) */
+    const int64_t kstep = nkb ? (int64_t)(((size_t)K + nkb - 1) / nkb) : 1;
+    for (int64_t k0 = 0; k0 < K; k0 += kstep) {
+        int64_t kb = K - k0 < kstep ? K - k0 : kstep;
         for (int64_t jb = 0; jb < J; jb += KGP32_W) {
             float bias[KGP32_W]; /* the block's biases, when this is the last K block */
             const float *bp = NULL;

@@ -617,6 +617,16 @@ static void test_conv_large(void)
             cspec_derive(&s);
             CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 1x1 on panels");
         }
+        /* K over several of the panels' K blocks (equal parts of at most 1024): 3x3 x 130 (2 blocks),
+           1x1 x 2100 (3 blocks), with a whole and a narrow column block */
+        s.IH = 7, s.IW = 9, s.IC = 130, s.OC = 72, s.bc = 72, s.stride[0] = 1;
+        s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;
+        cspec_derive(&s);
+        CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 3x3 K=1170 on panels");
+        s.IH = 5, s.IW = 5, s.IC = 2100, s.OC = 80, s.bc = 1;
+        s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0;
+        cspec_derive(&s);
+        CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 1x1 K=2100 on panels");
         s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;
     }
     /* depthwise i8 with many channels */
