@@ -532,14 +532,15 @@ static void conv_patch(const conv_plan *g, const tosac_kcall *c, int64_t pix, vo
 
 /* n bytes from s to d: runs of 8 to 128 bytes (a stem's kernel row: 9 to 21 floats) as 8- or
    16-byte pieces from both ends (overlapping in the middle) held in registers; a memcpy call per run,
-   or fixed-size copies through the stack, made im2col most of a stem's time. No loops: a
-   compiler turns a copy loop back into a memcpy call. */
+   or fixed-size copies through the stack, made im2col most of a stem's time. Runs of up to 512
+   bytes (3 x 16 to 3 x 42 floats: resnet8, squeezenet's fire modules) as 128-byte pieces, the last
+   one ending at n. No loops: a compiler turns a copy loop back into a memcpy call. */
 typedef uint8_t conv_v16 __attribute__((vector_size(16)));
 #define CR_LD(v, off)                                                                                    \
     conv_v16 v;                                                                                          \
     memcpy(&v, s + (off), 16)
 #define CR_ST(v, off) memcpy(d + (off), &v, 16)
-static inline void copy_run(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+static inline void copy_run_128(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
 {
     if (n < 8 || n > 128) {
         memcpy(d, s, n);
@@ -572,6 +573,17 @@ static inline void copy_run(uint8_t *restrict d, const uint8_t *restrict s, size
 }
 #undef CR_LD
 #undef CR_ST
+static inline void copy_run(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+{
+    if (n <= 128 || n > 512) {
+        copy_run_128(d, s, n);
+        return;
+    }
+    copy_run_128(d, s, 128);
+    if (n > 256) copy_run_128(d + 128, s + 128, 128);
+    if (n > 384) copy_run_128(d + 256, s + 256, 128);
+    copy_run_128(d + n - 128, s + n - 128, 128);
+}
 
 /*
  * The patch rows of output pixels p0 .. p0 + pn - 1 into patch (rows lda working elements apart,
@@ -589,6 +601,7 @@ static void conv_patch_block(const conv_plan *g, const tosac_kcall *c, int64_t p
     /* the geometry in locals: the copies store through byte pointers, which may alias *g */
     const int64_t IC = g->IC, run = g->KW * IC, K = g->K, lda = g->lda;
     const int64_t ID = g->ID, IH = g->IH, IW = g->IW, OD = g->OD, OH = g->OH, OW = g->OW, KD = g->KD, KH = g->KH;
+    const int64_t KW = g->KW;
     const int64_t sd = g->sd, sy = g->sy, sx = g->sx, dd = g->dd, dy = g->dy, pd = g->pd, pt = g->pt, pl = g->pl;
     const int64_t xlast = (g->KW - 1), ylast = (KH - 1) * dy, dlast = (KD - 1) * dd;
     const size_t runb = (size_t)run * pes, ystep = (size_t)(dy * IW * IC), dstep = (size_t)(dd * IH * IW * IC);
@@ -611,6 +624,25 @@ static void conv_patch_block(const conv_plan *g, const tosac_kcall *c, int64_t p
                         copy_run(d, (const uint8_t *)in->data + src * pes, runb);
                     else
                         patch_copy(g, in, d, (int64_t)src, run, izp);
+                }
+        } else if (fast && same) {
+            /* a border pixel: per kernel row, the padding before and after one run of the columns
+               inside the input (the mask is the direct path's, which never comes here) */
+            const int pv = g->bpanel ? (int)(uint8_t)izp : 0; /* fp32 +0 is all zero bytes */
+            const int64_t kxa = ix0 < 0 ? -ix0 : 0, kxe = IW - ix0 < KW ? IW - ix0 : KW;
+            const size_t lead = (size_t)(kxa * IC) * pes, mid = kxe > kxa ? (size_t)((kxe - kxa) * IC) * pes : 0;
+            uint8_t *d = prow;
+            for (int64_t kd = 0; kd < KD; kd++)
+                for (int64_t ky = 0; ky < KH; ky++, d += runb) {
+                    const int64_t id = id0 + kd * dd, iy = iy0 + ky * dy;
+                    if (id < 0 || id >= ID || iy < 0 || iy >= IH || !mid) {
+                        memset(d, pv, runb);
+                        continue;
+                    }
+                    const size_t src = (size_t)((((n * ID + id) * IH + iy) * IW + ix0 + kxa) * IC);
+                    if (lead) memset(d, pv, lead);
+                    copy_run(d + lead, (const uint8_t *)in->data + src * pes, mid);
+                    if (lead + mid < runb) memset(d + lead + mid, pv, runb - lead - mid);
                 }
         } else {
             conv_patch(g, c, p0 + i, prow, mask, coord, izp);
