@@ -205,6 +205,14 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (pb > 60) pb = 60;
     if (pb >= 12) pb -= pb % 12; /* whole register tiles (4 or 6 rows) */
     if (pb < 6) pb = 6;
+    const bool fp_panels = w->constant && c->in[4].constant && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512;
+    if (fp_panels && npix > pb) {
+        /* every block streams all the weights (from L3 or memory beyond 1 MB: the late layers), so
+           no small last block (49 pixels in 12-pixel blocks left one of 1): as many blocks as
+           whole ones fit, evened out and rounded up to whole 6-row tiles */
+        const size_t nb = (size_t)npix / (size_t)pb;
+        pb = (int64_t)(((size_t)npix + nb - 1u) / nb + 5u) / 6 * 6;
+    }
     if (pb > npix) pb = npix > 0 ? npix : 1;
     g->pblk = pb;
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
