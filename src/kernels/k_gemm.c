@@ -671,32 +671,32 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
 #define KGF_ROW1(r)                                                                                      \
     {                                                                                                    \
         __m512 t0;                                                                                       \
-        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
+        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
         c##r##0 = _mm512_add_ps(c##r##0, t0);                                                            \
     }
 #define KGF_ROW3(r)                                                                                      \
     {                                                                                                    \
         __m512 t0, t1, t2;                                                                               \
-        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
-        KGF_MB(t1, b1, A + r * lda + k);                                                                 \
-        KGF_MB(t2, b2, A + r * lda + k);                                                                 \
+        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
+        KGF_MB(t1, b1, As + r * lda + k);                                                                 \
+        KGF_MB(t2, b2, As + r * lda + k);                                                                 \
         c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
         c##r##2 = _mm512_add_ps(c##r##2, t2);                                                            \
     }
 #define KGF_ROW2(r)                                                                                      \
     {                                                                                                    \
         __m512 t0, t1;                                                                                   \
-        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
-        KGF_MB(t1, b1, A + r * lda + k);                                                                 \
+        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
+        KGF_MB(t1, b1, As + r * lda + k);                                                                 \
         c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
     }
 #define KGF_ROW4(r)                                                                                      \
     {                                                                                                    \
         __m512 t0, t1, t2, t3;                                                                           \
-        KGF_MB(t0, b0, A + r * lda + k);                                                                 \
-        KGF_MB(t1, b1, A + r * lda + k);                                                                 \
-        KGF_MB(t2, b2, A + r * lda + k);                                                                 \
-        KGF_MB(t3, b3, A + r * lda + k);                                                                 \
+        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
+        KGF_MB(t1, b1, As + r * lda + k);                                                                 \
+        KGF_MB(t2, b2, As + r * lda + k);                                                                 \
+        KGF_MB(t3, b3, As + r * lda + k);                                                                 \
         c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
         c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
     }
@@ -705,10 +705,10 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
 #define KGF_OUT2(r) KGF_ST(r, 0) KGF_ST(r, 1)
 #define KGF_OUT3(r) KGF_OUT2(r) KGF_ST(r, 2)
 #define KGF_OUT4(r) KGF_OUT2(r) KGF_ST(r, 2) KGF_ST(r, 3)
-#define KGF_B1 const __m512 b0 = _mm512_loadu_ps(B + k * ldb);
-#define KGF_B3 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32);
-#define KGF_B2 const __m512 b0 = _mm512_loadu_ps(B + k * ldb), b1 = _mm512_loadu_ps(B + k * ldb + 16);
-#define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(B + k * ldb + 32), b3 = _mm512_loadu_ps(B + k * ldb + 48);
+#define KGF_B1 const __m512 b0 = _mm512_loadu_ps(Bs + k * ldb);
+#define KGF_B3 KGF_B2 const __m512 b2 = _mm512_loadu_ps(Bs + k * ldb + 32);
+#define KGF_B2 const __m512 b0 = _mm512_loadu_ps(Bs + k * ldb), b1 = _mm512_loadu_ps(Bs + k * ldb + 16);
+#define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(Bs + k * ldb + 32), b3 = _mm512_loadu_ps(Bs + k * ldb + 48);
 /* The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c */
 __attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m512 b, const tosac_gemm_epi *ep)
 {
@@ -719,17 +719,23 @@ __attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m5
     const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
 }
-/* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block) */
+/* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block).
+   The sum runs over the segments sg[0 .. nsg - 1] in order: segment s takes sg[s].n terms, A's
+   from A + sg[s].a (rows lda apart), B's rows from B + sg[s].b * ldb (one segment {0, 0, K}: a
+   plain GEMM; several: a convolution read from its input, one segment per kernel row). */
 #define KGF_TILE(R, Q)                                                                                   \
     __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(                                  \
-        int64_t K, const float *restrict A, int64_t lda, const float *restrict B, int64_t ldb,           \
-        float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,               \
-        const tosac_gemm_epi *ep)                                                                        \
+        const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
+        const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
+        bool first, const float *bias, const tosac_gemm_epi *ep)                                         \
     {                                                                                                    \
         KG_R##R(KGF_ACC##Q)                                                                              \
-        for (int64_t k = 0; k < K; k++) {                                                                \
-            KGF_B##Q                                                                                     \
-            KG_R##R(KGF_ROW##Q)                                                                          \
+        for (int64_t s = 0; s < nsg; s++) {                                                              \
+            const float *restrict As = A + sg[s].a, *restrict Bs = B + sg[s].b * ldb;                    \
+            for (int64_t k = 0; k < sg[s].n; k++) {                                                      \
+                KGF_B##Q                                                                                 \
+                KG_R##R(KGF_ROW##Q)                                                                      \
+            }                                                                                            \
         }                                                                                                \
         __m512 bv[Q];                                                                                    \
         for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
@@ -788,7 +794,7 @@ KGF_TILE(12, 1)
 #define KGY_ROW(r)                                                                                       \
     {                                                                                                    \
         __m256 t;                                                                                        \
-        KGY_MB(t, b0, A + r * lda + k);                                                                  \
+        KGY_MB(t, b0, As + r * lda + k);                                                                  \
         c##r = _mm256_add_ps(c##r, t);                                                                   \
     }
 #define KGY_OUT(r) _mm256_mask_storeu_ps(C + r * ldc, m8, bias ? kgy_end(c##r, bv, ep) : c##r);
@@ -804,15 +810,18 @@ __attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 
 }
 #define KGY_TILE(R)                                                                                      \
     __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(                               \
-        int64_t K, const float *restrict A, int64_t lda, const float *restrict B, int64_t ldb,           \
-        float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,               \
-        const tosac_gemm_epi *ep)                                                                        \
+        const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
+        const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
+        bool first, const float *bias, const tosac_gemm_epi *ep)                                         \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
         KG_R##R(KGY_ACC)                                                                                 \
-        for (int64_t k = 0; k < K; k++) {                                                                \
-            const __m256 b0 = _mm256_loadu_ps(B + k * ldb);                                              \
-            KG_R##R(KGY_ROW)                                                                             \
+        for (int64_t s = 0; s < nsg; s++) {                                                              \
+            const float *restrict As = A + sg[s].a, *restrict Bs = B + sg[s].b * ldb;                    \
+            for (int64_t k = 0; k < sg[s].n; k++) {                                                      \
+                const __m256 b0 = _mm256_loadu_ps(Bs + k * ldb);                                         \
+                KG_R##R(KGY_ROW)                                                                         \
+            }                                                                                            \
         }                                                                                                \
         const __m256 bv = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();                            \
         KG_R##R(KGY_OUT)                                                                                 \
@@ -829,8 +838,8 @@ KGY_TILE(9)
 KGY_TILE(10)
 KGY_TILE(11)
 KGY_TILE(12)
-typedef void (*kgf_tile_fn)(int64_t, const float *, int64_t, const float *, int64_t, float *, int64_t,
-                            const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
+typedef void (*kgf_tile_fn)(const tosac_gemm_seg *, int64_t, const float *, int64_t, const float *, int64_t, float *,
+                            int64_t, const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
 static const kgf_tile_fn kgf_q3[9] = {NULL,         kgf_tile_1x3, kgf_tile_2x3, kgf_tile_3x3, kgf_tile_4x3,
                                       kgf_tile_5x3, kgf_tile_6x3, kgf_tile_7x3, kgf_tile_8x3};
 static const kgf_tile_fn kgf_q1[13] = {NULL,         kgf_tile_1x1, kgf_tile_2x1,  kgf_tile_3x1,  kgf_tile_4x1,
@@ -860,11 +869,12 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
     int64_t J32 = J - J % 32;
     for (int64_t k0 = 0; k0 < K; k0 += KG512_KB) {
         int64_t kb = K - k0 < KG512_KB ? K - k0 : KG512_KB;
+        const tosac_gemm_seg one = {0, 0, kb};
         for (int64_t j = 0; j < J32; j += 32)
             for (int64_t p = 0; p < P; p += 12) {
                 int64_t r = P - p < 12 ? P - p : 12;
-                kgf_half[r](kb, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0, NULL,
-                            NULL);
+                kgf_half[r](&one, 1, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0,
+                            NULL, NULL);
             }
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
@@ -906,11 +916,26 @@ size_t tosac_gemm_f32_panel_at(int64_t J, int64_t K, int64_t k, int64_t j)
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
                           int64_t ldc, const tosac_gemm_epi *ep)
 {
+    const tosac_gemm_seg one = {0, 0, K};
+    tosac_gemm_f32_panel_seg(P, J, K, &one, 1, A, lda, panel, C, ldc, ep);
+}
+
+void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg, const float *A,
+                              int64_t lda, const float *panel, float *C, int64_t ldc, const tosac_gemm_epi *ep)
+{
 #ifdef TOSAC_KERNEL_X86
     const size_t nkb = ((size_t)K + KGP32_KB - 1) / KGP32_KB; /* (K = 576: one block, not 512 + 64) */
     const int64_t kstep = nkb ? (int64_t)(((size_t)K + nkb - 1) / nkb) : 1;
     for (int64_t k0 = 0; k0 < K; k0 += kstep) {
         int64_t kb = K - k0 < kstep ? K - k0 : kstep;
+        /* the segments' parts inside this K block, B rows from its start */
+        tosac_gemm_seg cs[TOSAC_GEMM_MAX_SEG];
+        int64_t ns = 0;
+        for (int64_t s = 0; s < nsg; s++) {
+            const int64_t lo = sg[s].b > k0 ? sg[s].b : k0, e = sg[s].b + sg[s].n;
+            const int64_t hi = e < k0 + kb ? e : k0 + kb;
+            if (lo < hi) cs[ns++] = (tosac_gemm_seg){sg[s].a + (lo - sg[s].b), lo - k0, hi - lo};
+        }
         for (int64_t jb = 0; jb < J; jb += KGP32_W) {
             float bias[KGP32_W]; /* the block's biases, when this is the last K block */
             const float *bp = NULL;
@@ -931,12 +956,12 @@ void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64
             int64_t rows = w == 64 ? 6 : w == 48 ? 8 : 12;
             for (int64_t p = 0; p < P; p += rows) {
                 int64_t r = P - p < rows ? P - p : rows;
-                tiles[r](kb, A + p * lda + k0, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep);
+                tiles[r](cs, ns, A + p * lda, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep);
             }
         }
     }
 #else
-    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)ep;
+    (void)P, (void)J, (void)K, (void)sg, (void)nsg, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)ep;
 #endif
 }
 

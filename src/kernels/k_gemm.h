@@ -101,6 +101,17 @@ typedef struct tosac_gemm_epi {
 } tosac_gemm_epi;
 void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
                           int64_t ldc, const tosac_gemm_epi *ep);
+/* The sum over k in segments (sg[0 .. nsg - 1], nsg <= TOSAC_GEMM_MAX_SEG, b ascending and not
+   overlapping): row r's terms of segment s are A[sg[s].a + r * lda + i] * B[sg[s].b + i][j], i <
+   sg[s].n, in that order; k outside every segment is skipped. A convolution read from its input
+   (no im2col): one segment per kernel row inside the input, a of its first input element, b of
+   its first weight row, lda the input pixels' stride. tosac_gemm_f32_panel is one segment {0, 0, K}. */
+typedef struct tosac_gemm_seg {
+    int64_t a, b, n;
+} tosac_gemm_seg;
+#define TOSAC_GEMM_MAX_SEG 16
+void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg, const float *A,
+                              int64_t lda, const float *panel, float *C, int64_t ldc, const tosac_gemm_epi *ep);
 /* d[i + j] = the end ep of acc[i + j] (bias[j]; i a multiple of oc_n, count elements): what
    tosac_gemm_f32_panel stores, for sums computed elsewhere (d and acc do not overlap). */
 void tosac_gemm_bias_store_f32(uint32_t isa, float *d, const float *acc, int64_t count, int64_t oc_n,
