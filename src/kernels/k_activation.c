@@ -59,17 +59,41 @@ static bool k_clamp_bound(const tosac_kcall *c, unsigned id, tosac_dtype t, int6
     }
 }
 
-/* y = CLAMP(x) in one pass (y may be x). */
-static void k_clamp_f32(const float *x, float *y, int64_t n, float lo, float hi, bool ignore)
-{
-    for (int64_t i = 0; i < n; i++) {
-        const float xv = x[i];
-        const float v = xv >= lo ? xv : lo, r = v < hi ? v : hi;
-        y[i] = xv != xv ? (ignore ? lo : xv) : r; /* NaN */
+/* y = CLAMP(x) in one pass (y may be x); compiled for the baseline, AVX2 and AVX-512 (the same
+   comparisons and selects in every lane: the same bits). */
+#define K_CLAMP_F32(NAME, TARGET)                                                            \
+    TARGET static void NAME(const float *x, float *y, int64_t n, float lo, float hi, bool ignore) \
+    {                                                                                        \
+        for (int64_t i = 0; i < n; i++) {                                                    \
+            const float xv = x[i];                                                           \
+            const float v = xv >= lo ? xv : lo, r = v < hi ? v : hi;                         \
+            y[i] = xv != xv ? (ignore ? lo : xv) : r; /* NaN */                              \
+        }                                                                                    \
     }
+K_CLAMP_F32(k_clamp_f32_base, )
+#ifdef TOSAC_KERNEL_X86
+K_CLAMP_F32(k_clamp_f32_avx2, __attribute__((target("avx2"))))
+K_CLAMP_F32(k_clamp_f32_avx512, __attribute__((target("avx2,avx512f"))))
+#endif
+#undef K_CLAMP_F32
+
+static void k_clamp_f32(uint32_t isa, const float *x, float *y, int64_t n, float lo, float hi, bool ignore)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX512) {
+        k_clamp_f32_avx512(x, y, n, lo, hi, ignore);
+        return;
+    }
+    if (isa == TOSAC_KISA_AVX2) {
+        k_clamp_f32_avx2(x, y, n, lo, hi, ignore);
+        return;
+    }
+#endif
+    (void)isa;
+    k_clamp_f32_base(x, y, n, lo, hi, ignore);
 }
 
-void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore) { k_clamp_f32(x, x, n, lo, hi, ignore); }
+void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore) { k_clamp_f32(0, x, x, n, lo, hi, ignore); }
 
 bool tosac_clamp_f32_bounds(const tosac_kcall *clamp, float *lo, float *hi, bool *ignore)
 {
@@ -148,7 +172,7 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     const bool ignore = tosac_kattr_or(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
     if (t == TOSAC_DTYPE_FP32 && !in->f64) {
         /* the bounds are fp32 values, so float arithmetic is exact here */
-        k_clamp_f32((const float *)in->data, (float *)out->data, n, (float)flo, (float)fhi, ignore);
+        k_clamp_f32(c->isa, (const float *)in->data, (float *)out->data, n, (float)flo, (float)fhi, ignore);
         return TOSAC_OK;
     }
     /* fp16 / bf16 storage and precise mode: every candidate result is a value of the type */

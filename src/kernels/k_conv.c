@@ -945,6 +945,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         } else if (!t->fused) {
             fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
+        tosac_epilogue_post(c, worker, p0, pn); /* (whole rows: no column groups with a post) */
     }
 }
 
@@ -988,7 +989,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
     const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
     const size_t want = workers * 4u;
-    if (t.fused && workers > 1 && nblk < want && g->OC > 64) {
+    if (t.fused && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->post)) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
         const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
         t.gw = (int64_t)bpg * 64;
@@ -1058,11 +1059,13 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
     /* int8 with int32 results: the row kernels add the bias too (and flag the REQUIRE) */
     const bool iend = rowk && g->kind == CK_INT && bias->dtype == TOSAC_DTYPE_INT32 && c->out[0].dtype == TOSAC_DTYPE_INT32;
     uint32_t bad = 0;
-    int64_t held = 0, h0 = 0; /* rows whose sums wait in acc for one epilogue call; the first's output */
+    int64_t held = 0, h0 = 0, hq = 0; /* rows whose sums wait in acc for one epilogue call; the first's output
+                                         and pixel */
     for (size_t task = r0; task < r1 && t->st[worker] == TOSAC_OK; task++) {
         size_t row = task / (size_t)t->nb; /* 32-bit clean */
         int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
         int64_t bx0 = (int64_t)(task - row * (size_t)t->nb) * t->bw, bx1 = bx0 + t->bw < g->OW ? bx0 + t->bw : g->OW;
+        const int64_t q0 = (n * g->OH + oy) * g->OW + bx0; /* the task's first output pixel (row of epi->post) */
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
@@ -1076,13 +1079,14 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
             const int16_t *wi = (const int16_t *)wbuf + woff;
             if (fend) {
                 geo.ox0 = bx0, geo.n = bx1 - bx0, geo.ep = &ep;
-                tosac_dw_row_f32(g->isa, (float *)dst->data + ((n * g->OH + oy) * g->OW + bx0) * CM, xf, wf, &geo);
+                tosac_dw_row_f32(g->isa, (float *)dst->data + q0 * CM, xf, wf, &geo);
+                tosac_epilogue_post(c, worker, q0, bx1 - bx0);
                 continue;
             }
             if (g->dwrows > 1 && t->nb == 1) {
                 /* whole rows (pblk == OW): rows r0.. are consecutive in the output */
                 geo.ox0 = 0, geo.n = g->OW;
-                if (held == 0) h0 = (n * g->OH + oy) * g->OW * CM;
+                if (held == 0) h0 = q0 * CM, hq = q0;
                 int64_t a0 = held * g->OW * CM;
                 if (g->kind == CK_F32)
                     tosac_dw_row_f32(g->isa, (float *)acc + a0, xf, wf, &geo);
@@ -1090,14 +1094,15 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                     tosac_dw_row_i8(g->isa, (int32_t *)acc + a0, xi, wi, &geo, izp);
                 if (++held < g->dwrows && task + 1 < r1) continue;
                 int64_t count = held * g->OW * CM;
-                held = 0;
                 if (g->kind == CK_F32) {
                     fp_store_f32(g->isa, &c->out[0], &c->in[2], h0, count, CM, (float *)acc, c->epi);
+                    tosac_epilogue_post(c, worker, hq, held * g->OW);
                 } else {
                     tosac_status st = iend ? dw_int_end(c, h0, count, (int32_t *)acc, bad)
                                            : int_store(c, h0, count, CM, NULL, (int32_t *)acc);
                     if (st != TOSAC_OK) t->st[worker] = st;
                 }
+                held = 0;
                 continue;
             }
             for (int64_t ox0 = bx0; ox0 < bx1; ox0 += g->pblk) {
@@ -1116,6 +1121,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                     }
                 }
             }
+            tosac_epilogue_post(c, worker, q0, bx1 - bx0);
             continue;
         }
         for (int64_t ox = bx0; ox < bx1; ox++) {
@@ -1211,6 +1217,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                 break;
             }
         }
+        tosac_epilogue_post(c, worker, q0, bx1 - bx0);
     }
 }
 

@@ -9,12 +9,13 @@
  * the vectors start at 0, W, 2W, ... and the last at C*M - W, overlapping the one before it (both
  * compute the same sums, so the shared lanes are written twice with the same bits): channel
  * counts that are no multiple of the vector (72, 88, 120) and narrow layers (8 channels) need no
- * lane-by-lane tail. A tile whose input columns all lie inside the input row (and multiplier 1)
- * reads the input in place; a narrower tile at a border (small images) runs a pixel at a time over
- * the kernel columns inside the input (the reference's skipping of the padding taps); other tiles
- * (multiplier 1: a whole tile at a border) first copy their columns into a small patch [nky][span][W]
- * (columns outside the input hold the pad value: fp32 +0, int8 the input zero point; with a channel
- * multiplier M, output channel j takes input channel j / M) and read that.
+ * lane-by-lane tail. With multiplier 1, a tile whose input columns all lie inside the input row
+ * reads the input in place; at the right border the tile narrows (8, 4, 2, 1 pixels) until it
+ * does; the pixels whose taps still leave the input (the first pad / stride pixels of a row, a last
+ * one) run a pixel at a time over the kernel columns inside the input (the reference's skipping of
+ * the padding taps). With a multiplier, tiles first copy their columns into a small patch
+ * [nky][span][W] (columns outside the input hold the pad value: fp32 +0, int8 the input zero point;
+ * output channel j takes input channel j / M) and read that.
  *
  * Why the padding taps can be added: the fp32 sums start from +0, and a sum of two floats rounded
  * to nearest is -0 only when both are -0, so no partial sum is ever -0 and adding the product
@@ -126,15 +127,24 @@
         (void)zp, (void)pad, (void)ep;                                                                   \
         for (int64_t px = 0; px < g->n;) {                                                               \
             const int64_t left = g->n - px;                                                              \
-            const int64_t np = left >= KG_DW_PX       ? KG_DW_PX                                         \
-                               : left >= KG_DW_PX / 2 ? KG_DW_PX / 2                                     \
-                               : left >= KG_DW_PX / 4 ? KG_DW_PX / 4                                     \
-                                                      : 1;                                               \
-            const int64_t ix0 = (g->ox0 + px) * sx - g->pl, span = (np - 1) * sx + (KW - 1) * dx + 1;    \
-            const bool direct = M == 1 && ix0 >= 0 && ix0 + span <= g->IW;                               \
-            if (!direct && M == 1 && np < KG_DW_PX) {                                                    \
-                /* a narrow tile at a border (small images): a pixel at a time over its kernel columns   \
-                   inside the input, where a patch would copy about as much as the tile computes */      \
+            int64_t np = left >= KG_DW_PX       ? KG_DW_PX                                               \
+                         : left >= KG_DW_PX / 2 ? KG_DW_PX / 2                                           \
+                         : left >= KG_DW_PX / 4 ? KG_DW_PX / 4                                           \
+                                                : 1;                                                     \
+            const int64_t ix0 = (g->ox0 + px) * sx - g->pl;                                              \
+            int64_t span = (np - 1) * sx + (KW - 1) * dx + 1;                                            \
+            bool direct = M == 1 && ix0 >= 0 && ix0 + span <= g->IW;                                     \
+            while (M == 1 && !direct && ix0 >= 0 && np > 1) { /* right border: the widest tile inside */ \
+                np = np == KG_DW_PX ? KG_DW_PX / 2 : np == KG_DW_PX / 2 ? KG_DW_PX / 4 : 1;              \
+                span = (np - 1) * sx + (KW - 1) * dx + 1;                                                \
+                direct = ix0 + span <= g->IW;                                                            \
+            }                                                                                            \
+            if (!direct && M == 1) {                                                                     \
+                /* a tile at a border: its pixels whose taps leave the input (the left border's, or a    \
+                   last pixel) a pixel at a time over the kernel columns inside the input; the next      \
+                   tiles read the input in place (a patch copied about as much as the tile computes) */  \
+                if (ix0 < 0)                                                                             \
+                    for (np = 1; np < left && ix0 + np * sx < 0;) np++;                                  \
                 for (int64_t pq = 0; pq < np; pq++) {                                                    \
                     const int64_t ix = ix0 + pq * sx;                                                    \
                     int64_t k0 = 0, k1 = KW;                                                             \

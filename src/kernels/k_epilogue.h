@@ -25,4 +25,10 @@ void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore);
    REQUIREs fail, as the unfused RESCALE would report. */
 tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int64_t n);
 
+/* The fp32 epilogue's `post` over output rows [row0, row0 + nrows), all stored (kernel.h). */
+static inline void tosac_epilogue_post(const tosac_kcall *c, uint32_t worker, int64_t row0, int64_t nrows)
+{
+    if (c->epi && c->epi->post && nrows > 0) c->epi->post(c->epi->post_ctx, worker, row0, nrows);
+}
+
 #endif

@@ -71,7 +71,10 @@ struct tosac_kcall;
  *     int32 input, channels = the producer's last dimension, to a signed type, then the clamp
  *     [lo, hi] (the RESCALE output range, narrowed by a following CLAMP);
  *   fp32 producers (conv family): rescale NULL, the CLAMP [flo, fhi] with nan_mode IGNORE or not
- *     (tosac_clamp_f32_row) after the bias.
+ *     (tosac_clamp_f32_row) after the bias; then, with `post`, once the rows [row0, row0 + nrows)
+ *     of `out` seen as [rows, last dimension] are stored (every channel), post(post_ctx, worker,
+ *     row0, nrows) from the task that stored them (k_epilogue.h tosac_epilogue_post): the runtime
+ *     runs the elementwise chain reading the result on those rows while they are in cache.
  */
 typedef struct tosac_kepilogue {
     const struct tosac_kcall *rescale;
@@ -79,6 +82,8 @@ typedef struct tosac_kepilogue {
     int32_t lo, hi;
     float flo, fhi;
     bool fignore;
+    void (*post)(void *ctx, uint32_t worker, int64_t row0, int64_t nrows);
+    void *post_ctx;
 } tosac_kepilogue;
 
 typedef struct tosac_kcall {

@@ -80,12 +80,15 @@ static void run_copies(tosac_program *p, uint32_t base, uint32_t n)
 
 static tosac_status run_inst(tosac_program *p, uint32_t ii);
 
+static tosac_status run_tail(tosac_program *p, uint32_t k);
+
 static tosac_status run_kernel(tosac_program *p, uint32_t k)
 {
     rt_op *op = &p->ops[k];
     if (!op->fn) return fail(p, k, TOSAC_ERR_UNSUPPORTED, "no kernel for this operator");
-    op->call.why = NULL;
     /* an op callback observes every result: fused operators then run one by one */
+    if (op->tail != RT_NONE && !p->cb) return run_tail(p, k);
+    op->call.why = NULL;
     op->call.epi = op->has_epi && !p->cb ? &op->epi : NULL;
     tosac_status s = op->fn(&op->call);
     return s == TOSAC_OK ? s : fail(p, k, s, op->call.why);
@@ -125,41 +128,66 @@ static void chain_view(tosac_ktensor *t, size_t code, int64_t r0, int64_t nr, in
     t->shape = shp;
 }
 
-static void chain_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
+/* Every member on rows [r0, r0 + nr) (at most a block). */
+static void chain_rows(chain_task *t, uint32_t worker, int64_t r0, int64_t nr)
 {
-    chain_task *t = ctx;
     tosac_program *p = t->p;
     const rt_chain *c = t->c;
     const rt_op *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
     uint8_t *blk = c->blk_size ? (uint8_t *)root->call.scratch + (size_t)worker * root->scratch_size + c->blk_off : NULL;
-    for (size_t b = b0; b < b1; b++) {
-        const int64_t r0 = (int64_t)b * c->block_rows;
-        const int64_t nr = c->rows - r0 < c->block_rows ? c->rows - r0 : c->block_rows;
-        for (uint32_t i = 0; i < c->n_links; i++) {
-            if (t->bad[worker] && t->bad[worker] <= i + 1) break; /* a failure no later link can precede */
-            const rt_link *l = &p->links[c->link_base + i];
-            const rt_op *op = &p->ops[l->op];
-            tosac_ktensor in[RT_LINK_MAX_IN], out = p->kt[op->out_base];
-            int64_t shp[RT_LINK_MAX_IN + 1][2];
-            for (uint32_t j = 0; j < op->n_in; j++) {
-                in[j] = p->kt[op->in_base + j];
-                if (l->in[j] != RT_LINK_KEEP) chain_view(&in[j], l->in[j], r0, nr, c->cols, blk, shp[j]);
-            }
-            chain_view(&out, l->out, r0, nr, c->cols, blk, shp[RT_LINK_MAX_IN]);
-            tosac_kcall kc = op->call;
-            kc.in = in;
-            kc.out = &out;
-            kc.par = (tosac_kparallel){NULL, NULL, 1};
-            kc.epi = NULL;
-            kc.why = NULL;
-            if (kc.scratch) kc.scratch = (uint8_t *)kc.scratch + (size_t)worker * op->scratch_size;
-            tosac_status s = op->fn(&kc);
-            if (s != TOSAC_OK) {
-                if (!t->bad[worker] || i + 1 < t->bad[worker]) t->bad[worker] = i + 1, t->st[worker] = s, t->why[worker] = kc.why;
-                break;
-            }
+    for (uint32_t i = 0; i < c->n_links; i++) {
+        if (t->bad[worker] && t->bad[worker] <= i + 1) break; /* a failure no later link can precede */
+        const rt_link *l = &p->links[c->link_base + i];
+        const rt_op *op = &p->ops[l->op];
+        tosac_ktensor in[RT_LINK_MAX_IN], out = p->kt[op->out_base];
+        int64_t shp[RT_LINK_MAX_IN + 1][2];
+        for (uint32_t j = 0; j < op->n_in; j++) {
+            in[j] = p->kt[op->in_base + j];
+            if (l->in[j] != RT_LINK_KEEP) chain_view(&in[j], l->in[j], r0, nr, c->cols, blk, shp[j]);
+        }
+        chain_view(&out, l->out, r0, nr, c->cols, blk, shp[RT_LINK_MAX_IN]);
+        tosac_kcall kc = op->call;
+        kc.in = in;
+        kc.out = &out;
+        kc.par = (tosac_kparallel){NULL, NULL, 1};
+        kc.epi = NULL;
+        kc.why = NULL;
+        if (kc.scratch) kc.scratch = (uint8_t *)kc.scratch + (size_t)worker * op->scratch_size;
+        tosac_status s = op->fn(&kc);
+        if (s != TOSAC_OK) {
+            if (!t->bad[worker] || i + 1 < t->bad[worker]) t->bad[worker] = i + 1, t->st[worker] = s, t->why[worker] = kc.why;
+            break;
         }
     }
+}
+
+static void chain_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    chain_task *t = ctx;
+    const rt_chain *c = t->c;
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t r0 = (int64_t)b * c->block_rows;
+        chain_rows(t, worker, r0, c->rows - r0 < c->block_rows ? c->rows - r0 : c->block_rows);
+    }
+}
+
+/* A tail's epilogue hook (kernel.h tosac_kepilogue.post): rows the convolution has just stored,
+   in pieces of at most a block. */
+static void chain_post(void *ctx, uint32_t worker, int64_t row0, int64_t nrows)
+{
+    chain_task *t = ctx;
+    for (int64_t r = row0; r < row0 + nrows; r += t->c->block_rows)
+        chain_rows(t, worker, r, row0 + nrows - r < t->c->block_rows ? row0 + nrows - r : t->c->block_rows);
+}
+
+/* The member to report: the first in execution order that failed on any block (OK: none). */
+static tosac_status chain_end(tosac_program *p, const chain_task *t)
+{
+    uint32_t w0 = 0;
+    for (uint32_t w = 0; w < p->workers && w < TOSAC_KMAX_WORKERS; w++)
+        if (t->bad[w] && (!t->bad[w0] || t->bad[w] < t->bad[w0])) w0 = w;
+    if (!t->bad[w0]) return TOSAC_OK;
+    return fail(p, p->links[t->c->link_base + t->bad[w0] - 1].op, t->st[w0], t->why[w0]);
 }
 
 static tosac_status run_chain(tosac_program *p, const rt_chain *c)
@@ -169,11 +197,23 @@ static tosac_status run_chain(tosac_program *p, const rt_chain *c)
     t.p = p, t.c = c;
     size_t n = ((size_t)c->rows + (size_t)c->block_rows - 1) / (size_t)c->block_rows;
     rt_pool_run(p->pool, chain_blocks, &t, n);
-    uint32_t w0 = 0;
-    for (uint32_t w = 0; w < p->workers && w < TOSAC_KMAX_WORKERS; w++)
-        if (t.bad[w] && (!t.bad[w0] || t.bad[w] < t.bad[w0])) w0 = w;
-    if (!t.bad[w0]) return TOSAC_OK;
-    return fail(p, p->links[c->link_base + t.bad[w0] - 1].op, t.st[w0], t.why[w0]);
+    return chain_end(p, &t);
+}
+
+/* A convolution whose epilogue runs its tail chain (fuse.c) on the rows it stores. The
+   convolution fails first (it runs before every member); then the chain's first failing member. */
+static tosac_status run_tail(tosac_program *p, uint32_t k)
+{
+    rt_op *op = &p->ops[k];
+    chain_task t;
+    memset(&t, 0, sizeof t);
+    t.p = p, t.c = &p->chains[op->tail];
+    op->epi.post = chain_post, op->epi.post_ctx = &t;
+    op->call.why = NULL;
+    op->call.epi = &op->epi;
+    tosac_status s = op->fn(&op->call);
+    op->epi.post = NULL, op->epi.post_ctx = NULL;
+    return s != TOSAC_OK ? fail(p, k, s, op->call.why) : chain_end(p, &t);
 }
 
 static tosac_status run_while(tosac_program *p, uint32_t k)
@@ -206,7 +246,7 @@ static tosac_status run_op(tosac_program *p, uint32_t k)
     if (op->fused_into != RT_NONE && !p->cb) return TOSAC_OK; /* its producer ran it */
     if (op->chain != RT_NONE && !p->cb) { /* the chain's root runs it */
         const rt_chain *c = &p->chains[op->chain];
-        if (p->links[c->link_base + c->n_links - 1].op != k) return TOSAC_OK;
+        if (p->links[c->link_base + c->n_links - 1].op != k || c->producer != RT_NONE) return TOSAC_OK;
         if (c->n_links > 1 || p->workers > 1) return run_chain(p, c);
         /* a chain of one on one worker: nothing to gain from blocks */
     }

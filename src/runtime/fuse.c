@@ -18,6 +18,7 @@
  * by one. The fused result is live from the producer's step on, and everything a chain reads or
  * writes over the chain's steps (plan.c).
  */
+#include <math.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -147,6 +148,7 @@ static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_
         if (c->block_rows > c->rows) c->block_rows = c->rows;
         c->link_base = base;
         c->step_last = p->ops[k].step_end;
+        c->producer = RT_NONE;
         base += size[k];
         size[k] = ci++;
     }
@@ -184,12 +186,88 @@ static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_
     p->n_links = nl;
 }
 
+/* The operator that writes value v at run time: its producer, or the convolution whose epilogue
+   absorbed that producer (RT_NONE: a constant, an instance input, a capture). */
+static uint32_t writer_of(const tosac_program *p, const uint32_t *prod, uint32_t v)
+{
+    uint32_t k = prod[v];
+    return k != RT_NONE && p->ops[k].fused_into != RT_NONE ? p->ops[k].fused_into : k;
+}
+
+/* Whether chain ci may run from the epilogue of convolution k, whose stored result is x (below). */
+static bool tail_ok(const tosac_program *p, uint32_t ci, uint32_t k, uint32_t x, const uint32_t *count, const uint32_t *prod)
+{
+    const rt_chain *c = &p->chains[ci];
+    const rt_op *op = &p->ops[k], *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
+    const rt_val *xv = &p->vals[x];
+    bool conv = op->op == TOSAC_OP_CONV2D || op->op == TOSAC_OP_CONV3D || op->op == TOSAC_OP_DEPTHWISE_CONV2D ||
+                op->op == TOSAC_OP_TRANSPOSE_CONV2D;
+    if (!conv || op->mode != M_KERNEL || op->n_out != 1 || op->tail != RT_NONE || op->chain != RT_NONE ||
+        op->inst != root->inst || op->call.out[0].f64 || (op->has_epi ? op->epi.rescale != NULL || op->fused_out != x
+                                                                    : p->idx[op->out_base] != x))
+        return false;
+    if (xv->dtype != TOSAC_DTYPE_FP32 || xv->f64 || xv->kind != RV_ARENA || xv->block_io) return false;
+    uint32_t slots = 0;
+    for (uint32_t i = 0; i < c->n_links; i++) {
+        const rt_op *m = &p->ops[p->links[c->link_base + i].op];
+        for (uint32_t j = 0; j < m->n_in; j++) {
+            uint32_t u = p->idx[m->in_base + j], w = writer_of(p, prod, u);
+            if (u == x) {
+                slots++;
+                continue;
+            }
+            /* a member's result, or a value that exists before the convolution runs */
+            if (p->vals[u].kind != RV_CONST && w != RT_NONE && p->ops[w].chain != ci && w >= k) return false;
+        }
+    }
+    return slots == count[x];
+}
+
+/*
+ * Tails: a chain that reads the fp32 result x of a convolution (CONV2D, CONV3D, DEPTHWISE_CONV2D,
+ * TRANSPOSE_CONV2D; after its fused CLAMP, if any) as rows of the block (SiLU: SIGMOID and MUL
+ * read x; hard-swish: MUL, ADD, CLAMP, MUL) runs from the convolution's epilogue on every block of
+ * rows the convolution has just stored (epi.post), instead of reading x back from memory at the
+ * root's step. Only when every reader of x is a member (nothing else reads x while the root may
+ * overwrite it in place) and every other operand of every member exists when the convolution runs:
+ * a constant, an instance input or capture, or the result of an earlier operator. A convolution
+ * without a CLAMP of its own gets the identity clamp [-inf, +inf], PROPAGATE: the same bits, NaN
+ * included.
+ */
+static void attach_tails(tosac_program *p, const uint32_t *count, uint32_t *prod)
+{
+    for (uint32_t v = 0; v < p->n_vals; v++) prod[v] = RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        for (uint32_t j = 0; j < p->ops[k].n_out; j++) prod[p->idx[p->ops[k].out_base + j]] = k;
+    for (uint32_t ci = 0; ci < p->n_chains; ci++) {
+        rt_chain *c = &p->chains[ci];
+        for (uint32_t i = 0; i < c->n_links && c->producer == RT_NONE; i++) {
+            const rt_link *l = &p->links[c->link_base + i];
+            const rt_op *m = &p->ops[l->op];
+            for (uint32_t j = 0; j < RT_LINK_MAX_IN && j < m->n_in; j++) {
+                uint32_t x = p->idx[m->in_base + j], k = writer_of(p, prod, x);
+                if (l->in[j] != RT_LINK_SLICE || k == RT_NONE || !tail_ok(p, ci, k, x, count, prod)) continue;
+                rt_op *op = &p->ops[k];
+                if (!op->has_epi) {
+                    op->has_epi = true;
+                    op->epi.out = op->call.out;
+                    op->epi.flo = -INFINITY, op->epi.fhi = INFINITY, op->epi.fignore = false;
+                    op->fused_out = x;
+                }
+                op->tail = ci;
+                c->producer = k;
+                break;
+            }
+        }
+    }
+}
+
 void rt_fuse(tosac_program *p)
 {
     /* readers[v]: the one operator reading v; RT_NONE for none or several (or other uses) */
     uint32_t *readers = tosac_malloc(((size_t)p->n_vals + 1) * sizeof(uint32_t));
     uint32_t *count = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
-    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = p->ops[k].tail = RT_NONE;
     if (!readers || !count) goto out; /* fusion is an optimisation: none without memory */
     for (uint32_t v = 0; v < p->n_vals; v++) {
         readers[v] = RT_NONE;
@@ -259,6 +337,7 @@ void rt_fuse(tosac_program *p)
         build_chains(p, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
         tosac_free(parent, ((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
     }
+    if (p->n_chains) attach_tails(p, count, readers); /* (readers is not needed any more) */
 out:
     tosac_free(readers, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
     tosac_free(count, ((size_t)p->n_vals + 1) * sizeof(uint32_t));

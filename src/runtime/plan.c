@@ -18,7 +18,7 @@
  *    worker of the thread pool (kernels/kernel.h tosac_kparallel). A fused
  *    epilogue's result is live from its producer on (fuse.c). A chain's root scratch also holds
  *    the chain's block buffers; a chain member's operands and scratch are live from its step to
- *    its root's (fuse.c).
+ *    its root's, and from its producer's step when the chain is a producer's tail (fuse.c).
  * 4. Placement (TFLite Micro's greedy planner): buffers sorted by size (largest first), each put at
  *    the lowest 16-byte aligned offset where it overlaps no already placed buffer whose lifetime
  *    overlaps its own (very large graphs: first fit in execution order, see place_online).
@@ -119,6 +119,14 @@ static int32_t op_last_read(const tosac_program *p, const rt_op *op)
     return op->chain != RT_NONE ? p->chains[op->chain].step_last : op->step_end;
 }
 
+/* The first step at which op reads its operands, writes its result or uses its scratch: a member
+   of a tail chain (fuse.c) runs from its producer's epilogue. */
+static int32_t op_first_use(const tosac_program *p, const rt_op *op)
+{
+    const uint32_t k = op->chain != RT_NONE ? p->chains[op->chain].producer : RT_NONE;
+    return k != RT_NONE ? p->ops[k].step : op->step;
+}
+
 static void lifetimes(tosac_program *p)
 {
     for (uint32_t i = 0; i < p->n_insts; i++) {
@@ -129,8 +137,9 @@ static void lifetimes(tosac_program *p)
     }
     for (uint32_t k = 0; k < p->n_ops; k++) {
         const rt_op *op = &p->ops[k];
-        for (uint32_t j = 0; j < op->n_in; j++) use_at(p, p->idx[op->in_base + j], op->inst, op->step, op_last_read(p, op));
-        for (uint32_t j = 0; j < op->n_out; j++) use_at(p, p->idx[op->out_base + j], op->inst, op->step, op->step_end);
+        const int32_t first = op_first_use(p, op);
+        for (uint32_t j = 0; j < op->n_in; j++) use_at(p, p->idx[op->in_base + j], op->inst, first, op_last_read(p, op));
+        for (uint32_t j = 0; j < op->n_out; j++) use_at(p, p->idx[op->out_base + j], op->inst, first, op->step_end);
         if (op->has_epi) use_at(p, op->fused_out, op->inst, op->step, op->step_end);
         if (op->mode != M_WHILE) continue;
         for (uint32_t j = 0; j < op->n_out; j++) use_at(p, p->idx[op->state_base + j], op->inst, op->step, op->step_end);
@@ -177,7 +186,7 @@ static void in_place(tosac_program *p, group *g)
         /* (a chain's root may write over its input 0: the members that read it have read the
            block's rows by then, one by one or block by block; another member's input 0 lives
            on to the root) */
-        const int32_t first = op->step, last = op->step;
+        const int32_t first = op_first_use(p, op), last = op->step;
         uint32_t a = p->idx[op->in_base], o = p->idx[op->out_base];
         const rt_val *A = &p->vals[a], *O = &p->vals[o];
         if (a == o || A->kind != RV_ARENA || O->kind != RV_ARENA || A->inst != op->inst || O->inst != op->inst ||
@@ -382,7 +391,7 @@ tosac_status rt_plan(tosac_program *p, tosac_diag *d)
             st = tosac_diag_add(d, TOSAC_ERR_NOMEM, "scratch space too large");
             goto out;
         }
-        b->first = op->step;
+        b->first = op_first_use(p, op);
         b->last = op_last_read(p, op);
         p->entries[p->n_entries++] = k | RT_ENTRY_SCRATCH;
     }
@@ -486,6 +495,9 @@ char *tosac_program_dump_plan(const tosac_program *p)
         const rt_chain *ch = &p->chains[c];
         tosac_strbuf_appendf(&sb, "chain %u: [%lld, %lld] in blocks of %lld rows, %zu block-buffer bytes per worker:",
                              (unsigned)c, (long long)ch->rows, (long long)ch->cols, (long long)ch->block_rows, ch->blk_size);
+        if (ch->producer != RT_NONE)
+            tosac_strbuf_appendf(&sb, " from the epilogue of %u (%s):", (unsigned)ch->producer,
+                                 tosac_op_name(p->ops[ch->producer].op));
         for (uint32_t i = 0; i < ch->n_links; i++) {
             uint32_t k = p->links[ch->link_base + i].op;
             tosac_strbuf_appendf(&sb, " %u (%s)", (unsigned)k, tosac_op_name(p->ops[k].op));

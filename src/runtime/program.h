@@ -134,6 +134,7 @@ typedef struct rt_op {
     uint32_t fused_into;
     uint32_t fused_out;   /* has_epi: the value epi.out writes (live from this operator on) */
     uint32_t chain;       /* the chain (fuse.c) this operator belongs to, RT_NONE if none */
+    uint32_t tail;        /* the chain this fp32 producer runs from its epilogue (epi.post), RT_NONE */
     tosac_kernel_fn fn;
     tosac_kcall call;
 } rt_op;
@@ -162,6 +163,9 @@ typedef struct rt_chain {
     uint32_t link_base, n_links; /* into p->links, in execution order; the last is the root */
     int64_t rows, cols, block_rows;
     int32_t step_last; /* the root's step: the members' operands and scratch live until it */
+    uint32_t producer; /* RT_NONE, or the fp32 convolution whose epilogue runs the chain on each
+                          block of rows it stores (fuse.c): operands, scratch and the root's result
+                          then live from the producer's step */
     size_t blk_size; /* block-buffer bytes of one worker, after the root's kernel scratch (plan.c) */
     size_t blk_off;  /* offset of the block buffers in each worker's copy of the root's scratch */
 } rt_chain;

@@ -5,7 +5,8 @@
  * program built without chains (rt_fuse_chains_off: every operator run one by one, whole tensors),
  * on 1, 2 and 3 threads and at every instruction-set level. The shapes leave a short last block.
  * A chain whose members fail REQUIREs in different blocks reports the operator that fails first in
- * execution order, as one by one.
+ * execution order, as one by one. Chains that run from an fp32 convolution's epilogue (CONV2D,
+ * DEPTHWISE_CONV2D, with and without a fused CLAMP) give the bytes of the operators one by one.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -186,6 +187,75 @@ static tosac_graph *swish(void)
     return x.ok ? x.g : NULL;
 }
 
+/* An fp32 convolution (op: CONV2D or DEPTHWISE_CONV2D; k x k, stride 1, padded to the input's
+   size) of in, C channels in and out; weights from a fixed sequence. */
+static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k)
+{
+    const int64_t wd[4] = {op == TOSAC_OP_CONV2D ? c : k, k, op == TOSAC_OP_CONV2D ? k : d[3], op == TOSAC_OP_CONV2D ? d[3] : 1};
+    const int64_t od[4] = {d[0], d[1], d[2], c}, one = 1;
+    const int64_t nw = wd[0] * wd[1] * wd[2] * wd[3];
+    float *w = malloc((size_t)nw * sizeof *w), b[64], zero = 0.0f;
+    for (int64_t i = 0; i < nw; i++) w[i] = (float)((i * 37 + 11) % 29 - 14) / 32.0f;
+    for (int64_t i = 0; i < c; i++) b[i] = (float)(i % 7) / 4.0f - 0.75f;
+    char nm[64];
+    tosac_value *ops[5];
+    ops[0] = in;
+    snprintf(nm, sizeof nm, "%s_w", name);
+    ops[1] = cst(x, nm, TOSAC_DTYPE_FP32, 4, wd, NULL, w);
+    snprintf(nm, sizeof nm, "%s_b", name);
+    ops[2] = cst(x, nm, TOSAC_DTYPE_FP32, 1, &c, NULL, b);
+    snprintf(nm, sizeof nm, "%s_izp", name);
+    ops[3] = cst(x, nm, TOSAC_DTYPE_FP32, 1, &one, NULL, &zero);
+    snprintf(nm, sizeof nm, "%s_wzp", name);
+    ops[4] = cst(x, nm, TOSAC_DTYPE_FP32, 1, &one, NULL, &zero);
+    free(w);
+    tosac_value *out = tensor(x, name, TOSAC_DTYPE_FP32, od);
+    tosac_node *n = node(x, op, 5, ops, out);
+    const int32_t pd = (int32_t)(k / 2), pad[4] = {pd, pd, pd, pd}, st[2] = {1, 1};
+    if (!n || tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_pad, pad, 4) != TOSAC_OK ||
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_stride, st, 2) != TOSAC_OK ||
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, st, 2) != TOSAC_OK ||
+        tosac_node_set_int(n, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32) != TOSAC_OK)
+        x->ok = false;
+    return out;
+}
+
+/* Chains run from a convolution's epilogue (fuse.c tails): a 3x3 CONV2D then SiLU; a depthwise
+   3x3 then hard-swish (x * clamp(x / 6 + 0.5, 0, 1)); a 1x1 CONV2D with its own CLAMP, then SiLU
+   times the first SiLU's result (produced earlier); two 1x1 convolutions added (the chain can
+   only run from the second's epilogue). */
+static tosac_graph *conv_tails(void)
+{
+    static const int64_t d[4] = {1, 29, 31, 24}, d1[4] = {1, 1, 1, 1};
+    const int64_t c = 40, dc[4] = {1, 29, 31, 40};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    const float sixth = 1.0f / 6.0f, half = 0.5f, zero = 0.0f, one = 1.0f, six = 6.0f;
+    tosac_value *c6 = cst(&x, "sixth", TOSAC_DTYPE_FP32, 4, d1, NULL, &sixth), *ch = cst(&x, "half", TOSAC_DTYPE_FP32, 4, d1, NULL, &half);
+    const char *names[] = {"sig", "silu", "hm", "ha", "hc", "hs", "rl", "us", "um", "um2"};
+    tosac_value *t[10];
+    for (int i = 0; i < 10; i++) t[i] = tensor(&x, names[i], TOSAC_DTYPE_FP32, dc);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, c, 3);
+    node(&x, TOSAC_OP_SIGMOID, 1, &a, t[0]);
+    bin(&x, TOSAC_OP_MUL, a, t[0], t[1]);
+    tosac_value *dw = conv(&x, "dw", TOSAC_OP_DEPTHWISE_CONV2D, t[1], dc, c, 3);
+    bin(&x, TOSAC_OP_MUL, dw, c6, t[2]);
+    bin(&x, TOSAC_OP_ADD, t[2], ch, t[3]);
+    clamp_bounds(&x, node(&x, TOSAC_OP_CLAMP, 1, &t[3], t[4]), &zero, &one, 4);
+    bin(&x, TOSAC_OP_MUL, dw, t[4], t[5]);
+    tosac_value *pw = conv(&x, "pw", TOSAC_OP_CONV2D, t[5], dc, c, 1);
+    clamp_bounds(&x, node(&x, TOSAC_OP_CLAMP, 1, &pw, t[6]), &zero, &six, 4);
+    node(&x, TOSAC_OP_SIGMOID, 1, &t[6], t[7]);
+    bin(&x, TOSAC_OP_MUL, t[6], t[7], t[8]);
+    bin(&x, TOSAC_OP_MUL, t[8], t[1], t[9]);
+    tosac_value *p1 = conv(&x, "p1", TOSAC_OP_CONV2D, t[9], dc, c, 1), *p2 = conv(&x, "p2", TOSAC_OP_CONV2D, t[5], dc, c, 1);
+    tosac_value *sum = tensor(&x, "sum", TOSAC_DTYPE_FP32, dc);
+    bin(&x, TOSAC_OP_ADD, p1, p2, sum);
+    output(&x, sum);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
 /* INT8: NEGATE (zero points), TABLE, GREATER against a [1,1,1,C] threshold, SELECT. */
 static tosac_graph *select_table(void)
 {
@@ -230,6 +300,7 @@ static tosac_graph *overflow(void)
 }
 
 static uint32_t rnd_state;
+static int tails; /* chains run from an epilogue, summed over the programs created */
 static uint32_t rnd(void)
 {
     rnd_state = rnd_state * 1664525u + 1013904223u;
@@ -278,6 +349,10 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
     if (s != TOSAC_OK) return s;
     char *dump = tosac_program_dump_plan(p);
     if (had_chains) *had_chains = dump && strstr(dump, "\nchain 0: ");
+    if (dump && chains) {
+        const char *q = dump;
+        while ((q = strstr(q, "from the epilogue of")) != NULL) q++, tails++;
+    }
     tosac_string_free(dump);
     EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
     fill_inputs(p, overflow_case);
@@ -325,6 +400,12 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
 static void test_residual(void) { check_graph("residual", residual(), 37 * 41 * 13, 1); }
 static void test_swish(void) { check_graph("swish", swish(), 29 * 31 * 24 * 4, 1); }
 static void test_select_table(void) { check_graph("select_table", select_table(), 3 * 67 * 101, 1); }
+static void test_conv_tails(void)
+{
+    tails = 0;
+    check_graph("conv_tails", conv_tails(), 29 * 31 * 40 * 4, 1);
+    EXPECT_EQ_I(tails, 4 * 3 * (TOSAC_KISA_AVX512 + 1)); /* SiLU, hard-swish, SIGMOID-MUL, ADD: every program */
+}
 
 static void test_first_failure(void)
 {
@@ -354,6 +435,7 @@ int main(void)
     RUN(test_residual);
     RUN(test_swish);
     RUN(test_select_table);
+    RUN(test_conv_tails);
     RUN(test_first_failure);
     return test_summary();
 }
