@@ -782,6 +782,7 @@ typedef struct conv_task {
     bool fused;                   /* fp32 panels that add the bias, clamp and store the output (ep) */
     bool implicit;                /* fused CONV2D whose inside pixels read the input (conv_implicit) */
     int64_t xa, xb;               /* implicit: the output columns whose kernel columns all lie inside */
+    bool u8cols;                  /* s8 x u8 panels with the bias in the sums: column groups possible */
     tosac_gemm_epi ep;
     int64_t pblk;   /* output pixels per block: the plan's, or fewer to give every worker some */
     int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
@@ -899,7 +900,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 conv_patch_block(g, c, p0, pn, patch, mask, coord, izp);
             }
             if (g->bpanel && c->prep) {
-                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (int32_t *)cbuf, OC);
+                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (int32_t *)cbuf, OC, j0, j0 + t->gw);
             } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
@@ -930,11 +931,15 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         int64_t o0 = p0 * OC;
         if (g->kind == CK_INT && g->bpanel && ((const conv_prep *)c->prep)->bias_in) {
             /* the sums already hold the bias and cannot have overflowed */
+            const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
             if (c->epi) {
-                tosac_status st = tosac_epilogue_store(c, (int32_t *)cbuf, o0, pn * OC);
+                tosac_status st = jn == OC ? tosac_epilogue_store(c, (int32_t *)cbuf, o0, pn * OC)
+                                           : tosac_epilogue_store_cols(c, (int32_t *)cbuf, OC, o0, pn, j0, jn);
                 if (st != TOSAC_OK) t->st[worker] = st;
             } else {
-                memcpy((int32_t *)c->out[0].data + o0, cbuf, (size_t)(pn * OC) * sizeof(int32_t));
+                for (int64_t p = 0; p < pn; p++)
+                    memcpy((int32_t *)c->out[0].data + o0 + p * OC + j0, (int32_t *)cbuf + p * OC + j0,
+                           (size_t)jn * sizeof(int32_t));
             }
         } else if (g->kind == CK_INT) {
             const int64_t *c64 = K > g->chunk ? (const int64_t *)(const void *)(sc + g->off_c64) : NULL;
@@ -979,17 +984,19 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         if (t.xb > g->OW) t.xb = g->OW;
         t.implicit = t.xa < t.xb;
     }
+    t.u8cols = g->bpanel && c->prep && !t.direct && ((const conv_prep *)c->prep)->bias_in;
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
     t.pblk = g->pblk;
     /* few pixel blocks for the workers (the late layers of a network: 49 pixels, 2048 channels):
-       each block also splits over groups of 64-column panel blocks, fused outputs only (the
-       epilogue needs whole rows otherwise). Any split computes each output the same way. */
+       each block also splits over groups of 64-column panel blocks, fused fp32 outputs and int8
+       panels whose sums hold the bias (whose epilogue takes column ranges) only (the epilogue
+       needs whole rows otherwise). Any split computes each output the same way. */
     t.ng = 1, t.gw = g->OC;
     /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
     const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
     const size_t want = workers * 4u;
-    if (t.fused && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->post)) {
+    if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->post)) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
         const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
         t.gw = (int64_t)bpg * 64;

@@ -369,7 +369,8 @@ typedef struct rs_prep {
                              with 33 <= shift <= 62: rs_hi32 applies */
     uint32_t lut;         /* an INT8 input with a per-tensor scale (x86 levels), no REQUIRE failing for
                              any of its 256 values: the results of each value follow the int32
-                             tables, as int32 (256) and as their low bytes (256) */
+                             tables, as int32 (256), then their bytes as four planes of 256 (plane
+                             k: byte k of every result; plane 0 is TABLE's int8 table) */
 } rs_prep;
 
 /* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below); with
@@ -381,7 +382,7 @@ typedef struct rs_tabs {
 
 #define RS_NTAB 6
 #define RS_NTAB32 3
-#define RS_LUT_BYTES (256 * sizeof(int32_t) + 256)
+#define RS_LUT_BYTES (256 * sizeof(int32_t) + 4 * 256)
 #define RS_WIDE 64 /* table entries of a per-tensor scale replicated for the x86 lanes */
 
 /* Table entries: a Helium build's prepared bytes (flash) keep a per-tensor scale single (its
@@ -414,7 +415,7 @@ static rs_tabs rs_tables(const void *prep)
 #undef RS_T32
 }
 
-/* rs_prep.lut's 256 int32 results (then their 256 low bytes), by input value + 128. */
+/* rs_prep.lut's 256 int32 results (then their byte planes), by input value + 128. */
 static const int32_t *rs_lut(const void *prep)
 {
     const rs_prep *h = prep;
@@ -489,7 +490,7 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     }
     if (lut) { /* the per-element algorithm (apply_scale_32) on every int8 value */
         int32_t *l32 = (int32_t *)(void *)(b + off[RS_NTAB + RS_NTAB32 - 1] + tosac_kalign64((size_t)tw * sizeof(int32_t)));
-        int8_t *l8 = (int8_t *)(l32 + 256);
+        uint8_t *pl = (uint8_t *)(l32 + 256);
         bool all = ok;
         for (int32_t u = 0; u < 256; u++) {
             const int32_t v = (r.iu ? u ^ 0x80 : u - 128) - (int32_t)r.izp;
@@ -498,7 +499,7 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
             const int64_t t = (int64_t)q + r.ozp;
             all &= t >= INT32_MIN && t <= INT32_MAX;
             l32[u] = (int32_t)(t < r.qmin ? r.qmin : t > r.qmax ? r.qmax : t);
-            l8[u] = tosac_ku8_to_i8((uint32_t)l32[u]);
+            for (unsigned k = 0; k < 4; k++) pl[256 * k + (unsigned)u] = (uint8_t)((uint32_t)l32[u] >> (8 * k));
         }
         h->lut = all;
     }
@@ -715,7 +716,115 @@ __attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64
 #undef KR256_LD
 #undef KR256_ST
 }
+
+/*
+ * rs_prep.lut with 16- or 32-bit results (`ob` bytes; the int32 inputs of a residual join): each
+ * byte of the results is a TABLE lookup in its plane, 64 elements per vpermi2b pair (AVX-512
+ * VBMI), and the planes are interleaved back into elements with unpacks. The unpacks work within
+ * 128-bit lanes, so the input bytes are first permuted (4-byte blocks for 32-bit results, 8-byte
+ * for 16-bit) such that the interleaved vectors come out in element order.
+ */
+/* Plane K's bytes of the results of u (the permuted input + 128; top: its top bits). */
+#define KR_LUT_PLANE(K)                                                                                  \
+    _mm512_mask_blend_epi8(top, _mm512_permutex2var_epi8(t##K##0, u, t##K##1),                           \
+                           _mm512_permutex2var_epi8(t##K##2, u, t##K##3))
+#define KR_LUT_TABLES(K)                                                                                 \
+    const __m512i t##K##0 = _mm512_loadu_si512(planes + 256 * K), t##K##1 = _mm512_loadu_si512(planes + 256 * K + 64), \
+                  t##K##2 = _mm512_loadu_si512(planes + 256 * K + 128),                                  \
+                  t##K##3 = _mm512_loadu_si512(planes + 256 * K + 192)
+
+/* 16-bit results: block d = 2L + q (128-bit lane L of unpacked vector q) takes input block 4q + L. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void kr_lut16_vbmi(const int8_t *x, int64_t n,
+                                                                                  const uint8_t *planes, int16_t *y)
+{
+    KR_LUT_TABLES(0);
+    KR_LUT_TABLES(1);
+    const __m512i flip = _mm512_set1_epi8(-128), perm = _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0);
+    for (int64_t i = 0; i < n; i += 64) {
+        const int64_t r = n - i;
+        const __mmask64 m = r >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << r) - 1;
+        const __m512i u = _mm512_permutexvar_epi64(perm, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + i), flip));
+        const __mmask64 top = _mm512_movepi8_mask(u);
+        const __m512i b0 = KR_LUT_PLANE(0), b1 = KR_LUT_PLANE(1);
+        const __m512i q0 = _mm512_unpacklo_epi8(b0, b1), q1 = _mm512_unpackhi_epi8(b0, b1);
+        if (r >= 64) {
+            _mm512_storeu_si512(y + i, q0);
+            _mm512_storeu_si512(y + i + 32, q1);
+        } else {
+            const int64_t c1 = r > 32 ? r - 32 : 0;
+            _mm512_mask_storeu_epi16(y + i, r >= 32 ? 0xFFFFFFFFu : (__mmask32)(((uint64_t)1 << r) - 1), q0);
+            _mm512_mask_storeu_epi16(y + i + 32, (__mmask32)(((uint64_t)1 << c1) - 1), q1);
+        }
+    }
+}
+
+/* 32-bit results: block d = 4L + q takes input block 4q + L. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void kr_lut32_vbmi(const int8_t *x, int64_t n,
+                                                                                  const uint8_t *planes, int32_t *y)
+{
+    KR_LUT_TABLES(0);
+    KR_LUT_TABLES(1);
+    KR_LUT_TABLES(2);
+    KR_LUT_TABLES(3);
+    const __m512i flip = _mm512_set1_epi8(-128);
+    const __m512i perm = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    for (int64_t i = 0; i < n; i += 64) {
+        const int64_t r = n - i;
+        const __mmask64 m = r >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << r) - 1;
+        const __m512i u = _mm512_permutexvar_epi32(perm, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + i), flip));
+        const __mmask64 top = _mm512_movepi8_mask(u);
+        const __m512i b0 = KR_LUT_PLANE(0), b1 = KR_LUT_PLANE(1), b2 = KR_LUT_PLANE(2), b3 = KR_LUT_PLANE(3);
+        const __m512i lo01 = _mm512_unpacklo_epi8(b0, b1), hi01 = _mm512_unpackhi_epi8(b0, b1);
+        const __m512i lo23 = _mm512_unpacklo_epi8(b2, b3), hi23 = _mm512_unpackhi_epi8(b2, b3);
+        const __m512i q0 = _mm512_unpacklo_epi16(lo01, lo23), q1 = _mm512_unpackhi_epi16(lo01, lo23);
+        const __m512i q2 = _mm512_unpacklo_epi16(hi01, hi23), q3 = _mm512_unpackhi_epi16(hi01, hi23);
+        if (r >= 64) {
+            _mm512_storeu_si512(y + i, q0);
+            _mm512_storeu_si512(y + i + 16, q1);
+            _mm512_storeu_si512(y + i + 32, q2);
+            _mm512_storeu_si512(y + i + 48, q3);
+        } else {
+#define KR_LUT_TAIL(J, Q)                                                                                \
+    _mm512_mask_storeu_epi32(y + i + 16 * J, (__mmask16)((1u << (r - 16 * J < 0 ? 0 : r - 16 * J > 16 ? 16 : r - 16 * J)) - 1), Q)
+            KR_LUT_TAIL(0, q0);
+            KR_LUT_TAIL(1, q1);
+            KR_LUT_TAIL(2, q2);
+            KR_LUT_TAIL(3, q3);
+#undef KR_LUT_TAIL
+        }
+    }
+}
+#undef KR_LUT_PLANE
+#undef KR_LUT_TABLES
 #endif
+
+/* rs_prep.lut's results of the int8 values s[0..m) as `out`'s type at element i0. */
+static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tosac_ktensor *out, int64_t i0, uint32_t isa)
+{
+    const int32_t *l32 = rs_lut(h);
+    const uint8_t *planes = (const uint8_t *)(l32 + 256);
+    const unsigned ob = out->dtype == TOSAC_DTYPE_INT8 ? 1u : out->dtype == TOSAC_DTYPE_INT16 ? 2u : 4u;
+    if (ob == 1) {
+        tosac_ktable_i8(s, m, (const int8_t *)planes, (int8_t *)out->data + i0, isa);
+        return;
+    }
+#ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX512 && __builtin_cpu_supports("avx512vbmi")) {
+        if (ob == 2)
+            kr_lut16_vbmi(s, m, planes, (int16_t *)out->data + i0);
+        else
+            kr_lut32_vbmi(s, m, planes, (int32_t *)out->data + i0);
+        return;
+    }
+#endif
+    if (ob == 2) {
+        int16_t *d = (int16_t *)out->data + i0;
+        for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)l32[(int32_t)s[i] + 128]);
+    } else {
+        int32_t *d = (int32_t *)out->data + i0;
+        for (int64_t i = 0; i < m; i++) d[i] = l32[(int32_t)s[i] + 128];
+    }
+}
 
 static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, int32_t ozp, int32_t lo,
                         int32_t hi, int32_t *y, bool simple)
@@ -729,23 +838,35 @@ static uint32_t rs_rows(uint32_t isa, const int32_t *x, int64_t n, const rs_tabs
     return kr_base_rs_rows(x, n, t, nc, ozp, lo, hi, y);
 }
 
-/* x (values minus input_zp, rows of channels from channel 0) -> y, in the variant c->isa picks.
-   A per-tensor scale's tables may be replicated (rs_width): rows of that width, then single ones. */
-static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *y)
+/* rs_tables from channel j0 on (a per-tensor scale's are the same for every channel). */
+static rs_tabs rs_tables_from(const rs_prep *h, int64_t j0)
+{
+    rs_tabs t = rs_tables(h);
+    if (h->nc == 1 || j0 == 0) return t;
+    t.mult += j0, t.shift += j0, t.rpos += j0, t.rneg += j0, t.vmin += j0, t.vmax += j0;
+    if (h->hi32) t.m32 += j0, t.r32 += j0, t.s32 += j0;
+    return t;
+}
+
+/* x (values minus input_zp, rows of nc channels from channel j0: h->nc and 0 for whole rows) -> y,
+   in the variant c->isa picks. A per-tensor scale's tables may be replicated (rs_width): rows of
+   that width, then single ones. */
+static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int64_t j0, int64_t nc, int32_t lo,
+                         int32_t hi, int32_t *y)
 {
     const rs_prep *h = c->prep;
-    const rs_tabs t = rs_tables(c->prep);
+    const rs_tabs t = rs_tables_from(h, j0);
     const uint32_t isa = c->isa == TOSAC_KISA_MVE ? TOSAC_KISA_PORTABLE : c->isa; /* (kernel.h) */
 #ifdef TOSAC_KERNEL_X86
     if (h->hi32 && isa >= TOSAC_KISA_AVX2) { /* (no REQUIRE can fail) */
         if (isa >= TOSAC_KISA_AVX512)
-            kr_avx512_hi32(x, n, &t, h->nc, h->nc == 1, h->ozp, lo, hi, y, 4);
+            kr_avx512_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y, 4);
         else
-            kr_avx2_hi32(x, n, &t, h->nc, h->nc == 1, h->ozp, lo, hi, y);
+            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y);
         return 0;
     }
 #endif
-    if (h->nc > 1) return rs_rows(isa, x, n, &t, h->nc, h->ozp, lo, hi, y, h->simple);
+    if (h->nc > 1) return rs_rows(isa, x, n, &t, nc, h->ozp, lo, hi, y, h->simple);
     const int64_t w = h->width;
     int64_t nw = n - (int64_t)((size_t)n % (size_t)w);
     uint32_t bad = nw ? rs_rows(isa, x, nw, &t, w, h->ozp, lo, hi, y, h->simple) : 0;
@@ -785,19 +906,19 @@ static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32
 
 /* rs_apply, then the results stored at element `off` of out (tmp: n int32 of room, may be x);
    the AVX-512 hi32 form writes out directly. */
-static uint32_t rs_apply_store(const tosac_kcall *c, const int32_t *x, int64_t n, int32_t lo, int32_t hi, int32_t *tmp,
-                               const tosac_ktensor *out, int64_t off, bool is_unsigned)
+static uint32_t rs_apply_store(const tosac_kcall *c, const int32_t *x, int64_t n, int64_t j0, int64_t nc, int32_t lo,
+                               int32_t hi, int32_t *tmp, const tosac_ktensor *out, int64_t off, bool is_unsigned)
 {
 #ifdef TOSAC_KERNEL_X86
     const rs_prep *h = c->prep;
     if (h->hi32 && c->isa == TOSAC_KISA_AVX512) {
-        const rs_tabs t = rs_tables(c->prep);
+        const rs_tabs t = rs_tables_from(h, j0);
         const unsigned ob = out->dtype == TOSAC_DTYPE_INT8 ? 1u : out->dtype == TOSAC_DTYPE_INT16 ? 2u : 4u;
-        kr_avx512_hi32(x, n, &t, h->nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob);
+        kr_avx512_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob);
         return 0;
     }
 #endif
-    const uint32_t bad = rs_apply(c, x, n, lo, hi, tmp);
+    const uint32_t bad = rs_apply(c, x, n, j0, nc, lo, hi, tmp);
     if (!bad) rs_store(out, off, n, tmp, is_unsigned);
     return bad;
 }
@@ -826,21 +947,7 @@ static void rs_chunks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     for (size_t b = b0; b < b1 && !t->bad[worker]; b++) {
         const int64_t i0 = (int64_t)b * ch, m = n - i0 < ch ? n - i0 : ch;
         if (h->lut && in->dtype == TOSAC_DTYPE_INT8) { /* (u8 inputs: the table is by bit pattern) */
-            const int32_t *l32 = rs_lut(h);
-            const int8_t *s = (const int8_t *)in->data + i0;
-            switch (c->out[0].dtype) {
-            case TOSAC_DTYPE_INT8: tosac_ktable_i8(s, m, (const int8_t *)(l32 + 256), (int8_t *)c->out[0].data + i0, c->isa); break;
-            case TOSAC_DTYPE_INT16: {
-                int16_t *d = (int16_t *)c->out[0].data + i0;
-                for (int64_t i = 0; i < m; i++) d[i] = tosac_ku16_to_i16((uint32_t)l32[(int32_t)s[i] + 128]);
-                break;
-            }
-            default: {
-                int32_t *d = (int32_t *)c->out[0].data + i0;
-                for (int64_t i = 0; i < m; i++) d[i] = l32[(int32_t)s[i] + 128];
-                break;
-            }
-            }
+            rs_lut_store(h, (const int8_t *)in->data + i0, m, &c->out[0], i0, c->isa);
             continue;
         }
         switch (in->dtype) {
@@ -863,7 +970,7 @@ static void rs_chunks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         default: break; /* INT32: izp is 0, read in place */
         }
         const int32_t *x = in->dtype == TOSAC_DTYPE_INT32 ? (const int32_t *)in->data + i0 : buf;
-        t->bad[worker] |= rs_apply_store(c, x, m, h->qmin, h->qmax, buf, &c->out[0], i0, h->qmin == 0);
+        t->bad[worker] |= rs_apply_store(c, x, m, 0, h->nc, h->qmin, h->qmax, buf, &c->out[0], i0, h->qmin == 0);
     }
 }
 
@@ -893,15 +1000,30 @@ bool tosac_rescale_fusable(const tosac_kcall *rescale, int32_t *lo, int32_t *hi)
     return true;
 }
 
+static const char rs_fused_require[] = "fused RESCALE: REQUIRE failed (multiplier >= 0, 2 <= shift <= 62, value "
+                                       "within +-2^(shift-1), input_zp 0)";
+
 tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int64_t n)
 {
     const tosac_kepilogue *e = c->epi;
     const rs_prep *h = e->rescale->prep;
     /* (a fused RESCALE has a signed output) */
-    if (!h || !h->fast || h->izp != 0 || rs_apply_store(e->rescale, acc, n, e->lo, e->hi, acc, e->out, off, false))
-        return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "fused RESCALE: REQUIRE failed (multiplier >= 0, "
-                                                       "2 <= shift <= 62, value within +-2^(shift-1), input_zp 0)");
+    if (!h || !h->fast || h->izp != 0 ||
+        rs_apply_store(e->rescale, acc, n, 0, h->nc, e->lo, e->hi, acc, e->out, off, false))
+        return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_fused_require);
     return TOSAC_OK;
+}
+
+tosac_status tosac_epilogue_store_cols(tosac_kcall *c, int32_t *acc, int64_t ld, int64_t off, int64_t rows, int64_t j0,
+                                       int64_t jn)
+{
+    const tosac_kepilogue *e = c->epi;
+    const rs_prep *h = e->rescale->prep;
+    bool bad = !h || !h->fast || h->izp != 0;
+    for (int64_t p = 0; p < rows && !bad; p++) /* one row's columns at a time (the tables from j0) */
+        bad = rs_apply_store(e->rescale, acc + p * ld + j0, jn, j0, jn, e->lo, e->hi, acc + p * ld + j0, e->out,
+                             off + p * ld + j0, false);
+    return bad ? tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_fused_require) : TOSAC_OK;
 }
 
 tosac_status tosac_kernel_rescale(tosac_kcall *c)

@@ -24,6 +24,10 @@ void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore);
    [epi->lo, epi->hi] and stores at element `off` of epi->out. UNPREDICTABLE when the RESCALE's
    REQUIREs fail, as the unfused RESCALE would report. */
 tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int64_t n);
+/* The same for columns [j0, j0 + jn) of `rows` rows of ld channels: acc and the output (from
+   element off) hold channel 0 of row p at p * ld. */
+tosac_status tosac_epilogue_store_cols(tosac_kcall *c, int32_t *acc, int64_t ld, int64_t off, int64_t rows, int64_t j0,
+                                       int64_t jn);
 
 /* The fp32 epilogue's `post` over output rows [row0, row0 + nrows), all stored (kernel.h). */
 static inline void tosac_epilogue_post(const tosac_kcall *c, uint32_t worker, int64_t row0, int64_t nrows)

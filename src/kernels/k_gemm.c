@@ -602,7 +602,7 @@ static const kgb_tile_fn kgb_half[13] = {NULL,          kgb_tile_1x2,  kgb_tile_
 #endif
 
 void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
-                         int64_t ldc)
+                         int64_t ldc, int64_t j0, int64_t j1)
 {
 #ifdef TOSAC_KERNEL_X86
     int64_t Q = (K + 3) / 4;
@@ -610,14 +610,15 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
     const int32_t *corr = (const int32_t *)(const void *)(pb + kgb_blocks_bytes(J, K));
     if (P > 60) { /* row sums in blocks of 60 rows */
         for (int64_t p = 0; p < P; p += 60)
-            tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel, C + p * ldc, ldc);
+            tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel, C + p * ldc, ldc, j0, j1);
         return;
     }
     int32_t rsum[60];
     for (int64_t p = 0; p < P; p++) rsum[p] = kgb_rowsum(A + p * lda, K);
-    for (int64_t jb = 0; jb < J;) {
+    const int64_t je = j1 < J ? j1 : J;
+    for (int64_t jb = j0; jb < je;) {
         const uint8_t *Bp = pb + jb / 32 * Q * 128;
-        int64_t nc = J - jb < 64 ? J - jb : 64;
+        int64_t nc = je - jb < 64 ? je - jb : 64;
         __mmask16 m[4];
         for (int v = 0; v < 4; v++) {
             int64_t left = nc - 16 * v;
@@ -634,7 +635,7 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
         jb += wide ? 64 : 32;
     }
 #else
-    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)j0, (void)j1;
 #endif
 }
 

@@ -73,13 +73,14 @@ void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *
  * themselves (padding taps: the zero point), K rounded up to a multiple of 4 (any bytes beyond K:
  * their weights are 0): with the row sums rsum[p] = sum_{k<K} A[p][k], which the GEMM computes,
  * sum_k A * (B + 128) - 128 * rsum - corr is sum_k (x - zp) * B exactly (the caller bounds K so that it fits int32: every partial sum then
- * does too, modulo 2^32). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512.
+ * does too, modulo 2^32). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512. The GEMM computes
+ * columns [j0, j1) of C (j0 a multiple of 64, j1 one too or J), each the same way for any range.
  */
 size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K);
 void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
                               void *dst);
 void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
-                         int64_t ldc);
+                         int64_t ldc, int64_t j0, int64_t j1);
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each

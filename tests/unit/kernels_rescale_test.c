@@ -214,6 +214,60 @@ static void test_rescale_random(void)
     }
 }
 
+/* An INT8 input with a per-tensor scale (the table of its 256 results) to INT16 / INT32, shifts
+   below 33 as in the quantizer's residual joins, results spanning every byte: the spec, at every
+   level, on lengths around the 64-element vectors, also in three workers' chunks. */
+static void test_rescale_lut(void)
+{
+    static const int64_t lens[] = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 191, 1000, 4099};
+    for (int iter = 0; iter < 120; iter++) {
+        rcase r;
+        memset(&r, 0, sizeof r);
+        const tosac_dtype to = iter % 3 == 0 ? TOSAC_DTYPE_INT16 : TOSAC_DTYPE_INT32;
+        const int64_t n = lens[(size_t)iter % (sizeof lens / sizeof lens[0])];
+        r.nc = 1;
+        r.dbl = rnd() % 2;
+        r.iu = to == TOSAC_DTYPE_INT16 && rnd() % 4 == 0;
+        mk1(&r.x, TOSAC_DTYPE_INT8, n);
+        mk1(&r.y, to, n);
+        mk1(&r.mul, TOSAC_DTYPE_INT32, 1);
+        mk1(&r.shf, TOSAC_DTYPE_INT8, 1);
+        mk1(&r.izp, TOSAC_DTYPE_INT8, 1);
+        mk1(&r.ozp, to, 1);
+        for (int64_t i = 0; i < n; i++) seti(&r.x, i, rnd_in(-128, 127));
+        seti(&r.izp, 0, rnd_in(-128, 127));
+        /* (output_zp is 0 for these output types) */
+        seti(&r.mul, 0, rnd_in(1 << 30, INT32_MAX));
+        ((int8_t *)r.shf.buf)[0] = (int8_t)(to == TOSAC_DTYPE_INT16 ? rnd_in(25, 32) : rnd_in(9, 32));
+        rcase_attrs(&r, false);
+        int64_t *expect = calloc((size_t)n, sizeof *expect);
+        bool spec_ok = true;
+        for (int64_t i = 0; i < n && spec_ok; i++) spec_ok = spec_rescale(&r, i, &expect[i]);
+        EXPECT(spec_ok);
+        const char *why;
+        for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++)
+            for (uint32_t w = 1; w <= 3; w += 2) {
+                tosac_kernel_limit_isa(level);
+                kr_workers = w;
+                memset(r.y.buf, 0x5A, (size_t)n * r.y.es);
+                EXPECT_EQ_I(rescale_run(&r, ~1u, &why), TOSAC_OK);
+                for (int64_t i = 0; i < n; i++) {
+                    const int64_t e = !r.ou ? expect[i] : (expect[i] ^ 0x8000) - 0x8000;
+                    if (geti(&r.y, i) != e) {
+                        fprintf(stderr, "  level %u workers %u n %lld element %lld\n", level, w, (long long)n,
+                                (long long)i);
+                        EXPECT_EQ_I(geti(&r.y, i), e);
+                        break;
+                    }
+                }
+            }
+        kr_workers = 1;
+        tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+        free(expect);
+        rcase_free(&r);
+    }
+}
+
 /* ---- fused epilogues ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -246,6 +300,11 @@ static void producer_make(producer *p, uint32_t op, int64_t *oc)
         int64_t M = dw ? rnd_in(1, 2) : 1, OC = dw ? IC * M : rnd_in(1, 40);
         for (int i = 0; i < 4; i++) p->pad[i] = (int32_t)rnd_in(0, 1);
         for (int i = 0; i < 2; i++) p->st[i] = (int32_t)rnd_in(1, 2), p->dl[i] = 1;
+        if (!dw && rnd() % 4 == 0) { /* few pixels, many channels: split over the workers' column groups */
+            IH = rnd_in(6, 8), IW = rnd_in(6, 8), IC = rnd_in(60, 80), KH = KW = 3, OC = rnd_in(130, 200);
+            for (int i = 0; i < 4; i++) p->pad[i] = 1;
+            p->st[0] = p->st[1] = 1;
+        }
         int64_t OH = (IH - 1 + p->pad[0] + p->pad[1] - (KH - 1)) / p->st[0] + 1;
         int64_t OW = (IW - 1 + p->pad[2] + p->pad[3] - (KW - 1)) / p->st[1] + 1;
         if (OH < 1 || OW < 1) {
@@ -428,6 +487,7 @@ static void test_fused_fp_clamp(void)
 int main(void)
 {
     RUN(test_rescale_random);
+    RUN(test_rescale_lut);
     RUN(test_fused_epilogue);
     RUN(test_fused_fp_clamp);
     return test_summary();
