@@ -26,8 +26,6 @@
    dependent increments; at most 2^31 elements per fold keeps every uint32 count exact. */
 #define OBS_LANES 8 /* the AVX2 loop puts element k in lane k mod 8 */
 #define OBS_MAX_FOLD ((int64_t)1 << 31)
-/* Samples run side by side on at most this many threads. */
-#define TOSAC_QUANT_MAX_WORKERS 64
 
 /* Value y's statistics from those of its input: y = clamp(x, lo, hi) elementwise (a CLAMP with
    nan_mode PROPAGATE; data movement keeping the elements: lo = -inf, hi = +inf). Exact: clamp is
@@ -514,16 +512,17 @@ static void sample_task(void *ctx, uint32_t worker, size_t begin, size_t end)
    then nothing was observed. */
 static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, const tosac_program_opts *po,
                                        const tosac_block *b, const tosac_quant_opts *o, quant_stats *st,
-                                       const float *const *x, uint32_t n_samples, tosac_diag *d)
+                                       const float *const *x, uint32_t n_samples, quant_fp_programs *keep,
+                                       tosac_diag *d)
 {
     /* every worker of p's pool may take a sample: each needs its program */
     uint32_t T = tosac_program_threads(p);
-    if (T < 2 || n_samples < T || T > TOSAC_QUANT_MAX_WORKERS) return TOSAC_ERR_UNSUPPORTED;
-    tosac_program *q[TOSAC_QUANT_MAX_WORKERS] = {0};
-    quant_stats ws[TOSAC_QUANT_MAX_WORKERS];
-    cal_ctx cc[TOSAC_QUANT_MAX_WORKERS];
-    tosac_diag *wd[TOSAC_QUANT_MAX_WORKERS] = {0};
-    tosac_status wst[TOSAC_QUANT_MAX_WORKERS];
+    if (T < 2 || n_samples < T || T > QUANT_MAX_WORKERS) return TOSAC_ERR_UNSUPPORTED;
+    tosac_program *q[QUANT_MAX_WORKERS] = {0};
+    quant_stats ws[QUANT_MAX_WORKERS];
+    cal_ctx cc[QUANT_MAX_WORKERS];
+    tosac_diag *wd[QUANT_MAX_WORKERS] = {0};
+    tosac_status wst[QUANT_MAX_WORKERS];
     memset(ws, 0, sizeof ws);
     tosac_program_opts qo = *po;
     qo.threads = 1;
@@ -559,14 +558,26 @@ static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, c
     for (uint32_t w = 0; w < T; w++) {
         ws[w].raw_bin = NULL; /* st's */
         quant_stats_free(&ws[w]);
-        tosac_program_destroy(q[w]);
+        if (s == TOSAC_OK && keep) {
+            tosac_program_set_op_callback(q[w], NULL, NULL);
+            keep->lane[keep->n_lanes++] = q[w];
+        } else {
+            tosac_program_destroy(q[w]);
+        }
         tosac_diag_destroy(wd[w]);
     }
     return s;
 }
 
+void quant_fp_programs_free(quant_fp_programs *f)
+{
+    for (uint32_t w = 0; w < f->n_lanes; w++) tosac_program_destroy(f->lane[w]);
+    tosac_program_destroy(f->p); /* after the lanes: they read its prepared constants */
+    memset(f, 0, sizeof *f);
+}
+
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
-                             tosac_program **keep, tosac_diag *d)
+                             quant_fp_programs *keep, tosac_diag *d)
 {
     uint32_t n_samples = quant_sample_count(o);
     if (!n_samples)
@@ -625,7 +636,7 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
             x[(size_t)k * n_in + i] = xi;
         }
     quant_samples_free(&qs);
-    tosac_status ps = s == TOSAC_OK ? calibrate_parallel(p, g, &po, b, o, st, x, n_samples, d) : s;
+    tosac_status ps = s == TOSAC_OK ? calibrate_parallel(p, g, &po, b, o, st, x, n_samples, keep, d) : s;
     if (ps != TOSAC_ERR_UNSUPPORTED) s = ps;
     else { /* one sample after another, on p (its threads split the operators and the statistics) */
         cal_ctx c = {p, b, st};
@@ -641,7 +652,13 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     free(dv.to);
     free(rnd);
     free(x);
-    if (keep && s == TOSAC_OK) *keep = p;
-    else tosac_program_destroy(p);
+    if (keep && s == TOSAC_OK) {
+        keep->p = p;
+    } else if (keep) {
+        keep->p = p;
+        quant_fp_programs_free(keep);
+    } else {
+        tosac_program_destroy(p);
+    }
     return s;
 }

@@ -1494,7 +1494,8 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
                                                      "them to float); uint8 or in-program float I/O is not supported");
     /* a QDQ model needs no calibration; with data, what its Q/DQ leave open is calibrated */
     /* the report runs the calibration's FP program again (created and prepared once) */
-    tosac_program *pf = NULL;
+    quant_fp_programs pf;
+    memset(&pf, 0, sizeof pf);
     if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains))
         s = quant_calibrate(fb, fp, o, &st, report && quant_sample_count(o) ? &pf : NULL, d);
     uint32_t nt = fb->n_tensors, nn = fb->n_nodes;
@@ -1543,8 +1544,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         uint32_t n_map = 0;
         s = report_map(&l, &map, &n_map);
         if (s == TOSAC_OK) {
-            s = quant_report(fp, pf, l.g, o, io, map, n_map, report, d);
-            pf = NULL; /* taken over */
+            s = quant_report(fp, &pf, l.g, o, io, map, n_map, report, d);
         }
         free(map);
     }
@@ -1566,7 +1566,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     free(l.cluster_of);
     quant_fixed_free(&fx);
     quant_stats_free(&st);
-    tosac_program_destroy(pf);
+    quant_fp_programs_free(&pf);
     if (s == TOSAC_OK) {
         *out = l.g;
         *iop = io;

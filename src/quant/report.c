@@ -135,8 +135,6 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 /* Elements per range of a compare on the program's threads; the sums are taken block by block and
    added in block order, so they do not depend on the thread count. */
 #define CMP_BLOCK 16384
-/* Samples side by side on at most this many threads. */
-#define TOSAC_QUANT_MAX_LANES 64
 #define CMP_CHUNK 256
 
 /* d[0, m) = slot values k0.. dequantized. */
@@ -364,10 +362,14 @@ static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint
     return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
 }
 
-tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_graph *q, const tosac_quant_opts *o,
+tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d)
 {
+    quant_fp_programs none;
+    memset(&none, 0, sizeof none);
+    if (!kept) kept = &none;
+    tosac_program *pf = kept->p;
     const tosac_block *fb = quant_main_block(fp), *qb = quant_main_block(q);
     uint32_t n_samples = quant_sample_count(o);
     if (o->report_samples && n_samples > o->report_samples) n_samples = o->report_samples;
@@ -417,20 +419,21 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     if (!oacc && s == TOSAC_OK) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     /* the lanes: side by side on pf's threads when each can have its copies of the programs,
        else one lane on pf and pq themselves */
-    rep_lane lanes[TOSAC_QUANT_MAX_LANES];
+    rep_lane lanes[QUANT_MAX_WORKERS];
     memset(lanes, 0, sizeof lanes);
     uint32_t n_lanes = 0;
     if (s == TOSAC_OK) {
         uint32_t T = tosac_program_threads(pf);
         T = T < n_samples ? T : n_samples;
-        T = T < TOSAC_QUANT_MAX_LANES ? T : TOSAC_QUANT_MAX_LANES;
+        T = T < QUANT_MAX_WORKERS ? T : QUANT_MAX_WORKERS;
         bool ok = T >= 2;
         for (uint32_t w = 0; w < T && ok; w++) {
             rep_lane *L = &lanes[n_lanes++];
             L->own = true;
-            /* a failure here only means one lane */
+            /* the calibration's programs where it ran side by side; a failure here only means one lane */
+            if (w < kept->n_lanes) L->pf = kept->lane[w], kept->lane[w] = NULL;
             ok = (L->d = tosac_diag_create()) &&
-                 (L->pf = lane_program(fp, pf, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, L->d)) &&
+                 (L->pf || (L->pf = lane_program(fp, pf, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, L->d))) &&
                  (L->pq = lane_program(q, pq, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, L->d)) &&
                  lane_slots(L, &c);
             L->c.pf = L->pf;
@@ -529,6 +532,8 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
         }
     }
     for (uint32_t w = 0; w < n_lanes; w++) lane_free(&lanes[w]);
+    kept->p = NULL; /* pf: destroyed last */
+    quant_fp_programs_free(kept);
     quant_samples_free(&qs);
     if (s == TOSAC_OK) {
         r = calloc(1, sizeof *r);
