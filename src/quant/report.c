@@ -137,24 +137,25 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 #define CMP_BLOCK 16384
 #define CMP_CHUNK 256
 
-/* d[0, m) = slot values k0.. dequantized. */
-static void dequant_run(const slot *s, int64_t k0, int64_t m, double *d)
+/* d[0, m) = slot values k0.. dequantized; an int8 one through dq, the 256 dequantized codes (the
+   same double each code gives). */
+static void dequant_run(const slot *s, const double *dq, int64_t k0, int64_t m, double *d)
 {
     const quant_map_entry *e = s->e;
     if (e->i32) {
-        if (e->t->dtype == TOSAC_DTYPE_INT48)
-            for (int64_t k = 0; k < m; k++) d[k] = (double)((const int64_t *)s->buf)[k0 + k];
-        else
-            for (int64_t k = 0; k < m; k++) d[k] = (double)((const int32_t *)s->buf)[k0 + k];
-        if (e->nsc <= 1) {
-            for (int64_t k = 0; k < m; k++) d[k] *= e->sc[0];
-            return;
-        }
-        /* channel (k0 + k) mod nsc: runs of consecutive channels */
-        int64_t nsc = e->nsc, c = k0 % nsc;
+        /* channel (k0 + k) mod nsc: runs of consecutive channels (INT48 lives in an int64) */
+        const int32_t *q = (const int32_t *)s->buf + k0;
+        const int64_t *q48 = (const int64_t *)s->buf + k0;
+        int64_t nsc = e->nsc > 1 ? e->nsc : 1, c = k0 % nsc;
         for (int64_t k = 0; k < m; c = 0) {
             int64_t run = nsc - c < m - k ? nsc - c : m - k;
-            for (int64_t j = 0; j < run; j++) d[k + j] *= e->sc[c + j];
+            const double *sc = e->sc + (e->nsc > 1 ? c : 0);
+            if (e->t->dtype == TOSAC_DTYPE_INT48)
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q48[k + j] * sc[e->nsc > 1 ? j : 0];
+            else if (e->nsc > 1)
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q[k + j] * sc[j];
+            else
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q[k + j] * sc[0];
             k += run;
         }
     } else if (e->t->dtype == TOSAC_DTYPE_INT16) {
@@ -162,7 +163,30 @@ static void dequant_run(const slot *s, int64_t k0, int64_t m, double *d)
         for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
     } else {
         const int8_t *q = (const int8_t *)s->buf + k0;
-        for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
+        for (int64_t k = 0; k < m; k++) d[k] = dq[q[k] + 128];
+    }
+}
+
+/* Adds element k of x[0, m) and its error x[k] - d[k], squared, to lane k mod 4 of sig and noise,
+   each lane in element order: four independent sums in registers (they vectorise), no chain of
+   dependent additions through memory. */
+static void cmp_sums(const float *x, const double *d, int64_t m, double sig[4], double noise[4])
+{
+    double s0 = sig[0], s1 = sig[1], s2 = sig[2], s3 = sig[3];
+    double n0 = noise[0], n1 = noise[1], n2 = noise[2], n3 = noise[3];
+    int64_t k = 0;
+    for (; k + 4 <= m; k += 4) {
+        double r0 = x[k], r1 = x[k + 1], r2 = x[k + 2], r3 = x[k + 3];
+        double e0 = r0 - d[k], e1 = r1 - d[k + 1], e2 = r2 - d[k + 2], e3 = r3 - d[k + 3];
+        s0 += r0 * r0, s1 += r1 * r1, s2 += r2 * r2, s3 += r3 * r3;
+        n0 += e0 * e0, n1 += e1 * e1, n2 += e2 * e2, n3 += e3 * e3;
+    }
+    sig[0] = s0, sig[1] = s1, sig[2] = s2, sig[3] = s3;
+    noise[0] = n0, noise[1] = n1, noise[2] = n2, noise[3] = n3;
+    for (; k < m; k++) {
+        double r = x[k], e = r - d[k];
+        sig[k & 3] += r * r;
+        noise[k & 3] += e * e;
     }
 }
 
@@ -171,6 +195,7 @@ typedef struct cmp_job {
     const float *x;
     int64_t n;
     double *part;
+    double dq[256];
 } cmp_job;
 
 static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
@@ -180,14 +205,10 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     for (size_t blk = begin; blk < end; blk++) {
         int64_t b = (int64_t)blk * CMP_BLOCK, e = b + CMP_BLOCK < j->n ? b + CMP_BLOCK : j->n;
         double sig[4] = {0, 0, 0, 0}, noise[4] = {0, 0, 0, 0}, d[CMP_CHUNK];
-        for (int64_t k0 = b; k0 < e; k0 += CMP_CHUNK) {
+        for (int64_t k0 = b; k0 < e; k0 += CMP_CHUNK) { /* k0 - b is a multiple of 4: lane = element mod 4 */
             int64_t m = e - k0 < CMP_CHUNK ? e - k0 : CMP_CHUNK;
-            dequant_run(j->s, k0, m, d);
-            for (int64_t k = 0; k < m; k++) { /* four sums: no chain of dependent additions */
-                double r = j->x[k0 + k], dv = r - d[k];
-                sig[k & 3] += r * r;
-                noise[k & 3] += dv * dv;
-            }
+            dequant_run(j->s, j->dq, k0, m, d);
+            cmp_sums(j->x + k0, d, m, sig, noise);
         }
         j->part[2 * blk] = (sig[0] + sig[1]) + (sig[2] + sig[3]);
         j->part[2 * blk + 1] = (noise[0] + noise[1]) + (noise[2] + noise[3]);
@@ -197,7 +218,9 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
 /* s's block sums of this sample (n = s->nelem elements, at most once per sample). */
 static void compare(const rep_ctx *c, slot *s, const float *x, int64_t n)
 {
-    cmp_job j = {s, x, n, s->part};
+    cmp_job j = {s, x, n, s->part, {0}};
+    if (!s->e->i32 && s->e->t->dtype == TOSAC_DTYPE_INT8)
+        for (int q = -128; q < 128; q++) j.dq[q + 128] = s->e->q.scale * ((double)q - s->e->q.zero_point);
     size_t blocks = (size_t)((n + CMP_BLOCK - 1) / CMP_BLOCK);
     if (blocks < 4) cmp_task(&j, 0, 0, blocks);
     else tosac_program_parallel_for(c->pf, cmp_task, &j, blocks);
