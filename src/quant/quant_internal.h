@@ -63,6 +63,8 @@ typedef struct quant_fp_programs {
     tosac_program *p;
     tosac_program *lane[QUANT_MAX_WORKERS];
     uint32_t n_lanes;
+    const uint32_t *observe; /* their observe list (tosac_program_opts.observe: the FP values read) */
+    uint32_t n_observe;
 } quant_fp_programs;
 void quant_fp_programs_free(quant_fp_programs *f);
 
@@ -72,10 +74,12 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *pf, const to
                           tosac_diag *d);
 
 void quant_stats_free(quant_stats *st);
-/* Runs the FP program over the calibration samples (or seeded random ones) and records ranges;
-   keep (optional) receives the programs for the report instead of their being destroyed. */
-tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
-                             quant_fp_programs *keep, tosac_diag *d);
+/* Runs the FP program over the calibration samples (or seeded random ones) and records the ranges
+   of the values observe lists (FP value indices: the program runs fused wherever none of them is
+   an intermediate); keep (optional) receives the programs for the report instead of their being
+   destroyed. */
+tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, const uint32_t *observe,
+                             uint32_t n_observe, quant_stats *st, quant_fp_programs *keep, tosac_diag *d);
 
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,

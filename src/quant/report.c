@@ -276,24 +276,39 @@ static void lane_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) lane_run(&lanes[i]);
 }
 
-/* A single-threaded copy of `shared` (program of g) using its prepared constants. */
-static tosac_program *lane_program(const tosac_graph *g, const tosac_program *shared, uint32_t profiles,
-                                   uint32_t extensions, tosac_diag *d)
+/* What the programs of one graph are made with: every program of it gets the same (they share
+   prepared constants, which depend on the fusions the observe list allows). */
+typedef struct prog_kind {
+    const tosac_graph *g;
+    uint32_t profiles, extensions;
+    const uint32_t *observe; /* the values the callbacks read (NULL: every one, unfused) */
+    uint32_t n_observe;
+} prog_kind;
+
+static tosac_program *make_program(const prog_kind *k, uint32_t threads, const tosac_program *shared, tosac_diag *d)
 {
     tosac_program_opts po = tosac_program_opts_default();
-    po.threads = 1;
-    po.validate.profiles = profiles;
-    po.validate.extensions = extensions;
-    po.borrow_constants = true;
-    po.caller_prepared = tosac_program_prepared_size(shared) > 0;
+    po.threads = threads;
+    po.validate.profiles = k->profiles;
+    po.validate.extensions = k->extensions;
+    po.borrow_constants = true; /* both graphs outlive the programs */
+    po.observe = k->observe;
+    po.n_observe = k->n_observe;
+    po.caller_prepared = shared && tosac_program_prepared_size(shared) > 0;
     tosac_program *p = NULL;
-    if (tosac_program_create(g, &po, &p, d) != TOSAC_OK) return NULL;
+    if (tosac_program_create(k->g, &po, &p, d) != TOSAC_OK) return NULL;
     if (po.caller_prepared && tosac_program_share_prepared(p, tosac_program_prepared(shared),
                                                            tosac_program_prepared_size(shared), d) != TOSAC_OK) {
         tosac_program_destroy(p);
         return NULL;
     }
     return p;
+}
+
+/* A single-threaded copy of `shared` (a program of k) using its prepared constants. */
+static tosac_program *lane_program(const prog_kind *k, const tosac_program *shared, tosac_diag *d)
+{
+    return make_program(k, 1, shared, d);
 }
 
 /* The lane's slots: the report's, each with its own buffer and block sums. */
@@ -373,18 +388,6 @@ static char *dup_str(const char *s, bool *ok)
     return c;
 }
 
-static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, uint32_t threads,
-                                   tosac_diag *d)
-{
-    tosac_program_opts po = tosac_program_opts_default();
-    po.threads = threads;
-    po.validate.profiles = profiles;
-    po.validate.extensions = extensions;
-    po.borrow_constants = true; /* both graphs outlive the programs */
-    tosac_program *p = NULL;
-    return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
-}
-
 tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d)
@@ -403,10 +406,13 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
     c.by_int = calloc(n_map ? n_map : 1, sizeof *c.by_int);
     c.by_fp = malloc((c.n_fp ? c.n_fp : 1) * sizeof *c.by_fp);
     tosac_program *pq = NULL;
+    prog_kind kf = {fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, kept->observe, kept->n_observe};
+    prog_kind kq = {q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, NULL, 0};
+    uint32_t *int_obs = malloc((n_map ? n_map : 1) * sizeof *int_obs); /* the INT values copied */
     tosac_quant_report *r = NULL;
     ordered *ord = NULL;
     double out_sig = 0, out_noise = 0;
-    tosac_status s = c.slots && c.by_int && c.by_fp ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    tosac_status s = c.slots && c.by_int && c.by_fp && int_obs ? TOSAC_OK : TOSAC_ERR_NOMEM;
     for (uint32_t k = 0; k < c.n_fp && s == TOSAC_OK; k++) c.by_fp[k] = -1;
     size_t total = 0;
     for (uint32_t k = 0; k < n_map && s == TOSAC_OK; k++) {
@@ -423,12 +429,15 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
         c.by_fp[e->fp] = (int32_t)c.n_slots;
         c.by_int[c.n_slots] = sl;
         c.n_slots++;
+        if (e->t->index < qb->n_tensors && qb->tensors[e->t->index] == e->t) /* still in the INT graph */
+            int_obs[kq.n_observe++] = e->t->index;
     }
+    kq.observe = int_obs;
     if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
-        if (!pf) pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, o->threads, d);
-        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, o->threads, d) : NULL;
+        if (!pf) pf = make_program(&kf, o->threads, NULL, d);
+        pq = pf ? make_program(&kq, o->threads, NULL, d) : NULL;
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
         c.pf = pf;
     }
@@ -456,8 +465,7 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
             /* the calibration's programs where it ran side by side; a failure here only means one lane */
             if (w < kept->n_lanes) L->pf = kept->lane[w], kept->lane[w] = NULL;
             ok = (L->d = tosac_diag_create()) &&
-                 (L->pf || (L->pf = lane_program(fp, pf, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, L->d))) &&
-                 (L->pq = lane_program(q, pq, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, L->d)) &&
+                 (L->pf || (L->pf = lane_program(&kf, pf, L->d))) && (L->pq = lane_program(&kq, pq, L->d)) &&
                  lane_slots(L, &c);
             L->c.pf = L->pf;
         }
@@ -615,6 +623,7 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
     free(ord);
     tosac_program_destroy(pf);
     tosac_program_destroy(pq);
+    free(int_obs);
     free(c.slots);
     free(c.by_int);
     free(c.by_fp);
