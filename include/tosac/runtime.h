@@ -110,6 +110,18 @@ typedef struct tosac_program_opts {
         thread is one of them): 0 = the number of online processors, 1 = none started. Results
         are the same bits for every count. A program too small to gain from threads gets none. */
     uint32_t threads;
+    /** The values an op callback observes (tosac_program_set_op_callback): indices
+        (tosac_value.index) of n_observe tensors of the main block. Without a list (NULL), an op
+        callback makes every operator run one by one, each result readable in the callback. With
+        one, the program runs fused as it does without a callback (epilogues, chains), except
+        that no listed value is ever the intermediate of a fusion: each is written to its storage
+        and the callback comes after the operator that produces it, where
+        tosac_program_op_output reads it (the last operator a fused epilogue absorbs, such as
+        the CLAMP after a convolution, is called back right after the convolution, with time 0).
+        The callback is not called for the other operators a fusion absorbs, and results other
+        than the listed ones need not hold their values in it. */
+    const uint32_t *observe;
+    uint32_t n_observe;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/stat.h>
 
 #include "cli/cli.h"
@@ -326,6 +329,14 @@ static int lookup_target(compile_args *a, uint32_t *profiles, uint32_t *extensio
 
 int cli_compile(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* A compile allocates and frees buffers of megabytes again and again (the model and its
+       copies, program arenas, calibration statistics, the report's integer copies): freed memory
+       stays in the heap for the next one instead of going back to the kernel, whose fresh pages
+       would each fault and be cleared again (docs/QUANT.md, compile time). */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     compile_args a;
     memset(&a, 0, sizeof a);
     const char *path;

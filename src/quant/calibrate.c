@@ -26,8 +26,6 @@
    dependent increments; at most 2^31 elements per fold keeps every uint32 count exact. */
 #define OBS_LANES 8 /* the AVX2 loop puts element k in lane k mod 8 */
 #define OBS_MAX_FOLD ((int64_t)1 << 31)
-/* Samples run side by side on at most this many threads. */
-#define TOSAC_QUANT_MAX_WORKERS 64
 
 /* Value y's statistics from those of its input: y = clamp(x, lo, hi) elementwise (a CLAMP with
    nan_mode PROPAGATE; data movement keeping the elements: lo = -inf, hi = +inf). Exact: clamp is
@@ -278,6 +276,7 @@ typedef struct cal_ctx {
     const tosac_program *p;
     const tosac_block *b;
     quant_stats *st;
+    const bool *listed; /* by value index: in the program's observe list */
 } cal_ctx;
 
 static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
@@ -289,7 +288,8 @@ static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
     if (tosac_program_op_info(c->p, op_index, &od) != TOSAC_OK || od.depth != 0 || od.index >= c->b->n_nodes) return;
     const tosac_node *n = c->b->nodes[od.index];
     for (uint32_t k = 0; k < n->n_outputs; k++) {
-        if (c->st->derived[n->outputs[k]->index]) continue; /* recorded with its input */
+        /* recorded with its input, or not needed (and maybe never stored: a chain's intermediate) */
+        if (c->st->derived[n->outputs[k]->index] || !c->listed[n->outputs[k]->index]) continue;
         tosac_tensor_info info;
         const void *data = NULL;
         if (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
@@ -514,16 +514,17 @@ static void sample_task(void *ctx, uint32_t worker, size_t begin, size_t end)
    then nothing was observed. */
 static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, const tosac_program_opts *po,
                                        const tosac_block *b, const tosac_quant_opts *o, quant_stats *st,
-                                       const float *const *x, uint32_t n_samples, tosac_diag *d)
+                                       const float *const *x, uint32_t n_samples, const bool *listed,
+                                       quant_fp_programs *keep, tosac_diag *d)
 {
     /* every worker of p's pool may take a sample: each needs its program */
     uint32_t T = tosac_program_threads(p);
-    if (T < 2 || n_samples < T || T > TOSAC_QUANT_MAX_WORKERS) return TOSAC_ERR_UNSUPPORTED;
-    tosac_program *q[TOSAC_QUANT_MAX_WORKERS] = {0};
-    quant_stats ws[TOSAC_QUANT_MAX_WORKERS];
-    cal_ctx cc[TOSAC_QUANT_MAX_WORKERS];
-    tosac_diag *wd[TOSAC_QUANT_MAX_WORKERS] = {0};
-    tosac_status wst[TOSAC_QUANT_MAX_WORKERS];
+    if (T < 2 || n_samples < T || T > QUANT_MAX_WORKERS) return TOSAC_ERR_UNSUPPORTED;
+    tosac_program *q[QUANT_MAX_WORKERS] = {0};
+    quant_stats ws[QUANT_MAX_WORKERS];
+    cal_ctx cc[QUANT_MAX_WORKERS];
+    tosac_diag *wd[QUANT_MAX_WORKERS] = {0};
+    tosac_status wst[QUANT_MAX_WORKERS];
     memset(ws, 0, sizeof ws);
     tosac_program_opts qo = *po;
     qo.threads = 1;
@@ -538,7 +539,7 @@ static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, c
             s = TOSAC_ERR_UNSUPPORTED;
         ws[w].raw_bin = st->raw_bin;
         ws[w].dv = st->dv;
-        cc[w] = (cal_ctx){q[w], b, &ws[w]};
+        cc[w] = (cal_ctx){q[w], b, &ws[w], listed};
         wst[w] = TOSAC_OK;
         if (q[w]) tosac_program_set_op_callback(q[w], on_op, &cc[w]);
     }
@@ -559,14 +560,26 @@ static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, c
     for (uint32_t w = 0; w < T; w++) {
         ws[w].raw_bin = NULL; /* st's */
         quant_stats_free(&ws[w]);
-        tosac_program_destroy(q[w]);
+        if (s == TOSAC_OK && keep) {
+            tosac_program_set_op_callback(q[w], NULL, NULL);
+            keep->lane[keep->n_lanes++] = q[w];
+        } else {
+            tosac_program_destroy(q[w]);
+        }
         tosac_diag_destroy(wd[w]);
     }
     return s;
 }
 
-tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
-                             tosac_program **keep, tosac_diag *d)
+void quant_fp_programs_free(quant_fp_programs *f)
+{
+    for (uint32_t w = 0; w < f->n_lanes; w++) tosac_program_destroy(f->lane[w]);
+    tosac_program_destroy(f->p); /* after the lanes: they read its prepared constants */
+    memset(f, 0, sizeof *f);
+}
+
+tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, const uint32_t *observe,
+                             uint32_t n_observe, quant_stats *st, quant_fp_programs *keep, tosac_diag *d)
 {
     uint32_t n_samples = quant_sample_count(o);
     if (!n_samples)
@@ -576,15 +589,21 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     po.validate.profiles = TOSAC_PROFILE_FP | TOSAC_PROFILE_INT;
     po.borrow_constants = true; /* the FP graph outlives the program: no copy of the weights */
     po.threads = o->threads;
+    po.observe = observe;
+    po.n_observe = n_observe;
     tosac_program *p = NULL;
     tosac_status s = tosac_program_create(g, &po, &p, d);
     if (s != TOSAC_OK) return s;
     uint32_t n_in = tosac_program_input_count(p);
     const float **x = calloc((size_t)n_samples * n_in + 1, sizeof *x);
+    bool *listed = calloc(b->n_tensors + 1, sizeof *listed);
     quant_derive dv = {0};
-    if (!x || stats_init(st, b->n_tensors, tosac_program_threads(p), o->method != TOSAC_QUANT_CALIB_MINMAX, true) != TOSAC_OK ||
+    for (uint32_t k = 0; listed && k < n_observe; k++) listed[observe[k]] = true;
+    if (!x || !listed ||
+        stats_init(st, b->n_tensors, tosac_program_threads(p), o->method != TOSAC_QUANT_CALIB_MINMAX, true) != TOSAC_OK ||
         derive_init(&dv, b) != TOSAC_OK) {
         free(x);
+        free(listed);
         free(dv.first);
         free(dv.to);
         tosac_program_destroy(p);
@@ -625,10 +644,10 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
             x[(size_t)k * n_in + i] = xi;
         }
     quant_samples_free(&qs);
-    tosac_status ps = s == TOSAC_OK ? calibrate_parallel(p, g, &po, b, o, st, x, n_samples, d) : s;
+    tosac_status ps = s == TOSAC_OK ? calibrate_parallel(p, g, &po, b, o, st, x, n_samples, listed, keep, d) : s;
     if (ps != TOSAC_ERR_UNSUPPORTED) s = ps;
     else { /* one sample after another, on p (its threads split the operators and the statistics) */
-        cal_ctx c = {p, b, st};
+        cal_ctx c = {p, b, st, listed};
         tosac_program_set_op_callback(p, on_op, &c);
         for (uint32_t k = 0; k < n_samples && s == TOSAC_OK; k++) {
             s = run_sample(&c, x + (size_t)k * n_in, d);
@@ -641,7 +660,15 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     free(dv.to);
     free(rnd);
     free(x);
-    if (keep && s == TOSAC_OK) *keep = p;
-    else tosac_program_destroy(p);
+    free(listed);
+    if (keep) keep->observe = observe, keep->n_observe = n_observe;
+    if (keep && s == TOSAC_OK) {
+        keep->p = p;
+    } else if (keep) {
+        keep->p = p;
+        quant_fp_programs_free(keep);
+    } else {
+        tosac_program_destroy(p);
+    }
     return s;
 }

@@ -1243,7 +1243,7 @@ static tosac_status build(lower *l, tosac_quant_iomap *io)
        movement and pooling (PT2E shared qspec) */
     uint32_t nt = fb->n_tensors;
     double *lo = l->lo = malloc((nt ? nt : 1) * sizeof *lo), *hi = l->hi = malloc((nt ? nt : 1) * sizeof *hi);
-    tosac_status s = lo && hi ? find_clusters(l) : oom(l);
+    tosac_status s = lo && hi ? TOSAC_OK : oom(l);
     for (uint32_t k = 0; k < nt && s == TOSAC_OK; k++)
         if (k < l->st->n && l->st->seen[k])
             tosac_quant_hist_range16(l->st->hist ? l->st->hist + (size_t)k * TOSAC_QUANT_HIST_BINS : NULL, l->o->method,
@@ -1442,6 +1442,30 @@ static tosac_status emit_qdq(const lower *l, const tosac_quant_iomap *io)
     return s;
 }
 
+/* The FP values calibration and the report read: all but the results a TABLE subgraph keeps
+   inside (find_clusters: only its input's and its output's ranges matter, and no integer form
+   is made of them), which the FP program may then compute inside a chain, never stored. */
+static tosac_status observed_values(lower *l, uint32_t **out, uint32_t *n)
+{
+    const tosac_block *fb = l->fb;
+    bool *inside = calloc(fb->n_tensors ? fb->n_tensors : 1, sizeof *inside);
+    uint32_t *v = malloc((fb->n_tensors ? fb->n_tensors : 1) * sizeof *v);
+    if (!inside || !v) {
+        free(inside);
+        free(v);
+        return oom(l);
+    }
+    for (uint32_t c = 0; c < l->n_cl; c++)
+        for (uint32_t k = 0; k < l->cl[c].n_ops; k++)
+            if (l->cl[c].ops[k]->outputs[0] != l->cl[c].y) inside[l->cl[c].ops[k]->outputs[0]->index] = true;
+    *n = 0;
+    for (uint32_t k = 0; k < fb->n_tensors; k++)
+        if (!inside[k]) v[(*n)++] = k;
+    free(inside);
+    *out = v;
+    return TOSAC_OK;
+}
+
 tosac_status tosac_quantize(const tosac_graph *fp, const tosac_quant_opts *o, tosac_graph **out,
                             tosac_quant_iomap **iop, tosac_diag *d)
 {
@@ -1492,11 +1516,6 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     if (s == TOSAC_OK && o->a16w8 && o->io != TOSAC_QUANT_IO_INT8)
         s = tosac_diag_add(d, TOSAC_ERR_UNSUPPORTED, "--a16w8 programs have int16 inputs and outputs (the sidecar maps "
                                                      "them to float); uint8 or in-program float I/O is not supported");
-    /* a QDQ model needs no calibration; with data, what its Q/DQ leave open is calibrated */
-    /* the report runs the calibration's FP program again (created and prepared once) */
-    tosac_program *pf = NULL;
-    if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains))
-        s = quant_calibrate(fb, fp, o, &st, report && quant_sample_count(o) ? &pf : NULL, d);
     uint32_t nt = fb->n_tensors, nn = fb->n_nodes;
     if (s == TOSAC_OK) {
         l.qp = calloc(nt ? nt : 1, sizeof *l.qp);
@@ -1517,8 +1536,19 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
                 if (!fb->nodes[i]->inputs[k]->is_shape) l.uses[fb->nodes[i]->inputs[k]->index]++;
         }
         for (uint32_t k = 0; k < fb->n_outputs; k++) l.uses[fb->outputs[k]->index]++;
-        s = build(&l, io);
+        s = find_clusters(&l);
     }
+    /* a QDQ model needs no calibration; with data, what its Q/DQ leave open is calibrated */
+    /* the report runs the calibration's FP programs again (created and prepared once) */
+    quant_fp_programs pf;
+    memset(&pf, 0, sizeof pf);
+    uint32_t *observe = NULL, n_observe = 0;
+    if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains)) {
+        s = observed_values(&l, &observe, &n_observe);
+        if (s == TOSAC_OK)
+            s = quant_calibrate(fb, fp, o, observe, n_observe, &st, report && quant_sample_count(o) ? &pf : NULL, d);
+    }
+    if (s == TOSAC_OK) s = build(&l, io);
     if (s == TOSAC_OK && o->lowering) s = quant_lower_target(l.b, o->lowering, d);
     if (s == TOSAC_OK) {
         /* unused forms (an int8 copy nothing read) go, equal constants (zero points) merge */
@@ -1543,8 +1573,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         uint32_t n_map = 0;
         s = report_map(&l, &map, &n_map);
         if (s == TOSAC_OK) {
-            s = quant_report(fp, pf, l.g, o, io, map, n_map, report, d);
-            pf = NULL; /* taken over */
+            s = quant_report(fp, &pf, l.g, o, io, map, n_map, report, d);
         }
         free(map);
     }
@@ -1566,7 +1595,8 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     free(l.cluster_of);
     quant_fixed_free(&fx);
     quant_stats_free(&st);
-    tosac_program_destroy(pf);
+    quant_fp_programs_free(&pf);
+    free(observe);
     if (s == TOSAC_OK) {
         *out = l.g;
         *iop = io;

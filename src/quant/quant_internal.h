@@ -52,16 +52,34 @@ typedef struct quant_map_entry {
     const double *sc;
     uint32_t nsc;
 } quant_map_entry;
-/* pf: the FP program of the calibration (taken over), or NULL. */
-tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_graph *q, const tosac_quant_opts *o,
+/* Samples run side by side on at most this many threads (calibration and report). */
+#define QUANT_MAX_WORKERS 64
+
+/* The calibration's FP programs, kept for the report: the program itself (its threads) and, when
+   the samples ran side by side, each worker's single-threaded one (sharing p's prepared constants,
+   so destroyed before p). Their arenas are in use already: the report's FP runs fault no new
+   pages and create no program. */
+typedef struct quant_fp_programs {
+    tosac_program *p;
+    tosac_program *lane[QUANT_MAX_WORKERS];
+    uint32_t n_lanes;
+    const uint32_t *observe; /* their observe list (tosac_program_opts.observe: the FP values read) */
+    uint32_t n_observe;
+} quant_fp_programs;
+void quant_fp_programs_free(quant_fp_programs *f);
+
+/* pf: the FP programs of the calibration (taken over: *pf is left empty), or NULL. */
+tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *pf, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d);
 
 void quant_stats_free(quant_stats *st);
-/* Runs the FP program over the calibration samples (or seeded random ones) and records ranges;
-   keep (optional) receives that program for the report instead of its being destroyed. */
-tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, quant_stats *st,
-                             tosac_program **keep, tosac_diag *d);
+/* Runs the FP program over the calibration samples (or seeded random ones) and records the ranges
+   of the values observe lists (FP value indices: the program runs fused wherever none of them is
+   an intermediate); keep (optional) receives the programs for the report instead of their being
+   destroyed. */
+tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, const uint32_t *observe,
+                             uint32_t n_observe, quant_stats *st, quant_fp_programs *keep, tosac_diag *d);
 
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,

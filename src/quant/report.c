@@ -135,28 +135,27 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 /* Elements per range of a compare on the program's threads; the sums are taken block by block and
    added in block order, so they do not depend on the thread count. */
 #define CMP_BLOCK 16384
-/* Samples side by side on at most this many threads. */
-#define TOSAC_QUANT_MAX_LANES 64
 #define CMP_CHUNK 256
 
-/* d[0, m) = slot values k0.. dequantized. */
-static void dequant_run(const slot *s, int64_t k0, int64_t m, double *d)
+/* d[0, m) = slot values k0.. dequantized; an int8 one through dq, the 256 dequantized codes (the
+   same double each code gives). */
+static void dequant_run(const slot *s, const double *dq, int64_t k0, int64_t m, double *d)
 {
     const quant_map_entry *e = s->e;
     if (e->i32) {
-        if (e->t->dtype == TOSAC_DTYPE_INT48)
-            for (int64_t k = 0; k < m; k++) d[k] = (double)((const int64_t *)s->buf)[k0 + k];
-        else
-            for (int64_t k = 0; k < m; k++) d[k] = (double)((const int32_t *)s->buf)[k0 + k];
-        if (e->nsc <= 1) {
-            for (int64_t k = 0; k < m; k++) d[k] *= e->sc[0];
-            return;
-        }
-        /* channel (k0 + k) mod nsc: runs of consecutive channels */
-        int64_t nsc = e->nsc, c = k0 % nsc;
+        /* channel (k0 + k) mod nsc: runs of consecutive channels (INT48 lives in an int64) */
+        const int32_t *q = (const int32_t *)s->buf + k0;
+        const int64_t *q48 = (const int64_t *)s->buf + k0;
+        int64_t nsc = e->nsc > 1 ? e->nsc : 1, c = k0 % nsc;
         for (int64_t k = 0; k < m; c = 0) {
             int64_t run = nsc - c < m - k ? nsc - c : m - k;
-            for (int64_t j = 0; j < run; j++) d[k + j] *= e->sc[c + j];
+            const double *sc = e->sc + (e->nsc > 1 ? c : 0);
+            if (e->t->dtype == TOSAC_DTYPE_INT48)
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q48[k + j] * sc[e->nsc > 1 ? j : 0];
+            else if (e->nsc > 1)
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q[k + j] * sc[j];
+            else
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q[k + j] * sc[0];
             k += run;
         }
     } else if (e->t->dtype == TOSAC_DTYPE_INT16) {
@@ -164,7 +163,30 @@ static void dequant_run(const slot *s, int64_t k0, int64_t m, double *d)
         for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
     } else {
         const int8_t *q = (const int8_t *)s->buf + k0;
-        for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
+        for (int64_t k = 0; k < m; k++) d[k] = dq[q[k] + 128];
+    }
+}
+
+/* Adds element k of x[0, m) and its error x[k] - d[k], squared, to lane k mod 4 of sig and noise,
+   each lane in element order: four independent sums in registers (they vectorise), no chain of
+   dependent additions through memory. */
+static void cmp_sums(const float *x, const double *d, int64_t m, double sig[4], double noise[4])
+{
+    double s0 = sig[0], s1 = sig[1], s2 = sig[2], s3 = sig[3];
+    double n0 = noise[0], n1 = noise[1], n2 = noise[2], n3 = noise[3];
+    int64_t k = 0;
+    for (; k + 4 <= m; k += 4) {
+        double r0 = x[k], r1 = x[k + 1], r2 = x[k + 2], r3 = x[k + 3];
+        double e0 = r0 - d[k], e1 = r1 - d[k + 1], e2 = r2 - d[k + 2], e3 = r3 - d[k + 3];
+        s0 += r0 * r0, s1 += r1 * r1, s2 += r2 * r2, s3 += r3 * r3;
+        n0 += e0 * e0, n1 += e1 * e1, n2 += e2 * e2, n3 += e3 * e3;
+    }
+    sig[0] = s0, sig[1] = s1, sig[2] = s2, sig[3] = s3;
+    noise[0] = n0, noise[1] = n1, noise[2] = n2, noise[3] = n3;
+    for (; k < m; k++) {
+        double r = x[k], e = r - d[k];
+        sig[k & 3] += r * r;
+        noise[k & 3] += e * e;
     }
 }
 
@@ -173,6 +195,7 @@ typedef struct cmp_job {
     const float *x;
     int64_t n;
     double *part;
+    double dq[256];
 } cmp_job;
 
 static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
@@ -182,14 +205,10 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     for (size_t blk = begin; blk < end; blk++) {
         int64_t b = (int64_t)blk * CMP_BLOCK, e = b + CMP_BLOCK < j->n ? b + CMP_BLOCK : j->n;
         double sig[4] = {0, 0, 0, 0}, noise[4] = {0, 0, 0, 0}, d[CMP_CHUNK];
-        for (int64_t k0 = b; k0 < e; k0 += CMP_CHUNK) {
+        for (int64_t k0 = b; k0 < e; k0 += CMP_CHUNK) { /* k0 - b is a multiple of 4: lane = element mod 4 */
             int64_t m = e - k0 < CMP_CHUNK ? e - k0 : CMP_CHUNK;
-            dequant_run(j->s, k0, m, d);
-            for (int64_t k = 0; k < m; k++) { /* four sums: no chain of dependent additions */
-                double r = j->x[k0 + k], dv = r - d[k];
-                sig[k & 3] += r * r;
-                noise[k & 3] += dv * dv;
-            }
+            dequant_run(j->s, j->dq, k0, m, d);
+            cmp_sums(j->x + k0, d, m, sig, noise);
         }
         j->part[2 * blk] = (sig[0] + sig[1]) + (sig[2] + sig[3]);
         j->part[2 * blk + 1] = (noise[0] + noise[1]) + (noise[2] + noise[3]);
@@ -199,7 +218,9 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
 /* s's block sums of this sample (n = s->nelem elements, at most once per sample). */
 static void compare(const rep_ctx *c, slot *s, const float *x, int64_t n)
 {
-    cmp_job j = {s, x, n, s->part};
+    cmp_job j = {s, x, n, s->part, {0}};
+    if (!s->e->i32 && s->e->t->dtype == TOSAC_DTYPE_INT8)
+        for (int q = -128; q < 128; q++) j.dq[q + 128] = s->e->q.scale * ((double)q - s->e->q.zero_point);
     size_t blocks = (size_t)((n + CMP_BLOCK - 1) / CMP_BLOCK);
     if (blocks < 4) cmp_task(&j, 0, 0, blocks);
     else tosac_program_parallel_for(c->pf, cmp_task, &j, blocks);
@@ -255,24 +276,39 @@ static void lane_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) lane_run(&lanes[i]);
 }
 
-/* A single-threaded copy of `shared` (program of g) using its prepared constants. */
-static tosac_program *lane_program(const tosac_graph *g, const tosac_program *shared, uint32_t profiles,
-                                   uint32_t extensions, tosac_diag *d)
+/* What the programs of one graph are made with: every program of it gets the same (they share
+   prepared constants, which depend on the fusions the observe list allows). */
+typedef struct prog_kind {
+    const tosac_graph *g;
+    uint32_t profiles, extensions;
+    const uint32_t *observe; /* the values the callbacks read (NULL: every one, unfused) */
+    uint32_t n_observe;
+} prog_kind;
+
+static tosac_program *make_program(const prog_kind *k, uint32_t threads, const tosac_program *shared, tosac_diag *d)
 {
     tosac_program_opts po = tosac_program_opts_default();
-    po.threads = 1;
-    po.validate.profiles = profiles;
-    po.validate.extensions = extensions;
-    po.borrow_constants = true;
-    po.caller_prepared = tosac_program_prepared_size(shared) > 0;
+    po.threads = threads;
+    po.validate.profiles = k->profiles;
+    po.validate.extensions = k->extensions;
+    po.borrow_constants = true; /* both graphs outlive the programs */
+    po.observe = k->observe;
+    po.n_observe = k->n_observe;
+    po.caller_prepared = shared && tosac_program_prepared_size(shared) > 0;
     tosac_program *p = NULL;
-    if (tosac_program_create(g, &po, &p, d) != TOSAC_OK) return NULL;
+    if (tosac_program_create(k->g, &po, &p, d) != TOSAC_OK) return NULL;
     if (po.caller_prepared && tosac_program_share_prepared(p, tosac_program_prepared(shared),
                                                            tosac_program_prepared_size(shared), d) != TOSAC_OK) {
         tosac_program_destroy(p);
         return NULL;
     }
     return p;
+}
+
+/* A single-threaded copy of `shared` (a program of k) using its prepared constants. */
+static tosac_program *lane_program(const prog_kind *k, const tosac_program *shared, tosac_diag *d)
+{
+    return make_program(k, 1, shared, d);
 }
 
 /* The lane's slots: the report's, each with its own buffer and block sums. */
@@ -352,22 +388,14 @@ static char *dup_str(const char *s, bool *ok)
     return c;
 }
 
-static tosac_program *make_program(const tosac_graph *g, uint32_t profiles, uint32_t extensions, uint32_t threads,
-                                   tosac_diag *d)
-{
-    tosac_program_opts po = tosac_program_opts_default();
-    po.threads = threads;
-    po.validate.profiles = profiles;
-    po.validate.extensions = extensions;
-    po.borrow_constants = true; /* both graphs outlive the programs */
-    tosac_program *p = NULL;
-    return tosac_program_create(g, &po, &p, d) == TOSAC_OK ? p : NULL;
-}
-
-tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_graph *q, const tosac_quant_opts *o,
+tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const tosac_graph *q, const tosac_quant_opts *o,
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d)
 {
+    quant_fp_programs none;
+    memset(&none, 0, sizeof none);
+    if (!kept) kept = &none;
+    tosac_program *pf = kept->p;
     const tosac_block *fb = quant_main_block(fp), *qb = quant_main_block(q);
     uint32_t n_samples = quant_sample_count(o);
     if (o->report_samples && n_samples > o->report_samples) n_samples = o->report_samples;
@@ -378,10 +406,13 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     c.by_int = calloc(n_map ? n_map : 1, sizeof *c.by_int);
     c.by_fp = malloc((c.n_fp ? c.n_fp : 1) * sizeof *c.by_fp);
     tosac_program *pq = NULL;
+    prog_kind kf = {fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, kept->observe, kept->n_observe};
+    prog_kind kq = {q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, NULL, 0};
+    uint32_t *int_obs = malloc((n_map ? n_map : 1) * sizeof *int_obs); /* the INT values copied */
     tosac_quant_report *r = NULL;
     ordered *ord = NULL;
     double out_sig = 0, out_noise = 0;
-    tosac_status s = c.slots && c.by_int && c.by_fp ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    tosac_status s = c.slots && c.by_int && c.by_fp && int_obs ? TOSAC_OK : TOSAC_ERR_NOMEM;
     for (uint32_t k = 0; k < c.n_fp && s == TOSAC_OK; k++) c.by_fp[k] = -1;
     size_t total = 0;
     for (uint32_t k = 0; k < n_map && s == TOSAC_OK; k++) {
@@ -398,12 +429,15 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
         c.by_fp[e->fp] = (int32_t)c.n_slots;
         c.by_int[c.n_slots] = sl;
         c.n_slots++;
+        if (e->t->index < qb->n_tensors && qb->tensors[e->t->index] == e->t) /* still in the INT graph */
+            int_obs[kq.n_observe++] = e->t->index;
     }
+    kq.observe = int_obs;
     if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
-        if (!pf) pf = make_program(fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, o->threads, d);
-        pq = pf ? make_program(q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, o->threads, d) : NULL;
+        if (!pf) pf = make_program(&kf, o->threads, NULL, d);
+        pq = pf ? make_program(&kq, o->threads, NULL, d) : NULL;
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
         c.pf = pf;
     }
@@ -417,21 +451,21 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     if (!oacc && s == TOSAC_OK) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
     /* the lanes: side by side on pf's threads when each can have its copies of the programs,
        else one lane on pf and pq themselves */
-    rep_lane lanes[TOSAC_QUANT_MAX_LANES];
+    rep_lane lanes[QUANT_MAX_WORKERS];
     memset(lanes, 0, sizeof lanes);
     uint32_t n_lanes = 0;
     if (s == TOSAC_OK) {
         uint32_t T = tosac_program_threads(pf);
         T = T < n_samples ? T : n_samples;
-        T = T < TOSAC_QUANT_MAX_LANES ? T : TOSAC_QUANT_MAX_LANES;
+        T = T < QUANT_MAX_WORKERS ? T : QUANT_MAX_WORKERS;
         bool ok = T >= 2;
         for (uint32_t w = 0; w < T && ok; w++) {
             rep_lane *L = &lanes[n_lanes++];
             L->own = true;
-            /* a failure here only means one lane */
+            /* the calibration's programs where it ran side by side; a failure here only means one lane */
+            if (w < kept->n_lanes) L->pf = kept->lane[w], kept->lane[w] = NULL;
             ok = (L->d = tosac_diag_create()) &&
-                 (L->pf = lane_program(fp, pf, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, L->d)) &&
-                 (L->pq = lane_program(q, pq, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, L->d)) &&
+                 (L->pf || (L->pf = lane_program(&kf, pf, L->d))) && (L->pq = lane_program(&kq, pq, L->d)) &&
                  lane_slots(L, &c);
             L->c.pf = L->pf;
         }
@@ -529,6 +563,8 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
         }
     }
     for (uint32_t w = 0; w < n_lanes; w++) lane_free(&lanes[w]);
+    kept->p = NULL; /* pf: destroyed last */
+    quant_fp_programs_free(kept);
     quant_samples_free(&qs);
     if (s == TOSAC_OK) {
         r = calloc(1, sizeof *r);
@@ -587,6 +623,7 @@ tosac_status quant_report(const tosac_graph *fp, tosac_program *pf, const tosac_
     free(ord);
     tosac_program_destroy(pf);
     tosac_program_destroy(pq);
+    free(int_obs);
     free(c.slots);
     free(c.by_int);
     free(c.by_fp);

@@ -81,15 +81,18 @@ static void run_copies(tosac_program *p, uint32_t base, uint32_t n)
 static tosac_status run_inst(tosac_program *p, uint32_t ii);
 
 static tosac_status run_tail(tosac_program *p, uint32_t k);
+/* Whether the fused epilogues and chains run: not when an op callback reads every result (a
+   callback without an observe list), then every operator runs one by one. */
+static bool fusing(const tosac_program *p) { return !p->cb || p->observing; }
 
 static tosac_status run_kernel(tosac_program *p, uint32_t k)
 {
     rt_op *op = &p->ops[k];
     if (!op->fn) return fail(p, k, TOSAC_ERR_UNSUPPORTED, "no kernel for this operator");
-    /* an op callback observes every result: fused operators then run one by one */
+    /* a tail chain runs from this operator's epilogue, unless a callback observes results */
     if (op->tail != RT_NONE && !p->cb) return run_tail(p, k);
     op->call.why = NULL;
-    op->call.epi = op->has_epi && !p->cb ? &op->epi : NULL;
+    op->call.epi = op->has_epi && fusing(p) ? &op->epi : NULL;
     tosac_status s = op->fn(&op->call);
     return s == TOSAC_OK ? s : fail(p, k, s, op->call.why);
 }
@@ -240,13 +243,26 @@ static tosac_status run_while(tosac_program *p, uint32_t k)
     return TOSAC_OK;
 }
 
+/* Whether operator k runs at its own step: not when its producer's epilogue or its chain's root
+   runs it. */
+static bool runs_alone(const tosac_program *p, uint32_t k)
+{
+    const rt_op *op = &p->ops[k];
+    if (!fusing(p)) return true;
+    if (op->fused_into != RT_NONE) return false;
+    if (op->chain == RT_NONE) return true;
+    const rt_chain *c = &p->chains[op->chain];
+    if (p->links[c->link_base + c->n_links - 1].op != k) return false;
+    /* a tail chain runs from its producer's epilogue; with a callback, at its root's step */
+    return c->producer == RT_NONE || p->cb;
+}
+
 static tosac_status run_op(tosac_program *p, uint32_t k)
 {
     const rt_op *op = &p->ops[k];
-    if (op->fused_into != RT_NONE && !p->cb) return TOSAC_OK; /* its producer ran it */
-    if (op->chain != RT_NONE && !p->cb) { /* the chain's root runs it */
+    if (!runs_alone(p, k)) return TOSAC_OK; /* its producer or its chain's root runs it */
+    if (op->chain != RT_NONE && fusing(p)) { /* the chain's root */
         const rt_chain *c = &p->chains[op->chain];
-        if (p->links[c->link_base + c->n_links - 1].op != k || c->producer != RT_NONE) return TOSAC_OK;
         if (c->n_links > 1 || p->workers > 1) return run_chain(p, c);
         /* a chain of one on one worker: nothing to gain from blocks */
     }
@@ -274,9 +290,12 @@ static tosac_status run_inst(tosac_program *p, uint32_t ii)
         uint64_t t0 = p->cb ? tosac_now_ns() : 0;
         tosac_status s = run_op(p, k);
         if (s != TOSAC_OK) return s;
-        if (p->cb) {
+        if (p->cb && runs_alone(p, k)) {
             uint64_t t1 = tosac_now_ns();
             p->cb(p->cb_user, k, p->ops[k].op, t1 > t0 ? t1 - t0 : 0);
+            /* a fused epilogue has made the last absorbed operator's result: reported now */
+            const rt_op *op = &p->ops[k];
+            if (op->has_epi && p->observing) p->cb(p->cb_user, op->fused_last, p->ops[op->fused_last].op, 0);
         }
     }
     run_copies(p, I->copy_base, I->n_copy);

@@ -15,7 +15,8 @@
  *
  * The memory plan still gives the intermediate values storage: with an op callback set (which
  * promises every operator's result, tosac_program_op_output) the executor runs the operators one
- * by one. The fused result is live from the producer's step on, and everything a chain reads or
+ * by one, unless the program has an observe list (opts.observe): then only a listed value is
+ * promised, and none is made an intermediate here (rt_val.observed). The fused result is live from the producer's step on, and everything a chain reads or
  * writes over the chain's steps (plan.c).
  */
 #include <math.h>
@@ -103,7 +104,8 @@ static void make_chains(tosac_program *p, const uint32_t *readers, uint32_t *par
         if (!chain_member(p, op)) continue;
         uint32_t x = p->idx[op->out_base];
         uint32_t r = sole_reader(p, x, readers);
-        if (r == RT_NONE || r <= k || p->ops[r].inst != op->inst || !chain_member(p, &p->ops[r])) continue;
+        if (r == RT_NONE || r <= k || p->ops[r].inst != op->inst || !chain_member(p, &p->ops[r]) || p->vals[x].observed)
+            continue;
         const rt_op *rop = &p->ops[r];
         uint32_t nd = chain_data_operands(rop), j = 0;
         while (j < nd && p->idx[rop->in_base + j] != x) j++;
@@ -292,6 +294,7 @@ void rt_fuse(tosac_program *p)
         if (!producer || op->mode != M_KERNEL || op->n_out != 1 || op->fused_into != RT_NONE) continue;
         uint32_t x = p->idx[op->out_base];
         uint32_t r = sole_reader(p, x, readers);
+        if (p->vals[x].observed) continue; /* the result is read as it is */
         if (r != RT_NONE && p->vals[x].dtype == TOSAC_DTYPE_FP32 && op->op != TOSAC_OP_MATMUL) {
             rt_op *cop = &p->ops[r];
             if (cop->op == TOSAC_OP_CLAMP && cop->mode == M_KERNEL && cop->inst == op->inst &&
@@ -300,6 +303,7 @@ void rt_fuse(tosac_program *p)
                 op->has_epi = true;
                 op->epi.out = cop->call.out;
                 op->fused_out = p->idx[cop->out_base];
+                op->fused_last = r;
             }
             continue;
         }
@@ -314,15 +318,17 @@ void rt_fuse(tosac_program *p)
         uint32_t cl = sole_reader(p, out, readers);
         int32_t clo, chi;
         rt_op *cop = cl != RT_NONE ? &p->ops[cl] : NULL;
-        if (cop && cop->op == TOSAC_OP_CLAMP && cop->mode == M_KERNEL && cop->inst == op->inst &&
+        if (cop && cop->op == TOSAC_OP_CLAMP && cop->mode == M_KERNEL && cop->inst == op->inst && !p->vals[out].observed &&
             tosac_clamp_int_bounds(&cop->call, &clo, &chi) && cop->call.in[0].dtype == rs->call.out[0].dtype) {
             /* the RESCALE's range contains [clo, chi] (same signed type): the composition clips once */
             lo = clo, hi = chi;
             cop->fused_into = k;
             out = p->idx[cop->out_base];
             op->epi.out = cop->call.out;
+            op->fused_last = cl;
         } else {
             op->epi.out = rs->call.out;
+            op->fused_last = r;
         }
         rs->fused_into = k;
         op->has_epi = true;

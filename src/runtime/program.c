@@ -71,6 +71,25 @@ static tosac_status start_pool(tosac_program *p, const tosac_program_opts *o, to
     return TOSAC_OK;
 }
 
+/* opts.observe: main-block tensors (the main instance's first values, in tensor order) that no
+   fusion may hide (fuse.c) */
+static tosac_status mark_observed(tosac_program *p, const tosac_program_opts *o, tosac_diag *d)
+{
+    if (!o->observe)
+        return o->n_observe ? tosac_diag_add(d, TOSAC_ERR_INVALID_ARG, "tosac_program_create: n_observe without observe")
+                            : TOSAC_OK;
+    const tosac_block *b = p->insts[0].ir;
+    for (uint32_t i = 0; i < o->n_observe; i++) {
+        if (!b || o->observe[i] >= b->n_tensors)
+            return tosac_diag_add(d, TOSAC_ERR_INVALID_ARG,
+                                  "tosac_program_create: observed value %u is not a tensor of the main block",
+                                  (unsigned)o->observe[i]);
+        p->vals[p->insts[0].val_base + o->observe[i]].observed = true;
+    }
+    p->observing = true;
+    return TOSAC_OK;
+}
+
 tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts *opts, tosac_program **out,
                                   tosac_diag *d)
 {
@@ -91,6 +110,7 @@ tosac_status tosac_program_create(const tosac_graph *g, const tosac_program_opts
     p->max_iter = o.max_iterations ? o.max_iterations : TOSAC_DEFAULT_MAX_ITERATIONS;
     /* build -> fuse -> plan -> prepare: each step reads only what the ones before produced */
     if ((st = rt_build(p, g, &o, d)) != TOSAC_OK) goto fail;
+    if ((st = mark_observed(p, &o, d)) != TOSAC_OK) goto fail;
     rt_fuse(p);
     if ((st = start_pool(p, &o, d)) != TOSAC_OK) goto fail;
     if ((st = rt_plan(p, d)) != TOSAC_OK) goto fail;

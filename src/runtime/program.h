@@ -72,6 +72,7 @@ typedef struct rt_val {
     uint32_t inst;         /* owning instance */
     uint8_t kind;          /* rt_kind */
     bool used;             /* operand, result, block input/output or copy end */
+    bool observed;         /* in opts.observe: never the intermediate of a fusion */
     bool produced;         /* result of an operator of its instance */
     bool block_io;         /* input or output of its instance's block */
     bool unresolved;       /* a name that no enclosing block declares */
@@ -128,11 +129,13 @@ typedef struct rt_op {
     uint32_t scratch_buf; /* plan buffer of the scratch space (RT_NONE if none) */
     size_t prep_size, prep_off; /* the kernel's prepared constants in p->prepared */
     /* fusion (fuse.c): a producer runs `epi` (has_epi) unless an op callback observes every
-       result; the RESCALE / CLAMP it absorbs then have fused_into = the producer and are skipped */
+       result (no observe list); the RESCALE / CLAMP it absorbs then have fused_into = the producer
+       and are skipped */
     bool has_epi;
     tosac_kepilogue epi;
     uint32_t fused_into;
     uint32_t fused_out;   /* has_epi: the value epi.out writes (live from this operator on) */
+    uint32_t fused_last;  /* has_epi: the absorbed operator whose result that is */
     uint32_t chain;       /* the chain (fuse.c) this operator belongs to, RT_NONE if none */
     uint32_t tail;        /* the chain this fp32 producer runs from its epilogue (epi.post), RT_NONE */
     tosac_kernel_fn fn;
@@ -142,8 +145,8 @@ typedef struct rt_op {
 /*
  * Chains (fuse.c, run by exec.c). A tree of elementwise operators of one instance whose
  * intermediate results have exactly one reader, inside the tree, all of the root's output shape,
- * seen as [rows, cols] (cols = the last dimension). Unless an op callback observes every result,
- * the root runs the whole tree block by block (a block: whole rows), every operator's kernel on
+ * seen as [rows, cols] (cols = the last dimension). Unless an op callback observes every result
+ * (no observe list), the root runs the whole tree block by block (a block: whole rows), every operator's kernel on
  * the block's slice, intermediates in the worker's block buffers, blocks over the thread pool.
  * Every operand of a member is one of: rows of the block (an operand of the full shape),
  * the whole tensor seen as [1, cols] or [1, 1] (a broadcast), an intermediate (its offset in the
@@ -250,6 +253,7 @@ struct tosac_program {
     uint32_t workers;     /* of the pool (1 without one): every scratch space holds this many copies */
 
     bool precise, external_io, dirty;
+    bool observing; /* opts.observe given: an op callback does not stop fusion (exec.c) */
     uint64_t max_iter;
     tosac_op_callback cb;
     void *cb_user;
