@@ -65,7 +65,8 @@ void cli_run_help(FILE *out)
             "  --bind NAME=FILE.npy    (.onnx) make graph input NAME the constant in FILE.npy, as in\n"
             "                          'tosac compile' (an -i file of an input that must be constant\n"
             "                          is bound without it)\n"
-            "  --profile               print the time per operator and per operator type\n"
+            "  --profile               print the time per operator and per operator type (operators run\n"
+            "                          unfused; medians over the invokes after the first of N > 1)\n"
             "  --repeat N              invoke N times (inputs rewritten each time; for --profile)\n"
             "  --time                  print the median wall time of one invoke (the first of N > 1 is a\n"
             "                          warm-up and not counted) to stderr\n"
@@ -353,16 +354,22 @@ static const char *dirname_of(run_args *a, const char *path)
 /* ------------------------------------------------------------------------------------------- */
 /* Running                                                                                       */
 
+/* --profile: each operator's time in every counted invoke (the first of several is a warm-up:
+   cold caches, first-touch pages, sleeping threads), one row per recorded invoke; with more than
+   PROFILE_ROWS counted invokes every stride-th is recorded. An operator inside a loop adds up. */
+#define PROFILE_ROWS 1000
 typedef struct op_times {
-    uint64_t *ns;    /* per operator instance */
+    uint64_t *ns; /* [rows][n] */
     uint32_t n;
+    long rows, stride, first;
+    uint64_t *row; /* the current invoke's row, NULL when it is not recorded */
 } op_times;
 
 static void on_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 {
     op_times *t = user;
     (void)op;
-    if (op_index < t->n) t->ns[op_index] += ns;
+    if (t->row && op_index < t->n) t->row[op_index] += ns;
 }
 
 static int status_exit(tosac_status s)
@@ -485,37 +492,63 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static void print_profile(const tosac_program *p, const op_times *t, long repeat)
+static double median_sorted(const double *v, long n)
 {
-    uint64_t total = 0, by_type[TOSAC_OP_COUNT] = {0};
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Per operator, the median of its recorded invokes' times; per type the sum of those; the total
+   is the median of the recorded invokes' sums. Microseconds. */
+static bool print_profile(const tosac_program *p, const op_times *t)
+{
+    double *v = malloc((size_t)t->rows * sizeof *v), *med = calloc(t->n ? t->n : 1, sizeof *med);
+    if (!v || !med) {
+        free(v);
+        free(med);
+        return false;
+    }
+    double by_type[TOSAC_OP_COUNT] = {0}, sum = 0;
     uint32_t count[TOSAC_OP_COUNT] = {0};
     for (uint32_t i = 0; i < t->n; i++) {
         tosac_op_desc od;
         if (tosac_program_op_info(p, i, &od) != TOSAC_OK || od.op >= TOSAC_OP_COUNT) continue;
-        total += t->ns[i];
-        by_type[od.op] += t->ns[i];
+        for (long r = 0; r < t->rows; r++) v[r] = (double)t->ns[(size_t)r * t->n + i] / 1e3;
+        qsort(v, (size_t)t->rows, sizeof *v, cmp_double);
+        med[i] = median_sorted(v, t->rows);
+        sum += med[i];
+        by_type[od.op] += med[i];
         count[od.op]++;
     }
-    double div = (double)repeat * 1e3; /* microseconds per invoke */
-    printf("\nper operator (us per invoke):\n  %5s  %-22s %-12s %10s %6s\n", "index", "op", "block", "time", "%");
+    for (long r = 0; r < t->rows; r++) {
+        uint64_t ns = 0;
+        for (uint32_t i = 0; i < t->n; i++) ns += t->ns[(size_t)r * t->n + i];
+        v[r] = (double)ns / 1e3;
+    }
+    qsort(v, (size_t)t->rows, sizeof *v, cmp_double);
+    double total = median_sorted(v, t->rows);
+    printf("\nper operator (us per invoke, median of %ld invoke%s%s):\n  %5s  %-22s %-12s %10s %6s\n", t->rows,
+           t->rows == 1 ? "" : "s", t->first ? " after a warm-up" : "", "index", "op", "block", "time", "%");
     for (uint32_t i = 0; i < t->n; i++) {
         tosac_op_desc od;
         if (tosac_program_op_info(p, i, &od) != TOSAC_OK) continue;
         if (od.op == TOSAC_OP_CONST || od.op == TOSAC_OP_CONST_SHAPE) continue;
-        printf("  %5u  %-22s %-12s %10.2f %5.1f%%\n", od.index, tosac_op_name(od.op), od.block, (double)t->ns[i] / div,
-               total ? 100.0 * (double)t->ns[i] / (double)total : 0.0);
+        printf("  %5u  %-22s %-12s %10.2f %5.1f%%\n", od.index, tosac_op_name(od.op), od.block, med[i],
+               sum > 0 ? 100.0 * med[i] / sum : 0.0);
     }
-    printf("\nper operator type:\n  %-22s %6s %10s %6s\n", "op", "count", "time", "%");
+    printf("\nper operator type (sums of the medians):\n  %-22s %6s %10s %6s\n", "op", "count", "time", "%");
     for (;;) { /* largest first */
         uint32_t best = 0;
         for (uint32_t op = 1; op < TOSAC_OP_COUNT; op++)
             if (count[op] && (!best || by_type[op] > by_type[best])) best = op;
         if (!best) break;
-        printf("  %-22s %6u %10.2f %5.1f%%\n", tosac_op_name(best), count[best], (double)by_type[best] / div,
-               total ? 100.0 * (double)by_type[best] / (double)total : 0.0);
+        printf("  %-22s %6u %10.2f %5.1f%%\n", tosac_op_name(best), count[best], by_type[best],
+               sum > 0 ? 100.0 * by_type[best] / sum : 0.0);
         count[best] = 0;
     }
-    printf("\ntotal: %.2f us per invoke over %ld invoke%s\n", (double)total / div, repeat, repeat == 1 ? "" : "s");
+    printf("\ntotal: %.2f us per invoke (median; the operators' medians add up to %.2f)\n", total, sum);
+    free(v);
+    free(med);
+    return true;
 }
 
 /* Output or variable i in the TOSA encoding, through one of the runtime's two-call getters (size,
@@ -705,6 +738,7 @@ static int run_program(run_args *a, bool refmode)
     size_t *in_len = NULL;
     uint32_t n_in = 0;
     op_times times = {0};
+    long repeat = a->repeat > 0 ? a->repeat : 1;
     if (st != TOSAC_OK) {
         print_diag(model, d, "error");
         rc = status_exit(st);
@@ -763,16 +797,21 @@ static int run_program(run_args *a, bool refmode)
         }
     }
     if (a->profile) {
+        long counted = a->repeat > 1 ? a->repeat - 1 : 1;
         times.n = tosac_program_op_count(p);
-        times.ns = calloc(times.n ? times.n : 1, sizeof *times.ns);
+        times.first = a->repeat > 1 ? 1 : 0;
+        times.stride = (counted + PROFILE_ROWS - 1) / PROFILE_ROWS;
+        times.rows = (counted + times.stride - 1) / times.stride;
+        times.ns = calloc((size_t)times.rows * (times.n ? times.n : 1), sizeof *times.ns);
         if (!times.ns) goto oom;
         tosac_program_set_op_callback(p, on_op, &times);
     }
-    long repeat = a->repeat > 0 ? a->repeat : 1;
     double *inv_ms = a->time ? calloc((size_t)repeat, sizeof *inv_ms) : NULL;
     if (a->time && !inv_ms) goto oom;
     for (long r = 0; r < repeat && st == TOSAC_OK; r++) {
         for (uint32_t i = 0; i < n_in && st == TOSAC_OK; i++) st = tosac_program_set_input_tosa(p, i, in_bytes[i], in_len[i], d);
+        long c = r - times.first;
+        times.row = times.ns && c >= 0 && c % times.stride == 0 ? times.ns + (size_t)(c / times.stride) * times.n : NULL;
         struct timespec t0, t1;
         if (inv_ms) clock_gettime(CLOCK_MONOTONIC, &t0);
         if (st == TOSAC_OK) st = tosac_program_invoke(p, d);
@@ -784,7 +823,7 @@ static int run_program(run_args *a, bool refmode)
     if (inv_ms && st == TOSAC_OK) {
         long first = repeat > 1 ? 1 : 0, n = repeat - first;
         qsort(inv_ms + first, (size_t)n, sizeof *inv_ms, cmp_double);
-        double med = n % 2 ? inv_ms[first + n / 2] : (inv_ms[first + n / 2 - 1] + inv_ms[first + n / 2]) / 2;
+        double med = median_sorted(inv_ms + first, n);
         fprintf(stderr, "invoke: median %.4f ms, min %.4f ms over %ld invoke%s on %u thread%s\n", med, inv_ms[first], n,
                 n == 1 ? "" : "s", tosac_program_threads(p), tosac_program_threads(p) == 1 ? "" : "s");
     }
@@ -849,7 +888,7 @@ static int run_program(run_args *a, bool refmode)
         }
     }
     if (!cli_out_commit(os)) goto done;
-    if (a->profile) print_profile(p, &times, repeat);
+    if (a->profile && !print_profile(p, &times)) goto oom;
     rc = RUN_VALID;
     goto done;
 oom:

@@ -48,6 +48,10 @@ assert o.dtype == np.float32 and o.shape == (2, 2), (o.dtype, o.shape)
 assert np.array_equal(o, np.clip(a + b, np.float32(0), np.float32(6)))"
 check "summary without -o" "$tosac" run fp32_relu6.tosa -i a=a.npy -i b=b.npy
 check "profile" bash -c "'$tosac' run fp32_relu6.tosa -i a=a.npy -i b=b.npy --profile --repeat 3 | grep -q 'per operator type'"
+# medians over the invokes after the warm-up, 2000 of them recorded every second one
+check "profile warm-up" bash -c "'$tosac' run fp32_relu6.tosa -i a=a.npy -i b=b.npy --profile --repeat 3 | grep -q 'median of 2 invokes after a warm-up'"
+check "profile sampled" bash -c "'$tosac' run fp32_relu6.tosa -i a=a.npy -i b=b.npy --profile --repeat 2001 | grep -q 'median of 1000 invokes after'"
+check "profile one invoke" bash -c "'$tosac' run fp32_relu6.tosa -i a=a.npy -i b=b.npy --profile | grep -q 'median of 1 invoke):'"
 
 # reference-model spelling: desc.json relative paths, --output_dir, precise mode -> <f8
 mkdir -p desc/sub res
