@@ -19,12 +19,12 @@
  * operator (a round trip between two cores of this virtual machine takes 300 ns). A worker that
  * does not come leaves its segment to the others.
  *
- * Waiting: a worker spins briefly on the generation (a kernel call follows the previous one within
- * microseconds), then sleeps on a condition variable, so an idle program costs no CPU on a shared
- * machine. It counts itself in `sleepers` first; a job wakes the pool (mutex, broadcast: a system
- * call) only when that count is nonzero and resets it, so the kernel calls of an invoke, while the
- * workers spin, cost two atomic stores each, and a worker that was woken but has not run yet (a
- * busy machine) is not woken again for every following job. Built without TOSAC_THREADS
+ * Waiting: a worker spins on the generation for RT_POOL_SPIN_NS (a kernel call follows the previous
+ * one within microseconds), then sleeps on a condition variable, so an idle program costs no CPU on
+ * a shared machine. It counts itself in `sleepers` first; a job wakes the pool (mutex, broadcast: a
+ * system call) only when that count is nonzero and resets it, so the kernel calls of an invoke,
+ * while the workers spin, cost a few atomic operations each, and a worker that was woken but has
+ * not run yet (a busy machine) is not woken again for every following job. Built without TOSAC_THREADS
  * (microcontrollers) every pool has one worker and no thread.
  */
 #include <string.h>
