@@ -3,15 +3,18 @@
 (a benchmark, not a test).
 
     bench/vs_ort.py [--tosac build/gcc/tosac] [--base OTHER_TOSAC] [--models build/gcc/tests/zoo/models]
-                    [--rounds 3] [--runs 10] [--threads 1,2] [--only resnet18,...]
+                    [--rounds 3] [--runs 10] [--min-time 0.3] [--threads 1,2] [--only resnet18,...]
 
 FP32: tosac's program compiled from the ONNX model against onnxruntime (graph optimisation 'all')
 on the same model. INT8: tosac's INT program (`--target TOSA-1.0+INT`, 4 random calibration
 samples) against onnxruntime on the same model quantized to QDQ u8 by tools/quant/make_qdq.py.
 Both engines get the same thread count (tosac `run --threads N`, onnxruntime intra-op threads).
 Each round runs every configuration once, alternating between the engines; one configuration is
-one process: a warm-up invoke, then --runs timed invokes, of which the median counts (tosac:
-`tosac run --repeat N+1 --time`, in-process; onnxruntime: bench/ort_time.js). The figure per
+one process: a warm-up invoke, then timed invokes, of which the median counts (tosac:
+`tosac run --repeat N+1 --time`, in-process; onnxruntime: bench/ort_time.js): --runs of them, or
+more for a small model, as many as fill --min-time seconds at the time a short tosac run measures
+for that configuration (the same count for every engine; sub-millisecond models otherwise swing
+from round to round on a shared machine). The figure per
 configuration is the median over the rounds; the ratio is tosac / onnxruntime (below 1: tosac is
 faster). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
 ONNX shape inference) at tosac's median time; % of peak divides by the threads times one core's
@@ -101,6 +104,8 @@ def main():
     ap.add_argument("--models", default=os.path.join(ROOT, "build", "gcc", "tests", "zoo", "models"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--min-time", type=float, default=0.3,
+                    help="seconds of timed invokes per process at least (more runs for small models)")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--only", help="comma-separated model names")
     a = ap.parse_args()
@@ -134,10 +139,15 @@ def main():
         gflop[n] = model_gflop(onnx)
         for kind, prog, ref in kinds:
             for t in threads:
-                cfgs.append(((n, kind, t), "ort", lambda ref=ref, inp=inp, t=t: ort_ms(ref, inp, a.runs, t)))
+                try:
+                    probe = tosac_ms(a.tosac, prog, inp, 3, t)
+                except (subprocess.CalledProcessError, RuntimeError, OSError):
+                    probe = None
+                runs = max(a.runs, min(5000, int(1e3 * a.min_time / probe))) if probe else a.runs
+                cfgs.append(((n, kind, t), "ort", lambda ref=ref, inp=inp, t=t, r=runs: ort_ms(ref, inp, r, t)))
                 for ename, exe in engines:
                     cfgs.append(((n, kind, t), ename,
-                                 lambda exe=exe, prog=prog, inp=inp, t=t: tosac_ms(exe, prog, inp, a.runs, t)))
+                                 lambda exe=exe, prog=prog, inp=inp, t=t, r=runs: tosac_ms(exe, prog, inp, r, t)))
     times = {}
     for r in range(a.rounds):
         for key, eng, fn in cfgs:
@@ -146,7 +156,7 @@ def main():
             except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
                 print(f"{key} {eng}: failed: {getattr(e, 'stderr', e)}"[:300], file=sys.stderr)
     load = os.getloadavg()
-    print(f"{a.rounds} rounds x {a.runs} runs, medians in ms; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
+    print(f"{a.rounds} rounds x {a.runs}+ runs (at least {a.min_time} s per process), medians in ms; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
           f"on {os.cpu_count()} cores; peak per core " +
           (", ".join(f"{k} {v:.1f} G{'FLOP' if k == 'fp32' else 'OP'}/s" for k, v in peak.items()) if peak else "unknown"))
     head = f"{'model':22} {'kind':5} {'thr':>3} {'ort':>9} {'tosac':>9} {'ratio':>7} {'GFLOP/s':>8} {'%peak':>6}"

@@ -4,20 +4,33 @@
  *
  * A pool of T workers is the invoking thread (worker 0) and T-1 pthreads started at program
  * create. rt_pool_run publishes one job (fn, ctx, n) under a new generation number; a worker that
- * wakes joins it (counted in `state`) while it is open and takes ranges of [0, n) from a shared
- * counter until none are left. The caller takes ranges too, then closes the job and returns once
- * the workers that joined have finished (the job's context lives on the caller's stack); a worker
- * that wakes late (a busy machine) finds the job closed and does not hold the caller up. Which
- * worker runs which range changes from run to run; kernels make the results independent of that
- * (disjoint output tiles, never a split reduction).
+ * wakes joins it (counted in `state`) while it is open and takes ranges until none are left. The
+ * caller takes ranges too, then closes the job and returns once the workers that joined have
+ * finished (the job's context lives on the caller's stack); a worker that wakes late (a busy
+ * machine) finds the job closed and does not hold the caller up. Which worker runs which range
+ * changes from run to run; kernels make the results independent of that (disjoint output tiles,
+ * never a split reduction).
  *
- * Waiting: a worker spins briefly on the generation (a kernel call follows the previous one within
- * microseconds), then sleeps on a condition variable, so an idle program costs no CPU on a shared
- * machine. Built without TOSAC_THREADS (microcontrollers) every pool has one worker and no thread.
+ * Ranges: [0, n) is cut into one segment per worker, each with its own counter; a worker takes
+ * eighths of its own segment first, then those left in the others (the next worker's first). The
+ * tasks of consecutive kernels are their output tiles in order (pixel blocks, rows), so each
+ * worker mostly reads what it wrote itself in the kernel before, from its own cache: with one
+ * shared counter about half of every small model's activations crossed between the cores at each
+ * operator (a round trip between two cores of this virtual machine takes 300 ns). A worker that
+ * does not come leaves its segment to the others.
+ *
+ * Waiting: a worker spins on the generation for RT_POOL_SPIN_NS (a kernel call follows the previous
+ * one within microseconds), then sleeps on a condition variable, so an idle program costs no CPU on
+ * a shared machine. It counts itself in `sleepers` first; a job wakes the pool (mutex, broadcast: a
+ * system call) only when that count is nonzero and resets it, so the kernel calls of an invoke,
+ * while the workers spin, cost a few atomic operations each, and a worker that was woken but has
+ * not run yet (a busy machine) is not woken again for every following job. Built without TOSAC_THREADS
+ * (microcontrollers) every pool has one worker and no thread.
  */
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "runtime/program.h"
 
 #ifdef TOSAC_THREADS
@@ -25,10 +38,14 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-/* Spins on the generation before sleeping (each spin one pause: some tens of microseconds in all,
-   longer than the gap between two kernel calls of a program, short enough not to burn a shared
-   core while the caller does serial work between invokes). */
-#define RT_POOL_SPINS 2000
+/* How long a worker spins on the generation before sleeping, and the caller on the workers still
+   in its job: longer than the gap between two kernel calls and than the caller's usual work
+   between two invokes (writing the inputs: tens of microseconds), since waking a sleeping worker
+   costs the caller a system call and the worker tens of microseconds on a virtual machine, where
+   it then finds the first kernel of the invoke nearly done; short enough that an idle program soon
+   costs no CPU. In time, not in pauses: a pause takes 10 to 300 ns depending on the CPU and the
+   hypervisor. */
+#define RT_POOL_SPIN_NS 500000u
 #define POOL_CLOSED 0x80000000u
 
 struct rt_pool {
@@ -40,10 +57,14 @@ struct rt_pool {
     /* the job of the current generation */
     tosac_ktask_fn fn;
     void *ctx;
-    size_t n, grain;
-    atomic_size_t next;     /* first index not yet taken */
+    struct {
+        atomic_size_t next; /* first index not yet taken */
+        size_t end, grain;
+        char pad[64 - 3 * sizeof(size_t)]; /* one counter per cache line */
+    } seg[TOSAC_KMAX_WORKERS];
     atomic_uint gen;        /* bumped for every job (and at shutdown) */
     atomic_uint state;      /* POOL_CLOSED | the number of workers in the job */
+    atomic_uint sleepers;   /* workers that went to sleep since the last wake-up */
     atomic_bool stop;
 };
 
@@ -54,15 +75,26 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Takes ranges of the current job until none are left. */
+/* Whether a spin that started at *t0 (0: not yet) has lasted RT_POOL_SPIN_NS; reads the clock every
+   16th call. Without a clock (it reads 0) the spin ends at once. */
+static bool spun_out(uint64_t *t0, unsigned i)
+{
+    if (i % 16u) return false;
+    uint64_t t = tosac_now_ns();
+    if (!*t0) *t0 = t;
+    return t == 0 || t - *t0 >= RT_POOL_SPIN_NS;
+}
+
+/* Takes ranges of the current job until none are left: its own segment's, then the others'. */
 static void take_ranges(rt_pool *pl, uint32_t worker)
 {
-    size_t n = pl->n, grain = pl->grain;
-    for (;;) {
-        size_t b = atomic_fetch_add_explicit(&pl->next, grain, memory_order_relaxed);
-        if (b >= n) return;
-        size_t e = n - b < grain ? n : b + grain;
-        pl->fn(pl->ctx, worker, b, e);
+    for (uint32_t k = 0, w = worker; k < pl->workers; k++, w = w + 1 == pl->workers ? 0 : w + 1) {
+        const size_t end = pl->seg[w].end, grain = pl->seg[w].grain;
+        for (;;) {
+            size_t b = atomic_fetch_add_explicit(&pl->seg[w].next, grain, memory_order_relaxed);
+            if (b >= end) break;
+            pl->fn(pl->ctx, worker, b, end - b < grain ? end : b + grain);
+        }
     }
 }
 
@@ -78,13 +110,17 @@ static void *worker_main(void *arg)
     unsigned seen = 0;
     for (;;) {
         unsigned g = atomic_load_explicit(&pl->gen, memory_order_acquire);
-        for (int i = 0; g == seen && i < RT_POOL_SPINS; i++) {
+        uint64_t t0 = 0;
+        for (unsigned i = 0; g == seen && !spun_out(&t0, i); i++) {
             cpu_relax();
             g = atomic_load_explicit(&pl->gen, memory_order_acquire);
         }
         if (g == seen) {
             pthread_mutex_lock(&pl->mu);
-            while ((g = atomic_load_explicit(&pl->gen, memory_order_acquire)) == seen) pthread_cond_wait(&pl->wake, &pl->mu);
+            /* counted before the generation is read again: a job that bumped it without seeing
+               this count is seen here (both sequentially consistent) */
+            atomic_fetch_add(&pl->sleepers, 1);
+            while ((g = atomic_load(&pl->gen)) == seen) pthread_cond_wait(&pl->wake, &pl->mu);
             pthread_mutex_unlock(&pl->mu);
         }
         seen = g;
@@ -151,9 +187,10 @@ tosac_status rt_pool_create(uint32_t workers, rt_pool **out)
     }
     pthread_cond_init(&pl->wake, NULL);
     pthread_cond_init(&pl->done, NULL);
-    atomic_init(&pl->next, 0);
+    for (uint32_t w = 0; w < workers; w++) atomic_init(&pl->seg[w].next, 0);
     atomic_init(&pl->gen, 0);
     atomic_init(&pl->state, POOL_CLOSED);
+    atomic_init(&pl->sleepers, 0);
     atomic_init(&pl->stop, false);
     for (uint32_t i = 0; i + 1 < workers; i++) {
         args[i].pl = pl;
@@ -179,18 +216,25 @@ void rt_pool_run(void *pool, tosac_ktask_fn fn, void *ctx, size_t n)
         fn(ctx, 0, 0, n);
         return;
     }
-    /* ranges of about an eighth of a worker's share: balance without a counter access per index */
-    size_t grain = n / ((size_t)pl->workers * 8u);
-    pl->fn = fn, pl->ctx = ctx, pl->n = n, pl->grain = grain ? grain : 1;
-    atomic_store_explicit(&pl->next, 0, memory_order_relaxed);
+    /* ranges of an eighth of a segment: balance without a counter access per index */
+    pl->fn = fn, pl->ctx = ctx;
+    for (uint32_t w = 0; w < pl->workers; w++) {
+        size_t b = n * w / pl->workers, e = n * (w + 1) / pl->workers;
+        pl->seg[w].end = e, pl->seg[w].grain = (e - b + 7u) / 8u;
+        atomic_store_explicit(&pl->seg[w].next, b, memory_order_relaxed);
+    }
     atomic_store_explicit(&pl->state, 0, memory_order_release); /* open, nobody in it */
-    pthread_mutex_lock(&pl->mu);
-    atomic_fetch_add_explicit(&pl->gen, 1, memory_order_acq_rel);
-    pthread_cond_broadcast(&pl->wake);
-    pthread_mutex_unlock(&pl->mu);
+    atomic_fetch_add(&pl->gen, 1);
+    if (atomic_load(&pl->sleepers)) {
+        pthread_mutex_lock(&pl->mu);
+        atomic_store_explicit(&pl->sleepers, 0, memory_order_relaxed);
+        pthread_cond_broadcast(&pl->wake);
+        pthread_mutex_unlock(&pl->mu);
+    }
     take_ranges(pl, 0);
     unsigned s = atomic_fetch_or_explicit(&pl->state, POOL_CLOSED, memory_order_acq_rel);
-    for (int i = 0; (s & ~POOL_CLOSED) && i < RT_POOL_SPINS; i++) {
+    uint64_t t0 = 0;
+    for (unsigned i = 0; (s & ~POOL_CLOSED) && !spun_out(&t0, i); i++) {
         cpu_relax();
         s = atomic_load_explicit(&pl->state, memory_order_acquire);
     }
