@@ -172,6 +172,28 @@ static void rescale(bcase *c, int64_t n, uint32_t rounding)
     c->unit = "elem";
 }
 
+/* int8 -> int32 with one scale (a residual join's input; the 256-entry table of results), blocks of
+   8192 elements as an elementwise chain gives it: n elements in `rows` rows */
+static void rescale_i8_i32(bcase *c, int64_t rows, int64_t cols)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {rows, cols}, one = 1;
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_INT8, 2, s);
+    tosac_block_add_input(b, in);
+    const int32_t mult = 1518500250;
+    const int8_t shift = 20;
+    tosac_value *ops[5] = {in, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &one, &mult, 4),
+                           tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &shift, 1),
+                           zp(b, "izp", TOSAC_DTYPE_INT8, -5), zp(b, "ozp", TOSAC_DTYPE_INT32, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT32, 2, s);
+    tosac_node *nd = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, ops, 1, &out);
+    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_scale32, 1);
+    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+    tosac_block_add_output(b, out);
+    c->work = (double)(rows * cols);
+    c->unit = "elem";
+}
+
 static void pool(bcase *c, tosac_op op, int64_t H, int64_t W, int64_t C)
 {
     tosac_block *b = new_graph(c);
@@ -544,6 +566,7 @@ int main(int argc, char **argv)
     CASE("transpose_fp32_nchw_to_nhwc_3x224x224", transpose_in(c, 3, 224, 224));
     CASE("reduce_sum_fp32_112x112x32_axis1", reduce_sum(c, 112, 112, 32));
     CASE("concat_fp32_55x55x64x2", concat(c, 55, 55, 64));
+    CASE("rescale_i8_to_i32_32x256", rescale_i8_i32(c, 32, 256));
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

@@ -660,15 +660,15 @@ kr_avx512_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, bool u
         }
         return;
     }
-    for (int64_t row = 0; row < n; row += nc)
-        for (int64_t j = 0; j < nc; j += 16) {
-            const __mmask16 k = nc - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (nc - j)) - 1);
-            const __m512i m = _mm512_maskz_loadu_epi32(k, t->m32 + j);
-            const __m512i v = _mm512_maskz_loadu_epi32(k, x + row + j);
-            kr512_store(y, row + j, ob, k,
-                        KR512_HI32(v, m, _mm512_srli_epi64(m, 32), _mm512_maskz_loadu_epi32(k, t->r32 + j),
-                                   _mm512_maskz_loadu_epi32(k, t->s32 + j)));
-        }
+    /* a vector of channels' tables at a time, over every row (the small layers' rows are one or
+       two vectors) */
+    for (int64_t j = 0; j < nc; j += 16) {
+        const __mmask16 k = nc - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (nc - j)) - 1);
+        const __m512i m = _mm512_maskz_loadu_epi32(k, t->m32 + j), mo = _mm512_srli_epi64(m, 32);
+        const __m512i r = _mm512_maskz_loadu_epi32(k, t->r32 + j), s = _mm512_maskz_loadu_epi32(k, t->s32 + j);
+        for (int64_t row = j; row < n; row += nc)
+            kr512_store(y, row, ob, k, KR512_HI32(_mm512_maskz_loadu_epi32(k, x + row), m, mo, r, s));
+    }
 #undef KR512_HI32
 }
 
