@@ -152,43 +152,31 @@ static void unary(bcase *c, tosac_op op, int64_t n)
     c->unit = "elem";
 }
 
-static void rescale(bcase *c, int64_t n, uint32_t rounding)
-{
-    tosac_block *b = new_graph(c);
-    const int64_t s[] = {n}, one = 1;
-    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_INT32, 1, s);
-    tosac_block_add_input(b, in);
-    const int32_t mult = 1518500250;
-    const int8_t shift = 38;
-    tosac_value *ops[5] = {in, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &one, &mult, 4),
-                           tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &shift, 1),
-                           zp(b, "izp", TOSAC_DTYPE_INT32, 0), zp(b, "ozp", TOSAC_DTYPE_INT8, -3)};
-    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT8, 1, s);
-    tosac_node *nd = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, ops, 1, &out);
-    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_scale32, 1);
-    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, rounding);
-    tosac_block_add_output(b, out);
-    c->work = (double)n;
-    c->unit = "elem";
-}
+/* One RESCALE by a single scale (multiplier 1518500250, the given shift) of a [rows, cols] tensor:
+   int32 -> int8 (a convolution's output) or int8 -> int32 (a residual join's input; the 256-entry
+   table of results, in blocks of 8192 elements as an elementwise chain gives it). */
+typedef struct {
+    tosac_dtype in, out;
+    int32_t izp, ozp;
+    int8_t shift;
+} rescale_form;
+static const rescale_form RS_I32_I8 = {TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT8, 0, -3, 38};
+static const rescale_form RS_I8_I32 = {TOSAC_DTYPE_INT8, TOSAC_DTYPE_INT32, -5, 0, 20};
 
-/* int8 -> int32 with one scale (a residual join's input; the 256-entry table of results), blocks of
-   8192 elements as an elementwise chain gives it: n elements in `rows` rows */
-static void rescale_i8_i32(bcase *c, int64_t rows, int64_t cols)
+static void rescale(bcase *c, rescale_form f, int64_t rows, int64_t cols, uint32_t rounding)
 {
     tosac_block *b = new_graph(c);
     const int64_t s[] = {rows, cols}, one = 1;
-    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_INT8, 2, s);
+    tosac_value *in = tosac_block_add_tensor(b, "in", f.in, 2, s);
     tosac_block_add_input(b, in);
     const int32_t mult = 1518500250;
-    const int8_t shift = 20;
     tosac_value *ops[5] = {in, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &one, &mult, 4),
-                           tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &shift, 1),
-                           zp(b, "izp", TOSAC_DTYPE_INT8, -5), zp(b, "ozp", TOSAC_DTYPE_INT32, 0)};
-    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_INT32, 2, s);
+                           tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &f.shift, 1),
+                           zp(b, "izp", f.in, f.izp), zp(b, "ozp", f.out, f.ozp)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", f.out, 2, s);
     tosac_node *nd = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, ops, 1, &out);
     tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_scale32, 1);
-    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+    tosac_node_set_int(nd, TOSAC_ATTR_RESCALE_rounding_mode, rounding);
     tosac_block_add_output(b, out);
     c->work = (double)(rows * cols);
     c->unit = "elem";
@@ -507,8 +495,8 @@ int main(int argc, char **argv)
     CASE("add_i32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_INT32, 1 << 20));
     CASE("add_fp32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_FP32, 1 << 20));
     CASE("mul_fp32_1M", binary(c, TOSAC_OP_MUL, TOSAC_DTYPE_FP32, 1 << 20));
-    CASE("rescale_i32_to_i8_1M", rescale(c, 1 << 20, TOSAC_ROUND_DOUBLE));
-    CASE("rescale_single_i32_to_i8_1M", rescale(c, 1 << 20, TOSAC_ROUND_SINGLE));
+    CASE("rescale_i32_to_i8_1M", rescale(c, RS_I32_I8, 1, 1 << 20, TOSAC_ROUND_DOUBLE));
+    CASE("rescale_single_i32_to_i8_1M", rescale(c, RS_I32_I8, 1, 1 << 20, TOSAC_ROUND_SINGLE));
     CASE("sigmoid_fp32_1M", unary(c, TOSAC_OP_SIGMOID, 1 << 20));
     CASE("exp_fp32_1M", unary(c, TOSAC_OP_EXP, 1 << 20));
     CASE("tanh_fp32_1M", unary(c, TOSAC_OP_TANH, 1 << 20));
@@ -566,7 +554,7 @@ int main(int argc, char **argv)
     CASE("transpose_fp32_nchw_to_nhwc_3x224x224", transpose_in(c, 3, 224, 224));
     CASE("reduce_sum_fp32_112x112x32_axis1", reduce_sum(c, 112, 112, 32));
     CASE("concat_fp32_55x55x64x2", concat(c, 55, 55, 64));
-    CASE("rescale_i8_to_i32_32x256", rescale_i8_i32(c, 32, 256));
+    CASE("rescale_i8_to_i32_32x256", rescale(c, RS_I8_I32, 32, 256, TOSAC_ROUND_SINGLE));
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");
