@@ -785,14 +785,6 @@ static int cmp_var_key(const void *pa, const void *pb)
     return a->val < b->val ? -1 : a->val > b->val;
 }
 
-static bool same_shape(const rt_val *a, const rt_val *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank) return false;
-    for (int32_t i = 0; i < a->rank; i++)
-        if (a->shape[i] != b->shape[i]) return false;
-    return true;
-}
-
 /* One variable per distinct name; every RV_VAR value is bound to one. */
 static tosac_status build_variables(bctx *bc)
 {
@@ -834,7 +826,7 @@ static tosac_status build_variables(bctx *bc)
         var->off = off;
         for (uint32_t m = i; m < j && st == TOSAC_OK; m++) {
             rt_val *rv = &p->vals[keys[m].val];
-            if (!same_shape(rv, &p->vals[rep]))
+            if (rv->dtype != p->vals[rep].dtype || !rt_same_dims(rv, &p->vals[rep]))
                 st = tosac_diag_add(bc->d, TOSAC_ERR_TOSA_ERROR,
                                     "variable '%s' is declared with different types or shapes ('%s' in block '%s', '%s' in block '%s')",
                                     var->name, p->vals[rep].name, p->insts[p->vals[rep].inst].name, rv->name,

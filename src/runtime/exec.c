@@ -84,13 +84,15 @@ static tosac_status run_tail(tosac_program *p, uint32_t k);
 /* Whether the fused epilogues and chains run: not when an op callback reads every result (a
    callback without an observe list), then every operator runs one by one. */
 static bool fusing(const tosac_program *p) { return !p->cb || p->observing; }
+/* Whether a tail chain runs from its producer's epilogue: not with a callback, which then comes
+   at the chain root's own step. */
+static bool tails(const tosac_program *p) { return !p->cb; }
 
 static tosac_status run_kernel(tosac_program *p, uint32_t k)
 {
     rt_op *op = &p->ops[k];
     if (!op->fn) return fail(p, k, TOSAC_ERR_UNSUPPORTED, "no kernel for this operator");
-    /* a tail chain runs from this operator's epilogue, unless a callback observes results */
-    if (op->tail != RT_NONE && !p->cb) return run_tail(p, k);
+    if (op->tail != RT_NONE && tails(p)) return run_tail(p, k);
     op->call.why = NULL;
     op->call.epi = op->has_epi && fusing(p) ? &op->epi : NULL;
     tosac_status s = op->fn(&op->call);
@@ -253,8 +255,7 @@ static bool runs_alone(const tosac_program *p, uint32_t k)
     if (op->chain == RT_NONE) return true;
     const rt_chain *c = &p->chains[op->chain];
     if (p->links[c->link_base + c->n_links - 1].op != k) return false;
-    /* a tail chain runs from its producer's epilogue; with a callback, at its root's step */
-    return c->producer == RT_NONE || p->cb;
+    return c->producer == RT_NONE || !tails(p);
 }
 
 static tosac_status run_op(tosac_program *p, uint32_t k)

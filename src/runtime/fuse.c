@@ -56,18 +56,10 @@ static uint32_t chain_data_operands(const rt_op *op)
     return n;
 }
 
-static bool same_shape(const rt_val *a, const rt_val *b)
-{
-    if (a->rank != b->rank) return false;
-    for (int32_t i = 0; i < a->rank; i++)
-        if (a->shape[i] != b->shape[i]) return false;
-    return true;
-}
-
 /* A value a block of rows of `out` can read: the full shape, or [1.., C] / all ones / rank 0. */
 static bool row_sliceable(const rt_val *x, const rt_val *out)
 {
-    if (same_shape(x, out) || x->rank == 0) return true;
+    if (rt_same_dims(x, out) || x->rank == 0) return true;
     if (x->rank != out->rank) return false;
     for (int32_t i = 0; i + 1 < x->rank; i++)
         if (x->shape[i] != 1) return false;
@@ -109,7 +101,7 @@ static void make_chains(tosac_program *p, const uint32_t *readers, uint32_t *par
         const rt_op *rop = &p->ops[r];
         uint32_t nd = chain_data_operands(rop), j = 0;
         while (j < nd && p->idx[rop->in_base + j] != x) j++;
-        if (j < nd && same_shape(&p->vals[x], &p->vals[p->idx[rop->out_base]])) parent[k] = r;
+        if (j < nd && rt_same_dims(&p->vals[x], &p->vals[p->idx[rop->out_base]])) parent[k] = r;
     }
     /* a reader comes after its producer: roots are known when their members are reached */
     for (uint32_t k = p->n_ops; k-- > 0;) {
@@ -179,7 +171,7 @@ static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_
             uint32_t v = p->idx[p->ops[m].in_base + j];
             for (uint32_t q = c->link_base; q + 1 < c->link_base + c->n_links; q++)
                 if (parent[ln[q].op] == m && p->idx[p->ops[ln[q].op].out_base] == v) l->in[j] = ln[q].out;
-            if (l->in[j] == RT_LINK_WHOLE && same_shape(&p->vals[v], o)) l->in[j] = RT_LINK_SLICE;
+            if (l->in[j] == RT_LINK_WHOLE && rt_same_dims(&p->vals[v], o)) l->in[j] = RT_LINK_SLICE;
         }
     }
     p->chains = ch;

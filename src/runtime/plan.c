@@ -167,14 +167,6 @@ static uint32_t find_root(group *g, uint32_t v)
     return v;
 }
 
-static bool same_dims(const rt_val *a, const rt_val *b)
-{
-    if (a->rank != b->rank) return false;
-    for (int32_t i = 0; i < a->rank; i++)
-        if (a->shape[i] != b->shape[i]) return false;
-    return true;
-}
-
 static void in_place(tosac_program *p, group *g)
 {
     for (uint32_t k = 0; k < p->n_ops; k++) {
@@ -191,7 +183,7 @@ static void in_place(tosac_program *p, group *g)
         const rt_val *A = &p->vals[a], *O = &p->vals[o];
         if (a == o || A->kind != RV_ARENA || O->kind != RV_ARENA || A->inst != op->inst || O->inst != op->inst ||
             A->block_io || O->first != first || A->nbytes != O->nbytes || A->nelem != O->nelem ||
-            (elementwise && !same_dims(A, O)))
+            (elementwise && !rt_same_dims(A, O)))
             continue;
         uint32_t ra = find_root(g, a), ro = find_root(g, o);
         if (ra == ro || g[ra].last != last || g[ro].first != first) continue;

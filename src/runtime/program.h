@@ -264,6 +264,15 @@ struct tosac_program {
 
 static inline size_t rt_align(size_t n) { return (n + (RT_ALIGN - 1)) & ~(size_t)(RT_ALIGN - 1); }
 
+/* Whether two values have the same dimensions (not necessarily the same type). */
+static inline bool rt_same_dims(const rt_val *a, const rt_val *b)
+{
+    if (a->rank != b->rank) return false;
+    for (int32_t i = 0; i < a->rank; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
 /* The value a chain of RV_LINK aliases ends at (v itself when it is not a link); the guard bounds a
    malformed cycle. */
 static inline uint32_t rt_final_val(const tosac_program *p, uint32_t v)
