@@ -555,6 +555,17 @@ int main(int argc, char **argv)
     CASE("reduce_sum_fp32_112x112x32_axis1", reduce_sum(c, 112, 112, 32));
     CASE("concat_fp32_55x55x64x2", concat(c, 55, 55, 64));
     CASE("rescale_i8_to_i32_32x256", rescale(c, RS_I8_I32, 32, 256, TOSAC_ROUND_SINGLE));
+    /* narrow fp32 layers: resnet8's (16-64 channels, its stem), squeezenet1_1's squeeze to 16,
+       mobilenet_v3_small's 1x1 layers */
+    CASE("conv2d_fp32_16x16x32_3x3x32", conv_s(c, TOSAC_DTYPE_FP32, 16, 16, 32, 32, 3, 1, p1111));
+    CASE("conv2d_fp32_8x8x64_3x3x64", conv_s(c, TOSAC_DTYPE_FP32, 8, 8, 64, 64, 3, 1, p1111));
+    CASE("conv2d_fp32_32x32x3_3x3x16", conv_s(c, TOSAC_DTYPE_FP32, 32, 32, 3, 16, 3, 1, p1111));
+    CASE("conv2d_fp32_55x55x64_1x1x16", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 64, 16, 1, 1, p0));
+    CASE("conv2d_fp32_13x13x384_1x1x16", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 384, 16, 1, 1, p0));
+    CASE("conv2d_fp32_56x56x16_1x1x72", conv_s(c, TOSAC_DTYPE_FP32, 56, 56, 16, 72, 1, 1, p0));
+    CASE("conv2d_fp32_28x28x88_1x1x24", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 88, 24, 1, 1, p0));
+    CASE("conv2d_fp32_14x14x240_1x1x40", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 240, 40, 1, 1, p0));
+    CASE("conv2d_fp32_7x7x576_1x1x96", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 576, 96, 1, 1, p0));
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

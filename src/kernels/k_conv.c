@@ -810,20 +810,21 @@ static void conv_fpanel_group(const conv_task *t, int64_t pn, const float *A, in
  * the input (columns xa .. xb - 1) read it in place, one segment per kernel row inside the input
  * (its KW x IC consecutive elements; a row's next pixel sx x IC elements on). Kernel rows in the
  * padding are skipped, which gives the bits of adding their 0 x w (finite weights: a sum from +0
- * never becomes -0). The border pixels (the right border of a row and the left one of the next
- * are consecutive) go through patch rows as before.
+ * never becomes -0). The border pixels of the whole block go through patch rows together, into
+ * tmp and then to their places: one run of full-height tiles, not a short tile per row end.
  */
 static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patch, uint8_t *mask, int64_t *coord,
-                          float *out, int64_t j0)
+                          float *out, float *tmp, int64_t j0)
 {
     const conv_plan *g = t->g;
     const tosac_kcall *c = t->c;
     const int64_t OW = g->OW, OH = g->OH, IC = g->IC, IH = g->IH, IW = g->IW, KH = g->KH, run = g->KW * IC;
-    const int64_t xa = t->xa, xb = t->xb, lda = g->sx * IC;
+    const int64_t xa = t->xa, xb = t->xb, lda = g->sx * IC, OC = g->OC;
     size_t q = (size_t)p0; /* native-width division on 32-bit targets */
     int64_t ox = (int64_t)(q % (size_t)OW);
     q /= (size_t)OW;
     int64_t oy = (int64_t)(q % (size_t)OH), n = (int64_t)(q / (size_t)OH);
+    int64_t nb = 0; /* border pixels gathered so far (patch rows) */
     for (int64_t i = 0; i < pn;) {
         const bool inside = ox >= xa && ox < xb;
         int64_t cnt = inside ? xb - ox : ox < xa ? xa - ox : OW - ox + xa;
@@ -836,16 +837,25 @@ static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patc
                 if (iy >= 0 && iy < IH) sg[ns++] = (tosac_gemm_seg){iy * IW * IC, ky * run, run};
             }
             const float *A = (const float *)c->in[0].data + (n * IH * IW + ox * g->sx - g->pl) * IC;
-            conv_fpanel_group(t, cnt, A, lda, out + i * g->OC, j0, sg, ns);
+            conv_fpanel_group(t, cnt, A, lda, out + i * OC, j0, sg, ns);
         } else {
-            conv_patch_block(g, c, p0 + i, cnt, patch, mask, coord, t->izp);
-            conv_fpanel_group(t, cnt, (const float *)patch, g->K, out + i * g->OC, j0, NULL, 0);
+            conv_patch_block(g, c, p0 + i, cnt, (uint8_t *)patch + (size_t)(nb * g->K) * sizeof(float), mask, coord, t->izp);
+            nb += cnt;
         }
         i += cnt, ox += cnt;
         while (ox >= OW) {
             ox -= OW;
             if (++oy == OH) oy = 0, n++;
         }
+    }
+    if (!nb) return;
+    conv_fpanel_group(t, nb, (const float *)patch, g->K, tmp, j0, NULL, 0);
+    /* the border pixels in the order gathered: the same walk once more */
+    const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
+    ox = (int64_t)((size_t)p0 % (size_t)OW);
+    for (int64_t i = 0, b = 0; i < pn; i++) {
+        if (ox < xa || ox >= xb) memcpy(out + i * OC + j0, tmp + (b++) * OC + j0, (size_t)jn * sizeof(float));
+        if (++ox == OW) ox = 0;
     }
 }
 
@@ -889,7 +899,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             else
                 tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else if (t->implicit) {
-            conv_implicit(t, p0, pn, patch, mask, coord, fout, j0);
+            conv_implicit(t, p0, pn, patch, mask, coord, fout, (float *)cbuf, j0);
         } else {
             const void *A = patch;
             if (rows && g->bpanel && g->lda == K) { /* the input rows are the patch rows */
@@ -988,6 +998,12 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
     t.pblk = g->pblk;
+    if (t.implicit && t.pblk >= g->OW) {
+        /* whole output rows per block: every inside run whole (no short tiles where a block ends
+           in the middle of a row) and the block's border pixels in one run of patch rows */
+        t.pblk = (int64_t)((size_t)t.pblk / (size_t)g->OW) * g->OW;
+        nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
+    }
     /* few pixel blocks for the workers (the late layers of a network: 49 pixels, 2048 channels):
        each block also splits over groups of 64-column panel blocks, fused fp32 outputs and int8
        panels whose sums hold the bias (whose epilogue takes column ranges) only (the epilogue

@@ -710,12 +710,25 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
 #define KGF_B3 KGF_B2 const __m512 b2 = _mm512_loadu_ps(Bs + k * ldb + 32);
 #define KGF_B2 const __m512 b0 = _mm512_loadu_ps(Bs + k * ldb), b1 = _mm512_loadu_ps(Bs + k * ldb + 16);
 #define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(Bs + k * ldb + 32), b3 = _mm512_loadu_ps(Bs + k * ldb + 48);
-/* The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c */
+/*
+ * The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c. With
+ * bounds that are not NaN, max(a, b) = a > b ? a : b and min(a, b) = a < b ? a : b (vmaxps and
+ * vminps: b when either is NaN) give the clamp in fewer operations (a 1x1 layer of K = 16 spends
+ * a fifth of its time here): min(hi, max(lo, x)) keeps a NaN x (its own bits) and differs from
+ * v < hi ? v : hi only when v == hi, the same bits unless both are zeros (hi != 0); with NaN -> lo,
+ * min(max(x, lo), hi) differs from x >= lo ? x : lo only when x == lo (lo != 0) and gives lo for a
+ * NaN x when lo <= hi.
+ */
+#define KG_END_FAST(ep) ((ep)->lo == (ep)->lo && (ep)->hi == (ep)->hi)
+#define KG_END_KEEP(ep) (!(ep)->ignore && (ep)->hi != 0.0f)
+#define KG_END_LO(ep) ((ep)->ignore && (ep)->lo != 0.0f && (ep)->lo <= (ep)->hi)
 __attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m512 b, const tosac_gemm_epi *ep)
 {
     const __m512 x = _mm512_add_ps(b, acc);
     if (!ep->clamp) return x;
     const __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
+    if (KG_END_FAST(ep) && KG_END_KEEP(ep)) return _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+    if (KG_END_FAST(ep) && KG_END_LO(ep)) return _mm512_min_ps(_mm512_max_ps(x, lo), hi);
     const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
     const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
@@ -805,6 +818,8 @@ __attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 
     const __m256 x = _mm256_add_ps(b, acc);
     if (!ep->clamp) return x;
     const __m256 lo = _mm256_set1_ps(ep->lo), hi = _mm256_set1_ps(ep->hi);
+    if (KG_END_FAST(ep) && KG_END_KEEP(ep)) return _mm256_min_ps(hi, _mm256_max_ps(lo, x));
+    if (KG_END_FAST(ep) && KG_END_LO(ep)) return _mm256_min_ps(_mm256_max_ps(x, lo), hi);
     const __m256 v = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
     const __m256 r = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
     return _mm256_mask_blend_ps(_mm256_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
@@ -839,6 +854,76 @@ KGY_TILE(9)
 KGY_TILE(10)
 KGY_TILE(11)
 KGY_TILE(12)
+/*
+ * Blocks of 24, 40 and 56 columns: Q zmm and one ymm per row (columns 16Q .. 16Q + 7 under the low 8
+ * bits of m[Q]), so a layer of 24 or 40 output channels (mobilenet_v2/v3, efficientnet) or a last
+ * block of 24 or 56 (88, 120 channels) does not compute 8 zero columns in a zmm (on Zen 4 a ymm
+ * operation takes half the pipe time of a zmm one). 12, 8 and 6 rows: 24 accumulators.
+ */
+#define KGX_YACC(r, q) __m256 c##r##y = first ? _mm256_setzero_ps() : _mm256_maskz_loadu_ps(my, C + r * ldc + 16 * q);
+#define KGX_YROW(r)                                                                                      \
+    {                                                                                                    \
+        __m256 ty;                                                                                       \
+        KGY_MB(ty, by, As + r * lda + k);                                                                 \
+        c##r##y = _mm256_add_ps(c##r##y, ty);                                                            \
+    }
+#define KGX_YST(r, q) _mm256_mask_storeu_ps(C + r * ldc + 16 * q, my, bias ? kgy_end(c##r##y, bvy, ep) : c##r##y);
+#define KGX_ACC1(r) KGF_ACC1(r) KGX_YACC(r, 1)
+#define KGX_ACC2(r) KGF_ACC2(r) KGX_YACC(r, 2)
+#define KGX_ACC3(r) KGF_ACC3(r) KGX_YACC(r, 3)
+#define KGX_ROW1(r) KGF_ROW1(r) KGX_YROW(r)
+#define KGX_ROW2(r) KGF_ROW2(r) KGX_YROW(r)
+#define KGX_ROW3(r) KGF_ROW3(r) KGX_YROW(r)
+#define KGX_OUT1(r) KGF_OUT1(r) KGX_YST(r, 1)
+#define KGX_OUT2(r) KGF_OUT2(r) KGX_YST(r, 2)
+#define KGX_OUT3(r) KGF_OUT3(r) KGX_YST(r, 3)
+#define KGX_TILE(R, Q)                                                                                   \
+    __attribute__((target("avx512f,avx512vl"))) static void kgx_tile_##R##x##Q(                         \
+        const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
+        const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
+        bool first, const float *bias, const tosac_gemm_epi *ep)                                         \
+    {                                                                                                    \
+        const __mmask8 my = (__mmask8)m[Q];                                                              \
+        KG_R##R(KGX_ACC##Q)                                                                              \
+        for (int64_t s = 0; s < nsg; s++) {                                                              \
+            const float *restrict As = A + sg[s].a, *restrict Bs = B + sg[s].b * ldb;                    \
+            for (int64_t k = 0; k < sg[s].n; k++) {                                                      \
+                KGF_B##Q                                                                                 \
+                const __m256 by = _mm256_loadu_ps(Bs + k * ldb + 16 * Q);                                \
+                KG_R##R(KGX_ROW##Q)                                                                      \
+            }                                                                                            \
+        }                                                                                                \
+        __m512 bv[Q];                                                                                    \
+        for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
+        const __m256 bvy = bias ? _mm256_loadu_ps(bias + 16 * Q) : _mm256_setzero_ps();                  \
+        KG_R##R(KGX_OUT##Q)                                                                              \
+    }
+KGX_TILE(1, 1)
+KGX_TILE(2, 1)
+KGX_TILE(3, 1)
+KGX_TILE(4, 1)
+KGX_TILE(5, 1)
+KGX_TILE(6, 1)
+KGX_TILE(7, 1)
+KGX_TILE(8, 1)
+KGX_TILE(9, 1)
+KGX_TILE(10, 1)
+KGX_TILE(11, 1)
+KGX_TILE(12, 1)
+KGX_TILE(1, 2)
+KGX_TILE(2, 2)
+KGX_TILE(3, 2)
+KGX_TILE(4, 2)
+KGX_TILE(5, 2)
+KGX_TILE(6, 2)
+KGX_TILE(7, 2)
+KGX_TILE(8, 2)
+KGX_TILE(1, 3)
+KGX_TILE(2, 3)
+KGX_TILE(3, 3)
+KGX_TILE(4, 3)
+KGX_TILE(5, 3)
+KGX_TILE(6, 3)
 typedef void (*kgf_tile_fn)(const tosac_gemm_seg *, int64_t, const float *, int64_t, const float *, int64_t, float *,
                             int64_t, const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
 static const kgf_tile_fn kgf_q3[9] = {NULL,         kgf_tile_1x3, kgf_tile_2x3, kgf_tile_3x3, kgf_tile_4x3,
@@ -851,6 +936,13 @@ static const kgf_tile_fn kgy_tiles[13] = {NULL,        kgy_tile_1, kgy_tile_2,  
                                           kgy_tile_10, kgy_tile_11, kgy_tile_12};
 static const kgf_tile_fn kgf_wide[7] = {NULL,           kgf_tile_1x4, kgf_tile_2x4, kgf_tile_3x4,
                                         kgf_tile_4x4, kgf_tile_5x4, kgf_tile_6x4};
+static const kgf_tile_fn kgx_24[13] = {NULL,          kgx_tile_1x1,  kgx_tile_2x1,  kgx_tile_3x1, kgx_tile_4x1,
+                                       kgx_tile_5x1,  kgx_tile_6x1,  kgx_tile_7x1,  kgx_tile_8x1, kgx_tile_9x1,
+                                       kgx_tile_10x1, kgx_tile_11x1, kgx_tile_12x1};
+static const kgf_tile_fn kgx_40[9] = {NULL,         kgx_tile_1x2, kgx_tile_2x2, kgx_tile_3x2, kgx_tile_4x2,
+                                      kgx_tile_5x2, kgx_tile_6x2, kgx_tile_7x2, kgx_tile_8x2};
+static const kgf_tile_fn kgx_56[7] = {NULL,         kgx_tile_1x3, kgx_tile_2x3, kgx_tile_3x3,
+                                      kgx_tile_4x3, kgx_tile_5x3, kgx_tile_6x3};
 static const kgf_tile_fn kgf_half[13] = {NULL,          kgf_tile_1x2,  kgf_tile_2x2,  kgf_tile_3x2, kgf_tile_4x2,
                                          kgf_tile_5x2,  kgf_tile_6x2,  kgf_tile_7x2,  kgf_tile_8x2, kgf_tile_9x2,
                                          kgf_tile_10x2, kgf_tile_11x2, kgf_tile_12x2};
@@ -883,10 +975,11 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
 
 /*
  * fp32 GEMM on prepared panels (AVX-512): B as blocks of 64 columns, each [K][64] contiguous, the
- * last block as narrow as its columns allow ([K][8], [K][16], [K][32], [K][48]; zero beyond J), so
- * a tile streams its block of B from consecutive cache lines whatever J is and a layer with 8, 16
- * or 24 output channels computes few zero columns. Register tiles by block width: 6 rows x 64
- * columns (4 zmm per row, 24 accumulators), 8 x 48, 12 x 32, 12 x 16 and 12 x 8 (ymm); K in
+ * last block as narrow as its columns allow (the columns left rounded up to a multiple of 8; zero
+ * beyond J), so a tile streams its block of B from consecutive cache lines whatever J is and no
+ * layer computes more than 7 zero columns. Register tiles by block width: 6 rows x 64 columns (4
+ * zmm per row, 24 accumulators), 6 x 56 (3 zmm + 1 ymm), 8 x 48, 8 x 40 (2 zmm + 1 ymm), 12 x 32,
+ * 12 x 24 (1 zmm + 1 ymm), 12 x 16 and 12 x 8 (ymm); K in
  * equal blocks of at most KGP32_KB (a block of B, up to 256 KB, is reused from L2 by every row
  * tile of the call; each block boundary costs a tile a store and a reload of its accumulators,
  * which at 128 was 3-4% of a 3x3 convolution); the last block is stored under masks. Per output the same operations in the same order as
@@ -899,7 +992,7 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
 static int64_t kgp32_width(int64_t J, int64_t jb)
 {
     int64_t n = J - jb;
-    return n >= KGP32_W ? KGP32_W : n <= 8 ? 8 : (n + 15) & ~(int64_t)15;
+    return n >= KGP32_W ? KGP32_W : (n + 7) & ~(int64_t)7;
 }
 
 size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K)
@@ -938,14 +1031,15 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
             if (lo < hi) cs[ns++] = (tosac_gemm_seg){sg[s].a + (lo - sg[s].b), lo - k0, hi - lo};
         }
         for (int64_t jb = 0; jb < J; jb += KGP32_W) {
-            float bias[KGP32_W]; /* the block's biases, when this is the last K block */
+            const int64_t w = kgp32_width(J, jb);
+            float bias[KGP32_W]; /* the block's w biases, when this is the last K block */
             const float *bp = NULL;
-            if (ep && k0 + kb == K) {
-                for (int64_t j = 0; j < KGP32_W; j++)
-                    bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
+            if (ep && k0 + kb == K && !ep->bcast && jb + w <= J) {
+                bp = ep->bias + jb;
+            } else if (ep && k0 + kb == K) {
+                for (int64_t j = 0; j < w; j++) bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
                 bp = bias;
             }
-            const int64_t w = kgp32_width(J, jb);
             const float *Bp = panel + jb * K + k0 * w;
             int64_t nc = J - jb < KGP32_W ? J - jb : KGP32_W;
             __mmask16 m[4];
@@ -953,8 +1047,12 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
                 int64_t left = nc - 16 * q;
                 m[q] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
             }
-            const kgf_tile_fn *tiles = w == 64 ? kgf_wide : w == 48 ? kgf_q3 : w == 32 ? kgf_half : w == 16 ? kgf_q1 : kgy_tiles;
-            int64_t rows = w == 64 ? 6 : w == 48 ? 8 : 12;
+            /* tiles and their rows by block width (8 .. 64 in steps of 8) */
+            static const kgf_tile_fn *const tiles_w[9] = {NULL,   kgy_tiles, kgf_q1, kgx_24,  kgf_half,
+                                                          kgx_40, kgf_q3,    kgx_56, kgf_wide};
+            static const int64_t rows_w[9] = {0, 12, 12, 12, 12, 8, 8, 6, 6};
+            const kgf_tile_fn *tiles = tiles_w[w / 8];
+            const int64_t rows = rows_w[w / 8];
             for (int64_t p = 0; p < P; p += rows) {
                 int64_t r = P - p < rows ? P - p : rows;
                 tiles[r](cs, ns, A + p * lda, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep);

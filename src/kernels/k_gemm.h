@@ -84,7 +84,7 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
- * [K][64], the last one [K][w] with w the columns left rounded up to 8, 16, 32, 48 or 64 (zero
+ * [K][64], the last one [K][w] with w the columns left rounded up to a multiple of 8 (zero
  * beyond J); tosac_gemm_f32_panel_at(J, K, k, j) is the index of element (k, j) and
  * tosac_gemm_f32_panel_bytes() the size. tosac_gemm_f32_panel computes what tosac_gemm_f32
  * computes from B (the same bits), ended by ep when not NULL; only when tosac_kernel_isa() is

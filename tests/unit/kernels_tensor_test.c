@@ -605,9 +605,9 @@ static void test_conv_large(void)
     /* fp32 on the AVX-512 weight panels: output channels around the 32 / 64-column blocks, K
        over several K blocks, more output pixels than one block, and the 1x1 form */
     {
-        /* narrow last blocks (8, 16, 32, 48 columns: ymm, 1, 2 and 3 zmm tiles) after whole ones, and
-           groups of 64 columns split over the workers */
-        static const int64_t ocs[] = {8, 16, 24, 32, 33, 40, 47, 64, 65, 72, 88, 100, 129, 200};
+        /* narrow last blocks (8 to 56 columns: ymm, 1, 2 and 3 zmm tiles, 1 to 3 zmm and a ymm)
+           alone and after whole ones, and groups of 64 columns split over the workers */
+        static const int64_t ocs[] = {8, 16, 20, 24, 32, 33, 40, 47, 56, 64, 65, 72, 88, 100, 120, 129, 200};
         for (size_t i = 0; i < sizeof ocs / sizeof ocs[0]; i++) {
             s.IH = 12 + (int64_t)i, s.IW = 11, s.IC = 19 + 7 * (int64_t)i, s.OC = ocs[i], s.bc = i % 2 ? 1 : ocs[i];
             s.KH = s.KW = 3, s.stride[0] = 1 + (int64_t)(i % 2), s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;

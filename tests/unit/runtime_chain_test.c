@@ -256,6 +256,33 @@ static tosac_graph *conv_tails(void)
     return x.ok ? x.g : NULL;
 }
 
+/* fp32 convolutions with a fused CLAMP of each form the AVX-512 panels end with (k_gemm.c
+   kgf_end: NaN kept and a non-zero upper bound; NaN to a non-zero lower bound; the general
+   blends for zero bounds), on an input with NaN, infinities and -0: a 3x3 CONV2D to 24 channels
+   (rows of 29 pixels read in place, border pixels through patch rows) then a 1x1 to 40. */
+static tosac_graph *clamp_ends(int form)
+{
+    static const int64_t d[4] = {1, 13, 29, 24}, d24[4] = {1, 13, 29, 24}, d40[4] = {1, 13, 29, 40};
+    static const float bounds[4][2] = {{0.0f, 6.0f}, {-1.0f, 6.0f}, {-3.0f, 0.0f}, {0.0f, 1.0f / 0.0f}};
+    const bool ignore = form == 1 || form == 3;
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 24, 3), *ac = tensor(&x, "ac", TOSAC_DTYPE_FP32, d24);
+    tosac_value *ns[2] = {ac, tensor(&x, "bc", TOSAC_DTYPE_FP32, d40)};
+    tosac_node *n = node(&x, TOSAC_OP_CLAMP, 1, &a, ac);
+    tosac_value *b = conv(&x, "b", TOSAC_OP_CONV2D, ac, d24, 40, 1);
+    tosac_node *m = node(&x, TOSAC_OP_CLAMP, 1, &b, ns[1]);
+    tosac_node *cl[2] = {n, m};
+    for (int i = 0; i < 2; i++)
+        if (!cl[i] || tosac_node_set_bytes(cl[i], TOSAC_ATTR_CLAMP_min_val, &bounds[form][0], 4) != TOSAC_OK ||
+            tosac_node_set_bytes(cl[i], TOSAC_ATTR_CLAMP_max_val, &bounds[form][1], 4) != TOSAC_OK ||
+            tosac_node_set_int(cl[i], TOSAC_ATTR_CLAMP_nan_mode, ignore ? TOSAC_NAN_IGNORE : TOSAC_NAN_PROPAGATE) != TOSAC_OK)
+            x.ok = false;
+    output(&x, ns[1]);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
 /* INT8: NEGATE (zero points), TABLE, GREATER against a [1,1,1,C] threshold, SELECT. */
 static tosac_graph *select_table(void)
 {
@@ -407,6 +434,11 @@ static void test_conv_tails(void)
     EXPECT_EQ_I(tails, 4 * 3 * (TOSAC_KISA_AVX512 + 1)); /* SiLU, hard-swish, SIGMOID-MUL, ADD: every program */
 }
 
+static void test_clamp_ends(void)
+{
+    for (int form = 0; form < 4; form++) check_graph("clamp_ends", clamp_ends(form), 13 * 29 * 40 * 4, 0);
+}
+
 static void test_first_failure(void)
 {
     tosac_graph *g = overflow();
@@ -436,6 +468,7 @@ int main(void)
     RUN(test_swish);
     RUN(test_select_table);
     RUN(test_conv_tails);
+    RUN(test_clamp_ends);
     RUN(test_first_failure);
     return test_summary();
 }
