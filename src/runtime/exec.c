@@ -296,7 +296,7 @@ static tosac_status run_inst(tosac_program *p, uint32_t ii)
             p->cb(p->cb_user, k, p->ops[k].op, t1 > t0 ? t1 - t0 : 0);
             /* a fused epilogue has made the last absorbed operator's result: reported now */
             const rt_op *op = &p->ops[k];
-            if (op->has_epi && p->observing) p->cb(p->cb_user, op->fused_last, p->ops[op->fused_last].op, 0);
+            if (op->has_epi && op->fused_last != RT_NONE && p->observing) p->cb(p->cb_user, op->fused_last, p->ops[op->fused_last].op, 0);
         }
     }
     run_copies(p, I->copy_base, I->n_copy);

@@ -496,6 +496,10 @@ char *tosac_program_dump_plan(const tosac_program *p)
         }
         tosac_strbuf_append(&sb, "\n");
     }
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (p->ops[k].op == TOSAC_OP_SLICE && p->ops[k].fused_into != RT_NONE)
+            tosac_strbuf_appendf(&sb, "view: %u (SLICE) read in place by %u (%s)\n", (unsigned)k, (unsigned)p->ops[k].fused_into,
+                                 tosac_op_name(p->ops[p->ops[k].fused_into].op));
     tosac_strbuf_append(&sb, "not in the arena:\n");
     for (uint32_t v = 0; v < p->n_vals; v++) {
         const rt_val *x = &p->vals[v];

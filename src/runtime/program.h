@@ -135,7 +135,8 @@ typedef struct rt_op {
     tosac_kepilogue epi;
     uint32_t fused_into;
     uint32_t fused_out;   /* has_epi: the value epi.out writes (live from this operator on) */
-    uint32_t fused_last;  /* has_epi: the absorbed operator whose result that is */
+    uint32_t fused_last;  /* has_epi: the absorbed operator whose result that is (RT_NONE: a tail's
+                             identity clamp, which absorbs none) */
     uint32_t chain;       /* the chain (fuse.c) this operator belongs to, RT_NONE if none */
     uint32_t tail;        /* the chain this fp32 producer runs from its epilogue (epi.post), RT_NONE */
     tosac_kernel_fn fn;
@@ -315,8 +316,8 @@ void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size);
 /* fuse.c: marks fused producer / consumer pairs (rt_op.has_epi, fused_into), then groups chains
    (p->chains, rt_op.chain). */
 void rt_fuse(tosac_program *p);
-/* Test hook: programs created after rt_fuse_chains_off(true) have no chains (their operators run
-   one by one, for comparing). Not thread-safe; tests and benchmarks only. */
+/* Test hook: programs created after rt_fuse_chains_off(true) have no chains and no SLICE views
+   (their operators run one by one, for comparing). Not thread-safe; tests and benchmarks only. */
 void rt_fuse_chains_off(bool off);
 
 /* plan.c: kernel sizes, lifetimes, in-place reuse, buffers, placement (p->bufs, entries,

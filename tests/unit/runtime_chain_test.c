@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "harness/test.h"
+#include "ir/graph.h"
 #include "kernels/kernel.h"
 #include "runtime/program.h"
 #include "tosac/graph.h"
@@ -187,12 +188,14 @@ static tosac_graph *swish(void)
     return x.ok ? x.g : NULL;
 }
 
-/* An fp32 convolution (op: CONV2D or DEPTHWISE_CONV2D; k x k, stride 1, padded to the input's
-   size) of in, C channels in and out; weights from a fixed sequence. */
-static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k)
+/* An fp32 convolution (op: CONV2D or DEPTHWISE_CONV2D; k x k, stride s, padding pad [top, bottom,
+   left, right]) of in (dims d) to c channels; weights from a fixed sequence. */
+static tosac_value *conv_sp(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k, int s,
+                            const int32_t *pad)
 {
     const int64_t wd[4] = {op == TOSAC_OP_CONV2D ? c : k, k, op == TOSAC_OP_CONV2D ? k : d[3], op == TOSAC_OP_CONV2D ? d[3] : 1};
-    const int64_t od[4] = {d[0], d[1], d[2], c}, one = 1;
+    const int64_t od[4] = {d[0], (d[1] - 1 + pad[0] + pad[1] - (k - 1)) / s + 1, (d[2] - 1 + pad[2] + pad[3] - (k - 1)) / s + 1, c};
+    const int64_t one = 1;
     const int64_t nw = wd[0] * wd[1] * wd[2] * wd[3];
     float *w = malloc((size_t)nw * sizeof *w), b[64], zero = 0.0f;
     for (int64_t i = 0; i < nw; i++) w[i] = (float)((i * 37 + 11) % 29 - 14) / 32.0f;
@@ -211,13 +214,20 @@ static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, 
     free(w);
     tosac_value *out = tensor(x, name, TOSAC_DTYPE_FP32, od);
     tosac_node *n = node(x, op, 5, ops, out);
-    const int32_t pd = (int32_t)(k / 2), pad[4] = {pd, pd, pd, pd}, st[2] = {1, 1};
+    const int32_t st[2] = {s, s}, dil[2] = {1, 1};
     if (!n || tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_pad, pad, 4) != TOSAC_OK ||
         tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_stride, st, 2) != TOSAC_OK ||
-        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, st, 2) != TOSAC_OK ||
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, dil, 2) != TOSAC_OK ||
         tosac_node_set_int(n, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32) != TOSAC_OK)
         x->ok = false;
     return out;
+}
+
+/* The same, stride 1, padded to the input's size. */
+static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k)
+{
+    const int32_t pd = (int32_t)(k / 2), pad[4] = {pd, pd, pd, pd};
+    return conv_sp(x, name, op, in, d, c, k, 1, pad);
 }
 
 /* Chains run from a convolution's epilogue (fuse.c tails): a 3x3 CONV2D then SiLU; a depthwise
@@ -251,6 +261,63 @@ static tosac_graph *conv_tails(void)
     tosac_value *p1 = conv(&x, "p1", TOSAC_OP_CONV2D, t[9], dc, c, 1), *p2 = conv(&x, "p2", TOSAC_OP_CONV2D, t[5], dc, c, 1);
     tosac_value *sum = tensor(&x, "sum", TOSAC_DTYPE_FP32, dc);
     bin(&x, TOSAC_OP_ADD, p1, p2, sum);
+    output(&x, sum);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* SLICE start[4] size[4] of in into a new tensor `name`. */
+static tosac_value *slice(gb *x, const char *name, tosac_value *in, const int64_t *start, const int64_t *size)
+{
+    char nm[64];
+    tosac_value *ops[3] = {in, NULL, NULL};
+    snprintf(nm, sizeof nm, "%s_start", name);
+    ops[1] = x->ok ? chk(x, tosac_block_add_const_shape(x->b, nm, start, 4)) : NULL;
+    snprintf(nm, sizeof nm, "%s_size", name);
+    ops[2] = x->ok ? chk(x, tosac_block_add_const_shape(x->b, nm, size, 4)) : NULL;
+    tosac_value *out = tensor(x, name, TOSAC_DTYPE_FP32, size);
+    node(x, TOSAC_OP_SLICE, 3, ops, out);
+    return out;
+}
+
+/* SLICE views (fuse.c): a = 3x3 CONV2D [1,29,31,16]; views: a[:27, :29] into a 1x1 stride-2
+   CONV2D, a[:28, :30] into a 3x3 stride-2 DEPTHWISE_CONV2D padded above and left only, and
+   e[:27, :29] where e = a + k is an ADD that could run in place over a (a must live on to the
+   convolutions reading it); no views: a[:27, :29] into a 3x3 stride-2 CONV2D padded all round
+   (it reads the dropped row and column as padding) and a[1:28, 1:30] (not at the origin). The
+   results are summed. */
+static tosac_graph *slice_views(void)
+{
+    static const int64_t d[4] = {1, 29, 31, 24}, da[4] = {1, 29, 31, 16}, z[4] = {0, 0, 0, 0}, o1[4] = {0, 1, 1, 0};
+    static const int64_t s27[4] = {1, 27, 29, 16}, s28[4] = {1, 28, 30, 16}, dq[4] = {1, 14, 15, 32}, dd[4] = {1, 14, 15, 16};
+    static const int32_t p0[4] = {0, 0, 0, 0}, p1[4] = {1, 1, 1, 1}, ptl[4] = {1, 0, 1, 0};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 16, 3);
+    tosac_value *v1 = slice(&x, "v1", a, z, s27), *v2 = slice(&x, "v2", a, z, s28), *n1 = slice(&x, "n1", a, z, s27);
+    tosac_value *n2 = slice(&x, "n2", a, o1, s27);
+    tosac_value *v3 = slice(&x, "v3", a, z, s27);
+    const float kf = 0.375f;
+    static const int64_t d1[4] = {1, 1, 1, 1};
+    tosac_value *e = tensor(&x, "e", TOSAC_DTYPE_FP32, da);
+    bin(&x, TOSAC_OP_ADD, a, cst(&x, "k", TOSAC_DTYPE_FP32, 4, d1, NULL, &kf), e);
+    tosac_value *v4 = slice(&x, "v4", e, z, s27);
+    tosac_value *r[6];
+    r[0] = conv_sp(&x, "c1", TOSAC_OP_CONV2D, v1, s27, 32, 1, 2, p0);
+    tosac_value *dw = conv_sp(&x, "c2", TOSAC_OP_DEPTHWISE_CONV2D, v2, s28, 16, 3, 2, ptl);
+    r[1] = conv_sp(&x, "c2p", TOSAC_OP_CONV2D, dw, dd, 32, 1, 1, p0);
+    r[2] = conv_sp(&x, "c3", TOSAC_OP_CONV2D, n1, s27, 32, 3, 2, p1);
+    r[3] = conv_sp(&x, "c4", TOSAC_OP_CONV2D, n2, s27, 32, 1, 2, p0);
+    r[4] = conv_sp(&x, "c5", TOSAC_OP_CONV2D, v3, s27, 32, 1, 2, p0);
+    r[5] = conv_sp(&x, "c6", TOSAC_OP_CONV2D, v4, s27, 32, 1, 2, p0);
+    tosac_value *sum = r[0];
+    for (int i = 1; i < 6; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "sum%d", i);
+        tosac_value *t = tensor(&x, nm, TOSAC_DTYPE_FP32, dq);
+        bin(&x, TOSAC_OP_ADD, sum, r[i], t);
+        sum = t;
+    }
     output(&x, sum);
     if (!x.ok) tosac_graph_destroy(x.g);
     return x.ok ? x.g : NULL;
@@ -301,6 +368,9 @@ static tosac_graph *overflow(void)
 
 static uint32_t rnd_state;
 static int tails; /* chains run from an epilogue, summed over the programs created */
+static int views; /* SLICE views, summed over the programs created */
+static const uint32_t *observe; /* the observe list of the programs run with chains (NULL: none) */
+static uint32_t n_observe;
 static uint32_t rnd(void)
 {
     rnd_state = rnd_state * 1664525u + 1013904223u;
@@ -339,6 +409,7 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
 {
     tosac_program_opts o = tosac_program_opts_default();
     o.threads = threads;
+    if (chains) o.observe = observe, o.n_observe = n_observe;
     tosac_program *p = NULL;
     rt_fuse_chains_off(!chains);
     tosac_diag *d = tosac_diag_create();
@@ -352,6 +423,7 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
     if (dump && chains) {
         const char *q = dump;
         while ((q = strstr(q, "from the epilogue of")) != NULL) q++, tails++;
+        for (q = dump; (q = strstr(q, "(SLICE) read in place by")) != NULL;) q++, views++;
     }
     tosac_string_free(dump);
     EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
@@ -407,6 +479,34 @@ static void test_conv_tails(void)
     EXPECT_EQ_I(tails, 4 * 3 * (TOSAC_KISA_AVX512 + 1)); /* SiLU, hard-swish, SIGMOID-MUL, ADD: every program */
 }
 
+/* The views give the bytes of the SLICEs run (no views without chains: rt_fuse_chains_off). */
+static void test_slice_views(void)
+{
+    views = 0;
+    check_graph("slice_views", slice_views(), 14 * 15 * 32 * 4, 1);
+    EXPECT_EQ_I(views, 4 * 3 * (TOSAC_KISA_AVX512 + 1)); /* v1 .. v4 in every program */
+}
+
+/* With an observe list naming v1 and the sum of the first two results, v1 is no view (its SLICE
+   runs and writes it); the other views stay. */
+static void test_slice_views_observed(void)
+{
+    tosac_graph *g = slice_views();
+    EXPECT(g != NULL);
+    if (!g) return;
+    const tosac_block *b = g->regions[0]->blocks[0];
+    static uint32_t list[2];
+    n_observe = 0;
+    for (uint32_t i = 0; i < b->n_tensors; i++)
+        if (!strcmp(b->tensors[i]->name, "v1") || !strcmp(b->tensors[i]->name, "sum1")) list[n_observe++] = b->tensors[i]->index;
+    EXPECT_EQ_I(n_observe, 2);
+    observe = list;
+    views = 0;
+    check_graph("slice_views_observed", g, 14 * 15 * 32 * 4, 1);
+    EXPECT_EQ_I(views, 3 * 3 * (TOSAC_KISA_AVX512 + 1));
+    observe = NULL, n_observe = 0;
+}
+
 static void test_first_failure(void)
 {
     tosac_graph *g = overflow();
@@ -436,6 +536,8 @@ int main(void)
     RUN(test_swish);
     RUN(test_select_table);
     RUN(test_conv_tails);
+    RUN(test_slice_views);
+    RUN(test_slice_views_observed);
     RUN(test_first_failure);
     return test_summary();
 }
