@@ -35,6 +35,13 @@ static uint32_t sole_reader(const tosac_program *p, uint32_t v, const uint32_t *
     return readers[v];
 }
 
+/* Entry i of the int32 list attribute id of call c (def when absent or shorter). */
+static int64_t attr_at(const tosac_kcall *c, unsigned id, uint32_t i, int64_t def)
+{
+    const int32_t *v = c->attr ? tosac_kattr_ints(c, id) : NULL;
+    return v && c->attr[id].present && i < c->attr[id].len ? v[i] : def;
+}
+
 /* Elements of a chain block (rounded to whole rows): the block's intermediates stay in the
    core's L2 cache, and a block's kernel calls cost little next to its work. */
 #define RT_CHAIN_BLOCK 8192
@@ -136,29 +143,51 @@ static bool reads_conv(const tosac_program *p, const uint32_t *prod, uint32_t k)
     return false;
 }
 
+/* Whether operator r is a CONV2D whose input rows are its output rows (1x1, stride 1, unpadded,
+   the input's size: k_conv.c then reads input row p for output row p only, in the task computing
+   it) reading the fp32 value y as its input and nowhere else. */
+static bool rows_conv(const tosac_program *p, uint32_t r, uint32_t y)
+{
+    const rt_op *cv = &p->ops[r];
+    if (cv->op != TOSAC_OP_CONV2D || cv->mode != M_KERNEL || cv->n_out != 1 || cv->n_in < 2 || p->idx[cv->in_base] != y)
+        return false;
+    const tosac_kcall *c = &cv->call;
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0];
+    if (in->rank != 4 || w->rank != 4 || out->rank != 4 || in->dtype != TOSAC_DTYPE_FP32 || in->f64 || out->dtype != TOSAC_DTYPE_FP32 ||
+        out->f64 || w->shape[1] != 1 || w->shape[2] != 1 || in->shape[1] != out->shape[1] || in->shape[2] != out->shape[2])
+        return false;
+    for (uint32_t i = 0; i < 4; i++)
+        if (attr_at(c, TOSAC_ATTR_CONV2D_pad, i, 0) != 0 || (i < 2 && attr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1)) return false;
+    return true;
+}
+
 /* A chain is worth running as one: two members or more, one large operator, or one that may run
    from a convolution's epilogue (a residual ADD of a few thousand elements: its pass over the
-   convolution's result is what a tail saves, at any size). */
-static bool chain_kept(const tosac_program *p, const uint32_t *prod, const uint32_t *root, const uint32_t *size, uint32_t k)
+   convolution's result is what a tail saves, at any size) or before a convolution reads its rows
+   (an SE block's channel scale, below). */
+static bool chain_kept(const tosac_program *p, const uint32_t *readers, const uint32_t *prod, const uint32_t *root,
+                       const uint32_t *size, uint32_t k)
 {
-    return root[k] == k && (size[k] > 1 || (size[k] == 1 && (p->vals[p->idx[p->ops[k].out_base]].nelem >= RT_CHAIN_MIN_ELEMS ||
-                                                               reads_conv(p, prod, k))));
+    const uint32_t y = p->idx[p->ops[k].out_base], r = sole_reader(p, y, readers);
+    return root[k] == k && (size[k] > 1 || (size[k] == 1 && (p->vals[y].nelem >= RT_CHAIN_MIN_ELEMS || reads_conv(p, prod, k) ||
+                                                               (r != RT_NONE && rows_conv(p, r, y)))));
 }
 
 /* Lays out the chains in p->mem (rt_op.chain, p->chains, p->links); without memory there are none.
    `size` is reused: a root's chain index. */
-static void build_chains(tosac_program *p, const uint32_t *prod, const uint32_t *parent, const uint32_t *root, uint32_t *size)
+static void build_chains(tosac_program *p, const uint32_t *readers, const uint32_t *prod, const uint32_t *parent,
+                         const uint32_t *root, uint32_t *size)
 {
     uint32_t nc = 0, nl = 0;
     for (uint32_t k = 0; k < p->n_ops; k++)
-        if (chain_kept(p, prod, root, size, k)) nc++, nl += size[k];
+        if (chain_kept(p, readers, prod, root, size, k)) nc++, nl += size[k];
     if (!nc) return;
     rt_chain *ch = tosac_arena_alloc(&p->mem, nc * sizeof(rt_chain));
     rt_link *ln = tosac_arena_alloc(&p->mem, nl * sizeof(rt_link));
     if (!ch || !ln) return;
     uint32_t ci = 0, base = 0;
     for (uint32_t k = 0; k < p->n_ops; k++) {
-        if (!chain_kept(p, prod, root, size, k)) {
+        if (!chain_kept(p, readers, prod, root, size, k)) {
             if (root[k] == k) size[k] = RT_NONE;
             continue;
         }
@@ -171,7 +200,7 @@ static void build_chains(tosac_program *p, const uint32_t *prod, const uint32_t 
         if (c->block_rows > c->rows) c->block_rows = c->rows;
         c->link_base = base;
         c->step_last = p->ops[k].step_end;
-        c->producer = RT_NONE;
+        c->producer = c->consumer = RT_NONE;
         base += size[k];
         size[k] = ci++;
     }
@@ -236,6 +265,18 @@ static bool tail_ok(const tosac_program *p, uint32_t ci, uint32_t k, uint32_t x,
     return slots == count[x];
 }
 
+/* Gives fp32 convolution op the identity clamp [-inf, +inf], PROPAGATE (the same bits, NaN
+   included) as its epilogue unless it has one, for its `post` / `pre`. */
+static void identity_epilogue(tosac_program *p, rt_op *op)
+{
+    if (op->has_epi) return;
+    op->has_epi = true;
+    op->epi.out = op->call.out;
+    op->epi.flo = -INFINITY, op->epi.fhi = INFINITY, op->epi.fignore = false;
+    op->fused_out = p->idx[op->out_base];
+    op->fused_last = RT_NONE; /* (absorbs no operator) */
+}
+
 /*
  * Tails: a chain that reads the fp32 result x of a convolution (CONV2D, CONV3D, DEPTHWISE_CONV2D,
  * TRANSPOSE_CONV2D; after its fused CLAMP, if any) as rows of the block (SiLU: SIGMOID and MUL
@@ -258,26 +299,13 @@ static void attach_tails(tosac_program *p, const uint32_t *count, const uint32_t
                 uint32_t x = p->idx[m->in_base + j], k = writer_of(p, prod, x);
                 if (l->in[j] != RT_LINK_SLICE || k == RT_NONE || !tail_ok(p, ci, k, x, count, prod)) continue;
                 rt_op *op = &p->ops[k];
-                if (!op->has_epi) {
-                    op->has_epi = true;
-                    op->epi.out = op->call.out;
-                    op->epi.flo = -INFINITY, op->epi.fhi = INFINITY, op->epi.fignore = false;
-                    op->fused_out = x;
-                    op->fused_last = RT_NONE; /* (absorbs no operator) */
-                }
+                identity_epilogue(p, op);
                 op->tail = ci;
                 c->producer = k;
                 break;
             }
         }
     }
-}
-
-/* Entry i of the int32 list attribute id of call c (def when absent or shorter). */
-static int64_t attr_at(const tosac_kcall *c, unsigned id, uint32_t i, int64_t def)
-{
-    const int32_t *v = c->attr ? tosac_kattr_ints(c, id) : NULL;
-    return v && c->attr[id].present && i < c->attr[id].len ? v[i] : def;
 }
 
 /* Whether convolution r (CONV2D or DEPTHWISE_CONV2D, NHWC), reading an input of h x w pixels,
@@ -340,12 +368,39 @@ static void slice_views(tosac_program *p, uint32_t *readers, uint32_t *count)
     }
 }
 
+/*
+ * Prologues: a chain (not a tail) whose result y only a 1x1, stride-1, unpadded fp32 CONV2D reads
+ * (as its input: rows_conv) runs inside that convolution, on each block of input rows just before
+ * a task reads them (epi.pre), instead of writing all of y at the root's step and reading it back
+ * from memory: the SE block's MUL by a per-channel scale before the projection convolution of
+ * efficientnet_b0 and mobilenet_v3_small. Every operand of every member exists by the root's step,
+ * which comes before the convolution's, and lives on to it (plan.c: the chain's step_last); the
+ * convolution splits no pixel block over column groups with a `pre` (k_conv.c), so each row is
+ * computed once, by the task that reads it.
+ */
+static void attach_pre(tosac_program *p, const uint32_t *readers)
+{
+    for (uint32_t ci = 0; ci < p->n_chains; ci++) {
+        rt_chain *c = &p->chains[ci];
+        const rt_op *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
+        const uint32_t y = p->idx[root->out_base], r = sole_reader(p, y, readers);
+        if (c->producer != RT_NONE || r == RT_NONE || !rows_conv(p, r, y) || p->ops[r].inst != root->inst ||
+            p->ops[r].pre != RT_NONE || (p->ops[r].has_epi && p->ops[r].epi.rescale))
+            continue;
+        rt_op *cv = &p->ops[r];
+        identity_epilogue(p, cv);
+        cv->pre = ci;
+        c->consumer = r;
+        c->step_last = cv->step_end;
+    }
+}
+
 void rt_fuse(tosac_program *p)
 {
     /* readers[v]: the one operator reading v; RT_NONE for none or several (or other uses) */
     uint32_t *readers = tosac_malloc(((size_t)p->n_vals + 1) * sizeof(uint32_t));
     uint32_t *count = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
-    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = p->ops[k].tail = RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = p->ops[k].tail = p->ops[k].pre = RT_NONE;
     if (!readers || !count) goto out; /* fusion is an optimisation: none without memory */
     for (uint32_t v = 0; v < p->n_vals; v++) {
         readers[v] = RT_NONE;
@@ -422,8 +477,9 @@ void rt_fuse(tosac_program *p)
         for (uint32_t k = 0; k < p->n_ops; k++)
             for (uint32_t j = 0; j < p->ops[k].n_out; j++) prod[p->idx[p->ops[k].out_base + j]] = k;
         make_chains(p, readers, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
-        build_chains(p, prod, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
+        build_chains(p, readers, prod, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
         if (p->n_chains) attach_tails(p, count, prod);
+        if (p->n_chains) attach_pre(p, readers);
     }
     tosac_free(parent, ((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
     tosac_free(prod, ((size_t)p->n_vals + 1) * sizeof(uint32_t));

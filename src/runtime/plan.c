@@ -490,6 +490,9 @@ char *tosac_program_dump_plan(const tosac_program *p)
         if (ch->producer != RT_NONE)
             tosac_strbuf_appendf(&sb, " from the epilogue of %u (%s):", (unsigned)ch->producer,
                                  tosac_op_name(p->ops[ch->producer].op));
+        if (ch->consumer != RT_NONE)
+            tosac_strbuf_appendf(&sb, " before the input rows of %u (%s):", (unsigned)ch->consumer,
+                                 tosac_op_name(p->ops[ch->consumer].op));
         for (uint32_t i = 0; i < ch->n_links; i++) {
             uint32_t k = p->links[ch->link_base + i].op;
             tosac_strbuf_appendf(&sb, " %u (%s)", (unsigned)k, tosac_op_name(p->ops[k].op));
