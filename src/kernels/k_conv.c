@@ -879,6 +879,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         int64_t p0 = (int64_t)blk * t->pblk;
         int64_t pn = npix - p0 < t->pblk ? npix - p0 : t->pblk;
         float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
+        if (rows) tosac_epilogue_pre(c, worker, p0, pn); /* (input row p is output row p) */
         if (direct) {
             /* one pixel at a time, padding taps skipped */
             for (int64_t i = 0; i < pn; i++) {
@@ -1012,7 +1013,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
     const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
     const size_t want = workers * 4u;
-    if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->post)) {
+    if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && (c->epi->post || c->epi->pre))) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
         const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
         t.gw = (int64_t)bpg * 64;

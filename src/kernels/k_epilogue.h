@@ -35,4 +35,10 @@ static inline void tosac_epilogue_post(const tosac_kcall *c, uint32_t worker, in
     if (c->epi && c->epi->post && nrows > 0) c->epi->post(c->epi->post_ctx, worker, row0, nrows);
 }
 
+/* The fp32 epilogue's `pre` over input rows [row0, row0 + nrows), before they are read (kernel.h). */
+static inline void tosac_epilogue_pre(const tosac_kcall *c, uint32_t worker, int64_t row0, int64_t nrows)
+{
+    if (c->epi && c->epi->pre && nrows > 0) c->epi->pre(c->epi->pre_ctx, worker, row0, nrows);
+}
+
 #endif

@@ -74,7 +74,11 @@ struct tosac_kcall;
  *     (tosac_clamp_f32_row) after the bias; then, with `post`, once the rows [row0, row0 + nrows)
  *     of `out` seen as [rows, last dimension] are stored (every channel), post(post_ctx, worker,
  *     row0, nrows) from the task that stored them (k_epilogue.h tosac_epilogue_post): the runtime
- *     runs the elementwise chain reading the result on those rows while they are in cache.
+ *     runs the elementwise chain reading the result on those rows while they are in cache;
+ *     with `pre`, a convolution whose input rows are its output rows (1x1, stride 1, unpadded:
+ *     row = pixel) calls pre(pre_ctx, worker, row0, nrows) before a task reads the input rows
+ *     [row0, row0 + nrows) (k_epilogue.h tosac_epilogue_pre): the runtime computes them there,
+ *     from the elementwise chain whose result the input is (an SE block's channel scale).
  */
 typedef struct tosac_kepilogue {
     const struct tosac_kcall *rescale;
@@ -84,6 +88,8 @@ typedef struct tosac_kepilogue {
     bool fignore;
     void (*post)(void *ctx, uint32_t worker, int64_t row0, int64_t nrows);
     void *post_ctx;
+    void (*pre)(void *ctx, uint32_t worker, int64_t row0, int64_t nrows);
+    void *pre_ctx;
 } tosac_kepilogue;
 
 typedef struct tosac_kcall {

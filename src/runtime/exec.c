@@ -92,7 +92,7 @@ static tosac_status run_kernel(tosac_program *p, uint32_t k)
 {
     rt_op *op = &p->ops[k];
     if (!op->fn) return fail(p, k, TOSAC_ERR_UNSUPPORTED, "no kernel for this operator");
-    if (op->tail != RT_NONE && tails(p)) return run_tail(p, k);
+    if ((op->tail != RT_NONE || op->pre != RT_NONE) && tails(p)) return run_tail(p, k);
     op->call.why = NULL;
     op->call.epi = op->has_epi && fusing(p) ? &op->epi : NULL;
     tosac_status s = op->fn(&op->call);
@@ -177,7 +177,7 @@ static void chain_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 }
 
 /* A tail's epilogue hook (kernel.h tosac_kepilogue.post): rows the convolution has just stored,
-   in pieces of at most a block. */
+   in pieces of at most a block; a prologue's (.pre): input rows the convolution is about to read. */
 static void chain_post(void *ctx, uint32_t worker, int64_t row0, int64_t nrows)
 {
     chain_task *t = ctx;
@@ -205,20 +205,26 @@ static tosac_status run_chain(tosac_program *p, const rt_chain *c)
     return chain_end(p, &t);
 }
 
-/* A convolution whose epilogue runs its tail chain (fuse.c) on the rows it stores. The
-   convolution fails first (it runs before every member); then the chain's first failing member. */
+/* A convolution that runs its prologue chain on the input rows it is about to read and its tail
+   chain on the rows it stores (fuse.c). Failures in program order: the prologue's first failing
+   member (every member comes before the convolution), the convolution, the tail's. */
 static tosac_status run_tail(tosac_program *p, uint32_t k)
 {
     rt_op *op = &p->ops[k];
-    chain_task t;
-    memset(&t, 0, sizeof t);
-    t.p = p, t.c = &p->chains[op->tail];
-    op->epi.post = chain_post, op->epi.post_ctx = &t;
+    chain_task pre, post;
+    memset(&pre, 0, sizeof pre);
+    memset(&post, 0, sizeof post);
+    pre.p = post.p = p;
+    if (op->pre != RT_NONE) pre.c = &p->chains[op->pre], op->epi.pre = chain_post, op->epi.pre_ctx = &pre;
+    if (op->tail != RT_NONE) post.c = &p->chains[op->tail], op->epi.post = chain_post, op->epi.post_ctx = &post;
     op->call.why = NULL;
     op->call.epi = &op->epi;
     tosac_status s = op->fn(&op->call);
-    op->epi.post = NULL, op->epi.post_ctx = NULL;
-    return s != TOSAC_OK ? fail(p, k, s, op->call.why) : chain_end(p, &t);
+    op->epi.post = op->epi.pre = NULL, op->epi.post_ctx = op->epi.pre_ctx = NULL;
+    tosac_status e = pre.c ? chain_end(p, &pre) : TOSAC_OK;
+    if (e != TOSAC_OK) return e;
+    if (s != TOSAC_OK) return fail(p, k, s, op->call.why);
+    return post.c ? chain_end(p, &post) : TOSAC_OK;
 }
 
 static tosac_status run_while(tosac_program *p, uint32_t k)
@@ -255,7 +261,7 @@ static bool runs_alone(const tosac_program *p, uint32_t k)
     if (op->chain == RT_NONE) return true;
     const rt_chain *c = &p->chains[op->chain];
     if (p->links[c->link_base + c->n_links - 1].op != k) return false;
-    return c->producer == RT_NONE || !tails(p);
+    return (c->producer == RT_NONE && c->consumer == RT_NONE) || !tails(p);
 }
 
 static tosac_status run_op(tosac_program *p, uint32_t k)
@@ -296,7 +302,7 @@ static tosac_status run_inst(tosac_program *p, uint32_t ii)
             p->cb(p->cb_user, k, p->ops[k].op, t1 > t0 ? t1 - t0 : 0);
             /* a fused epilogue has made the last absorbed operator's result: reported now */
             const rt_op *op = &p->ops[k];
-            if (op->has_epi && p->observing) p->cb(p->cb_user, op->fused_last, p->ops[op->fused_last].op, 0);
+            if (op->has_epi && op->fused_last != RT_NONE && p->observing) p->cb(p->cb_user, op->fused_last, p->ops[op->fused_last].op, 0);
         }
     }
     run_copies(p, I->copy_base, I->n_copy);

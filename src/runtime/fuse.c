@@ -35,6 +35,13 @@ static uint32_t sole_reader(const tosac_program *p, uint32_t v, const uint32_t *
     return readers[v];
 }
 
+/* Entry i of the int32 list attribute id of call c (def when absent or shorter). */
+static int64_t attr_at(const tosac_kcall *c, unsigned id, uint32_t i, int64_t def)
+{
+    const int32_t *v = c->attr ? tosac_kattr_ints(c, id) : NULL;
+    return v && c->attr[id].present && i < c->attr[id].len ? v[i] : def;
+}
+
 /* Elements of a chain block (rounded to whole rows): the block's intermediates stay in the
    core's L2 cache, and a block's kernel calls cost little next to its work. */
 #define RT_CHAIN_BLOCK 8192
@@ -110,26 +117,77 @@ static void make_chains(tosac_program *p, const uint32_t *readers, uint32_t *par
     }
 }
 
-/* A chain is worth running as one: two members or more, or one large operator. */
-static bool chain_kept(const tosac_program *p, const uint32_t *root, const uint32_t *size, uint32_t k)
+/* The operator that writes value v at run time: its producer, or the convolution whose epilogue
+   absorbed that producer (RT_NONE: a constant, an instance input, a capture). */
+static uint32_t writer_of(const tosac_program *p, const uint32_t *prod, uint32_t v)
 {
-    return root[k] == k && (size[k] > 1 || (size[k] == 1 && p->vals[p->idx[p->ops[k].out_base]].nelem >= RT_CHAIN_MIN_ELEMS));
+    uint32_t k = prod[v];
+    return k != RT_NONE && p->ops[k].fused_into != RT_NONE ? p->ops[k].fused_into : k;
+}
+
+static bool is_conv(uint32_t op)
+{
+    return op == TOSAC_OP_CONV2D || op == TOSAC_OP_CONV3D || op == TOSAC_OP_DEPTHWISE_CONV2D || op == TOSAC_OP_TRANSPOSE_CONV2D;
+}
+
+/* Whether operator k reads, as rows, the fp32 result of a convolution (a tail candidate, below). */
+static bool reads_conv(const tosac_program *p, const uint32_t *prod, uint32_t k)
+{
+    const rt_op *op = &p->ops[k];
+    const rt_val *o = &p->vals[p->idx[op->out_base]];
+    for (uint32_t j = 0; j < chain_data_operands(op); j++) {
+        uint32_t v = p->idx[op->in_base + j], w = writer_of(p, prod, v);
+        if (w != RT_NONE && is_conv(p->ops[w].op) && p->vals[v].dtype == TOSAC_DTYPE_FP32 && rt_same_dims(&p->vals[v], o))
+            return true;
+    }
+    return false;
+}
+
+/* Whether operator r is a CONV2D whose input rows are its output rows (1x1, stride 1, unpadded,
+   the input's size: k_conv.c then reads input row p for output row p only, in the task computing
+   it) reading the fp32 value y as its input and nowhere else. */
+static bool rows_conv(const tosac_program *p, uint32_t r, uint32_t y)
+{
+    const rt_op *cv = &p->ops[r];
+    if (cv->op != TOSAC_OP_CONV2D || cv->mode != M_KERNEL || cv->n_out != 1 || cv->n_in < 2 || p->idx[cv->in_base] != y)
+        return false;
+    const tosac_kcall *c = &cv->call;
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0];
+    if (in->rank != 4 || w->rank != 4 || out->rank != 4 || in->dtype != TOSAC_DTYPE_FP32 || in->f64 || out->dtype != TOSAC_DTYPE_FP32 ||
+        out->f64 || w->shape[1] != 1 || w->shape[2] != 1 || in->shape[1] != out->shape[1] || in->shape[2] != out->shape[2])
+        return false;
+    for (uint32_t i = 0; i < 4; i++)
+        if (attr_at(c, TOSAC_ATTR_CONV2D_pad, i, 0) != 0 || (i < 2 && attr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1)) return false;
+    return true;
+}
+
+/* A chain is worth running as one: two members or more, one large operator, or one that may run
+   from a convolution's epilogue (a residual ADD of a few thousand elements: its pass over the
+   convolution's result is what a tail saves, at any size) or before a convolution reads its rows
+   (an SE block's channel scale, below). */
+static bool chain_kept(const tosac_program *p, const uint32_t *readers, const uint32_t *prod, const uint32_t *root,
+                       const uint32_t *size, uint32_t k)
+{
+    const uint32_t y = p->idx[p->ops[k].out_base], r = sole_reader(p, y, readers);
+    return root[k] == k && (size[k] > 1 || (size[k] == 1 && (p->vals[y].nelem >= RT_CHAIN_MIN_ELEMS || reads_conv(p, prod, k) ||
+                                                               (r != RT_NONE && rows_conv(p, r, y)))));
 }
 
 /* Lays out the chains in p->mem (rt_op.chain, p->chains, p->links); without memory there are none.
    `size` is reused: a root's chain index. */
-static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_t *root, uint32_t *size)
+static void build_chains(tosac_program *p, const uint32_t *readers, const uint32_t *prod, const uint32_t *parent,
+                         const uint32_t *root, uint32_t *size)
 {
     uint32_t nc = 0, nl = 0;
     for (uint32_t k = 0; k < p->n_ops; k++)
-        if (chain_kept(p, root, size, k)) nc++, nl += size[k];
+        if (chain_kept(p, readers, prod, root, size, k)) nc++, nl += size[k];
     if (!nc) return;
     rt_chain *ch = tosac_arena_alloc(&p->mem, nc * sizeof(rt_chain));
     rt_link *ln = tosac_arena_alloc(&p->mem, nl * sizeof(rt_link));
     if (!ch || !ln) return;
     uint32_t ci = 0, base = 0;
     for (uint32_t k = 0; k < p->n_ops; k++) {
-        if (!chain_kept(p, root, size, k)) {
+        if (!chain_kept(p, readers, prod, root, size, k)) {
             if (root[k] == k) size[k] = RT_NONE;
             continue;
         }
@@ -142,7 +200,7 @@ static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_
         if (c->block_rows > c->rows) c->block_rows = c->rows;
         c->link_base = base;
         c->step_last = p->ops[k].step_end;
-        c->producer = RT_NONE;
+        c->producer = c->consumer = RT_NONE;
         base += size[k];
         size[k] = ci++;
     }
@@ -180,23 +238,13 @@ static void build_chains(tosac_program *p, const uint32_t *parent, const uint32_
     p->n_links = nl;
 }
 
-/* The operator that writes value v at run time: its producer, or the convolution whose epilogue
-   absorbed that producer (RT_NONE: a constant, an instance input, a capture). */
-static uint32_t writer_of(const tosac_program *p, const uint32_t *prod, uint32_t v)
-{
-    uint32_t k = prod[v];
-    return k != RT_NONE && p->ops[k].fused_into != RT_NONE ? p->ops[k].fused_into : k;
-}
-
 /* Whether chain ci may run from the epilogue of convolution k, whose stored result is x (below). */
 static bool tail_ok(const tosac_program *p, uint32_t ci, uint32_t k, uint32_t x, const uint32_t *count, const uint32_t *prod)
 {
     const rt_chain *c = &p->chains[ci];
     const rt_op *op = &p->ops[k], *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
     const rt_val *xv = &p->vals[x];
-    bool conv = op->op == TOSAC_OP_CONV2D || op->op == TOSAC_OP_CONV3D || op->op == TOSAC_OP_DEPTHWISE_CONV2D ||
-                op->op == TOSAC_OP_TRANSPOSE_CONV2D;
-    if (!conv || op->mode != M_KERNEL || op->n_out != 1 || op->tail != RT_NONE || op->chain != RT_NONE ||
+    if (!is_conv(op->op) || op->mode != M_KERNEL || op->n_out != 1 || op->tail != RT_NONE || op->chain != RT_NONE ||
         op->inst != root->inst || op->call.out[0].f64 || (op->has_epi ? op->epi.rescale != NULL || op->fused_out != x
                                                                     : p->idx[op->out_base] != x))
         return false;
@@ -217,6 +265,18 @@ static bool tail_ok(const tosac_program *p, uint32_t ci, uint32_t k, uint32_t x,
     return slots == count[x];
 }
 
+/* Gives fp32 convolution op the identity clamp [-inf, +inf], PROPAGATE (the same bits, NaN
+   included) as its epilogue unless it has one, for its `post` / `pre`. */
+static void identity_epilogue(tosac_program *p, rt_op *op)
+{
+    if (op->has_epi) return;
+    op->has_epi = true;
+    op->epi.out = op->call.out;
+    op->epi.flo = -INFINITY, op->epi.fhi = INFINITY, op->epi.fignore = false;
+    op->fused_out = p->idx[op->out_base];
+    op->fused_last = RT_NONE; /* (absorbs no operator) */
+}
+
 /*
  * Tails: a chain that reads the fp32 result x of a convolution (CONV2D, CONV3D, DEPTHWISE_CONV2D,
  * TRANSPOSE_CONV2D; after its fused CLAMP, if any) as rows of the block (SiLU: SIGMOID and MUL
@@ -228,11 +288,8 @@ static bool tail_ok(const tosac_program *p, uint32_t ci, uint32_t k, uint32_t x,
  * without a CLAMP of its own gets the identity clamp [-inf, +inf], PROPAGATE: the same bits, NaN
  * included.
  */
-static void attach_tails(tosac_program *p, const uint32_t *count, uint32_t *prod)
+static void attach_tails(tosac_program *p, const uint32_t *count, const uint32_t *prod)
 {
-    for (uint32_t v = 0; v < p->n_vals; v++) prod[v] = RT_NONE;
-    for (uint32_t k = 0; k < p->n_ops; k++)
-        for (uint32_t j = 0; j < p->ops[k].n_out; j++) prod[p->idx[p->ops[k].out_base + j]] = k;
     for (uint32_t ci = 0; ci < p->n_chains; ci++) {
         rt_chain *c = &p->chains[ci];
         for (uint32_t i = 0; i < c->n_links && c->producer == RT_NONE; i++) {
@@ -242,12 +299,7 @@ static void attach_tails(tosac_program *p, const uint32_t *count, uint32_t *prod
                 uint32_t x = p->idx[m->in_base + j], k = writer_of(p, prod, x);
                 if (l->in[j] != RT_LINK_SLICE || k == RT_NONE || !tail_ok(p, ci, k, x, count, prod)) continue;
                 rt_op *op = &p->ops[k];
-                if (!op->has_epi) {
-                    op->has_epi = true;
-                    op->epi.out = op->call.out;
-                    op->epi.flo = -INFINITY, op->epi.fhi = INFINITY, op->epi.fignore = false;
-                    op->fused_out = x;
-                }
+                identity_epilogue(p, op);
                 op->tail = ci;
                 c->producer = k;
                 break;
@@ -256,12 +308,99 @@ static void attach_tails(tosac_program *p, const uint32_t *count, uint32_t *prod
     }
 }
 
+/* Whether convolution r (CONV2D or DEPTHWISE_CONV2D, NHWC), reading an input of h x w pixels,
+   takes no tap at row h or column w or beyond (pixels in its padding above and left are fine). */
+static bool conv_reads_within(const rt_op *r, int64_t h, int64_t w)
+{
+    const tosac_kcall *c = &r->call;
+    const bool dw = r->op == TOSAC_OP_DEPTHWISE_CONV2D;
+    const unsigned pad = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_pad : TOSAC_ATTR_CONV2D_pad;
+    const unsigned str = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_stride : TOSAC_ATTR_CONV2D_stride;
+    const unsigned dil = dw ? TOSAC_ATTR_DEPTHWISE_CONV2D_dilation : TOSAC_ATTR_CONV2D_dilation;
+    const tosac_ktensor *wt = &c->in[1], *out = &c->out[0];
+    if (wt->rank != 4 || out->rank != 4) return false;
+    const int64_t kh = wt->shape[dw ? 0 : 1], kw = wt->shape[dw ? 1 : 2];
+    const int64_t last_y = (out->shape[1] - 1) * attr_at(c, str, 0, 1) - attr_at(c, pad, 0, 0) + (kh - 1) * attr_at(c, dil, 0, 1);
+    const int64_t last_x = (out->shape[2] - 1) * attr_at(c, str, 1, 1) - attr_at(c, pad, 2, 0) + (kw - 1) * attr_at(c, dil, 1, 1);
+    return out->shape[1] > 0 && out->shape[2] > 0 && last_y < h && last_x < w;
+}
+
+/*
+ * Views. A SLICE that only drops trailing rows and columns of an NHWC tensor (start 0, batch and
+ * channels whole), whose result only the input of one CONV2D / DEPTHWISE_CONV2D reads, and that
+ * convolution never reads a dropped row or column: the convolution reads the SLICE's input
+ * instead (its kernel call sees the longer rows) and the SLICE is skipped (fused_into). That is
+ * the SLICE the ONNX front end puts before a stride-2 convolution whose output size would not
+ * divide exactly (56 -> 55 before resnet's 1x1 shortcuts, 224 -> 223 before squeezenet's stem).
+ * Every tap reads the element it read in the slice, and a tap in the padding above or to the left
+ * is padding in both, so the results are the same bits. The SLICE keeps its operands (it runs one
+ * by one under an op callback without an observe list; the input is then read twice, which only
+ * stops other fusions); a listed (observed) SLICE result is never a view. Programs for emitted C
+ * keep their SLICEs.
+ */
+static void slice_views(tosac_program *p, uint32_t *readers, uint32_t *count)
+{
+    if (!p->for_host || chains_off) return;
+    for (uint32_t k = 0; k < p->n_ops; k++) {
+        rt_op *sl = &p->ops[k];
+        if (sl->op != TOSAC_OP_SLICE || sl->mode != M_KERNEL || sl->n_in < 3 || sl->n_out != 1) continue;
+        const uint32_t a = p->idx[sl->in_base], s = p->idx[sl->out_base];
+        const uint32_t r = sole_reader(p, s, readers);
+        const rt_val *A = &p->vals[rt_final_val(p, a)], *S = &p->vals[s];
+        const tosac_ktensor *start = &sl->call.in[1];
+        if (r == RT_NONE || S->observed || A->rank != 4 || S->rank != 4 || A->dtype != S->dtype || A->f64 != S->f64 ||
+            (A->kind != RV_ARENA && A->kind != RV_CONST && A->kind != RV_EXT) || !start->constant || !start->data ||
+            start->nelem != 4)
+            continue;
+        rt_op *cv = &p->ops[r];
+        if ((cv->op != TOSAC_OP_CONV2D && cv->op != TOSAC_OP_DEPTHWISE_CONV2D) || cv->mode != M_KERNEL ||
+            cv->inst != sl->inst || cv->n_in < 2 || p->idx[cv->in_base] != s)
+            continue;
+        const int64_t *st = start->data;
+        if (st[0] || st[1] || st[2] || st[3] || S->shape[0] != A->shape[0] || S->shape[3] != A->shape[3] ||
+            S->shape[1] > A->shape[1] || S->shape[2] > A->shape[2] || !conv_reads_within(cv, S->shape[1], S->shape[2]))
+            continue;
+        p->idx[cv->in_base] = a;
+        p->kt[cv->in_base] = p->kt[sl->in_base];
+        sl->fused_into = r;
+        count[s] = 0, count[a]++;
+        readers[s] = readers[a] = RT_NONE;
+    }
+}
+
+/*
+ * Prologues: a chain (not a tail) whose result y only a 1x1, stride-1, unpadded fp32 CONV2D reads
+ * (as its input: rows_conv) runs inside that convolution, on each block of input rows just before
+ * a task reads them (epi.pre), instead of writing all of y at the root's step and reading it back
+ * from memory: the SE block's MUL by a per-channel scale before the projection convolution of
+ * efficientnet_b0 and mobilenet_v3_small. Every operand of every member exists by the root's step,
+ * which comes before the convolution's, and lives on to it (plan.c: the chain's step_last); the
+ * convolution splits no pixel block over column groups with a `pre` (k_conv.c), so each row is
+ * computed once, by the task that reads it.
+ */
+static void attach_pre(tosac_program *p, const uint32_t *readers)
+{
+    for (uint32_t ci = 0; ci < p->n_chains; ci++) {
+        rt_chain *c = &p->chains[ci];
+        const rt_op *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
+        const uint32_t y = p->idx[root->out_base], r = sole_reader(p, y, readers);
+        if (c->producer != RT_NONE || r == RT_NONE || !rows_conv(p, r, y) || p->ops[r].inst != root->inst ||
+            p->ops[r].pre != RT_NONE || (p->ops[r].has_epi && p->ops[r].epi.rescale))
+            continue;
+        rt_op *cv = &p->ops[r];
+        identity_epilogue(p, cv);
+        cv->pre = ci;
+        c->consumer = r;
+        c->step_last = cv->step_end;
+    }
+}
+
 void rt_fuse(tosac_program *p)
 {
     /* readers[v]: the one operator reading v; RT_NONE for none or several (or other uses) */
     uint32_t *readers = tosac_malloc(((size_t)p->n_vals + 1) * sizeof(uint32_t));
     uint32_t *count = tosac_calloc((size_t)p->n_vals + 1, sizeof(uint32_t));
-    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = p->ops[k].tail = RT_NONE;
+    for (uint32_t k = 0; k < p->n_ops; k++) p->ops[k].chain = p->ops[k].tail = p->ops[k].pre = RT_NONE;
     if (!readers || !count) goto out; /* fusion is an optimisation: none without memory */
     for (uint32_t v = 0; v < p->n_vals; v++) {
         readers[v] = RT_NONE;
@@ -278,6 +417,7 @@ void rt_fuse(tosac_program *p)
     for (uint32_t c = 0; c < p->n_copies; c++) count[p->copies[c].src] += 2;
     for (uint32_t v = 0; v < p->n_vals; v++)
         if (count[v] != 1) readers[v] = RT_NONE;
+    slice_views(p, readers, count);
 
     for (uint32_t k = 0; k < p->n_ops; k++) {
         rt_op *op = &p->ops[k];
@@ -329,13 +469,20 @@ void rt_fuse(tosac_program *p)
         op->fused_out = out;
     }
 
+    /* prod[v]: the operator producing v */
+    uint32_t *prod = tosac_malloc(((size_t)p->n_vals + 1) * sizeof(uint32_t));
     uint32_t *parent = tosac_malloc(((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
-    if (parent) {
+    if (prod && parent) {
+        for (uint32_t v = 0; v < p->n_vals; v++) prod[v] = RT_NONE;
+        for (uint32_t k = 0; k < p->n_ops; k++)
+            for (uint32_t j = 0; j < p->ops[k].n_out; j++) prod[p->idx[p->ops[k].out_base + j]] = k;
         make_chains(p, readers, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
-        build_chains(p, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
-        tosac_free(parent, ((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
+        build_chains(p, readers, prod, parent, parent + p->n_ops + 1, parent + 2 * ((size_t)p->n_ops + 1));
+        if (p->n_chains) attach_tails(p, count, prod);
+        if (p->n_chains) attach_pre(p, readers);
     }
-    if (p->n_chains) attach_tails(p, count, readers); /* (readers is not needed any more) */
+    tosac_free(parent, ((size_t)p->n_ops + 1) * 3 * sizeof(uint32_t));
+    tosac_free(prod, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
 out:
     tosac_free(readers, ((size_t)p->n_vals + 1) * sizeof(uint32_t));
     tosac_free(count, ((size_t)p->n_vals + 1) * sizeof(uint32_t));

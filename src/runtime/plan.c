@@ -490,12 +490,19 @@ char *tosac_program_dump_plan(const tosac_program *p)
         if (ch->producer != RT_NONE)
             tosac_strbuf_appendf(&sb, " from the epilogue of %u (%s):", (unsigned)ch->producer,
                                  tosac_op_name(p->ops[ch->producer].op));
+        if (ch->consumer != RT_NONE)
+            tosac_strbuf_appendf(&sb, " before the input rows of %u (%s):", (unsigned)ch->consumer,
+                                 tosac_op_name(p->ops[ch->consumer].op));
         for (uint32_t i = 0; i < ch->n_links; i++) {
             uint32_t k = p->links[ch->link_base + i].op;
             tosac_strbuf_appendf(&sb, " %u (%s)", (unsigned)k, tosac_op_name(p->ops[k].op));
         }
         tosac_strbuf_append(&sb, "\n");
     }
+    for (uint32_t k = 0; k < p->n_ops; k++)
+        if (p->ops[k].op == TOSAC_OP_SLICE && p->ops[k].fused_into != RT_NONE)
+            tosac_strbuf_appendf(&sb, "view: %u (SLICE) read in place by %u (%s)\n", (unsigned)k, (unsigned)p->ops[k].fused_into,
+                                 tosac_op_name(p->ops[p->ops[k].fused_into].op));
     tosac_strbuf_append(&sb, "not in the arena:\n");
     for (uint32_t v = 0; v < p->n_vals; v++) {
         const rt_val *x = &p->vals[v];

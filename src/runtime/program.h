@@ -135,9 +135,12 @@ typedef struct rt_op {
     tosac_kepilogue epi;
     uint32_t fused_into;
     uint32_t fused_out;   /* has_epi: the value epi.out writes (live from this operator on) */
-    uint32_t fused_last;  /* has_epi: the absorbed operator whose result that is */
+    uint32_t fused_last;  /* has_epi: the absorbed operator whose result that is (RT_NONE: a tail's
+                             identity clamp, which absorbs none) */
     uint32_t chain;       /* the chain (fuse.c) this operator belongs to, RT_NONE if none */
     uint32_t tail;        /* the chain this fp32 producer runs from its epilogue (epi.post), RT_NONE */
+    uint32_t pre;         /* the chain whose result this 1x1 CONV2D reads, which it runs row block by
+                             row block before reading them (epi.pre), RT_NONE */
     tosac_kernel_fn fn;
     tosac_kcall call;
 } rt_op;
@@ -169,6 +172,9 @@ typedef struct rt_chain {
     uint32_t producer; /* RT_NONE, or the fp32 convolution whose epilogue runs the chain on each
                           block of rows it stores (fuse.c): operands, scratch and the root's result
                           then live from the producer's step */
+    uint32_t consumer; /* RT_NONE, or the 1x1 fp32 CONV2D, the only reader of the root's result,
+                          that runs the chain on each block of its input rows before reading them
+                          (fuse.c): operands and scratch then live until the consumer's step */
     size_t blk_size; /* block-buffer bytes of one worker, after the root's kernel scratch (plan.c) */
     size_t blk_off;  /* offset of the block buffers in each worker's copy of the root's scratch */
 } rt_chain;
@@ -315,8 +321,8 @@ void rt_op_label(const tosac_program *p, uint32_t op, char *buf, size_t size);
 /* fuse.c: marks fused producer / consumer pairs (rt_op.has_epi, fused_into), then groups chains
    (p->chains, rt_op.chain). */
 void rt_fuse(tosac_program *p);
-/* Test hook: programs created after rt_fuse_chains_off(true) have no chains (their operators run
-   one by one, for comparing). Not thread-safe; tests and benchmarks only. */
+/* Test hook: programs created after rt_fuse_chains_off(true) have no chains and no SLICE views
+   (their operators run one by one, for comparing). Not thread-safe; tests and benchmarks only. */
 void rt_fuse_chains_off(bool off);
 
 /* plan.c: kernel sizes, lifetimes, in-place reuse, buffers, placement (p->bufs, entries,

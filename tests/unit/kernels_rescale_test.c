@@ -412,7 +412,7 @@ static void test_fused_epilogue(void)
             void *prep = kr_alloc(sz.const_size);
             EXPECT_EQ_I(tosac_kernel_rescale_prepare(&rc, &sz, prep), TOSAC_OK);
             rc.prep = prep;
-            tosac_kepilogue epi = {&rc, &got.t, clamp ? clo : lo, clamp ? chi : hi, 0.0f, 0.0f, false, NULL, NULL};
+            tosac_kepilogue epi = {&rc, &got.t, clamp ? clo : lo, clamp ? chi : hi, 0.0f, 0.0f, false, NULL, NULL, NULL, NULL};
             memset(got.buf, 0x5A, (size_t)n * got.es);
             memset(p.acc.buf, 0x77, (size_t)n * sizeof(int32_t)); /* must not be needed */
             tosac_status s3 = producer_run(&p, &epi);

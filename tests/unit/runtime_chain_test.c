@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "harness/test.h"
+#include "ir/graph.h"
 #include "kernels/kernel.h"
 #include "runtime/program.h"
 #include "tosac/graph.h"
@@ -187,14 +188,16 @@ static tosac_graph *swish(void)
     return x.ok ? x.g : NULL;
 }
 
-/* An fp32 convolution (op: CONV2D or DEPTHWISE_CONV2D; k x k, stride 1, padded to the input's
-   size) of in, C channels in and out; weights from a fixed sequence. */
-static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k)
+/* An fp32 convolution (op: CONV2D or DEPTHWISE_CONV2D; k x k, stride s, padding pad [top, bottom,
+   left, right]) of in (dims d) to c channels; weights from a fixed sequence. */
+static tosac_value *conv_sp(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k, int s,
+                            const int32_t *pad)
 {
     const int64_t wd[4] = {op == TOSAC_OP_CONV2D ? c : k, k, op == TOSAC_OP_CONV2D ? k : d[3], op == TOSAC_OP_CONV2D ? d[3] : 1};
-    const int64_t od[4] = {d[0], d[1], d[2], c}, one = 1;
+    const int64_t od[4] = {d[0], (d[1] - 1 + pad[0] + pad[1] - (k - 1)) / s + 1, (d[2] - 1 + pad[2] + pad[3] - (k - 1)) / s + 1, c};
+    const int64_t one = 1;
     const int64_t nw = wd[0] * wd[1] * wd[2] * wd[3];
-    float *w = malloc((size_t)nw * sizeof *w), b[64], zero = 0.0f;
+    float *w = malloc((size_t)nw * sizeof *w), *b = malloc((size_t)c * sizeof *b), zero = 0.0f;
     for (int64_t i = 0; i < nw; i++) w[i] = (float)((i * 37 + 11) % 29 - 14) / 32.0f;
     for (int64_t i = 0; i < c; i++) b[i] = (float)(i % 7) / 4.0f - 0.75f;
     char nm[64];
@@ -209,15 +212,23 @@ static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, 
     snprintf(nm, sizeof nm, "%s_wzp", name);
     ops[4] = cst(x, nm, TOSAC_DTYPE_FP32, 1, &one, NULL, &zero);
     free(w);
+    free(b);
     tosac_value *out = tensor(x, name, TOSAC_DTYPE_FP32, od);
     tosac_node *n = node(x, op, 5, ops, out);
-    const int32_t pd = (int32_t)(k / 2), pad[4] = {pd, pd, pd, pd}, st[2] = {1, 1};
+    const int32_t st[2] = {s, s}, dil[2] = {1, 1};
     if (!n || tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_pad, pad, 4) != TOSAC_OK ||
         tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_stride, st, 2) != TOSAC_OK ||
-        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, st, 2) != TOSAC_OK ||
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, dil, 2) != TOSAC_OK ||
         tosac_node_set_int(n, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32) != TOSAC_OK)
         x->ok = false;
     return out;
+}
+
+/* The same, stride 1, padded to the input's size. */
+static tosac_value *conv(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k)
+{
+    const int32_t pd = (int32_t)(k / 2), pad[4] = {pd, pd, pd, pd};
+    return conv_sp(x, name, op, in, d, c, k, 1, pad);
 }
 
 /* Chains run from a convolution's epilogue (fuse.c tails): a 3x3 CONV2D then SiLU; a depthwise
@@ -283,6 +294,115 @@ static tosac_graph *clamp_ends(int form)
     return x.ok ? x.g : NULL;
 }
 
+/* SLICE start[4] size[4] of in into a new tensor `name`. */
+static tosac_value *slice(gb *x, const char *name, tosac_value *in, const int64_t *start, const int64_t *size)
+{
+    char nm[64];
+    tosac_value *ops[3] = {in, NULL, NULL};
+    snprintf(nm, sizeof nm, "%s_start", name);
+    ops[1] = x->ok ? chk(x, tosac_block_add_const_shape(x->b, nm, start, 4)) : NULL;
+    snprintf(nm, sizeof nm, "%s_size", name);
+    ops[2] = x->ok ? chk(x, tosac_block_add_const_shape(x->b, nm, size, 4)) : NULL;
+    tosac_value *out = tensor(x, name, TOSAC_DTYPE_FP32, size);
+    node(x, TOSAC_OP_SLICE, 3, ops, out);
+    return out;
+}
+
+/* SLICE views (fuse.c): a = 3x3 CONV2D [1,29,31,16]; views: a[:27, :29] into a 1x1 stride-2
+   CONV2D, a[:28, :30] into a 3x3 stride-2 DEPTHWISE_CONV2D padded above and left only, and
+   e[:27, :29] where e = a + k is an ADD that could run in place over a (a must live on to the
+   convolutions reading it); no views: a[:27, :29] into a 3x3 stride-2 CONV2D padded all round
+   (it reads the dropped row and column as padding) and a[1:28, 1:30] (not at the origin). The
+   results are summed. */
+static tosac_graph *slice_views(void)
+{
+    static const int64_t d[4] = {1, 29, 31, 24}, da[4] = {1, 29, 31, 16}, z[4] = {0, 0, 0, 0}, o1[4] = {0, 1, 1, 0};
+    static const int64_t s27[4] = {1, 27, 29, 16}, s28[4] = {1, 28, 30, 16}, dq[4] = {1, 14, 15, 32}, dd[4] = {1, 14, 15, 16};
+    static const int32_t p0[4] = {0, 0, 0, 0}, p1[4] = {1, 1, 1, 1}, ptl[4] = {1, 0, 1, 0};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 16, 3);
+    tosac_value *v1 = slice(&x, "v1", a, z, s27), *v2 = slice(&x, "v2", a, z, s28), *n1 = slice(&x, "n1", a, z, s27);
+    tosac_value *n2 = slice(&x, "n2", a, o1, s27);
+    tosac_value *v3 = slice(&x, "v3", a, z, s27);
+    const float kf = 0.375f;
+    static const int64_t d1[4] = {1, 1, 1, 1};
+    tosac_value *e = tensor(&x, "e", TOSAC_DTYPE_FP32, da);
+    bin(&x, TOSAC_OP_ADD, a, cst(&x, "k", TOSAC_DTYPE_FP32, 4, d1, NULL, &kf), e);
+    tosac_value *v4 = slice(&x, "v4", e, z, s27);
+    tosac_value *r[6];
+    r[0] = conv_sp(&x, "c1", TOSAC_OP_CONV2D, v1, s27, 32, 1, 2, p0);
+    tosac_value *dw = conv_sp(&x, "c2", TOSAC_OP_DEPTHWISE_CONV2D, v2, s28, 16, 3, 2, ptl);
+    r[1] = conv_sp(&x, "c2p", TOSAC_OP_CONV2D, dw, dd, 32, 1, 1, p0);
+    r[2] = conv_sp(&x, "c3", TOSAC_OP_CONV2D, n1, s27, 32, 3, 2, p1);
+    r[3] = conv_sp(&x, "c4", TOSAC_OP_CONV2D, n2, s27, 32, 1, 2, p0);
+    r[4] = conv_sp(&x, "c5", TOSAC_OP_CONV2D, v3, s27, 32, 1, 2, p0);
+    r[5] = conv_sp(&x, "c6", TOSAC_OP_CONV2D, v4, s27, 32, 1, 2, p0);
+    tosac_value *sum = r[0];
+    for (int i = 1; i < 6; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "sum%d", i);
+        tosac_value *t = tensor(&x, nm, TOSAC_DTYPE_FP32, dq);
+        bin(&x, TOSAC_OP_ADD, sum, r[i], t);
+        sum = t;
+    }
+    output(&x, sum);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* One squeeze-and-excitation block on m [1, h, w, c]: the mean over the pixels (two REDUCE_SUMs
+   and a MUL), its SIGMOID, m times that per-channel scale (a prologue of the next convolution),
+   then a 1x1 CONV2D to co channels. */
+static tosac_value *se(gb *x, const char *name, tosac_value *m, const int64_t *d, int64_t co)
+{
+    const int64_t dh[4] = {1, 1, d[2], d[3]}, dc[4] = {1, 1, 1, d[3]};
+    const float inv = 1.0f / (float)(d[1] * d[2]);
+    char nm[64];
+    tosac_value *t[5];
+    for (int i = 0; i < 5; i++) {
+        snprintf(nm, sizeof nm, "%s_%d", name, i);
+        t[i] = tensor(x, nm, TOSAC_DTYPE_FP32, i == 0 ? dh : i < 4 ? dc : d);
+    }
+    attr_int(x, node(x, TOSAC_OP_REDUCE_SUM, 1, &m, t[0]), TOSAC_ATTR_REDUCE_SUM_axis, 1);
+    attr_int(x, node(x, TOSAC_OP_REDUCE_SUM, 1, &t[0], t[1]), TOSAC_ATTR_REDUCE_SUM_axis, 2);
+    snprintf(nm, sizeof nm, "%s_inv", name);
+    static const int64_t d1[4] = {1, 1, 1, 1};
+    bin(x, TOSAC_OP_MUL, t[1], cst(x, nm, TOSAC_DTYPE_FP32, 4, d1, NULL, &inv), t[2]);
+    node(x, TOSAC_OP_SIGMOID, 1, &t[2], t[3]);
+    bin(x, TOSAC_OP_MUL, m, t[3], t[4]);
+    static const int32_t p0[4] = {0, 0, 0, 0};
+    snprintf(nm, sizeof nm, "%s_pw", name);
+    return conv_sp(x, nm, TOSAC_OP_CONV2D, t[4], d, co, 1, 1, p0);
+}
+
+/* Prologues (fuse.c): SE blocks whose scaled result only the next 1x1 CONV2D reads. a = 3x3
+   CONV2D [1,29,31,40] then SiLU m (a tail); SE 1 to 40 channels with a CLAMP the convolution
+   absorbs, then + m (a tail of the same convolution); a 3x3 stride-3 CONV2D to [1,10,11,256], SE 2
+   to 128 channels (110 pixels: few pixel blocks, 2^21 multiply-adds, the split over column groups
+   a prologue rules out). The result: the second SE's output. */
+static tosac_graph *se_blocks(void)
+{
+    static const int64_t d[4] = {1, 29, 31, 24}, dc[4] = {1, 29, 31, 40}, d2[4] = {1, 10, 11, 256};
+    static const int32_t p3[4] = {1, 0, 2, 0};
+    const float zero = 0.0f, six = 6.0f;
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 40, 3);
+    tosac_value *t[4];
+    const char *names[] = {"sig", "m", "rl", "res"};
+    for (int i = 0; i < 4; i++) t[i] = tensor(&x, names[i], TOSAC_DTYPE_FP32, dc);
+    node(&x, TOSAC_OP_SIGMOID, 1, &a, t[0]);
+    bin(&x, TOSAC_OP_MUL, a, t[0], t[1]);
+    tosac_value *p = se(&x, "se1", t[1], dc, 40);
+    clamp_bounds(&x, node(&x, TOSAC_OP_CLAMP, 1, &p, t[2]), &zero, &six, 4);
+    bin(&x, TOSAC_OP_ADD, t[2], t[1], t[3]);
+    tosac_value *b = conv_sp(&x, "b", TOSAC_OP_CONV2D, t[3], dc, 256, 3, 3, p3);
+    output(&x, se(&x, "se2", b, d2, 128));
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
 /* INT8: NEGATE (zero points), TABLE, GREATER against a [1,1,1,C] threshold, SELECT. */
 static tosac_graph *select_table(void)
 {
@@ -328,6 +448,11 @@ static tosac_graph *overflow(void)
 
 static uint32_t rnd_state;
 static int tails; /* chains run from an epilogue, summed over the programs created */
+static int views; /* SLICE views, summed over the programs created */
+static bool nan_levels; /* the graph's NaNs may differ in sign between levels (check_graph) */
+static int prologues; /* chains run before a convolution reads their rows, summed likewise */
+static const uint32_t *observe; /* the observe list of the programs run with chains (NULL: none) */
+static uint32_t n_observe;
 static uint32_t rnd(void)
 {
     rnd_state = rnd_state * 1664525u + 1013904223u;
@@ -366,6 +491,7 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
 {
     tosac_program_opts o = tosac_program_opts_default();
     o.threads = threads;
+    if (chains) o.observe = observe, o.n_observe = n_observe;
     tosac_program *p = NULL;
     rt_fuse_chains_off(!chains);
     tosac_diag *d = tosac_diag_create();
@@ -379,6 +505,8 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
     if (dump && chains) {
         const char *q = dump;
         while ((q = strstr(q, "from the epilogue of")) != NULL) q++, tails++;
+        for (q = dump; (q = strstr(q, "(SLICE) read in place by")) != NULL;) q++, views++;
+        for (q = dump; (q = strstr(q, "before the input rows of")) != NULL;) q++, prologues++;
     }
     tosac_string_free(dump);
     EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
@@ -399,7 +527,7 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
 {
     EXPECT(g != NULL);
     if (!g) return;
-    uint8_t *ref = malloc(nbytes), *got = malloc(nbytes);
+    uint8_t *ref = malloc(nbytes), *got = malloc(nbytes), *lref = malloc(nbytes);
     char err[800];
     bool had = false;
     tosac_kernel_limit_isa(TOSAC_KISA_PORTABLE);
@@ -407,6 +535,11 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
     EXPECT(!had);
     for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
         tosac_kernel_limit_isa(level);
+        /* the unchained program at this level: the same bytes as the portable one, except where
+           the graph lets a NaN's sign depend on the level (nan_levels) */
+        EXPECT_EQ_I(run(g, false, 1, lref, nbytes, false, err, sizeof err, &had), TOSAC_OK);
+        if (!nan_levels) EXPECT(!memcmp(ref, lref, nbytes));
+        memcpy(ref, lref, nbytes);
         for (uint32_t t = 1; t <= 3; t++) {
             memset(got, 0x5A, nbytes);
             had = false;
@@ -421,6 +554,7 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
     tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
     free(ref);
     free(got);
+    free(lref);
     tosac_graph_destroy(g);
 }
 
@@ -437,6 +571,47 @@ static void test_conv_tails(void)
 static void test_clamp_ends(void)
 {
     for (int form = 0; form < 4; form++) check_graph("clamp_ends", clamp_ends(form), 13 * 29 * 40 * 4, 0);
+}
+
+/* The views give the bytes of the SLICEs run (no views without chains: rt_fuse_chains_off). */
+static void test_slice_views(void)
+{
+    views = 0;
+    check_graph("slice_views", slice_views(), 14 * 15 * 32 * 4, 1);
+    EXPECT_EQ_I(views, 4 * 3 * (TOSAC_KISA_AVX512 + 1)); /* v1 .. v4 in every program */
+}
+
+/* With an observe list naming v1 and the sum of the first two results, v1 is no view (its SLICE
+   runs and writes it); the other views stay. */
+static void test_slice_views_observed(void)
+{
+    tosac_graph *g = slice_views();
+    EXPECT(g != NULL);
+    if (!g) return;
+    const tosac_block *b = g->regions[0]->blocks[0];
+    static uint32_t list[2];
+    n_observe = 0;
+    for (uint32_t i = 0; i < b->n_tensors; i++)
+        if (!strcmp(b->tensors[i]->name, "v1") || !strcmp(b->tensors[i]->name, "sum1")) list[n_observe++] = b->tensors[i]->index;
+    EXPECT_EQ_I(n_observe, 2);
+    observe = list;
+    views = 0;
+    check_graph("slice_views_observed", g, 14 * 15 * 32 * 4, 1);
+    EXPECT_EQ_I(views, 3 * 3 * (TOSAC_KISA_AVX512 + 1));
+    observe = NULL, n_observe = 0;
+}
+
+/* The prologues give the bytes of the MULs run alone, at every level (see nan_levels). */
+static void test_se_blocks(void)
+{
+    tails = prologues = 0;
+    nan_levels = true; /* (the input's NaN reaches every channel's mean: the unchained programs
+                          differ in NaN signs between the portable and the AVX2 level) */
+    check_graph("se_blocks", se_blocks(), 10 * 11 * 128 * 4, 1);
+    nan_levels = false;
+    /* per program: the two SE MULs (the mean's MUL feeds a SIGMOID, no convolution) */
+    EXPECT_EQ_I(prologues, 2 * 3 * (TOSAC_KISA_AVX512 + 1));
+    EXPECT_EQ_I(tails, 2 * 3 * (TOSAC_KISA_AVX512 + 1)); /* SiLU, the ADD */
 }
 
 static void test_first_failure(void)
@@ -469,6 +644,9 @@ int main(void)
     RUN(test_select_table);
     RUN(test_conv_tails);
     RUN(test_clamp_ends);
+    RUN(test_slice_views);
+    RUN(test_slice_views_observed);
+    RUN(test_se_blocks);
     RUN(test_first_failure);
     return test_summary();
 }

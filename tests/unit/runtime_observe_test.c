@@ -213,11 +213,12 @@ static void check(const char *name, const uint32_t *list, uint32_t n, const uint
     tosac_graph_destroy(g);
 }
 
-/* the convolution's result listed: no epilogue; the sigmoid is a chain member */
+/* the convolution's result listed: it absorbs no CLAMP, the CLAMP is a chain of one that runs from
+   its epilogue (an identity clamp, which absorbs no operator) and the sigmoid is a chain member */
 static void test_conv_listed(void)
 {
     static const uint32_t l[3] = {0, 3, 4}, a[1] = {TOSAC_OP_SIGMOID};
-    check("conv_listed", l, 3, a, 1, true, 0);
+    check("conv_listed", l, 3, a, 1, true, 1);
 }
 
 /* only the CLAMP's result and the output: the convolution absorbs the CLAMP (called back right
@@ -228,11 +229,12 @@ static void test_fused(void)
     check("fused", l, 2, a, 2, true, 1);
 }
 
-/* everything listed: nothing absorbed, no chain of two (the ADD alone is too small for one) */
+/* everything listed: nothing absorbed, no chain of two (the ADD alone is too small for one); the
+   CLAMP, a chain of one, runs from the convolution's (identity) epilogue */
 static void test_all_listed(void)
 {
     static const uint32_t l[5] = {0, 1, 2, 3, 4};
-    check("all_listed", l, 5, NULL, 0, false, 0);
+    check("all_listed", l, 5, NULL, 0, true, 1);
 }
 
 /* a value that is not a tensor of the main block is refused */
