@@ -218,8 +218,10 @@ static void transpose(bcase *c, int64_t H, int64_t W, int64_t C)
 }
 
 /* CONV2D with stride s and pads [top, bottom, left, right] (stems, narrow and odd channel counts) */
-static void conv_s(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, int64_t OC, int64_t K, int32_t s,
-                   const int32_t pad[4])
+/* with q (int8): followed by a per-channel RESCALE to int8 (shifts 38 to 41), which the runtime fuses
+   into the convolution as it does in a quantized model */
+static void conv_sq(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, int64_t OC, int64_t K, int32_t s,
+                    const int32_t pad[4], bool q)
 {
     tosac_block *b = new_graph(c);
     tosac_dtype acc = t == TOSAC_DTYPE_FP32 ? TOSAC_DTYPE_FP32 : TOSAC_DTYPE_INT32;
@@ -236,9 +238,30 @@ static void conv_s(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, in
     tosac_node_set_ints(n, 1, st, 2);
     tosac_node_set_ints(n, 2, one, 2);
     tosac_node_set_int(n, 4, acc);
+    if (q) {
+        int32_t *mult = malloc((size_t)OC * sizeof *mult);
+        int8_t *shift = malloc((size_t)OC);
+        for (int64_t j = 0; j < OC; j++) mult[j] = (int32_t)(0x40000000u + rnd() % 0x3FFFFFFFu), shift[j] = (int8_t)(38 + rnd() % 4);
+        tosac_value *rops[5] = {out, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &OC, mult, (size_t)OC * 4),
+                                tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &OC, shift, (size_t)OC),
+                                zp(b, "rizp", TOSAC_DTYPE_INT32, 0), zp(b, "rozp", TOSAC_DTYPE_INT8, -3)};
+        free(mult), free(shift);
+        tosac_value *qv = tosac_block_add_tensor(b, "q", TOSAC_DTYPE_INT8, 4, out_s);
+        tosac_node *r = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, rops, 1, &qv);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_per_channel, 1);
+        out = qv;
+    }
     tosac_block_add_output(b, out);
     c->work = (double)(OH * OW * OC * IC * K * K);
     c->unit = "MAC";
+}
+
+static void conv_s(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, int64_t OC, int64_t K, int32_t s,
+                   const int32_t pad[4])
+{
+    conv_sq(c, t, H, W, IC, OC, K, s, pad, false);
 }
 
 /*
@@ -566,6 +589,20 @@ int main(int argc, char **argv)
     CASE("conv2d_fp32_28x28x88_1x1x24", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 88, 24, 1, 1, p0));
     CASE("conv2d_fp32_14x14x240_1x1x40", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 240, 40, 1, 1, p0));
     CASE("conv2d_fp32_7x7x576_1x1x96", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 576, 96, 1, 1, p0));
+    /* int8 convolutions with their per-channel RESCALE (fused), as in resnet50, resnet8, squeezenet */
+#define QCASE(NAME, H, W, IC, OC, K, S, P) CASE("conv2d_i8q_" NAME, conv_sq(c, TOSAC_DTYPE_INT8, H, W, IC, OC, K, S, P, true))
+    QCASE("56x56x64_3x3x64", 56, 56, 64, 64, 3, 1, p1111);
+    QCASE("56x56x64_1x1x256", 56, 56, 64, 256, 1, 1, p0);
+    QCASE("14x14x256_3x3x256", 14, 14, 256, 256, 3, 1, p1111);
+    QCASE("7x7x512_3x3x512", 7, 7, 512, 512, 3, 1, p1111);
+    QCASE("14x14x1024_1x1x256", 14, 14, 1024, 256, 1, 1, p0);
+    QCASE("32x32x3_3x3x16", 32, 32, 3, 16, 3, 1, p1111);
+    QCASE("32x32x16_3x3x16", 32, 32, 16, 16, 3, 1, p1111);
+    QCASE("16x16x32_3x3x32", 16, 16, 32, 32, 3, 1, p1111);
+    QCASE("8x8x64_3x3x64", 8, 8, 64, 64, 3, 1, p1111);
+    QCASE("55x55x16_3x3x64", 55, 55, 16, 64, 3, 1, p1111);
+    QCASE("13x13x64_1x1x256", 13, 13, 64, 256, 1, 1, p0);
+#undef QCASE
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

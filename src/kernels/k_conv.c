@@ -783,6 +783,8 @@ typedef struct conv_task {
     bool implicit;                /* fused CONV2D whose inside pixels read the input (conv_implicit) */
     int64_t xa, xb;               /* implicit: the output columns whose kernel columns all lie inside */
     bool u8cols;                  /* s8 x u8 panels with the bias in the sums: column groups possible */
+    bool rqon;                    /* u8cols and the panels apply the fused RESCALE (rq) themselves */
+    tosac_gemm_rq rq;
     tosac_gemm_epi ep;
     int64_t pblk;   /* output pixels per block: the plan's, or fewer to give every worker some */
     int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
@@ -878,6 +880,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         const int64_t j0 = (int64_t)(task - blk * (size_t)t->ng) * t->gw;
         int64_t p0 = (int64_t)blk * t->pblk;
         int64_t pn = npix - p0 < t->pblk ? npix - p0 : t->pblk;
+        const int64_t o0 = p0 * OC;
         float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
         if (rows) tosac_epilogue_pre(c, worker, p0, pn); /* (input row p is output row p) */
         if (direct) {
@@ -910,8 +913,11 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             } else {
                 conv_patch_block(g, c, p0, pn, patch, mask, coord, izp);
             }
-            if (g->bpanel && c->prep) {
-                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (int32_t *)cbuf, OC, j0, j0 + t->gw);
+            if (t->rqon) { /* the fused RESCALE in the tiles: the outputs themselves */
+                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, (uint8_t *)c->epi->out->data + (size_t)o0 * t->rq.ob,
+                                    OC, j0, j0 + t->gw, &t->rq);
+            } else if (g->bpanel && c->prep) {
+                tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, cbuf, OC, j0, j0 + t->gw, NULL);
             } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
@@ -939,8 +945,9 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             }
         }
         /* epilogue */
-        int64_t o0 = p0 * OC;
-        if (g->kind == CK_INT && g->bpanel && ((const conv_prep *)c->prep)->bias_in) {
+        if (t->rqon) {
+            /* the panels stored the outputs */
+        } else if (g->kind == CK_INT && g->bpanel && ((const conv_prep *)c->prep)->bias_in) {
             /* the sums already hold the bias and cannot have overflowed */
             const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
             if (c->epi) {
@@ -996,6 +1003,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         t.implicit = t.xa < t.xb;
     }
     t.u8cols = g->bpanel && c->prep && !t.direct && ((const conv_prep *)c->prep)->bias_in;
+    t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
     t.pblk = g->pblk;

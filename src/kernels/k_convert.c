@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernels/k_epilogue.h"
+#include "kernels/k_gemm.h"
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
@@ -1012,6 +1013,19 @@ tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int
         rs_apply_store(e->rescale, acc, n, 0, h->nc, e->lo, e->hi, acc, e->out, off, false))
         return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, rs_fused_require);
     return TOSAC_OK;
+}
+
+bool tosac_epilogue_rq(const tosac_kcall *c, tosac_gemm_rq *rq)
+{
+    const tosac_kepilogue *e = c->epi;
+    const rs_prep *h = e && e->rescale ? e->rescale->prep : NULL;
+    const tosac_dtype ot = e ? e->out->dtype : TOSAC_DTYPE_INT32;
+    if (!h || !h->hi32 || h->izp != 0 || e->rescale->isa != TOSAC_KISA_AVX512 ||
+        (ot != TOSAC_DTYPE_INT8 && ot != TOSAC_DTYPE_INT16))
+        return false;
+    const rs_tabs t = rs_tables(h);
+    *rq = (tosac_gemm_rq){t.m32, t.r32, t.s32, h->nc == 1, h->ozp, e->lo, e->hi, ot == TOSAC_DTYPE_INT8 ? 1u : 2u};
+    return true;
 }
 
 tosac_status tosac_epilogue_store_cols(tosac_kcall *c, int32_t *acc, int64_t ld, int64_t off, int64_t rows, int64_t j0,

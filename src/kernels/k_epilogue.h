@@ -29,6 +29,12 @@ tosac_status tosac_epilogue_store(tosac_kcall *c, int32_t *acc, int64_t off, int
 tosac_status tosac_epilogue_store_cols(tosac_kcall *c, int32_t *acc, int64_t ld, int64_t off, int64_t rows, int64_t j0,
                                        int64_t jn);
 
+/* The fused RESCALE of c->epi for a GEMM that applies it in registers (k_gemm.h tosac_gemm_rq,
+   AVX-512 level): false when its prepared tables lack that form (or a REQUIRE may fail), where the
+   int32 sums go through tosac_epilogue_store instead. */
+struct tosac_gemm_rq;
+bool tosac_epilogue_rq(const tosac_kcall *c, struct tosac_gemm_rq *rq);
+
 /* The fp32 epilogue's `post` over output rows [row0, row0 + nrows), all stored (kernel.h). */
 static inline void tosac_epilogue_post(const tosac_kcall *c, uint32_t worker, int64_t row0, int64_t nrows)
 {

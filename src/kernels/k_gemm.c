@@ -449,7 +449,8 @@ void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp,
  * come as an embedded broadcast of a memory operand (m32{1to16}), one per instruction: a broadcast
  * register would take an FP pipe slot on Zen 4 (see the fp32 tiles). GCC writes the instruction as
  * inline assembly (it keeps the accumulators of _mm512_dpbusd_epi32 in memory, and would share one
- * broadcast). The store subtracts 128 x the row's input sum and the column's correction.
+ * broadcast). The accumulators start from -(128 x the row's input sum) - the column's correction
+ * (wrapping int32 sums: the same bits as subtracting both at the end).
  */
 typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input bytes read as one operand */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -457,48 +458,90 @@ typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input byte
 #else
 #define KGB_DP(acc, b, p) acc = _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(*(const kgb_quad *)(p)))
 #endif
-#define KGB_ACC1(r) __m512i c##r##0 = _mm512_setzero_si512();
-#define KGB_ACC2(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0;
-#define KGB_ACC4(r) __m512i c##r##0 = _mm512_setzero_si512(), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
+#define KGB_S(r) const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));
+#define KGB_ACC1(r) KGB_S(r) __m512i c##r##0 = _mm512_sub_epi32(n0, s##r);
+#define KGB_ACC2(r) KGB_S(r) __m512i c##r##0 = _mm512_sub_epi32(n0, s##r), c##r##1 = _mm512_sub_epi32(n1, s##r);
+#define KGB_ACC4(r)                                                                                      \
+    KGB_S(r)                                                                                             \
+    __m512i c##r##0 = _mm512_sub_epi32(n0, s##r), c##r##1 = _mm512_sub_epi32(n1, s##r);                  \
+    __m512i c##r##2 = _mm512_sub_epi32(n2, s##r), c##r##3 = _mm512_sub_epi32(n3, s##r);
 #define KGB_DOT1(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q);
 #define KGB_DOT2(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q); KGB_DP(c##r##1, b1, A + r * lda + 4 * q);
 #define KGB_DOT4(r) KGB_DOT2(r) KGB_DP(c##r##2, b2, A + r * lda + 4 * q); KGB_DP(c##r##3, b3, A + r * lda + 4 * q);
-#define KGB_OUTV(r, v) \
-    _mm512_mask_storeu_epi32(C + r * ldc + 16 * v, m[v], _mm512_sub_epi32(_mm512_sub_epi32(c##r##v, k##v), s##r));
-#define KGB_OUT1(r)                                                                                      \
-    {                                                                                                    \
-        const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
-        KGB_OUTV(r, 0)                                                                                   \
-    }
-#define KGB_OUT2(r)                                                                                      \
-    {                                                                                                    \
-        const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
-        KGB_OUTV(r, 0) KGB_OUTV(r, 1)                                                                    \
-    }
-#define KGB_OUT4(r)                                                                                      \
-    {                                                                                                    \
-        const __m512i s##r = _mm512_set1_epi32((int32_t)((uint32_t)rsum[r] << 7));                       \
-        KGB_OUTV(r, 0) KGB_OUTV(r, 1) KGB_OUTV(r, 2) KGB_OUTV(r, 3)                                      \
-    }
+#define KGB_OUTV(r, v)                                                                                   \
+    if (rq)                                                                                              \
+        kgb_rq_store(c##r##v, t##v, qc, m[v], (uint8_t *)C + (size_t)(r * ldc + 16 * v) * es);           \
+    else                                                                                                 \
+        _mm512_mask_storeu_epi32((int32_t *)C + r * ldc + 16 * v, m[v], c##r##v);
+#define KGB_OUT1(r) KGB_OUTV(r, 0)
+#define KGB_OUT2(r) KGB_OUTV(r, 0) KGB_OUTV(r, 1)
+#define KGB_OUT4(r) KGB_OUTV(r, 0) KGB_OUTV(r, 1) KGB_OUTV(r, 2) KGB_OUTV(r, 3)
 #define KGB_B1 const __m512i b0 = _mm512_loadu_si512(Bp + q * 64);
 #define KGB_B2 const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64);
 #define KGB_B4 KGB_B2 const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64);
-#define KGB_K1 const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr);
-#define KGB_K2 const __m512i k0 = _mm512_maskz_loadu_epi32(m[0], corr), k1 = _mm512_maskz_loadu_epi32(m[1], corr + 16);
-#define KGB_K4 KGB_K2 const __m512i k2 = _mm512_maskz_loadu_epi32(m[2], corr + 32), k3 = _mm512_maskz_loadu_epi32(m[3], corr + 48);
+#define KGB_NV(v) const __m512i n##v = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_maskz_loadu_epi32(m[v], corr + 16 * v));
+#define KGB_N1 KGB_NV(0)
+#define KGB_N2 KGB_NV(0) KGB_NV(1)
+#define KGB_N4 KGB_NV(0) KGB_NV(1) KGB_NV(2) KGB_NV(3)
+#define KGB_T1 const kgb_rqt t0 = kgb_rq_tab(rq, 0, m[0]);
+#define KGB_T2 KGB_T1 const kgb_rqt t1 = kgb_rq_tab(rq, 16, m[1]);
+#define KGB_T4 KGB_T2 const kgb_rqt t2 = kgb_rq_tab(rq, 32, m[2]), t3 = kgb_rq_tab(rq, 48, m[3]);
+/* The fused RESCALE (tosac_gemm_rq) of 16 columns: the tables of a tile's columns and the
+   constants, loaded once (into locals: the byte stores may alias *rq), then per row what
+   kr_avx512_hi32 (k_convert.c) computes: H of the odd lanes is the high half of their signed
+   products, of the even lanes that of the products of the even halves, moved down by a shuffle. */
+typedef struct kgb_rqt {
+    __m512i m, mo, r, s;
+} kgb_rqt;
+typedef struct kgb_rqc {
+    __m512i zp, lo, hi;
+    bool b8;
+} kgb_rqc;
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline kgb_rqt
+kgb_rq_tab(const tosac_gemm_rq *rq, int64_t j, __mmask16 k)
+{
+    kgb_rqt t = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    if (rq) {
+        t.m = _mm512_maskz_loadu_epi32(k, rq->m32 + j), t.mo = _mm512_srli_epi64(t.m, 32);
+        t.r = _mm512_maskz_loadu_epi32(k, rq->r32 + j), t.s = _mm512_maskz_loadu_epi32(k, rq->s32 + j);
+    }
+    return t;
+}
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline kgb_rqc
+kgb_rq_const(const tosac_gemm_rq *rq)
+{
+    kgb_rqc q = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), true};
+    if (rq) q.zp = _mm512_set1_epi32(rq->ozp), q.lo = _mm512_set1_epi32(rq->lo), q.hi = _mm512_set1_epi32(rq->hi), q.b8 = rq->ob == 1;
+    return q;
+}
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline void
+kgb_rq_store(__m512i v, kgb_rqt t, kgb_rqc q, __mmask16 k, uint8_t *d)
+{
+    const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), t.mo);
+    const __m512i h = _mm512_mask_shuffle_epi32(odd, 0x5555, _mm512_mul_epi32(v, t.m), _MM_PERM_DDBB);
+    const __m512i y = _mm512_add_epi32(_mm512_srav_epi32(_mm512_add_epi32(h, t.r), t.s), q.zp);
+    const __m512i z = _mm512_min_epi32(_mm512_max_epi32(y, q.lo), q.hi);
+    if (q.b8) /* (narrowed in a register: the narrowing stores are slow on Zen 4) */
+        _mm_mask_storeu_epi8(d, k, _mm512_cvtepi32_epi8(z));
+    else
+        _mm256_mask_storeu_epi16(d, k, _mm512_cvtepi32_epi16(z));
+}
 #define KGB_TILE(R, QV)                                                                                  \
-    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void kgb_tile_##R##x##QV(             \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static void kgb_tile_##R##x##QV(    \
         int64_t Q, const int8_t *A, int64_t lda, const uint8_t *Bp, const int32_t *corr, const int32_t *rsum, \
-        int32_t *C, int64_t ldc, const __mmask16 *m)                                                     \
+        void *C, int64_t ldc, const __mmask16 *m, const tosac_gemm_rq *rq)                               \
     {                                                                                                    \
         const uint8_t *Bq = Bp + Q * 128; /* the second block (QV = 4) */                                \
         (void)Bq;                                                                                        \
+        KGB_N##QV                                                                                        \
         KG_R##R(KGB_ACC##QV)                                                                             \
         for (int64_t q = 0; q < Q; q++) {                                                                \
             KGB_B##QV                                                                                    \
             KG_R##R(KGB_DOT##QV)                                                                         \
         }                                                                                                \
-        KGB_K##QV                                                                                        \
+        const size_t es = rq ? rq->ob : 4u;                                                              \
+        const kgb_rqc qc = kgb_rq_const(rq);                                                             \
+        KGB_T##QV                                                                                        \
         KG_R##R(KGB_OUT##QV)                                                                             \
     }
 KGB_TILE(1, 4)
@@ -537,24 +580,50 @@ KGB_TILE(12, 1)
 #else
 #define KGBY_DP(acc, b, p) acc = _mm256_dpbusd_epi32(acc, b, _mm256_set1_epi32(*(const kgb_quad *)(p)))
 #endif
-#define KGBY_ACC(r) __m256i c##r = _mm256_setzero_si256();
+#define KGBY_ACC(r) __m256i c##r = _mm256_sub_epi32(n0, _mm256_set1_epi32((int32_t)((uint32_t)rsum[r] << 7)));
 #define KGBY_DOT(r) KGBY_DP(c##r, b0, A + r * lda + 4 * q);
 #define KGBY_OUT(r)                                                                                      \
-    _mm256_mask_storeu_epi32(C + r * ldc, m8,                                                            \
-                             _mm256_sub_epi32(_mm256_sub_epi32(c##r, k0),                                \
-                                              _mm256_set1_epi32((int32_t)((uint32_t)rsum[r] << 7))));
+    if (rq)                                                                                              \
+        kgby_rq_store(c##r, t0, m8, (uint8_t *)C + (size_t)(r * ldc) * es);                          \
+    else                                                                                                 \
+        _mm256_mask_storeu_epi32((int32_t *)C + r * ldc, m8, c##r);
+/* kgb_rq_store in 8 lanes */
+typedef struct kgby_rqt {
+    __m256i m, mo, r, s, zp, lo, hi;
+    bool b8;
+} kgby_rqt;
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline void
+kgby_rq_store(__m256i v, kgby_rqt t, __mmask8 k, uint8_t *d)
+{
+    const __m256i odd = _mm256_mul_epi32(_mm256_srli_epi64(v, 32), t.mo);
+    const __m256i h = _mm256_mask_shuffle_epi32(odd, 0x55, _mm256_mul_epi32(v, t.m), _MM_PERM_DDBB);
+    const __m256i y = _mm256_add_epi32(_mm256_srav_epi32(_mm256_add_epi32(h, t.r), t.s), t.zp);
+    const __m256i z = _mm256_min_epi32(_mm256_max_epi32(y, t.lo), t.hi);
+    if (t.b8)
+        _mm_mask_storeu_epi8(d, k, _mm256_cvtepi32_epi8(z));
+    else
+        _mm_mask_storeu_epi16(d, k, _mm256_cvtepi32_epi16(z));
+}
 #define KGBY_TILE(R)                                                                                     \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static void kgby_tile_##R(          \
         int64_t Q, const int8_t *A, int64_t lda, const uint8_t *Bp, const int32_t *corr, const int32_t *rsum, \
-        int32_t *C, int64_t ldc, const __mmask16 *m)                                                     \
+        void *C, int64_t ldc, const __mmask16 *m, const tosac_gemm_rq *rq)                               \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
+        const __m256i n0 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_maskz_loadu_epi32(m8, corr)); \
         KG_R##R(KGBY_ACC)                                                                                \
         for (int64_t q = 0; q < Q; q++) {                                                                \
             const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)(Bp + q * 32));         \
             KG_R##R(KGBY_DOT)                                                                            \
         }                                                                                                \
-        const __m256i k0 = _mm256_maskz_loadu_epi32(m8, corr);                                           \
+        const size_t es = rq ? rq->ob : 4u;                                                              \
+        kgby_rqt t0 = {n0, n0, n0, n0, n0, n0, n0, true};                                                \
+        if (rq) {                                                                                        \
+            t0.m = _mm256_maskz_loadu_epi32(m8, rq->m32), t0.mo = _mm256_srli_epi64(t0.m, 32);           \
+            t0.r = _mm256_maskz_loadu_epi32(m8, rq->r32), t0.s = _mm256_maskz_loadu_epi32(m8, rq->s32);  \
+            t0.zp = _mm256_set1_epi32(rq->ozp), t0.lo = _mm256_set1_epi32(rq->lo);                       \
+            t0.hi = _mm256_set1_epi32(rq->hi), t0.b8 = rq->ob == 1;                                      \
+        }                                                                                                \
         KG_R##R(KGBY_OUT)                                                                                \
     }
 KGBY_TILE(1)
@@ -587,7 +656,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static int32_t k
     return _mm512_reduce_add_epi32(s);
 }
 typedef void (*kgb_tile_fn)(int64_t, const int8_t *, int64_t, const uint8_t *, const int32_t *, const int32_t *,
-                            int32_t *, int64_t, const __mmask16 *);
+                            void *, int64_t, const __mmask16 *, const tosac_gemm_rq *);
 static const kgb_tile_fn kgb_wide[7] = {NULL, kgb_tile_1x4, kgb_tile_2x4, kgb_tile_3x4, kgb_tile_4x4, kgb_tile_5x4,
                                         kgb_tile_6x4};
 static const kgb_tile_fn kgb_q1[13] = {NULL,          kgb_tile_1x1,  kgb_tile_2x1,  kgb_tile_3x1, kgb_tile_4x1,
@@ -601,16 +670,18 @@ static const kgb_tile_fn kgb_half[13] = {NULL,          kgb_tile_1x2,  kgb_tile_
                                          kgb_tile_10x2, kgb_tile_11x2, kgb_tile_12x2};
 #endif
 
-void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
-                         int64_t ldc, int64_t j0, int64_t j1)
+void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, void *C,
+                         int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq)
 {
 #ifdef TOSAC_KERNEL_X86
     int64_t Q = (K + 3) / 4;
     const uint8_t *pb = panel;
     const int32_t *corr = (const int32_t *)(const void *)(pb + kgb_blocks_bytes(J, K));
+    const size_t es = rq ? rq->ob : sizeof(int32_t); /* bytes per element of C */
     if (P > 60) { /* row sums in blocks of 60 rows */
         for (int64_t p = 0; p < P; p += 60)
-            tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel, C + p * ldc, ldc, j0, j1);
+            tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel,
+                                (uint8_t *)C + (size_t)(p * ldc) * es, ldc, j0, j1, rq);
         return;
     }
     int32_t rsum[60];
@@ -624,18 +695,24 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
             int64_t left = nc - 16 * v;
             m[v] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0 : (__mmask16)((1u << left) - 1u);
         }
+        tosac_gemm_rq qb; /* the tables from column jb on */
+        if (rq) {
+            const int64_t o = rq->uniform ? 0 : jb;
+            qb = *rq, qb.m32 += o, qb.r32 += o, qb.s32 += o;
+        }
         const int64_t w = kgb_width(J, jb);
         const bool wide = nc > 32 && kgb_width(J, jb + 32) == 32; /* two whole blocks */
         const kgb_tile_fn *tiles = wide ? kgb_wide : w == 32 ? kgb_half : w == 16 ? kgb_q1 : kgby_tiles;
         int64_t rows = wide ? 6 : 12;
         for (int64_t p = 0; p < P; p += rows) {
             int64_t r = P - p < rows ? P - p : rows;
-            tiles[r](Q, A + p * lda, lda, Bp, corr + jb, rsum + p, C + p * ldc + jb, ldc, m);
+            tiles[r](Q, A + p * lda, lda, Bp, corr + jb, rsum + p, (uint8_t *)C + (size_t)(p * ldc + jb) * es, ldc, m,
+                     rq ? &qb : NULL);
         }
         jb += wide ? 64 : 32;
     }
 #else
-    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)j0, (void)j1;
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)j0, (void)j1, (void)rq;
 #endif
 }
 

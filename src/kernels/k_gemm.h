@@ -79,8 +79,21 @@ void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *
 size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K);
 void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
                               void *dst);
-void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, int32_t *C,
-                         int64_t ldc, int64_t j0, int64_t j1);
+/* A fused RESCALE the u8 GEMM applies to its sums while they are in registers (the int32 sums never
+   reach memory), in the form k_convert.c calls hi32 (SINGLE_ROUND, 33 <= shift <= 62, input zero
+   point 0, no REQUIRE can fail): the sum v of column j becomes
+   min(max(((floor(v * m32[j] / 2^32) + r32[j]) >> s32[j]) + ozp, lo), hi), stored as an ob-byte
+   integer (ob 1 or 2). uniform: one scale, whose tables hold it in 64 entries (a tile reads the
+   entries of its columns from a multiple of 32 on). */
+typedef struct tosac_gemm_rq {
+    const int32_t *m32, *r32, *s32;
+    bool uniform;
+    int32_t ozp, lo, hi;
+    unsigned ob;
+} tosac_gemm_rq;
+/* rq NULL: C is int32 (the sums); else C holds rq->ob-byte elements, row p at p * ldc. */
+void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, void *C,
+                         int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq);
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
