@@ -1397,6 +1397,14 @@ static tosac_status tensor_map(lower *l, tosac_quant_iomap *io)
 
 /* The SQNR report's map: every FP value with an integer form, except those pure data movement
    produces (the same codes as its input: no error of its own). */
+/* Whether the report compares value v when it has an integer form: not a constant, and not data
+   movement, which has its input's q-params and values (pooling computes). */
+static bool report_value(const tosac_value *v)
+{
+    const tosac_node *p = v->producer;
+    return !ir_is_const(v) && !(p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D);
+}
+
 static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *n_out)
 {
     const tosac_block *fb = l->fb;
@@ -1406,9 +1414,7 @@ static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *
     for (uint32_t k = 0; k < fb->n_tensors; k++) {
         const tosac_value *v = fb->tensors[k];
         const form *f = &l->f[k];
-        const tosac_node *p = v->producer;
-        if (ir_is_const(v) || (!f->i8 && !f->i32)) continue;
-        if (p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D) continue;
+        if (!report_value(v) || (!f->i8 && !f->i32)) continue;
         quant_map_entry *e = &m[n++];
         e->fp = k;
         if (f->i8) {
@@ -1543,10 +1549,17 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     quant_fp_programs pf;
     memset(&pf, 0, sizeof pf);
     uint32_t *observe = NULL, n_observe = 0;
+    bool *want = NULL; /* the FP values the report may compare, stored during calibration */
     if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains)) {
         s = observed_values(&l, &observe, &n_observe);
+        if (s == TOSAC_OK && !(want = calloc(fb->n_tensors + 1, sizeof *want))) s = oom(&l);
+        /* observed and produced by an operator: graph inputs are compared with the samples themselves */
+        for (uint32_t k = 0; k < n_observe && s == TOSAC_OK; k++) {
+            const tosac_value *v = fb->tensors[observe[k]];
+            want[observe[k]] = v->producer && report_value(v);
+        }
         if (s == TOSAC_OK)
-            s = quant_calibrate(fb, fp, o, observe, n_observe, &st, report && quant_sample_count(o) ? &pf : NULL, d);
+            s = quant_calibrate(fb, fp, o, observe, n_observe, &st, report && quant_sample_count(o) ? &pf : NULL, want, d);
     }
     if (s == TOSAC_OK) s = build(&l, io);
     if (s == TOSAC_OK && o->lowering) s = quant_lower_target(l.b, o->lowering, d);
@@ -1597,6 +1610,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     quant_stats_free(&st);
     quant_fp_programs_free(&pf);
     free(observe);
+    free(want);
     if (s == TOSAC_OK) {
         *out = l.g;
         *iop = io;
