@@ -614,7 +614,7 @@ void quant_fp_values_free(quant_fp_values *fv)
 }
 
 tosac_status quant_fp_values_init(quant_fp_values *fv, const tosac_block *b, const tosac_program *p, const bool *want,
-                                  uint32_t n_samples)
+                                  uint32_t n_samples, size_t bound)
 {
     memset(fv, 0, sizeof *fv);
     fv->n_values = b->n_tensors;
@@ -667,7 +667,7 @@ tosac_status quant_fp_values_init(quant_fp_values *fv, const tosac_block *b, con
     }
     fv->per = per;
     /* no more samples than fit in the bound */
-    size_t cap = per ? QUANT_KEEP_BYTES / sizeof(float) / per : n_samples;
+    size_t cap = per ? bound / sizeof(float) / per : n_samples;
     fv->n_samples = n_samples < cap ? n_samples : (uint32_t)cap;
     if (!fv->n_samples) return TOSAC_OK;
     fv->buf = calloc(fv->n_samples, sizeof *fv->buf);
@@ -731,7 +731,8 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     if (!x || !listed ||
         stats_init(st, b->n_tensors, tosac_program_threads(p), o->method != TOSAC_QUANT_CALIB_MINMAX, true) != TOSAC_OK ||
         derive_init(&dv, b) != TOSAC_OK ||
-        (keep && quant_fp_values_init(&keep->vals, b, p, want, quant_report_sample_count(o)) != TOSAC_OK)) {
+        (keep && quant_fp_values_init(&keep->vals, b, p, want, quant_report_sample_count(o),
+                                      o->report_keep_bytes ? o->report_keep_bytes : QUANT_KEEP_BYTES) != TOSAC_OK)) {
         free(x);
         free(listed);
         free(dv.first);

@@ -60,8 +60,9 @@ typedef struct quant_map_entry {
    FP32 value the report may compare) of stored sample k is clamp(buf[k] + off[v], lo[v], hi[v])
    when had[k][v]: a CLAMP (nan_mode PROPAGATE) of a stored value is not stored again, it reads
    its input's elements with its bounds (+-infinity for the others). The program's FP32 output j
-   is at buf[k] + out_off[j]. The memory is bounded (QUANT_KEEP_BYTES): the samples beyond
-   n_samples (and the report's lanes for them) run the FP program again. */
+   is at buf[k] + out_off[j]. The memory is bounded (tosac_quant_opts.report_keep_bytes, default
+   QUANT_KEEP_BYTES): the samples beyond n_samples (and the report's lanes for them) run the FP
+   program again. */
 typedef struct quant_fp_values {
     uint32_t n_values, n_out;
     size_t *off, *out_off; /* in floats; QUANT_NOT_KEPT: not stored */
@@ -76,9 +77,9 @@ typedef struct quant_fp_values {
 #define QUANT_NOT_KEPT SIZE_MAX
 #define QUANT_KEEP_BYTES ((size_t)256 << 20)
 /* The layout for the values want[] (by FP value index; each one an op callback is given) and p's
-   outputs, and n_samples buffers (fewer when they would exceed QUANT_KEEP_BYTES). */
+   outputs, and n_samples buffers (fewer when they would exceed `bound` bytes). */
 tosac_status quant_fp_values_init(quant_fp_values *fv, const tosac_block *b, const tosac_program *p, const bool *want,
-                                  uint32_t n_samples);
+                                  uint32_t n_samples, size_t bound);
 /* Stores FP value v of one sample into buf (per floats; had: n_values flags) when fv keeps it
    (info, data: the program's view of it). */
 void quant_fp_values_put(const quant_fp_values *fv, float *buf, bool *had, uint32_t v, const tosac_tensor_info *info,
