@@ -271,6 +271,10 @@ typedef struct tosac_quant_opts {
         (tosac_program_opts.threads: 0 = the online processors). The program is the same bytes
         for every count. */
     uint32_t threads;
+    /** Bytes the calibration may keep of the FP values of the report's first samples, so that the
+        report need not run the FP program on them again (0: 256 MB). The report is the same for
+        every bound. */
+    size_t report_keep_bytes;
 } tosac_quant_opts;
 
 /** One quantized value of the FP graph in the SQNR report. */

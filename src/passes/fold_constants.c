@@ -42,8 +42,9 @@ static bool foldable(const tosac_node *n)
     return (uint64_t)ne * 8u <= (in_bytes > SMALL_RESULT ? in_bytes : SMALL_RESULT) * 2u;
 }
 
-/* Runs n on its constant inputs; *data (malloc, *len bytes) receives the TOSA-encoded result. */
-static tosac_status evaluate(const tosac_node *n, uint8_t **data, size_t *len, tosac_diag *d)
+/* Runs n on its constant inputs (read in place); *data (*len bytes, allocated from arena: the
+   graph's, which keeps it) receives the TOSA-encoded result. */
+static tosac_status evaluate(const tosac_node *n, tosac_arena *arena, uint8_t **data, size_t *len, tosac_diag *d)
 {
     tosac_graph *g = tosac_graph_create();
     tosac_region *r = g ? tosac_graph_add_region(g, "main") : NULL;
@@ -61,8 +62,8 @@ static tosac_status evaluate(const tosac_node *n, uint8_t **data, size_t *len, t
             tosac_node *p = c ? tosac_block_add_node(b, TOSAC_OP_CONST_SHAPE, 0, NULL, 1, &c) : NULL;
             if (p) c->data = v->data, c->data_len = v->data_len, c->producer = p;
             else c = NULL;
-        } else {
-            c = tosac_block_add_const(b, name, v->dtype, v->rank, v->shape, v->data, v->data_len);
+        } else { /* the operand's bytes themselves: they outlive the mini graph */
+            c = tosac_block_add_const_adopt(b, name, v->dtype, v->rank, v->shape, v->data, v->data_len);
         }
         in[k] = c;
         if (!c) s = TOSAC_ERR_NOMEM;
@@ -84,10 +85,11 @@ static tosac_status evaluate(const tosac_node *n, uint8_t **data, size_t *len, t
         tosac_tensor_info info;
         s = tosac_program_output_info(p, 0, &info);
         *len = info.tosa_bytes;
-        *data = s == TOSAC_OK ? tosac_malloc(*len ? *len : 1) : NULL;
-        if (s == TOSAC_OK && !*data) s = TOSAC_ERR_NOMEM;
-        if (s == TOSAC_OK) s = tosac_program_get_output_tosa(p, 0, *data, *len, len);
-        if (s != TOSAC_OK && *data) tosac_free(*data, *len ? *len : 1), *data = NULL;
+        uint8_t none;
+        *data = s == TOSAC_OK && *len ? tosac_arena_alloc_uninit(arena, *len) : NULL;
+        if (s == TOSAC_OK && *len && !*data) s = TOSAC_ERR_NOMEM;
+        if (s == TOSAC_OK) s = tosac_program_get_output_tosa(p, 0, *len ? (void *)*data : &none, *len, len);
+        if (!*len) *data = NULL;
     }
     tosac_program_destroy(p);
     tosac_graph_destroy(g);
@@ -122,7 +124,7 @@ tosac_status pass_fold_constants(pass_ctx *pc)
         if (!d) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
         uint8_t *data = NULL;
         size_t len = 0;
-        tosac_status s = evaluate(n, &data, &len, d);
+        tosac_status s = evaluate(n, &pc->g->arena, &data, &len, d);
         tosac_diag_destroy(d);
         if (s == TOSAC_ERR_NOMEM) return tosac_diag_add(pc->d, s, "out of memory");
         /* an operator the runtime refuses on these constants (ERROR_IF, UNPREDICTABLE) stays:
@@ -130,11 +132,9 @@ tosac_status pass_fold_constants(pass_ctx *pc)
         if (s != TOSAC_OK) continue;
         n->dead = true;
         tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CONST, 0, NULL, 1, &out);
-        uint8_t *copy = len ? tosac_arena_memdup(&pc->g->arena, data, len) : NULL;
-        tosac_free(data, len ? len : 1);
-        if (!c || (len && !copy)) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
+        if (!c) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
         c->location = n->location;
-        out->data = copy;
+        out->data = data;
         out->data_len = len;
         out->producer = c;
         pc->changes++;

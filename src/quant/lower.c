@@ -364,6 +364,85 @@ static inline int32_t quant_weight(float x, double scale)
     return r < -127.0 ? -127 : r > 127.0 ? 127 : (int32_t)r;
 }
 
+/* Row x[0, n) of float weights: its largest magnitude (NaN never raises it), and its int8 codes at
+   scale sc[j] (sc given) or s1 (quant_weight's operations: the same bits). */
+static double row_absmax(const uint8_t *x, int64_t n)
+{
+    double m = 0;
+    for (int64_t j = 0; j < n; j++) {
+        double a = fabs(quant_f32_at(x, j));
+        m = a > m ? a : m;
+    }
+    return m;
+}
+
+static void row_codes(const uint8_t *x, int64_t n, const double *sc, double s1, uint8_t *q)
+{
+    for (int64_t j = 0; j < n; j++) q[j] = (uint8_t)quant_weight(quant_f32_at(x, j), sc ? sc[j] : s1);
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(TOSAC_NO_SIMD) && \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <immintrin.h>
+#define QW_X86 1
+/* Eight floats at a time: |x| by clearing the sign, max(a, m) keeps m when a is NaN; the maximum
+   of the floats converted is the maximum of the converted floats. */
+__attribute__((target("avx2"))) static double row_absmax_avx2(const uint8_t *x, int64_t n)
+{
+    const __m256 abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    __m256 m8 = _mm256_setzero_ps();
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) m8 = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps((const float *)(const void *)x + j), abs), m8);
+    float m[8];
+    _mm256_storeu_ps(m, m8);
+    double r = row_absmax(x + 4 * j, n - j);
+    for (int k = 0; k < 8; k++) r = m[k] > r ? m[k] : r;
+    return r;
+}
+
+/* Four codes at a time, quant_weight's operations in double: the division, the rounding by
+   1.5 * 2^52 (beyond |t| = 128 only the sign matters, which it keeps, infinities included), the
+   clamp to +-127, and NaN to 0. */
+__attribute__((target("avx2"))) static void row_codes_avx2(const uint8_t *x, int64_t n, const double *sc, double s1,
+                                                           uint8_t *q)
+{
+    const __m256d big = _mm256_set1_pd(6755399441055744.0), lo = _mm256_set1_pd(-127.0), hi = _mm256_set1_pd(127.0);
+    const __m256d s = _mm256_set1_pd(s1);
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d t = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps((const float *)(const void *)x + j)),
+                                  sc ? _mm256_loadu_pd(sc + j) : s);
+        __m256d r = _mm256_sub_pd(_mm256_add_pd(t, big), big);
+        r = _mm256_min_pd(_mm256_max_pd(r, lo), hi);
+        r = _mm256_andnot_pd(_mm256_cmp_pd(t, t, _CMP_UNORD_Q), r);
+        __m128i i = _mm256_cvtpd_epi32(r);
+        i = _mm_packs_epi16(_mm_packs_epi32(i, i), i);
+        int32_t four = _mm_cvtsi128_si32(i);
+        memcpy(q + j, &four, 4);
+    }
+    row_codes(x + 4 * j, n - j, sc ? sc + j : NULL, s1, q + j);
+}
+#endif
+
+static double row_absmax_any(const uint8_t *x, int64_t n)
+{
+#ifdef QW_X86
+    if (__builtin_cpu_supports("avx2")) return row_absmax_avx2(x, n);
+#endif
+    return row_absmax(x, n);
+}
+
+static void row_codes_any(const uint8_t *x, int64_t n, const double *sc, double s1, uint8_t *q)
+{
+#ifdef QW_X86
+    if (__builtin_cpu_supports("avx2")) {
+        row_codes_avx2(x, n, sc, s1, q);
+        return;
+    }
+#endif
+    row_codes(x, n, sc, s1, q);
+}
+
 static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw,
                                   tosac_dtype t8)
 {
@@ -387,14 +466,8 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
                 double a = fabs(quant_f32_at(row, j));
                 if (a > absmax[j]) absmax[j] = a;
             }
-        else {
-            double m = 0;
-            for (int64_t j = 0; j < len; j++) {
-                double a = fabs(quant_f32_at(row, j));
-                m = a > m ? a : m;
-            }
-            absmax[r] = m;
-        }
+        else
+            absmax[r] = row_absmax_any(row, len);
     }
     if (l->o->per_tensor)
         for (int64_t c = 1; c < oc; c++) absmax[0] = fmax(absmax[0], absmax[c]);
@@ -408,11 +481,9 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
     for (int64_t r = 0; r < rows; r++) {
         const uint8_t *row = src + 4 * r * len;
         uint8_t *qr = q + (size_t)(r * len) * wb;
-        for (int64_t j = 0; j < len; j++) {
-            int32_t v = quant_weight(quant_f32_at(row, j), sw[depthwise_layout ? j : r]);
-            if (wb == 1) qr[j] = (uint8_t)v;
-            else quant_put_le(qr + 2 * j, v, 2);
-        }
+        if (wb == 1) row_codes_any(row, len, depthwise_layout ? sw : NULL, depthwise_layout ? 0 : sw[r], qr);
+        else
+            for (int64_t j = 0; j < len; j++) quant_put_le(qr + 2 * j, quant_weight(quant_f32_at(row, j), sw[depthwise_layout ? j : r]), 2);
     }
     t = ir_new_const_adopt(l->b, "qweight", t8, w->rank, w->shape, q, (size_t)n * wb);
 out:
@@ -1397,6 +1468,14 @@ static tosac_status tensor_map(lower *l, tosac_quant_iomap *io)
 
 /* The SQNR report's map: every FP value with an integer form, except those pure data movement
    produces (the same codes as its input: no error of its own). */
+/* Whether the report compares value v when it has an integer form: not a constant, and not data
+   movement, which has its input's q-params and values (pooling computes). */
+static bool report_value(const tosac_value *v)
+{
+    const tosac_node *p = v->producer;
+    return !ir_is_const(v) && !(p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D);
+}
+
 static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *n_out)
 {
     const tosac_block *fb = l->fb;
@@ -1406,9 +1485,7 @@ static tosac_status report_map(const lower *l, quant_map_entry **out, uint32_t *
     for (uint32_t k = 0; k < fb->n_tensors; k++) {
         const tosac_value *v = fb->tensors[k];
         const form *f = &l->f[k];
-        const tosac_node *p = v->producer;
-        if (ir_is_const(v) || (!f->i8 && !f->i32)) continue;
-        if (p && is_data_movement(p->op) && p->op != TOSAC_OP_MAX_POOL2D && p->op != TOSAC_OP_AVG_POOL2D) continue;
+        if (!report_value(v) || (!f->i8 && !f->i32)) continue;
         quant_map_entry *e = &m[n++];
         e->fp = k;
         if (f->i8) {
@@ -1543,10 +1620,17 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     quant_fp_programs pf;
     memset(&pf, 0, sizeof pf);
     uint32_t *observe = NULL, n_observe = 0;
+    bool *want = NULL; /* the FP values the report may compare, stored during calibration */
     if (s == TOSAC_OK && (quant_sample_count(o) || !fx.n_chains)) {
         s = observed_values(&l, &observe, &n_observe);
+        if (s == TOSAC_OK && !(want = calloc(fb->n_tensors + 1, sizeof *want))) s = oom(&l);
+        /* observed and produced by an operator: graph inputs are compared with the samples themselves */
+        for (uint32_t k = 0; k < n_observe && s == TOSAC_OK; k++) {
+            const tosac_value *v = fb->tensors[observe[k]];
+            want[observe[k]] = v->producer && report_value(v);
+        }
         if (s == TOSAC_OK)
-            s = quant_calibrate(fb, fp, o, observe, n_observe, &st, report && quant_sample_count(o) ? &pf : NULL, d);
+            s = quant_calibrate(fb, fp, o, observe, n_observe, &st, report && quant_sample_count(o) ? &pf : NULL, want, d);
     }
     if (s == TOSAC_OK) s = build(&l, io);
     if (s == TOSAC_OK && o->lowering) s = quant_lower_target(l.b, o->lowering, d);
@@ -1597,6 +1681,7 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
     quant_stats_free(&st);
     quant_fp_programs_free(&pf);
     free(observe);
+    free(want);
     if (s == TOSAC_OK) {
         *out = l.g;
         *iop = io;

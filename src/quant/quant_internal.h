@@ -55,16 +55,53 @@ typedef struct quant_map_entry {
 /* Samples run side by side on at most this many threads (calibration and report). */
 #define QUANT_MAX_WORKERS 64
 
+/* The FP values of the report's first samples, stored by the calibration run that computes them
+   anyway, so that the report runs only the INT program on those samples. Value v (want[v], an
+   FP32 value the report may compare) of stored sample k is clamp(buf[k] + off[v], lo[v], hi[v])
+   when had[k][v]: a CLAMP (nan_mode PROPAGATE) of a stored value is not stored again, it reads
+   its input's elements with its bounds (+-infinity for the others). The program's FP32 output j
+   is at buf[k] + out_off[j]. The memory is bounded (tosac_quant_opts.report_keep_bytes, default
+   QUANT_KEEP_BYTES): the samples beyond n_samples (and the report's lanes for them) run the FP
+   program again. */
+typedef struct quant_fp_values {
+    uint32_t n_values, n_out;
+    size_t *off, *out_off; /* in floats; QUANT_NOT_KEPT: not stored */
+    int64_t *nelem;        /* by value */
+    uint32_t *from;        /* by value: the value holding its elements (itself, or a CLAMP's input) */
+    float *lo, *hi;        /* by value */
+    size_t per;            /* floats per sample */
+    uint32_t n_samples;
+    float **buf;
+    bool **had;
+} quant_fp_values;
+#define QUANT_NOT_KEPT SIZE_MAX
+#define QUANT_KEEP_BYTES ((size_t)256 << 20)
+/* The layout for the values want[] (by FP value index; each one an op callback is given) and p's
+   outputs, and n_samples buffers (fewer when they would exceed `bound` bytes). */
+tosac_status quant_fp_values_init(quant_fp_values *fv, const tosac_block *b, const tosac_program *p, const bool *want,
+                                  uint32_t n_samples, size_t bound);
+/* Stores FP value v of one sample into buf (per floats; had: n_values flags) when fv keeps it
+   (info, data: the program's view of it). */
+void quant_fp_values_put(const quant_fp_values *fv, float *buf, bool *had, uint32_t v, const tosac_tensor_info *info,
+                         const void *data);
+/* Stores p's FP32 outputs after its run of a sample. */
+void quant_fp_values_put_outputs(const quant_fp_values *fv, float *buf, const tosac_program *p);
+void quant_fp_values_free(quant_fp_values *fv);
+/* The samples the report runs on. */
+uint32_t quant_report_sample_count(const tosac_quant_opts *o);
+
 /* The calibration's FP programs, kept for the report: the program itself (its threads) and, when
    the samples ran side by side, each worker's single-threaded one (sharing p's prepared constants,
-   so destroyed before p). Their arenas are in use already: the report's FP runs fault no new
-   pages and create no program. */
+   so destroyed before p), and the FP values of the report's first samples. The arenas are in use
+   already: the report's FP runs (samples beyond the stored ones) fault no new pages and create no
+   program. */
 typedef struct quant_fp_programs {
     tosac_program *p;
     tosac_program *lane[QUANT_MAX_WORKERS];
     uint32_t n_lanes;
     const uint32_t *observe; /* their observe list (tosac_program_opts.observe: the FP values read) */
     uint32_t n_observe;
+    quant_fp_values vals;
 } quant_fp_programs;
 void quant_fp_programs_free(quant_fp_programs *f);
 
@@ -77,9 +114,10 @@ void quant_stats_free(quant_stats *st);
 /* Runs the FP program over the calibration samples (or seeded random ones) and records the ranges
    of the values observe lists (FP value indices: the program runs fused wherever none of them is
    an intermediate); keep (optional) receives the programs for the report instead of their being
-   destroyed. */
+   destroyed, and the values want[] (by FP value index) of the report's first samples. */
 tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const tosac_quant_opts *o, const uint32_t *observe,
-                             uint32_t n_observe, quant_stats *st, quant_fp_programs *keep, tosac_diag *d);
+                             uint32_t n_observe, quant_stats *st, quant_fp_programs *keep, const bool *want,
+                             tosac_diag *d);
 
 /* TABLE of the elementwise subgraph `ops` (n_ops, topological) from x to y of block b. */
 tosac_status quant_cluster_table(const tosac_value *x, const tosac_value *y, tosac_node *const *ops, uint32_t n_ops,

@@ -9,11 +9,13 @@
  * Errors accumulate along the graph, so a layer's SQNR is that of the whole INT program up to it,
  * not of its own step alone: the first layer where it drops is where the signal is lost.
  *
- * Memory: values are only live inside the op callbacks, so each sample runs the INT program first
- * and copies the integer values it needs (1 byte per int8 element, the smallest form), then the
- * FP program, whose callback compares every FP result with the stored copy while it is live.
- * On several threads the samples run side by side, each lane on single-threaded copies of both
- * programs (sharing their prepared constants) with its own copies; every compare keeps its
+ * Memory: values are only live inside the op callbacks. The calibration run stored the FP values
+ * of the report's first samples (as many as QUANT_KEEP_BYTES holds: the default two samples of
+ * the zoo's largest CNNs); for any further sample the FP program runs again and its callback
+ * stores them the same way. Then the INT program runs, and its callback compares every integer
+ * value with the stored FP one while the integer value is live: no integer value is copied.
+ * On several threads the samples run side by side, each lane on single-threaded copies of the
+ * programs (sharing their prepared constants) with its own slots; every compare keeps its
  * per-block sums and they are added sample by sample in order, so the report does not depend on
  * the thread count.
  */
@@ -50,9 +52,7 @@ void tosac_quant_report_free(tosac_quant_report *r)
 
 typedef struct slot {
     const quant_map_entry *e;
-    void *buf;        /* captured integer value of the current sample */
     int64_t nelem;
-    bool captured;    /* this sample */
     double *part;     /* this sample's compare: signal, noise per block (n_part blocks) */
     size_t n_part;
     double signal, noise; /* the totals (the report's own slots) */
@@ -60,14 +60,16 @@ typedef struct slot {
 } slot;
 
 typedef struct rep_ctx {
-    const tosac_program *p;
-    const tosac_program *pf; /* the FP program, whose threads compare */
+    const tosac_program *p; /* the program running (its threads compare) */
     const tosac_block *b;
     slot *slots;
     uint32_t n_slots;
     slot **by_int;    /* sorted by INT value pointer (for the INT callback) */
     int32_t *by_fp;   /* FP value index -> slot, -1 */
     uint32_t n_fp;
+    const quant_fp_values *fv; /* the FP values of the current sample: */
+    float *fp;                 /* the buffer (fv's layout) */
+    bool *had;                 /* by FP value index: stored this sample */
 } rep_ctx;
 
 static int cmp_ptr(const void *a, const void *b)
@@ -96,12 +98,6 @@ static const tosac_node *main_node(const tosac_program *p, const tosac_block *b,
     return b->nodes[od.index];
 }
 
-/* Bytes per element of an INT value in the runtime's storage (INT48 lives in an int64). */
-static size_t int_width(tosac_dtype t)
-{
-    return t == TOSAC_DTYPE_INT8 ? 1 : t == TOSAC_DTYPE_INT16 ? 2 : t == TOSAC_DTYPE_INT32 ? 4 : 8;
-}
-
 /* The int16 (--a16w8) or int8 program input x quantized with q. */
 static void quantize_input(void *dst, const float *x, int64_t n, const tosac_quant_io *q)
 {
@@ -114,6 +110,9 @@ static void quantize_input(void *dst, const float *x, int64_t n, const tosac_qua
     }
 }
 
+static void compare(const tosac_program *p, slot *s, const float *x, float lo, float hi, const void *qv, int64_t n);
+
+/* Each slot of an integer result, compared with its FP value of this sample. */
 static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 {
     (void)op, (void)ns;
@@ -125,9 +124,11 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
         for (uint32_t j = find_int(c, n->outputs[k]); j < c->n_slots && c->by_int[j]->e->t == n->outputs[k]; j++) {
             slot *s = c->by_int[j];
             if (!data && (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data)) break;
-            if (info.nelem != s->nelem || info.dtype != s->e->t->dtype) continue;
-            memcpy(s->buf, data, (size_t)s->nelem * int_width(info.dtype));
-            s->captured = true;
+            if (info.nelem != s->nelem || info.dtype != s->e->t->dtype || !c->had[s->e->fp] ||
+                c->fv->nelem[s->e->fp] != s->nelem)
+                continue;
+            uint32_t fi = s->e->fp;
+            compare(c->p, s, c->fp + c->fv->off[fi], c->fv->lo[fi], c->fv->hi[fi], data, s->nelem);
         }
     }
 }
@@ -137,15 +138,15 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 #define CMP_BLOCK 16384
 #define CMP_CHUNK 256
 
-/* d[0, m) = slot values k0.. dequantized; an int8 one through dq, the 256 dequantized codes (the
-   same double each code gives). */
-static void dequant_run(const slot *s, const double *dq, int64_t k0, int64_t m, double *d)
+/* d[0, m) = integer values qv[k0..] of slot s dequantized; an int8 one through dq, the 256
+   dequantized codes (the same double each code gives). */
+static void dequant_run(const slot *s, const void *qv, const double *dq, int64_t k0, int64_t m, double *d)
 {
     const quant_map_entry *e = s->e;
     if (e->i32) {
         /* channel (k0 + k) mod nsc: runs of consecutive channels (INT48 lives in an int64) */
-        const int32_t *q = (const int32_t *)s->buf + k0;
-        const int64_t *q48 = (const int64_t *)s->buf + k0;
+        const int32_t *q = (const int32_t *)qv + k0;
+        const int64_t *q48 = (const int64_t *)qv + k0;
         int64_t nsc = e->nsc > 1 ? e->nsc : 1, c = k0 % nsc;
         for (int64_t k = 0; k < m; c = 0) {
             int64_t run = nsc - c < m - k ? nsc - c : m - k;
@@ -159,19 +160,46 @@ static void dequant_run(const slot *s, const double *dq, int64_t k0, int64_t m, 
             k += run;
         }
     } else if (e->t->dtype == TOSAC_DTYPE_INT16) {
-        const int16_t *q = (const int16_t *)s->buf + k0;
+        const int16_t *q = (const int16_t *)qv + k0;
         for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
     } else {
-        const int8_t *q = (const int8_t *)s->buf + k0;
+        const int8_t *q = (const int8_t *)qv + k0;
         for (int64_t k = 0; k < m; k++) d[k] = dq[q[k] + 128];
     }
 }
 
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(TOSAC_NO_SIMD)
+#include <immintrin.h>
+#define CMP_X86 1
+/* cmp_sums' four lanes as the four doubles of a vector: the same operations in the same order
+   (a product, then a sum; no fused multiply-add). Returns the elements done, a multiple of 4. */
+__attribute__((target("avx2"))) static int64_t cmp_sums_avx2(const float *x, const double *d, int64_t m, double sig[4],
+                                                             double noise[4])
+{
+    __m256d s4 = _mm256_loadu_pd(sig), n4 = _mm256_loadu_pd(noise);
+    int64_t k = 0;
+    for (; k + 4 <= m; k += 4) {
+        __m256d r = _mm256_cvtps_pd(_mm_loadu_ps(x + k)), e = _mm256_sub_pd(r, _mm256_loadu_pd(d + k));
+        s4 = _mm256_add_pd(s4, _mm256_mul_pd(r, r));
+        n4 = _mm256_add_pd(n4, _mm256_mul_pd(e, e));
+    }
+    _mm256_storeu_pd(sig, s4);
+    _mm256_storeu_pd(noise, n4);
+    return k;
+}
+#endif
+
 /* Adds element k of x[0, m) and its error x[k] - d[k], squared, to lane k mod 4 of sig and noise,
-   each lane in element order: four independent sums in registers (they vectorise), no chain of
-   dependent additions through memory. */
+   each lane in element order: four independent sums in registers, no chain of dependent additions
+   through memory. */
 static void cmp_sums(const float *x, const double *d, int64_t m, double sig[4], double noise[4])
 {
+#ifdef CMP_X86
+    if (__builtin_cpu_supports("avx2")) {
+        int64_t k = cmp_sums_avx2(x, d, m, sig, noise);
+        x += k, d += k, m -= k; /* k is a multiple of 4: the lanes stay element mod 4 */
+    }
+#endif
     double s0 = sig[0], s1 = sig[1], s2 = sig[2], s3 = sig[3];
     double n0 = noise[0], n1 = noise[1], n2 = noise[2], n3 = noise[3];
     int64_t k = 0;
@@ -193,6 +221,8 @@ static void cmp_sums(const float *x, const double *d, int64_t m, double sig[4], 
 typedef struct cmp_job {
     const slot *s;
     const float *x;
+    float lo, hi;
+    const void *q;
     int64_t n;
     double *part;
     double dq[256];
@@ -205,25 +235,36 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     for (size_t blk = begin; blk < end; blk++) {
         int64_t b = (int64_t)blk * CMP_BLOCK, e = b + CMP_BLOCK < j->n ? b + CMP_BLOCK : j->n;
         double sig[4] = {0, 0, 0, 0}, noise[4] = {0, 0, 0, 0}, d[CMP_CHUNK];
+        float y[CMP_CHUNK];
+        bool clamped = j->lo > -INFINITY || j->hi < INFINITY;
         for (int64_t k0 = b; k0 < e; k0 += CMP_CHUNK) { /* k0 - b is a multiple of 4: lane = element mod 4 */
             int64_t m = e - k0 < CMP_CHUNK ? e - k0 : CMP_CHUNK;
-            dequant_run(j->s, j->dq, k0, m, d);
-            cmp_sums(j->x + k0, d, m, sig, noise);
+            const float *x = j->x + k0;
+            /* a CLAMP (nan_mode PROPAGATE) of the stored value: NaN stays NaN, and the sign of a
+               zero it gives changes no square and no difference from a nonzero */
+            for (int64_t k = 0; clamped && k < m; k++) {
+                float v = x[k];
+                v = j->lo > v ? j->lo : v;
+                y[k] = j->hi < v ? j->hi : v;
+            }
+            dequant_run(j->s, j->q, j->dq, k0, m, d);
+            cmp_sums(clamped ? y : x, d, m, sig, noise);
         }
         j->part[2 * blk] = (sig[0] + sig[1]) + (sig[2] + sig[3]);
         j->part[2 * blk + 1] = (noise[0] + noise[1]) + (noise[2] + noise[3]);
     }
 }
 
-/* s's block sums of this sample (n = s->nelem elements, at most once per sample). */
-static void compare(const rep_ctx *c, slot *s, const float *x, int64_t n)
+/* s's block sums of this sample, FP clamp(x, lo, hi) against integer qv (n = s->nelem elements,
+   at most once per sample), on p's threads. */
+static void compare(const tosac_program *p, slot *s, const float *x, float lo, float hi, const void *qv, int64_t n)
 {
-    cmp_job j = {s, x, n, s->part, {0}};
+    cmp_job j = {s, x, lo, hi, qv, n, s->part, {0}};
     if (!s->e->i32 && s->e->t->dtype == TOSAC_DTYPE_INT8)
         for (int q = -128; q < 128; q++) j.dq[q + 128] = s->e->q.scale * ((double)q - s->e->q.zero_point);
     size_t blocks = (size_t)((n + CMP_BLOCK - 1) / CMP_BLOCK);
     if (blocks < 4) cmp_task(&j, 0, 0, blocks);
-    else tosac_program_parallel_for(c->pf, cmp_task, &j, blocks);
+    else tosac_program_parallel_for(p, cmp_task, &j, blocks);
     s->n_part = blocks;
 }
 
@@ -244,29 +285,44 @@ static void commit(slot *tot, slot *lane, uint32_t n_slots)
 
 static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns);
 
-/* One lane: single-threaded copies of both programs (NULL programs: the report's own), its
-   copies of the slots, and the sample it runs. */
+/* One lane: single-threaded copies of the programs (the report's own when it is the only lane;
+   no FP program when the calibration stored every sample's FP values), its copies of the slots,
+   its buffer for FP values (fv's layout) and the sample it runs. */
 typedef struct rep_lane {
     rep_ctx c;
     tosac_program *pf, *pq;
     bool own;
     const tosac_block *fb, *qb;
+    float *buf;
+    bool *had;
+    uint32_t sample;
     tosac_diag *d;
     tosac_status s;
 } rep_lane;
 
+/* The sample's FP values (the calibration's, else from a run of the FP program now), then the
+   INT program, whose callback compares. */
 static void lane_run(rep_lane *L)
 {
-    for (uint32_t k = 0; k < L->c.n_slots; k++) L->c.slots[k].captured = false;
+    const quant_fp_values *fv = L->c.fv;
+    if (L->sample < fv->n_samples) {
+        L->c.fp = fv->buf[L->sample];
+        L->c.had = fv->had[L->sample];
+    } else {
+        L->c.fp = L->buf;
+        L->c.had = L->had;
+        memset(L->had, 0, fv->n_values * sizeof *L->had);
+        L->c.p = L->pf;
+        L->c.b = L->fb;
+        tosac_program_set_op_callback(L->pf, on_fp_op, &L->c);
+        L->s = tosac_program_invoke(L->pf, L->d);
+        if (L->s != TOSAC_OK) return;
+        quant_fp_values_put_outputs(fv, L->buf, L->pf);
+    }
     L->c.p = L->pq;
     L->c.b = L->qb;
     tosac_program_set_op_callback(L->pq, on_int_op, &L->c);
     L->s = tosac_program_invoke(L->pq, L->d);
-    if (L->s != TOSAC_OK) return;
-    L->c.p = L->pf;
-    L->c.b = L->fb;
-    tosac_program_set_op_callback(L->pf, on_fp_op, &L->c);
-    L->s = tosac_program_invoke(L->pf, L->d);
 }
 
 static void lane_task(void *ctx, uint32_t worker, size_t begin, size_t end)
@@ -311,20 +367,22 @@ static tosac_program *lane_program(const prog_kind *k, const tosac_program *shar
     return make_program(k, 1, shared, d);
 }
 
-/* The lane's slots: the report's, each with its own buffer and block sums. */
-static bool lane_slots(rep_lane *L, const rep_ctx *c)
+/* The lane's slots: the report's, each with its own block sums; its FP value buffer when it runs
+   the FP program (fp). */
+static bool lane_slots(rep_lane *L, const rep_ctx *c, bool fp)
 {
     L->c = *c;
     L->c.slots = calloc(c->n_slots ? c->n_slots : 1, sizeof *L->c.slots);
     L->c.by_int = calloc(c->n_slots ? c->n_slots : 1, sizeof *L->c.by_int);
     if (!L->c.slots || !L->c.by_int) return false;
+    if (fp && (!(L->buf = malloc(c->fv->per * sizeof *L->buf + 1)) || !(L->had = calloc(c->fv->n_values + 1, sizeof *L->had))))
+        return false;
     for (uint32_t k = 0; k < c->n_slots; k++) {
         slot *s = &L->c.slots[k];
         s->e = c->slots[k].e;
         s->nelem = c->slots[k].nelem;
-        s->buf = malloc(s->nelem ? (size_t)s->nelem * int_width(s->e->t->dtype) : 1);
         s->part = malloc(2 * ((size_t)(s->nelem / CMP_BLOCK) + 1) * sizeof *s->part);
-        if (!s->buf || !s->part) return false;
+        if (!s->part) return false;
         L->c.by_int[k] = L->c.slots + (c->by_int[k] - c->slots);
     }
     return true;
@@ -332,10 +390,9 @@ static bool lane_slots(rep_lane *L, const rep_ctx *c)
 
 static void lane_free(rep_lane *L)
 {
-    for (uint32_t k = 0; L->c.slots && k < L->c.n_slots; k++) {
-        free(L->c.slots[k].buf);
-        free(L->c.slots[k].part);
-    }
+    for (uint32_t k = 0; L->c.slots && k < L->c.n_slots; k++) free(L->c.slots[k].part);
+    free(L->buf);
+    free(L->had);
     free(L->c.slots);
     free(L->c.by_int);
     if (L->own) {
@@ -345,6 +402,7 @@ static void lane_free(rep_lane *L)
     }
 }
 
+/* Stores the FP values (a sample the calibration did not store). */
 static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 {
     (void)op, (void)ns;
@@ -352,13 +410,12 @@ static void on_fp_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
     const tosac_node *n = main_node(c->p, c->b, op_index);
     for (uint32_t k = 0; n && k < n->n_outputs; k++) {
         uint32_t fi = n->outputs[k]->index;
-        if (fi >= c->n_fp || c->by_fp[fi] < 0) continue;
-        slot *s = &c->slots[c->by_fp[fi]];
+        if (fi >= c->n_fp || c->fv->off[fi] == QUANT_NOT_KEPT) continue;
         tosac_tensor_info info;
         const void *data = NULL;
-        if (!s->captured || tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
-        if (info.dtype != TOSAC_DTYPE_FP32 || info.f64 || info.nelem != s->nelem) continue;
-        compare(c, s, data, info.nelem);
+        if (tosac_program_op_output(c->p, op_index, k, &info, &data) != TOSAC_OK || !data) continue;
+        if (info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
+        quant_fp_values_put(c->fv, c->fp, c->had, fi, &info, data);
     }
 }
 
@@ -392,37 +449,39 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
                           const tosac_quant_iomap *io, quant_map_entry *map, uint32_t n_map, tosac_quant_report **out,
                           tosac_diag *d)
 {
-    quant_fp_programs none;
-    memset(&none, 0, sizeof none);
-    if (!kept) kept = &none;
     tosac_program *pf = kept->p;
     const tosac_block *fb = quant_main_block(fp), *qb = quant_main_block(q);
-    uint32_t n_samples = quant_sample_count(o);
-    if (o->report_samples && n_samples > o->report_samples) n_samples = o->report_samples;
+    uint32_t n_samples = quant_report_sample_count(o);
+    /* FP programs run only on samples the calibration did not store */
+    bool need_fp = n_samples > kept->vals.n_samples;
+    for (uint32_t w = 0; w < kept->n_lanes && !need_fp; w++) {
+        tosac_program_destroy(kept->lane[w]);
+        kept->lane[w] = NULL;
+    }
     rep_ctx c;
     memset(&c, 0, sizeof c);
     c.n_fp = fb->n_tensors;
+    c.fv = &kept->vals;
     c.slots = calloc(n_map ? n_map : 1, sizeof *c.slots);
     c.by_int = calloc(n_map ? n_map : 1, sizeof *c.by_int);
     c.by_fp = malloc((c.n_fp ? c.n_fp : 1) * sizeof *c.by_fp);
     tosac_program *pq = NULL;
     prog_kind kf = {fp, TOSAC_PROFILE_FP | TOSAC_PROFILE_INT, 0, kept->observe, kept->n_observe};
     prog_kind kq = {q, TOSAC_PROFILE_INT, o->a16w8 ? TOSAC_EXT_INT16 : 0, NULL, 0};
-    uint32_t *int_obs = malloc((n_map ? n_map : 1) * sizeof *int_obs); /* the INT values copied */
+    uint32_t *int_obs = malloc((n_map ? n_map : 1) * sizeof *int_obs); /* the INT values compared */
     tosac_quant_report *r = NULL;
     ordered *ord = NULL;
     double out_sig = 0, out_noise = 0;
     tosac_status s = c.slots && c.by_int && c.by_fp && int_obs ? TOSAC_OK : TOSAC_ERR_NOMEM;
+    if (s == TOSAC_OK && (!pf || c.fv->n_values != c.n_fp))
+        s = tosac_diag_add(d, TOSAC_ERR_INTERNAL, "SQNR report without the calibration's FP program");
     for (uint32_t k = 0; k < c.n_fp && s == TOSAC_OK; k++) c.by_fp[k] = -1;
-    size_t total = 0;
     for (uint32_t k = 0; k < n_map && s == TOSAC_OK; k++) {
         const quant_map_entry *e = &map[k];
         slot *sl = &c.slots[c.n_slots];
         sl->e = e;
         sl->nelem = tosac_value_nelem(e->t);
-        size_t bytes;
-        if (sl->nelem < 0 || !tosac_mul_size((size_t)sl->nelem, int_width(e->t->dtype), &bytes) ||
-            !tosac_add_size(total, bytes, &total) || e->fp >= c.n_fp) {
+        if (sl->nelem < 0 || e->fp >= c.n_fp) {
             s = TOSAC_ERR_NOMEM;
             break;
         }
@@ -433,13 +492,11 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
             int_obs[kq.n_observe++] = e->t->index;
     }
     kq.observe = int_obs;
-    if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report: %zu bytes of integer values)", total);
+    if (s == TOSAC_ERR_NOMEM) tosac_diag_add(d, s, "out of memory (SQNR report)");
     if (s == TOSAC_OK) {
         qsort(c.by_int, c.n_slots, sizeof *c.by_int, cmp_ptr);
-        if (!pf) pf = make_program(&kf, o->threads, NULL, d);
-        pq = pf ? make_program(&kq, o->threads, NULL, d) : NULL;
+        pq = make_program(&kq, o->threads, NULL, d);
         if (!pq) s = tosac_diag_count(d) ? TOSAC_ERR_INTERNAL : tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory");
-        c.pf = pf;
     }
     uint32_t n_in = pf ? tosac_program_input_count(pf) : 0, n_out = pf ? tosac_program_output_count(pf) : 0;
     /* per output: signal, noise, and whether either program's values stayed one constant */
@@ -465,17 +522,15 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
             /* the calibration's programs where it ran side by side; a failure here only means one lane */
             if (w < kept->n_lanes) L->pf = kept->lane[w], kept->lane[w] = NULL;
             ok = (L->d = tosac_diag_create()) &&
-                 (L->pf || (L->pf = lane_program(&kf, pf, L->d))) && (L->pq = lane_program(&kq, pq, L->d)) &&
-                 lane_slots(L, &c);
-            L->c.pf = L->pf;
+                 (!need_fp || L->pf || (L->pf = lane_program(&kf, pf, L->d))) &&
+                 (L->pq = lane_program(&kq, pq, L->d)) && lane_slots(L, &c, need_fp);
         }
         if (!ok) {
             for (uint32_t w = 0; w < n_lanes; w++) lane_free(&lanes[w]);
             memset(lanes, 0, sizeof lanes);
             n_lanes = 1;
             lanes[0] = (rep_lane){.pf = pf, .pq = pq, .d = d};
-            if (!lane_slots(&lanes[0], &c)) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (SQNR report)");
-            lanes[0].c.pf = pf;
+            if (!lane_slots(&lanes[0], &c, need_fp)) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "out of memory (SQNR report)");
         }
         for (uint32_t w = 0; w < n_lanes; w++) lanes[w].fb = fb, lanes[w].qb = qb;
     }
@@ -486,6 +541,7 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
         /* the inputs in sample order (the random stream is read in order) */
         for (uint32_t w = 0; w < m && s == TOSAC_OK; w++) {
             rep_lane *L = &lanes[w];
+            L->sample = base + w;
             for (uint32_t i = 0; i < n_in && s == TOSAC_OK; i++) {
                 tosac_tensor_info info;
                 tosac_program_input_info(pf, i, &info);
@@ -498,7 +554,7 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
                     s = x ? tosac_diag_add(d, TOSAC_ERR_INTERNAL, "SQNR report: input '%s' not found", info.name) : TOSAC_ERR_NOMEM;
                     break;
                 }
-                quant_put_sample(tosac_program_input_ptr(L->pf, i), info.dtype, x, info.nelem);
+                if (L->sample >= c.fv->n_samples) quant_put_sample(tosac_program_input_ptr(L->pf, i), info.dtype, x, info.nelem);
                 void *xq = tosac_program_input_ptr(L->pq, (uint32_t)qi);
                 if (qio->type == TOSAC_QUANT_IO_INT32) {
                     quant_put_sample(xq, TOSAC_DTYPE_INT32, x, info.nelem);
@@ -511,8 +567,7 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
                     if (strcmp(fb->inputs[k]->name, info.name) || c.by_fp[fi] < 0) continue;
                     slot *sl = &L->c.slots[c.by_fp[fi]];
                     if (sl->e->i32 || sl->nelem != info.nelem) continue;
-                    memcpy(sl->buf, xq, (size_t)info.nelem * int_width(sl->e->t->dtype));
-                    compare(&L->c, sl, x, info.nelem);
+                    compare(L->pq, sl, x, -INFINITY, INFINITY, xq, info.nelem);
                 }
             }
         }
@@ -540,10 +595,10 @@ tosac_status quant_report(const tosac_graph *fp, quant_fp_programs *kept, const 
                 for (uint32_t j = 0; j < io->n_outputs; j++)
                     if (!strcmp(io->outputs[j].name, info.name)) qio = &io->outputs[j];
                 if (qk < 0 || !qio || info.dtype != TOSAC_DTYPE_FP32 || info.f64) continue;
-                const float *y = tosac_program_output_ptr(L->pf, k);
+                const float *y = L->c.fp + c.fv->out_off[k];
                 const void *yq = tosac_program_output_ptr(L->pq, (uint32_t)qk);
                 out_acc *A = &oacc[k];
-                for (int64_t e = 0; y && yq && e < info.nelem; e++) {
+                for (int64_t e = 0; yq && e < info.nelem; e++) {
                     int32_t v = qio->type == TOSAC_QUANT_IO_INT16 ? ((const int16_t *)yq)[e] : ((const int8_t *)yq)[e];
                     double iv = tosac_quant_dequantize(v, qio->q), dv = (double)y[e] - iv;
                     if (!A->seen) {

@@ -603,6 +603,100 @@ out:
     tosac_diag_destroy(d);
 }
 
+/* The report from the FP values the calibration stored (a = x + x stored, its ReLU6 z read as a
+   clamped) is the one from FP runs in the report itself (a bound that keeps no sample, or two of
+   five), and both match the sums computed here from the INT program's outputs. */
+static void test_report_kept(void)
+{
+    tosac_graph *g = tosac_graph_create();
+    tosac_block *b = tosac_region_add_block(tosac_graph_add_region(g, "main"), "main");
+    int64_t sh[4] = {1, 4, 4, 8};
+    tosac_value *x = tosac_block_add_tensor(b, "x", TOSAC_DTYPE_FP32, 4, sh);
+    tosac_value *a = tosac_block_add_tensor(b, "a", TOSAC_DTYPE_FP32, 4, sh);
+    tosac_value *z = tosac_block_add_tensor(b, "z", TOSAC_DTYPE_FP32, 4, sh);
+    tosac_block_add_input(b, x);
+    tosac_value *ai[2] = {x, x};
+    tosac_block_add_node(b, TOSAC_OP_ADD, 2, ai, 1, &a);
+    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &a, 1, &z);
+    float lo = 0, hi = 6;
+    tosac_node_set_bytes(c, 0, &lo, 4);
+    tosac_node_set_bytes(c, 1, &hi, 4);
+    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+    tosac_block_add_output(b, a);
+    tosac_block_add_output(b, z);
+    tosac_graph_link(g);
+    enum { NS = 5, NE = 128 };
+    static float data[NS][NE];
+    const float *ptrs[NS];
+    for (int s2 = 0; s2 < NS; s2++) {
+        for (int k = 0; k < NE; k++) data[s2][k] = (float)(-5.0 + 9.0 * ((k * 29 + s2 * 13) % NE) / (NE - 1));
+        ptrs[s2] = data[s2];
+    }
+    /* 3 floats a sample per element: a, and the outputs a and z */
+    const size_t bounds[3] = {0, 1, 2 * 3 * NE * sizeof(float)};
+    tosac_quant_report *r[3] = {NULL, NULL, NULL};
+    tosac_graph *q[3] = {NULL, NULL, NULL};
+    tosac_quant_iomap *io[3] = {NULL, NULL, NULL};
+    tosac_diag *d = tosac_diag_create();
+    for (int k = 0; k < 3; k++) {
+        tosac_quant_opts o;
+        memset(&o, 0, sizeof o);
+        o.n_samples = NS;
+        o.data = ptrs;
+        o.report_keep_bytes = bounds[k];
+        EXPECT(tosac_quantize_report(g, &o, &q[k], &io[k], &r[k], d) == TOSAC_OK);
+        if (!r[k]) goto out;
+    }
+    for (int k = 1; k < 3; k++) {
+        EXPECT_EQ_I(r[k]->n_layers, r[0]->n_layers);
+        EXPECT(r[k]->output_sqnr_db == r[0]->output_sqnr_db);
+        for (uint32_t j = 0; j < r[0]->n_layers && j < r[k]->n_layers; j++) {
+            EXPECT(!strcmp(r[k]->layers[j].name, r[0]->layers[j].name));
+            EXPECT(r[k]->layers[j].signal == r[0]->layers[j].signal && r[k]->layers[j].noise == r[0]->layers[j].noise);
+            EXPECT(r[k]->layers[j].n == r[0]->layers[j].n);
+        }
+    }
+    /* a and z against the INT program's outputs (both are int8 outputs of the program) */
+    tosac_program *p = NULL;
+    tosac_program_opts po = tosac_program_opts_default();
+    EXPECT(tosac_program_create(q[0], &po, &p, d) == TOSAC_OK);
+    double sig[2] = {0, 0}, noise[2] = {0, 0};
+    for (int s2 = 0; p && s2 < NS; s2++) {
+        int8_t *in = tosac_program_input_ptr(p, 0);
+        for (int k = 0; k < NE; k++) in[k] = (int8_t)tosac_quant_quantize(data[s2][k], io[0]->inputs[0].q, -128, 127);
+        EXPECT(tosac_program_invoke(p, d) == TOSAC_OK);
+        for (int o2 = 0; o2 < 2; o2++) {
+            const int8_t *yq = tosac_program_output_ptr(p, (uint32_t)o2);
+            for (int k = 0; k < NE; k++) {
+                float v = data[s2][k] + data[s2][k];
+                double ref = o2 == 0 ? v : v < 0 ? 0.0 : v > 6 ? 6.0 : v;
+                double dq = io[0]->outputs[o2].q.scale * (yq[k] - io[0]->outputs[o2].q.zero_point);
+                sig[o2] += ref * ref;
+                noise[o2] += (ref - dq) * (ref - dq);
+            }
+        }
+    }
+    tosac_program_destroy(p);
+    int found = 0;
+    for (uint32_t k = 0; k < r[0]->n_layers; k++) {
+        int o2 = !strcmp(r[0]->layers[k].name, "a") ? 0 : !strcmp(r[0]->layers[k].name, "z") ? 1 : -1;
+        if (o2 < 0) continue;
+        found++;
+        EXPECT_EQ_I((int)r[0]->layers[k].n, NS * NE);
+        EXPECT(fabs(r[0]->layers[k].signal - sig[o2]) <= sig[o2] * 1e-12);
+        EXPECT(fabs(r[0]->layers[k].noise - noise[o2]) <= noise[o2] * 1e-9 + 1e-12);
+    }
+    EXPECT_EQ_I(found, 2);
+out:
+    for (int k = 0; k < 3; k++) {
+        tosac_quant_report_free(r[k]);
+        tosac_quant_iomap_free(io[k]);
+        tosac_graph_destroy(q[k]);
+    }
+    tosac_graph_destroy(g);
+    tosac_diag_destroy(d);
+}
+
 /* ---- --a16w8: 16-bit multipliers, symmetric int16 q-params, the 513-entry int16 TABLE ------- */
 
 /* scale32 = false: frexp mantissa * 2^15, found here by doubling/halving in long double */
@@ -878,6 +972,7 @@ int main(void)
     RUN(test_hist_bins);
     RUN(test_hist_percentile);
     RUN(test_sqnr);
+    RUN(test_report_kept);
     RUN(test_multiplier16);
     RUN(test_choose16);
     RUN(test_table16);
