@@ -93,8 +93,10 @@ struct kargs {
         return bad == 0;                                                       \
     }
 
-#define K_ROW2(NAME, TA, TO, ...)                                                                                   \
-    static bool NAME(int64_t n, const void *pa, int64_t sa, const void *pb, int64_t sb, void *po, const kargs *k) \
+#define K_ROW2(NAME, TA, TO, ...) K_ROW2T(NAME, , TA, TO, __VA_ARGS__)
+/* TARGET: a function attribute (an instruction-set variant) or nothing */
+#define K_ROW2T(NAME, TARGET, TA, TO, ...)                                                                          \
+    TARGET static bool NAME(int64_t n, const void *pa, int64_t sa, const void *pb, int64_t sb, void *po, const kargs *k) \
     {                                                                                                               \
         const TA *pa_ = (const TA *)pa, *pb_ = (const TA *)pb;                                                     \
         TO *po_ = (TO *)po;                                                                                         \
@@ -777,16 +779,32 @@ K_ROW2(b_eq_i32, int32_t, uint8_t, r = (uint8_t)(a == b))
 K_ROW2(b_gt_i32, int32_t, uint8_t, r = (uint8_t)(a > b))
 K_ROW2(b_ge_i32, int32_t, uint8_t, r = (uint8_t)(a >= b))
 
-K_FP_ROW2(b_fadd, r = a + b)
-K_FP_ROW2(b_fsub, r = a - b)
-K_FP_ROW2(b_fmul, r = a * b)
+/* The fp32 rows of ADD, SUB, MUL, MAXIMUM and MINIMUM also for AVX2 and AVX-512 (NAME_f32_avx2,
+   NAME_f32_avx512; the baseline build vectorises 4 lanes wide): each lane computes the same
+   expression, so every level gives the same bits. */
+#ifdef TOSAC_KERNEL_X86
+#define K_FP_ROW2V(NAME, ...)                                                                   \
+    K_FP_ROW2(NAME, __VA_ARGS__)                                                                \
+    K_ROW2T(NAME##_f32_avx2, __attribute__((target("avx2"))), float, float, __VA_ARGS__)        \
+    K_ROW2T(NAME##_f32_avx512, __attribute__((target("avx2,avx512f"))), float, float, __VA_ARGS__)
+#define K_F32_ROW(isa, NAME)                                      \
+    ((isa) >= TOSAC_KISA_AVX512 ? NAME##_f32_avx512               \
+     : (isa) >= TOSAC_KISA_AVX2 ? NAME##_f32_avx2                 \
+                                : NAME##_f32)
+#else
+#define K_FP_ROW2V(NAME, ...) K_FP_ROW2(NAME, __VA_ARGS__)
+#define K_F32_ROW(isa, NAME) ((void)(isa), NAME##_f32)
+#endif
+K_FP_ROW2V(b_fadd, r = a + b)
+K_FP_ROW2V(b_fsub, r = a - b)
+K_FP_ROW2V(b_fmul, r = a * b)
 /* MAXIMUM / MINIMUM (_p PROPAGATE: a NaN operand gives NaN; _i IGNORE: the other operand, NaN only
    if both are): otherwise a >= b ? a : b and a < b ? a : b, so ties (+0/-0) give input1 for MAXIMUM
    and input2 for MINIMUM. */
-K_FP_ROW2(b_fmax_p, r = isnan(b) ? b : (a >= b || isnan(a)) ? a : b)
-K_FP_ROW2(b_fmax_i, r = isnan(a) ? b : (a >= b || isnan(b)) ? a : b)
-K_FP_ROW2(b_fmin_p, r = isnan(b) ? b : (a < b || isnan(a)) ? a : b)
-K_FP_ROW2(b_fmin_i, r = isnan(a) ? b : (a < b || isnan(b)) ? a : b)
+K_FP_ROW2V(b_fmax_p, r = isnan(b) ? b : (a >= b || isnan(a)) ? a : b)
+K_FP_ROW2V(b_fmax_i, r = isnan(a) ? b : (a >= b || isnan(b)) ? a : b)
+K_FP_ROW2V(b_fmin_p, r = isnan(b) ? b : (a < b || isnan(a)) ? a : b)
+K_FP_ROW2V(b_fmin_i, r = isnan(a) ? b : (a < b || isnan(b)) ? a : b)
 /* POW: REQUIRE x >= 0, not both <= 0, both finite (NaN fails the first test or the last). */
 K_FP_ROW2(b_pow, bad |= !(a >= 0) | !(a > 0 || b > 0) | !isfinite(a) | !isfinite(b);
           r = K_RND(pow((double)a, (double)b)))
@@ -839,7 +857,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
                                "MUL: REQUIRE 0 <= shift <= 63 and shift == 0 unless the input is INT32 failed");
         if (fp) {
             if (to != t) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "MUL: FP output type differs from the input");
-            return k_run2_fp(c, b_fmul_f32, b_fmul_f64, &k, NULL);
+            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmul), b_fmul_f64, &k, NULL);
         }
         krow2 fn = NULL;
         if (to == TOSAC_DTYPE_INT32) {
@@ -853,16 +871,16 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
 
     if (fp) {
         switch (c->op) {
-        case TOSAC_OP_ADD: return k_run2_fp(c, b_fadd_f32, b_fadd_f64, &k, NULL);
-        case TOSAC_OP_SUB: return k_run2_fp(c, b_fsub_f32, b_fsub_f64, &k, NULL);
+        case TOSAC_OP_ADD: return k_run2_fp(c, K_F32_ROW(c->isa, b_fadd), b_fadd_f64, &k, NULL);
+        case TOSAC_OP_SUB: return k_run2_fp(c, K_F32_ROW(c->isa, b_fsub), b_fsub_f64, &k, NULL);
         case TOSAC_OP_MAXIMUM:
             if (tosac_kattr_or(c, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
-                return k_run2_fp(c, b_fmax_i_f32, b_fmax_i_f64, &k, NULL);
-            return k_run2_fp(c, b_fmax_p_f32, b_fmax_p_f64, &k, NULL);
+                return k_run2_fp(c, K_F32_ROW(c->isa, b_fmax_i), b_fmax_i_f64, &k, NULL);
+            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmax_p), b_fmax_p_f64, &k, NULL);
         case TOSAC_OP_MINIMUM:
             if (tosac_kattr_or(c, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
-                return k_run2_fp(c, b_fmin_i_f32, b_fmin_i_f64, &k, NULL);
-            return k_run2_fp(c, b_fmin_p_f32, b_fmin_p_f64, &k, NULL);
+                return k_run2_fp(c, K_F32_ROW(c->isa, b_fmin_i), b_fmin_i_f64, &k, NULL);
+            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmin_p), b_fmin_p_f64, &k, NULL);
         case TOSAC_OP_POW:
             return k_run2_fp(c, b_pow_f32, b_pow_f64, &k,
                              "POW: REQUIRE x >= 0, x > 0 or y > 0, and finite non-NaN inputs failed");

@@ -2000,5 +2000,15 @@ int main(void)
     RUN(test_rescale_random);
     RUN(test_identity);
     RUN(test_broadcast_corners);
+    /* the fp32 ADD / SUB / MUL / MAXIMUM / MINIMUM rows have AVX2 and AVX-512 builds: every lower
+       level again (the same bits against the same references), and the split rows on 3 workers */
+    for (uint32_t level = 0; level < TOSAC_KISA_AVX512; level++) {
+        fprintf(stderr, "instruction-set level capped at %u:\n", (unsigned)level);
+        tosac_kernel_limit_isa(level);
+        RUN(test_binary_fp_random);
+        RUN(test_binary_fp_spots);
+        RUN(test_split_large);
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
     return test_summary();
 }
