@@ -1951,7 +1951,7 @@ static void test_split_large(void)
 {
     static const int64_t shapes[][2][3] = {{{3, 1, 40000}, {1, 1, 40000}}, {{5000, 1, 7}, {5000, 1, 1}},
                                            {{2, 3, 9000}, {1, 3, 1}},      {{1, 1, 70001}, {1, 1, 70001}},
-                                           {{2, 1, 40000}, {2, 1, 1}}};
+                                           {{2, 1, 40000}, {2, 1, 1}},     {{4000, 1, 24}, {1, 1, 24}}};
     kr_workers = 3;
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
         const int64_t *os = shapes[c][0], *bs = shapes[c][1];
