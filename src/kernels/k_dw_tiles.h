@@ -269,7 +269,10 @@
             for (int64_t j0 = 0; j0 < CM; j0 += W) {                                                     \
                 const int64_t j = j0 + W <= CM ? j0 : CM - W;                                            \
                 float *o = acc + px * CM + j;                                                            \
-                KG_DWC_TILE(KG_DW_PX, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                                 \
+                if (np > KG_DW_PX / 2)                                                                   \
+                    KG_DWC_TILE(KG_DW_PX, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                     \
+                else /* a row's last pixels, or a short block of a row (two threads, 7x7 rows) */       \
+                    KG_DWC_TILE(KG_DW_PX / 2, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                 \
             }                                                                                            \
         }                                                                                                \
     }
