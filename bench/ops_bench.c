@@ -139,6 +139,22 @@ static void binary(bcase *c, tosac_op op, tosac_dtype t, int64_t n)
     c->unit = "elem";
 }
 
+/* a [R, C] times b [1, C] (the squeeze-excite blocks' per-channel scale) */
+static void binary_rows(bcase *c, tosac_op op, int64_t R, int64_t C)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {R, C}, bs[] = {1, C};
+    tosac_value *ops[3] = {tosac_block_add_tensor(b, "a", TOSAC_DTYPE_FP32, 2, s),
+                           tosac_block_add_tensor(b, "b", TOSAC_DTYPE_FP32, 2, bs), zp(b, "shift", TOSAC_DTYPE_INT8, 0)};
+    tosac_block_add_input(b, ops[0]);
+    tosac_block_add_input(b, ops[1]);
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_FP32, 2, s);
+    tosac_block_add_node(b, op, op == TOSAC_OP_MUL ? 3 : 2, ops, 1, &out);
+    tosac_block_add_output(b, out);
+    c->work = (double)(R * C);
+    c->unit = "elem";
+}
+
 static void unary(bcase *c, tosac_op op, int64_t n)
 {
     tosac_block *b = new_graph(c);
@@ -518,6 +534,9 @@ int main(int argc, char **argv)
     CASE("add_i32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_INT32, 1 << 20));
     CASE("add_fp32_1M", binary(c, TOSAC_OP_ADD, TOSAC_DTYPE_FP32, 1 << 20));
     CASE("mul_fp32_1M", binary(c, TOSAC_OP_MUL, TOSAC_DTYPE_FP32, 1 << 20));
+    CASE("mul_fp32_3136x16_by_row", binary_rows(c, TOSAC_OP_MUL, 3136, 16));
+    CASE("mul_fp32_196x96_by_row", binary_rows(c, TOSAC_OP_MUL, 196, 96));
+    CASE("mul_fp32_49x576_by_row", binary_rows(c, TOSAC_OP_MUL, 49, 576));
     CASE("rescale_i32_to_i8_1M", rescale(c, RS_I32_I8, 1, 1 << 20, TOSAC_ROUND_DOUBLE));
     CASE("rescale_single_i32_to_i8_1M", rescale(c, RS_I32_I8, 1, 1 << 20, TOSAC_ROUND_SINGLE));
     CASE("sigmoid_fp32_1M", unary(c, TOSAC_OP_SIGMOID, 1 << 20));

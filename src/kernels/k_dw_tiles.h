@@ -215,6 +215,83 @@
     KG_DW_ROWS(dwi, B, int32_t, int8_t, int16_t, KG_FN(i##B), KG_FN(ldb##B), KG_FN(ldh##B), KG_DW_WSUM_I, \
                KG_DW_FIX_I, zp, (KG_FN(i##B)){0}, KG_FN(u##B))
 
+/*
+ * fp32 rows with multiplier 1, dilation 1 and a 3- or 5-column kernel at stride 1 or 2 (the zoo's
+ * depthwise layers): a tile of KG_DW_PX pixels x one vector of channels loads each input column of
+ * a kernel row once, for every pixel that reads it (pixel p, tap kx: column p * SX + kx), with the
+ * row's KW weights in registers; the tap-by-tap tile loads one column per product. Each pixel
+ * still adds its taps in the order ky, kx. A column outside the input is skipped (the pixels that
+ * read it skip a padding tap, the reference's order), so border pixels run in whole tiles too
+ * instead of one at a time; the lanes of the pixels past the row's end are computed from the
+ * columns inside and not stored.
+ */
+#define KG_DWC_TILE(P, KWC, SX, VT, LD, END)                                                                \
+    {                                                                                                    \
+        VT a[P];                                                                                         \
+        KG_DW_UNROLL for (int p = 0; p < P; p++) a[p] = (VT){0};                                         \
+        for (int64_t ky = 0; ky < nky; ky++) {                                                           \
+            const float *xr = x + ky * ys + j;                                                           \
+            VT wv[KWC];                                                                                  \
+            KG_DW_UNROLL for (int kx = 0; kx < KWC; kx++) wv[kx] = LD(w + (ky * KWC + kx) * CM + j);     \
+            _Pragma("GCC unroll 24") for (int c = 0; c < (P - 1) * SX + KWC; c++) {                      \
+                const int64_t ix = ix0 + c;                                                              \
+                if (ix < 0 || ix >= IW) continue;                                                        \
+                const VT xv = LD(xr + ix * CM);                                                          \
+                KG_DW_UNROLL for (int kx = KWC - 1; kx >= 0; kx--) {                                     \
+                    const int d = c - kx;                                                                \
+                    if (d >= 0 && d % SX == 0 && d / SX < P) {                                           \
+                        const VT q = xv * wv[kx];                                                        \
+                        a[d / SX] = a[d / SX] + q;                                                       \
+                    }                                                                                    \
+                }                                                                                        \
+            }                                                                                            \
+        }                                                                                                \
+        const VT bv = !ep ? (VT){0} : ep->bcast ? ep->bias[0] - (VT){0} : LD(ep->bias + j);              \
+        KG_DW_UNROLL for (int p = 0; p < P; p++) {                                                       \
+            if (p < np) {                                                                                \
+                const VT r = ep ? END(a[p], bv, ep) : a[p];                                              \
+                memcpy(o + p * CM, &r, sizeof r);                                                        \
+            }                                                                                            \
+        }                                                                                                \
+    }
+
+#define KG_DWC_ROWS(B, KWC, SX)                                                                          \
+    KG_TARGET static void KG_FN(dwc##B##_##KWC##_##SX)(float *restrict acc, const float *restrict x,     \
+                                                        const float *restrict w, const tosac_dw_geom *g) \
+    {                                                                                                    \
+        enum { W = B / 4 };                                                                              \
+        typedef KG_FN(f##B) VT;                                                                          \
+        const int64_t CM = g->C, IW = g->IW, nky = g->nky, ys = g->ystep;                                \
+        const tosac_gemm_epi *ep = g->ep;                                                                \
+        for (int64_t px = 0; px < g->n; px += KG_DW_PX) {                                                \
+            const int64_t np = g->n - px < KG_DW_PX ? g->n - px : KG_DW_PX;                               \
+            const int64_t ix0 = (g->ox0 + px) * SX - g->pl;                                              \
+            for (int64_t j0 = 0; j0 < CM; j0 += W) {                                                     \
+                const int64_t j = j0 + W <= CM ? j0 : CM - W;                                            \
+                float *o = acc + px * CM + j;                                                            \
+                if (np > KG_DW_PX / 2)                                                                   \
+                    KG_DWC_TILE(KG_DW_PX, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                     \
+                else /* a row's last pixels, or a short block of a row (two threads, 7x7 rows) */       \
+                    KG_DWC_TILE(KG_DW_PX / 2, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                 \
+            }                                                                                            \
+        }                                                                                                \
+    }
+
+#define KG_DWC_WIDTH(B)                                                                                  \
+    KG_DWC_ROWS(B, 3, 1)                                                                                 \
+    KG_DWC_ROWS(B, 3, 2)                                                                                 \
+    KG_DWC_ROWS(B, 5, 1)                                                                                 \
+    KG_DWC_ROWS(B, 5, 2)                                                                                 \
+    KG_TARGET static bool KG_FN(dwc##B)(float *acc, const float *x, const float *w, const tosac_dw_geom *g) \
+    {                                                                                                    \
+        if (g->M != 1 || g->dx != 1 || (g->KW != 3 && g->KW != 5) || (g->sx != 1 && g->sx != 2)) return false; \
+        if (g->KW == 3)                                                                                  \
+            (g->sx == 1 ? KG_FN(dwc##B##_3_1) : KG_FN(dwc##B##_3_2))(acc, x, w, g);                      \
+        else                                                                                             \
+            (g->sx == 1 ? KG_FN(dwc##B##_5_1) : KG_FN(dwc##B##_5_2))(acc, x, w, g);                      \
+        return true;                                                                                     \
+    }
+
 KG_DW_WIDTH(4)
 KG_DW_WIDTH(8)
 KG_DW_WIDTH(16)
@@ -223,6 +300,13 @@ KG_DW_WIDTH(32)
 #endif
 #if KG_DW_VB >= 64
 KG_DW_WIDTH(64)
+#endif
+KG_DWC_WIDTH(16)
+#if KG_DW_VB >= 32
+KG_DWC_WIDTH(32)
+#endif
+#if KG_DW_VB >= 64
+KG_DWC_WIDTH(64)
 #endif
 
 /* the widest vector whose lanes the output channels fill */
@@ -256,8 +340,23 @@ KG_DW_WIDTH(64)
         else                                                                                             \
             KG_FN(NAME##4) ARGS;                                                                         \
     }
+/* the column tiles (KG_DWC_ROWS) at the width KG_DW_PICK would take; false: not their geometry */
+KG_TARGET static bool KG_FN(dwc_pick)(float *acc, const float *x, const float *w, const tosac_dw_geom *g)
+{
+    const int64_t CM = g->C * g->M;
+#if KG_DW_VB >= 64
+    if (CM >= 16) return KG_FN(dwc64)(acc, x, w, g);
+#endif
+#if KG_DW_VB >= 32
+    if (CM >= 8) return KG_FN(dwc32)(acc, x, w, g);
+#endif
+    return CM >= 4 && KG_FN(dwc16)(acc, x, w, g);
+}
 KG_TARGET static void KG_FN(dw_rows_f32)(float *acc, const float *x, const float *w, const tosac_dw_geom *g, int32_t zp)
+{
+    if (KG_FN(dwc_pick)(acc, x, w, g)) return;
     KG_DW_PICK(dwf, (acc, x, w, g, zp))
+}
 KG_TARGET static void KG_FN(dw_rows_i8)(int32_t *acc, const int8_t *x, const int16_t *w, const tosac_dw_geom *g,
                                         int32_t zp) KG_DW_PICK(dwi, (acc, x, w, g, zp))
 
@@ -273,3 +372,6 @@ KG_TARGET static void KG_FN(dw_rows_i8)(int32_t *acc, const int8_t *x, const int
 #undef KG_DW_PICK64
 #undef KG_DW_PICK32
 #undef KG_DW_PICK
+#undef KG_DWC_TILE
+#undef KG_DWC_ROWS
+#undef KG_DWC_WIDTH

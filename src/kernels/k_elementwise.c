@@ -93,8 +93,10 @@ struct kargs {
         return bad == 0;                                                       \
     }
 
-#define K_ROW2(NAME, TA, TO, ...)                                                                                   \
-    static bool NAME(int64_t n, const void *pa, int64_t sa, const void *pb, int64_t sb, void *po, const kargs *k) \
+#define K_ROW2(NAME, TA, TO, ...) K_ROW2T(NAME, , TA, TO, __VA_ARGS__)
+/* TARGET: a function attribute (an instruction-set variant) or nothing */
+#define K_ROW2T(NAME, TARGET, TA, TO, ...)                                                                          \
+    TARGET static bool NAME(int64_t n, const void *pa, int64_t sa, const void *pb, int64_t sb, void *po, const kargs *k) \
     {                                                                                                               \
         const TA *pa_ = (const TA *)pa, *pb_ = (const TA *)pb;                                                     \
         TO *po_ = (TO *)po;                                                                                         \
@@ -310,6 +312,34 @@ static void k2_range(void *ctx, uint32_t worker, size_t t0, size_t t1)
     }
 }
 
+/* Runs a binary row function over plan p with the operands at A and B into O (element sizes ea,
+   eb, eo); false when a row reported a failed REQUIRE. */
+static bool k_run2_plan(tosac_kcall *c, krow2 fn, const kargs *k, const kplan *p, const char *A, const char *B, char *O,
+                        const size_t e[3])
+{
+    const int64_t inner = p->dim[p->rank - 1];
+    k2_task t;
+    memset(&t, 0, sizeof t);
+    t.p = p, t.fn = fn, t.k = k;
+    t.A = A, t.B = B, t.O = O;
+    t.ea = e[0], t.eb = e[1], t.eo = e[2];
+    t.inner = inner;
+    t.piece = inner > K_PAR_ELEMS && tosac_kworkers(c) > 1 ? K_PAR_ELEMS : (inner > 0 ? inner : 1);
+    t.pieces = (int64_t)(((size_t)inner + (size_t)t.piece - 1) / (size_t)t.piece);
+    if (t.pieces < 1) t.pieces = 1;
+    size_t n = (size_t)(p->rows * t.pieces);
+    if (p->rows * inner < K_PAR_ELEMS) /* small: one task */
+        k2_range(&t, 0, 0, n);
+    else
+        tosac_kparallel_for(c, k2_range, &t, n);
+    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
+        if (t.bad[w]) return false;
+    return true;
+}
+
+/* Bytes of the stack copy of a short row broadcast over the rows (k_run2). */
+#define K_REP_BYTES 2048
+
 /* Runs a binary row function over the broadcast of in[0], in[1] into out[0]. */
 static tosac_status k_run2(tosac_kcall *c, krow2 fn, const kargs *k, const char *why)
 {
@@ -320,23 +350,41 @@ static tosac_status k_run2(tosac_kcall *c, krow2 fn, const kargs *k, const char 
     if (s != TOSAC_OK) return s;
     const int64_t inner = p.dim[p.rank - 1];
     if (p.rows * inner != o->nelem) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "binary: output element count mismatch");
-    k2_task t;
-    memset(&t, 0, sizeof t);
-    t.p = &p, t.fn = fn, t.k = k;
-    t.A = (const char *)a->data, t.B = (const char *)b->data, t.O = (char *)o->data;
-    t.ea = tosac_exec_elem_size(a->dtype, a->f64), t.eb = tosac_exec_elem_size(b->dtype, b->f64);
-    t.eo = tosac_exec_elem_size(o->dtype, o->f64);
-    t.inner = inner;
-    t.piece = inner > K_PAR_ELEMS && tosac_kworkers(c) > 1 ? K_PAR_ELEMS : (inner > 0 ? inner : 1);
-    t.pieces = (int64_t)(((size_t)inner + (size_t)t.piece - 1) / (size_t)t.piece);
-    if (t.pieces < 1) t.pieces = 1;
-    size_t n = (size_t)(p.rows * t.pieces);
-    if (o->nelem < K_PAR_ELEMS) /* small: one task */
-        k2_range(&t, 0, 0, n);
-    else
-        tosac_kparallel_for(c, k2_range, &t, n);
-    for (uint32_t w = 0; w < tosac_kworkers(c); w++)
-        if (t.bad[w]) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
+    const size_t e[3] = {tosac_exec_elem_size(a->dtype, a->f64), tosac_exec_elem_size(b->dtype, b->f64),
+                         tosac_exec_elem_size(o->dtype, o->f64)};
+    const char *X[2] = {(const char *)a->data, (const char *)b->data};
+    char *O = (char *)o->data;
+    /* [rows, inner] against a row broadcast over the rows ([1, inner]), the row short: a row call
+       per row would cost more than its elements (the squeeze-excite scales, 16 channels). The row
+       repeated `rep` times in a stack buffer makes `rep` rows one row call (the same operation on
+       the same elements), the last rows % rep rows one more. */
+    const int w = p.rank != 2 || p.st[0][1] != 1 || p.st[1][1] != 1 ? -1
+                  : p.st[0][0] == inner && p.st[1][0] == 0      ? 1
+                  : p.st[1][0] == inner && p.st[0][0] == 0      ? 0
+                                                                : -1; /* the broadcast operand */
+    const int64_t rep = w < 0 || inner < 1 ? 0 : (int64_t)(K_REP_BYTES / ((size_t)inner * e[w]));
+    if (rep >= 2 && p.rows >= 2) {
+        _Alignas(64) char buf[K_REP_BYTES];
+        /* size_t quotient: no 64-bit division on 32-bit targets */
+        const int64_t r = rep < p.rows ? rep : p.rows, whole = (int64_t)((size_t)p.rows / (size_t)r), rest = p.rows - whole * r;
+        const size_t rb = (size_t)inner * e[w];
+        for (int64_t i = 0; i < r; i++) memcpy(buf + (size_t)i * rb, X[w], rb);
+        kplan q;
+        memset(&q, 0, sizeof q);
+        q.rank = 2, q.rows = whole, q.dim[0] = whole, q.dim[1] = inner * r;
+        q.st[1 - w][0] = inner * r, q.st[0][1] = q.st[1][1] = 1;
+        const char *Y[2] = {X[0], X[1]};
+        Y[w] = buf;
+        bool ok = k_run2_plan(c, fn, k, &q, Y[0], Y[1], O, e);
+        if (ok && rest) {
+            const int64_t off = whole * r * inner;
+            q.rank = 1, q.rows = 1, q.dim[0] = rest * inner, q.st[0][0] = q.st[1][0] = 1;
+            Y[1 - w] = X[1 - w] + (size_t)off * e[1 - w];
+            ok = k_run2_plan(c, fn, k, &q, Y[0], Y[1], O + (size_t)off * e[2], e);
+        }
+        return ok ? TOSAC_OK : tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
+    }
+    if (!k_run2_plan(c, fn, k, &p, X[0], X[1], O, e)) return tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, why);
     return TOSAC_OK;
 }
 
@@ -777,16 +825,32 @@ K_ROW2(b_eq_i32, int32_t, uint8_t, r = (uint8_t)(a == b))
 K_ROW2(b_gt_i32, int32_t, uint8_t, r = (uint8_t)(a > b))
 K_ROW2(b_ge_i32, int32_t, uint8_t, r = (uint8_t)(a >= b))
 
-K_FP_ROW2(b_fadd, r = a + b)
-K_FP_ROW2(b_fsub, r = a - b)
-K_FP_ROW2(b_fmul, r = a * b)
+/* The fp32 rows of ADD, SUB, MUL, MAXIMUM and MINIMUM also for AVX2 and AVX-512 (NAME_f32_avx2,
+   NAME_f32_avx512; the baseline build vectorises 4 lanes wide): each lane computes the same
+   expression, so every level gives the same bits. */
+#ifdef TOSAC_KERNEL_X86
+#define K_FP_ROW2V(NAME, ...)                                                                   \
+    K_FP_ROW2(NAME, __VA_ARGS__)                                                                \
+    K_ROW2T(NAME##_f32_avx2, __attribute__((target("avx2"))), float, float, __VA_ARGS__)        \
+    K_ROW2T(NAME##_f32_avx512, __attribute__((target("avx2,avx512f"))), float, float, __VA_ARGS__)
+#define K_F32_ROW(isa, NAME)                                      \
+    ((isa) >= TOSAC_KISA_AVX512 ? NAME##_f32_avx512               \
+     : (isa) >= TOSAC_KISA_AVX2 ? NAME##_f32_avx2                 \
+                                : NAME##_f32)
+#else
+#define K_FP_ROW2V(NAME, ...) K_FP_ROW2(NAME, __VA_ARGS__)
+#define K_F32_ROW(isa, NAME) ((void)(isa), NAME##_f32)
+#endif
+K_FP_ROW2V(b_fadd, r = a + b)
+K_FP_ROW2V(b_fsub, r = a - b)
+K_FP_ROW2V(b_fmul, r = a * b)
 /* MAXIMUM / MINIMUM (_p PROPAGATE: a NaN operand gives NaN; _i IGNORE: the other operand, NaN only
    if both are): otherwise a >= b ? a : b and a < b ? a : b, so ties (+0/-0) give input1 for MAXIMUM
    and input2 for MINIMUM. */
-K_FP_ROW2(b_fmax_p, r = isnan(b) ? b : (a >= b || isnan(a)) ? a : b)
-K_FP_ROW2(b_fmax_i, r = isnan(a) ? b : (a >= b || isnan(b)) ? a : b)
-K_FP_ROW2(b_fmin_p, r = isnan(b) ? b : (a < b || isnan(a)) ? a : b)
-K_FP_ROW2(b_fmin_i, r = isnan(a) ? b : (a < b || isnan(b)) ? a : b)
+K_FP_ROW2V(b_fmax_p, r = isnan(b) ? b : (a >= b || isnan(a)) ? a : b)
+K_FP_ROW2V(b_fmax_i, r = isnan(a) ? b : (a >= b || isnan(b)) ? a : b)
+K_FP_ROW2V(b_fmin_p, r = isnan(b) ? b : (a < b || isnan(a)) ? a : b)
+K_FP_ROW2V(b_fmin_i, r = isnan(a) ? b : (a < b || isnan(b)) ? a : b)
 /* POW: REQUIRE x >= 0, not both <= 0, both finite (NaN fails the first test or the last). */
 K_FP_ROW2(b_pow, bad |= !(a >= 0) | !(a > 0 || b > 0) | !isfinite(a) | !isfinite(b);
           r = K_RND(pow((double)a, (double)b)))
@@ -839,7 +903,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
                                "MUL: REQUIRE 0 <= shift <= 63 and shift == 0 unless the input is INT32 failed");
         if (fp) {
             if (to != t) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "MUL: FP output type differs from the input");
-            return k_run2_fp(c, b_fmul_f32, b_fmul_f64, &k, NULL);
+            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmul), b_fmul_f64, &k, NULL);
         }
         krow2 fn = NULL;
         if (to == TOSAC_DTYPE_INT32) {
@@ -853,16 +917,16 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
 
     if (fp) {
         switch (c->op) {
-        case TOSAC_OP_ADD: return k_run2_fp(c, b_fadd_f32, b_fadd_f64, &k, NULL);
-        case TOSAC_OP_SUB: return k_run2_fp(c, b_fsub_f32, b_fsub_f64, &k, NULL);
+        case TOSAC_OP_ADD: return k_run2_fp(c, K_F32_ROW(c->isa, b_fadd), b_fadd_f64, &k, NULL);
+        case TOSAC_OP_SUB: return k_run2_fp(c, K_F32_ROW(c->isa, b_fsub), b_fsub_f64, &k, NULL);
         case TOSAC_OP_MAXIMUM:
             if (tosac_kattr_or(c, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
-                return k_run2_fp(c, b_fmax_i_f32, b_fmax_i_f64, &k, NULL);
-            return k_run2_fp(c, b_fmax_p_f32, b_fmax_p_f64, &k, NULL);
+                return k_run2_fp(c, K_F32_ROW(c->isa, b_fmax_i), b_fmax_i_f64, &k, NULL);
+            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmax_p), b_fmax_p_f64, &k, NULL);
         case TOSAC_OP_MINIMUM:
             if (tosac_kattr_or(c, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
-                return k_run2_fp(c, b_fmin_i_f32, b_fmin_i_f64, &k, NULL);
-            return k_run2_fp(c, b_fmin_p_f32, b_fmin_p_f64, &k, NULL);
+                return k_run2_fp(c, K_F32_ROW(c->isa, b_fmin_i), b_fmin_i_f64, &k, NULL);
+            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmin_p), b_fmin_p_f64, &k, NULL);
         case TOSAC_OP_POW:
             return k_run2_fp(c, b_pow_f32, b_pow_f64, &k,
                              "POW: REQUIRE x >= 0, x > 0 or y > 0, and finite non-NaN inputs failed");

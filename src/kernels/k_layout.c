@@ -9,6 +9,10 @@
 
 #include "kernels/kutil.h"
 
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
+
 /* Highest rank the kernels handle (the IR's limit). */
 #define KL_MAX_RANK 32
 /* Tile edge of the blocked transpose, in elements. */
@@ -169,8 +173,48 @@ KL_ZIP(uint64_t)
 #pragma GCC pop_options
 #endif
 
-static void kl_tile2d(uint8_t *o, const uint8_t *i, int64_t nj, int64_t nl, int64_t oj, int64_t il, size_t es)
+#ifdef TOSAC_KERNEL_X86
+/* The zip of three rows of 4-byte elements (an fp32 NCHW image to NHWC: every CNN's input),
+   16 columns a step: output vector v, lane l holds element q = 16 v + l, column q / 3 of row q % 3;
+   one two-source permute takes rows 0 and 1 into place, a second one row 2. Returns the columns
+   done (the rest: kl_zip). */
+__attribute__((target("avx2,avx512f"))) static int64_t kl_zip3_u32_avx512(uint8_t *o_, const uint8_t *i_, int64_t nj,
+                                                                          int64_t il)
 {
+    const uint32_t *a = (const uint32_t *)(const void *)i_, *b = a + il, *c = b + il;
+    uint32_t *o = (uint32_t *)(void *)o_;
+    int32_t x01[3][16], x2[3][16];
+    for (int v = 0; v < 3; v++)
+        for (int l = 0; l < 16; l++) {
+            const int q = 16 * v + l, col = q / 3, row = q % 3;
+            x01[v][l] = row == 1 ? 16 + col : col;
+            x2[v][l] = row == 2 ? 16 + col : l;
+        }
+    __m512i p01[3], p2[3];
+    for (int v = 0; v < 3; v++) p01[v] = _mm512_loadu_si512(x01[v]), p2[v] = _mm512_loadu_si512(x2[v]);
+    int64_t j = 0;
+    for (; j + 16 <= nj; j += 16) {
+        const __m512i va = _mm512_loadu_si512(a + j), vb = _mm512_loadu_si512(b + j), vc = _mm512_loadu_si512(c + j);
+        for (int v = 0; v < 3; v++)
+            _mm512_storeu_si512(o + 3 * j + 16 * v,
+                                _mm512_permutex2var_epi32(_mm512_permutex2var_epi32(va, p01[v], vb), p2[v], vc));
+    }
+    return j;
+}
+#endif
+
+static void kl_tile2d(uint32_t isa, uint8_t *o, const uint8_t *i, int64_t nj, int64_t nl, int64_t oj, int64_t il,
+                      size_t es)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512 && nl == 3 && oj == 3 && es == 4) {
+        const int64_t j = kl_zip3_u32_avx512(o, i, nj, il);
+        o += (size_t)(3 * j) * es, i += (size_t)j * es, nj -= j;
+        if (nj == 0) return;
+    }
+#else
+    (void)isa;
+#endif
     if (nl >= 2 && nl <= 4 && oj == nl) {
         switch (es) {
         case 1: kl_zip_uint8_t(o, i, nj, nl, il); return;
@@ -188,7 +232,7 @@ static void kl_tile2d(uint8_t *o, const uint8_t *i, int64_t nj, int64_t nl, int6
 }
 
 /* Runs the strided copy described by the simplified view v (at least one dimension). */
-static void kl_copy_view(const kl_view *v, const uint8_t *in, uint8_t *out, size_t es)
+static void kl_copy_view(uint32_t isa, const kl_view *v, const uint8_t *in, uint8_t *out, size_t es)
 {
     const int last = v->n - 1;
     int kind; /* 0: contiguous rows, 1: blocked transpose over (tj, last), 2: strided elements */
@@ -221,7 +265,7 @@ static void kl_copy_view(const kl_view *v, const uint8_t *in, uint8_t *out, size
         if (kind == 0)
             memcpy(op, ip, row_bytes);
         else if (kind == 1)
-            kl_tile2d(op, ip, v->cnt[tj], v->cnt[last], v->os[tj], v->is[last], es);
+            kl_tile2d(isa, op, ip, v->cnt[tj], v->cnt[last], v->os[tj], v->is[last], es);
         else
             kl_strided(op, ip, v->cnt[last], v->is[last], v->os[last], es);
         int k = no - 1;
@@ -243,6 +287,7 @@ static void kl_copy_view(const kl_view *v, const uint8_t *in, uint8_t *out, size
 /* Pieces [p0, p1) of the view's outermost dimension as a parallel-for task (kernel.h): every output
    element is written once, by the piece that holds it. */
 typedef struct {
+    uint32_t isa;
     const kl_view *v;
     const uint8_t *in;
     uint8_t *out;
@@ -257,7 +302,8 @@ static void kl_range(void *ctx, uint32_t worker, size_t p0, size_t p1)
     kl_view sub = *t->v;
     const int64_t i0 = (int64_t)p0 * t->per, i1 = (int64_t)p1 * t->per;
     sub.cnt[0] = (i1 < t->v->cnt[0] ? i1 : t->v->cnt[0]) - i0;
-    kl_copy_view(&sub, t->in + (size_t)(i0 * t->v->is[0]) * t->es, t->out + (size_t)(i0 * t->v->os[0]) * t->es, t->es);
+    kl_copy_view(t->isa, &sub, t->in + (size_t)(i0 * t->v->is[0]) * t->es, t->out + (size_t)(i0 * t->v->os[0]) * t->es,
+                 t->es);
 }
 
 /* The strided copy described by v (simplified here) from in to out, split over the workers of c
@@ -274,12 +320,12 @@ static void kl_copy(const tosac_kcall *c, kl_view *v, const uint8_t *in, uint8_t
     size_t pieces = tosac_kworkers(c) > 1 ? bytes / KL_PIECE_BYTES : 0;
     if (pieces > (size_t)v->cnt[0]) pieces = (size_t)v->cnt[0];
     if (pieces < 2) {
-        kl_copy_view(v, in, out, es);
+        kl_copy_view(c->isa, v, in, out, es);
         return;
     }
     /* quotients in size_t (32-bit targets divide natively) */
     const size_t per = ((size_t)v->cnt[0] + pieces - 1) / pieces;
-    kl_task t = {v, in, out, es, (int64_t)per};
+    kl_task t = {c->isa, v, in, out, es, (int64_t)per};
     tosac_kparallel_for(c, kl_range, &t, ((size_t)v->cnt[0] + per - 1) / per);
 }
 

@@ -1951,7 +1951,7 @@ static void test_split_large(void)
 {
     static const int64_t shapes[][2][3] = {{{3, 1, 40000}, {1, 1, 40000}}, {{5000, 1, 7}, {5000, 1, 1}},
                                            {{2, 3, 9000}, {1, 3, 1}},      {{1, 1, 70001}, {1, 1, 70001}},
-                                           {{2, 1, 40000}, {2, 1, 1}}};
+                                           {{2, 1, 40000}, {2, 1, 1}},     {{4000, 1, 24}, {1, 1, 24}}};
     kr_workers = 3;
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
         const int64_t *os = shapes[c][0], *bs = shapes[c][1];
@@ -2000,5 +2000,15 @@ int main(void)
     RUN(test_rescale_random);
     RUN(test_identity);
     RUN(test_broadcast_corners);
+    /* the fp32 ADD / SUB / MUL / MAXIMUM / MINIMUM rows have AVX2 and AVX-512 builds: every lower
+       level again (the same bits against the same references), and the split rows on 3 workers */
+    for (uint32_t level = 0; level < TOSAC_KISA_AVX512; level++) {
+        fprintf(stderr, "instruction-set level capped at %u:\n", (unsigned)level);
+        tosac_kernel_limit_isa(level);
+        RUN(test_binary_fp_random);
+        RUN(test_binary_fp_spots);
+        RUN(test_split_large);
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
     return test_summary();
 }

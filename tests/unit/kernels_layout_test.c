@@ -1382,10 +1382,12 @@ int main(void)
     reduce_large = true;
     RUN(test_reduce_random);
     kr_workers = 1;
-    /* the vector builds of the fp32 sums at every level */
+    /* the vector builds of the fp32 sums and of the three-row zip (NCHW fp32 to NHWC) at every level */
     for (uint32_t level = 0; level <= 2; level++) {
         tosac_kernel_limit_isa(level);
         RUN(test_reduce_random);
+        RUN(test_transpose);
+        RUN(test_layout_large);
     }
     reduce_large = false;
     return test_summary();
