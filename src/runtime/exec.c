@@ -270,8 +270,9 @@ static tosac_status run_op(tosac_program *p, uint32_t k)
     if (!runs_alone(p, k)) return TOSAC_OK; /* its producer or its chain's root runs it */
     if (op->chain != RT_NONE && fusing(p)) { /* the chain's root */
         const rt_chain *c = &p->chains[op->chain];
-        if (c->n_links > 1 || p->workers > 1) return run_chain(p, c);
-        /* a chain of one on one worker: nothing to gain from blocks */
+        if (c->n_links > 1 || (p->workers > 1 && c->rows > c->block_rows)) return run_chain(p, c);
+        /* a chain of one on one worker, or of one block (a small one kept for a tail or prologue
+           it did not get): nothing to gain from blocks */
     }
     switch (op->mode) {
     case M_NOP: return TOSAC_OK;
