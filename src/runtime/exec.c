@@ -178,7 +178,7 @@ static void chain_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 /* A tail's epilogue hook (kernel.h tosac_kepilogue.post): rows the convolution has just stored,
    in pieces of at most a block; a prologue's (.pre): input rows the convolution is about to read. */
-static void chain_post(void *ctx, uint32_t worker, int64_t row0, int64_t nrows)
+static void chain_hook(void *ctx, uint32_t worker, int64_t row0, int64_t nrows)
 {
     chain_task *t = ctx;
     for (int64_t r = row0; r < row0 + nrows; r += t->c->block_rows)
@@ -215,8 +215,8 @@ static tosac_status run_tail(tosac_program *p, uint32_t k)
     memset(&pre, 0, sizeof pre);
     memset(&post, 0, sizeof post);
     pre.p = post.p = p;
-    if (op->pre != RT_NONE) pre.c = &p->chains[op->pre], op->epi.pre = chain_post, op->epi.pre_ctx = &pre;
-    if (op->tail != RT_NONE) post.c = &p->chains[op->tail], op->epi.post = chain_post, op->epi.post_ctx = &post;
+    if (op->pre != RT_NONE) pre.c = &p->chains[op->pre], op->epi.pre = chain_hook, op->epi.pre_ctx = &pre;
+    if (op->tail != RT_NONE) post.c = &p->chains[op->tail], op->epi.post = chain_hook, op->epi.post_ctx = &post;
     op->call.why = NULL;
     op->call.epi = &op->epi;
     tosac_status s = op->fn(&op->call);
