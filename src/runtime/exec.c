@@ -178,7 +178,7 @@ static void chain_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 
 /* A tail's epilogue hook (kernel.h tosac_kepilogue.post): rows the convolution has just stored,
    in pieces of at most a block; a prologue's (.pre): input rows the convolution is about to read. */
-static void chain_post(void *ctx, uint32_t worker, int64_t row0, int64_t nrows)
+static void chain_hook(void *ctx, uint32_t worker, int64_t row0, int64_t nrows)
 {
     chain_task *t = ctx;
     for (int64_t r = row0; r < row0 + nrows; r += t->c->block_rows)
@@ -215,8 +215,8 @@ static tosac_status run_tail(tosac_program *p, uint32_t k)
     memset(&pre, 0, sizeof pre);
     memset(&post, 0, sizeof post);
     pre.p = post.p = p;
-    if (op->pre != RT_NONE) pre.c = &p->chains[op->pre], op->epi.pre = chain_post, op->epi.pre_ctx = &pre;
-    if (op->tail != RT_NONE) post.c = &p->chains[op->tail], op->epi.post = chain_post, op->epi.post_ctx = &post;
+    if (op->pre != RT_NONE) pre.c = &p->chains[op->pre], op->epi.pre = chain_hook, op->epi.pre_ctx = &pre;
+    if (op->tail != RT_NONE) post.c = &p->chains[op->tail], op->epi.post = chain_hook, op->epi.post_ctx = &post;
     op->call.why = NULL;
     op->call.epi = &op->epi;
     tosac_status s = op->fn(&op->call);
@@ -270,8 +270,9 @@ static tosac_status run_op(tosac_program *p, uint32_t k)
     if (!runs_alone(p, k)) return TOSAC_OK; /* its producer or its chain's root runs it */
     if (op->chain != RT_NONE && fusing(p)) { /* the chain's root */
         const rt_chain *c = &p->chains[op->chain];
-        if (c->n_links > 1 || p->workers > 1) return run_chain(p, c);
-        /* a chain of one on one worker: nothing to gain from blocks */
+        if (c->n_links > 1 || (p->workers > 1 && c->rows > c->block_rows)) return run_chain(p, c);
+        /* a chain of one on one worker, or of one block (a small one kept for a tail or prologue
+           it did not get): nothing to gain from blocks */
     }
     switch (op->mode) {
     case M_NOP: return TOSAC_OK;

@@ -11,7 +11,10 @@
  * single large elementwise operator is a chain of one (it gets the pool). Every kernel of these
  * families computes each output element from the same elements of its operands, so running it on
  * a block of whole rows gives the bits of the whole call; the channel is the last dimension, so
- * per-channel RESCALE tables and [1.., C] broadcasts work on any block of rows.
+ * per-channel RESCALE tables and [1.., C] broadcasts work on any block of rows. A chain may run
+ * inside a convolution: from its epilogue on the rows it stores (tails) or before it reads its
+ * input rows (prologues). Before all of these, SLICE views let a convolution read a SLICE's input
+ * in place of its result (below).
  *
  * The memory plan still gives the intermediate values storage: with an op callback set (which
  * promises every operator's result, tosac_program_op_output) the executor runs the operators one

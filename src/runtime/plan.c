@@ -18,7 +18,8 @@
  *    worker of the thread pool (kernels/kernel.h tosac_kparallel). A fused
  *    epilogue's result is live from its producer on (fuse.c). A chain's root scratch also holds
  *    the chain's block buffers; a chain member's operands and scratch are live from its step to
- *    its root's, and from its producer's step when the chain is a producer's tail (fuse.c).
+ *    its root's, and from its producer's step when the chain is a producer's tail, until its
+ *    consumer's step when it is a convolution's prologue (fuse.c: the chain's step_last).
  * 4. Placement (TFLite Micro's greedy planner): buffers sorted by size (largest first), each put at
  *    the lowest 16-byte aligned offset where it overlaps no already placed buffer whose lifetime
  *    overlaps its own (very large graphs: first fit in execution order, see place_online).
