@@ -223,7 +223,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
     g->bpanel = g->panel && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
                 c->in[4].nelem >= 1 && tosac_kload_int(&c->in[4], 0) == 0;
-    if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K), g->lda = (g->K + 3) & ~(int64_t)3;
+    if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K, g->KW * g->IC), g->lda = (g->K + 3) & ~(int64_t)3;
     g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512;
     if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
@@ -276,7 +276,7 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
             }
         h->bias_in = bias->constant && bias->dtype == TOSAC_DTYPE_INT32 && bias->nelem >= 1 &&
                      g.K * 255 * 128 + bmax <= INT32_MAX;
-        tosac_gemm_u8_pack_panel(g.OC, g.K, (const int8_t *)c->in[1].data, izp,
+        tosac_gemm_u8_pack_panel(g.OC, g.K, g.KW * g.IC, (const int8_t *)c->in[1].data, izp,
                                  h->bias_in ? (const int32_t *)bias->data : NULL, bias->nelem == 1 ? 0 : 1,
                                  (uint8_t *)dst + CONV_PREP_W);
         h->finite = 1;
@@ -806,22 +806,40 @@ static void conv_fpanel_group(const conv_task *t, int64_t pn, const float *A, in
                              out + j0, g->OC, &ep);
 }
 
+/* conv_fpanel_group, or for int8 the s8 x u8 panels (into the outputs with the fused RESCALE, else
+   int32 sums): rows in segments (kernel rows skipped as inputs equal to the zero point), or whole. */
+static void conv_seg_group(const conv_task *t, int64_t pn, const void *A, int64_t lda, void *out, int64_t j0,
+                           const tosac_gemm_seg *sg, int64_t nsg)
+{
+    const conv_plan *g = t->g;
+    if (!g->bpanel) {
+        conv_fpanel_group(t, pn, (const float *)A, lda, (float *)out, j0, sg, nsg);
+        return;
+    }
+    const tosac_gemm_seg whole = {0, 0, g->K};
+    tosac_gemm_u8_panel_seg(pn, g->OC, g->K, sg ? g->KW * g->IC : g->K, sg ? sg : &whole, sg ? nsg : 1,
+                            (const int8_t *)A, lda, t->wbuf, out, g->OC, j0, j0 + t->gw, t->rqon ? &t->rq : NULL);
+}
+
 /*
- * Output pixels p0 .. p0 + pn - 1 (into out) of a fused fp32 CONV2D with dilation 1 along x,
- * without im2col where it can: the pixels of an output row whose kernel columns all lie inside
- * the input (columns xa .. xb - 1) read it in place, one segment per kernel row inside the input
- * (its KW x IC consecutive elements; a row's next pixel sx x IC elements on). Kernel rows in the
- * padding are skipped, which gives the bits of adding their 0 x w (finite weights: a sum from +0
- * never becomes -0). The border pixels of the whole block go through patch rows together, into
- * tmp and then to their places: one run of full-height tiles, not a short tile per row end.
+ * Output pixels p0 .. p0 + pn - 1 (into out, es bytes an element) of a fused fp32 CONV2D, or an
+ * int8 one on s8 x u8 panels, with dilation 1 along x, without im2col where it can: the pixels of
+ * an output row whose kernel columns all lie inside the input (columns xa .. xb - 1) read it in
+ * place, one segment per kernel row inside the input (its KW x IC consecutive elements; a row's
+ * next pixel sx x IC elements on). Kernel rows in the padding are skipped, which gives the bits of
+ * adding their 0 x w (fp32: finite weights, and a sum from +0 never becomes -0; int8: the panels
+ * count them as zero-point inputs). With tmp, the border pixels of the whole block go through
+ * patch rows together, into tmp and then to their places (one run of full-height tiles, not a
+ * short tile per row end); without, each border run goes through patch rows on its own.
  */
 static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patch, uint8_t *mask, int64_t *coord,
-                          float *out, float *tmp, int64_t j0)
+                          void *out, size_t es, void *tmp, int64_t j0)
 {
     const conv_plan *g = t->g;
     const tosac_kcall *c = t->c;
     const int64_t OW = g->OW, OH = g->OH, IC = g->IC, IH = g->IH, IW = g->IW, KH = g->KH, run = g->KW * IC;
     const int64_t xa = t->xa, xb = t->xb, lda = g->sx * IC, OC = g->OC;
+    const size_t ies = g->bpanel ? 1u : sizeof(float); /* input and patch elements */
     size_t q = (size_t)p0; /* native-width division on 32-bit targets */
     int64_t ox = (int64_t)(q % (size_t)OW);
     q /= (size_t)OW;
@@ -838,11 +856,14 @@ static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patc
                 const int64_t iy = oy * g->sy - g->pt + ky * g->dy;
                 if (iy >= 0 && iy < IH) sg[ns++] = (tosac_gemm_seg){iy * IW * IC, ky * run, run};
             }
-            const float *A = (const float *)c->in[0].data + (n * IH * IW + ox * g->sx - g->pl) * IC;
-            conv_fpanel_group(t, cnt, A, lda, out + i * OC, j0, sg, ns);
-        } else {
-            conv_patch_block(g, c, p0 + i, cnt, (uint8_t *)patch + (size_t)(nb * g->K) * sizeof(float), mask, coord, t->izp);
+            const uint8_t *A = (const uint8_t *)c->in[0].data + (size_t)((n * IH * IW + ox * g->sx - g->pl) * IC) * ies;
+            conv_seg_group(t, cnt, A, lda, (uint8_t *)out + (size_t)(i * OC) * es, j0, sg, ns);
+        } else if (tmp) {
+            conv_patch_block(g, c, p0 + i, cnt, (uint8_t *)patch + (size_t)(nb * g->lda) * ies, mask, coord, t->izp);
             nb += cnt;
+        } else {
+            conv_patch_block(g, c, p0 + i, cnt, patch, mask, coord, t->izp);
+            conv_seg_group(t, cnt, patch, g->lda, (uint8_t *)out + (size_t)(i * OC) * es, j0, NULL, 0);
         }
         i += cnt, ox += cnt;
         while (ox >= OW) {
@@ -851,12 +872,13 @@ static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patc
         }
     }
     if (!nb) return;
-    conv_fpanel_group(t, nb, (const float *)patch, g->K, tmp, j0, NULL, 0);
+    conv_seg_group(t, nb, patch, g->lda, tmp, j0, NULL, 0);
     /* the border pixels in the order gathered: the same walk once more */
     const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
     ox = (int64_t)((size_t)p0 % (size_t)OW);
     for (int64_t i = 0, b = 0; i < pn; i++) {
-        if (ox < xa || ox >= xb) memcpy(out + i * OC + j0, tmp + (b++) * OC + j0, (size_t)jn * sizeof(float));
+        if (ox < xa || ox >= xb)
+            memcpy((uint8_t *)out + (size_t)(i * OC + j0) * es, (uint8_t *)tmp + (size_t)((b++) * OC + j0) * es, (size_t)jn * es);
         if (++ox == OW) ox = 0;
     }
 }
@@ -902,8 +924,14 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, NULL);
             else
                 tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
+        } else if (t->implicit && g->bpanel) { /* into the outputs (fused RESCALE) or the int32 sums */
+            if (t->rqon)
+                conv_implicit(t, p0, pn, patch, mask, coord, (uint8_t *)c->epi->out->data + (size_t)o0 * t->rq.ob,
+                              t->rq.ob, NULL, j0);
+            else
+                conv_implicit(t, p0, pn, patch, mask, coord, cbuf, sizeof(int32_t), NULL, j0);
         } else if (t->implicit) {
-            conv_implicit(t, p0, pn, patch, mask, coord, fout, (float *)cbuf, j0);
+            conv_implicit(t, p0, pn, patch, mask, coord, fout, sizeof(float), cbuf, j0);
         } else {
             const void *A = patch;
             if (rows && g->bpanel && g->lda == K) { /* the input rows are the patch rows */
@@ -994,15 +1022,20 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
        output channels, where im2col costs most per multiply-add: with more, the short tiles at
        the ends of the rows (each streams its block of weights from L2 for a few rows) cost more
        than the patch rows (28x28x128 3x3: 56 -> 49 GMAC/s; 32x32x16 3x3: 37 -> 46) */
-    if (t.fused && !t.pointwise && g->op == TOSAC_OP_CONV2D && g->dx == 1 && g->KH <= TOSAC_GEMM_MAX_SEG &&
-        g->OW >= 24 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 && !c->in[0].f64) {
+    t.u8cols = g->bpanel && c->prep && !t.direct && ((const conv_prep *)c->prep)->bias_in;
+    /* int8 on s8 x u8 panels: kernel rows of whole quads of bytes (the panels' K steps), rows wide
+       enough for whole register tiles (8x8x64 3x3: 168 -> 150 GMAC/s in place; 32x32x16 3x3: 70 -> 95) */
+    const bool u8seg = t.u8cols && !t.rows && (g->KW * g->IC) % 4 == 0 && g->OW >= 24;
+    if (((t.fused && !t.pointwise && g->OW >= 24 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 &&
+          !c->in[0].f64) ||
+         u8seg) &&
+        g->op == TOSAC_OP_CONV2D && g->dx == 1 && g->KH <= TOSAC_GEMM_MAX_SEG) {
         t.xa = (int64_t)(((size_t)g->pl + (size_t)g->sx - 1u) / (size_t)g->sx); /* first ox * sx >= pl */
         const int64_t last = g->IW - g->KW + g->pl; /* ox * sx <= last: the kernel's last column inside */
         t.xb = last < 0 ? 0 : (int64_t)((size_t)last / (size_t)g->sx) + 1;
         if (t.xb > g->OW) t.xb = g->OW;
         t.implicit = t.xa < t.xb;
     }
-    t.u8cols = g->bpanel && c->prep && !t.direct && ((const conv_prep *)c->prep)->bias_in;
     t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;

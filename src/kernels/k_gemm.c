@@ -413,30 +413,41 @@ static size_t kgb_blocks_bytes(int64_t J, int64_t K)
     return (size_t)(full + (full < J ? kgb_width(J, full) : 0)) * (size_t)((K + 3) / 4) * 4u;
 }
 
-size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K)
+/* Entries of the column corrections and of each row table (whole vectors of 16). */
+static int64_t kgb_j16(int64_t J) { return (J + 15) / 16 * 16; }
+
+size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K, int64_t run)
 {
-    return kgb_blocks_bytes(J, K) + (size_t)((J + 15) / 16 * 16) * sizeof(int32_t);
+    const int64_t rows = run > 0 ? (int64_t)((size_t)(K + run - 1) / (size_t)run) : 0; /* (native division) */
+    return kgb_blocks_bytes(J, K) + (size_t)((1 + rows) * kgb_j16(J)) * sizeof(int32_t);
 }
 
-void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
-                              void *dst)
+/* int32 of a wrapped uint32 (the true sums fit int32; no implementation-defined conversion) */
+static int32_t kgb_wrap(uint32_t v) { return (int32_t)(v & 0x7FFFFFFFu) + ((v >> 31) ? INT32_MIN : 0); }
+
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, int64_t run, const int8_t *w, int32_t zp, const int32_t *bias,
+                              int64_t bstep, void *dst)
 {
     int64_t Q = (K + 3) / 4;
     uint8_t *panel = dst;
-    int32_t *corr = (int32_t *)(void *)(panel + kgb_blocks_bytes(J, K));
-    memset(dst, 0, tosac_gemm_u8_panel_bytes(J, K));
+    int32_t *corr = (int32_t *)(void *)(panel + kgb_blocks_bytes(J, K)), *rowc = corr + kgb_j16(J);
+    memset(dst, 0, tosac_gemm_u8_panel_bytes(J, K, run));
     for (int64_t j = 0; j < J; j++) {
-        uint32_t sum = 0;
+        uint32_t sum = 0, rsum = 0;
         const int64_t jb = j - j % 32, wb = kgb_width(J, jb);
+        int64_t row = 0, kr = 0; /* (counted: no 64-bit division in the loop on 32-bit targets) */
         for (int64_t k = 0; k < K; k++) {
             int8_t v = w[j * K + k];
             panel[jb * Q * 4 + ((k / 4) * wb + (j - jb)) * 4 + k % 4] = (uint8_t)((uint8_t)v ^ 0x80u); /* v + 128 */
-            sum += (uint32_t)(int32_t)v;
+            sum += (uint32_t)(int32_t)v, rsum += (uint32_t)(int32_t)v;
+            if (++kr == run || k + 1 == K) { /* the end of a row */
+                rowc[row++ * kgb_j16(J) + j] = kgb_wrap(rsum * (uint32_t)zp);
+                rsum = 0, kr = 0;
+            }
         }
         /* zp * the sum of the column (minus the bias), in wrapping arithmetic (the true results fit
            int32) */
-        uint32_t cj = sum * (uint32_t)zp - (bias ? (uint32_t)bias[j * bstep] : 0u);
-        corr[j] = (int32_t)(cj & 0x7FFFFFFFu) + ((cj >> 31) ? INT32_MIN : 0);
+        corr[j] = kgb_wrap(sum * (uint32_t)zp - (bias ? (uint32_t)bias[j * bstep] : 0u));
     }
 }
 
@@ -465,9 +476,9 @@ typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input byte
     KGB_S(r)                                                                                             \
     __m512i c##r##0 = _mm512_sub_epi32(n0, s##r), c##r##1 = _mm512_sub_epi32(n1, s##r);                  \
     __m512i c##r##2 = _mm512_sub_epi32(n2, s##r), c##r##3 = _mm512_sub_epi32(n3, s##r);
-#define KGB_DOT1(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q);
-#define KGB_DOT2(r) KGB_DP(c##r##0, b0, A + r * lda + 4 * q); KGB_DP(c##r##1, b1, A + r * lda + 4 * q);
-#define KGB_DOT4(r) KGB_DOT2(r) KGB_DP(c##r##2, b2, A + r * lda + 4 * q); KGB_DP(c##r##3, b3, A + r * lda + 4 * q);
+#define KGB_DOT1(r) KGB_DP(c##r##0, b0, As + r * lda + 4 * i);
+#define KGB_DOT2(r) KGB_DP(c##r##0, b0, As + r * lda + 4 * i); KGB_DP(c##r##1, b1, As + r * lda + 4 * i);
+#define KGB_DOT4(r) KGB_DOT2(r) KGB_DP(c##r##2, b2, As + r * lda + 4 * i); KGB_DP(c##r##3, b3, As + r * lda + 4 * i);
 #define KGB_OUTV(r, v)                                                                                   \
     if (rq)                                                                                              \
         kgb_rq_store(c##r##v, t##v, qc, m[v], (uint8_t *)C + (size_t)(r * ldc + 16 * v) * es);           \
@@ -526,19 +537,28 @@ kgb_rq_store(__m512i v, kgb_rqt t, kgb_rqc q, __mmask16 k, uint8_t *d)
     else
         _mm256_mask_storeu_epi16(d, k, _mm512_cvtepi32_epi16(z));
 }
+/* the segments of a tile: sg[g] covers quads [b / 4, b / 4 + ceil(n / 4)) of the panels, its rows'
+   bytes from A + a on */
+#define KGB_SEGS(BODY)                                                                                   \
+    for (int64_t g = 0; g < nsg; g++) {                                                                  \
+        const int8_t *As = A + sg[g].a;                                                                  \
+        const int64_t q0 = sg[g].b / 4, nq = (sg[g].n + 3) / 4;                                          \
+        for (int64_t i = 0; i < nq; i++) {                                                               \
+            const int64_t q = q0 + i;                                                                    \
+            BODY                                                                                         \
+        }                                                                                                \
+    }
 #define KGB_TILE(R, QV)                                                                                  \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static void kgb_tile_##R##x##QV(    \
-        int64_t Q, const int8_t *A, int64_t lda, const uint8_t *Bp, const int32_t *corr, const int32_t *rsum, \
-        void *C, int64_t ldc, const __mmask16 *m, const tosac_gemm_rq *rq)                               \
+        int64_t Q, const tosac_gemm_seg *sg, int64_t nsg, const int8_t *A, int64_t lda, const uint8_t *Bp, \
+        const int32_t *corr, const int32_t *rsum, void *C, int64_t ldc, const __mmask16 *m,             \
+        const tosac_gemm_rq *rq)                                                                         \
     {                                                                                                    \
         const uint8_t *Bq = Bp + Q * 128; /* the second block (QV = 4) */                                \
         (void)Bq;                                                                                        \
         KGB_N##QV                                                                                        \
         KG_R##R(KGB_ACC##QV)                                                                             \
-        for (int64_t q = 0; q < Q; q++) {                                                                \
-            KGB_B##QV                                                                                    \
-            KG_R##R(KGB_DOT##QV)                                                                         \
-        }                                                                                                \
+        KGB_SEGS(KGB_B##QV KG_R##R(KGB_DOT##QV))                                                         \
         const size_t es = rq ? rq->ob : 4u;                                                              \
         const kgb_rqc qc = kgb_rq_const(rq);                                                             \
         KGB_T##QV                                                                                        \
@@ -581,7 +601,7 @@ KGB_TILE(12, 1)
 #define KGBY_DP(acc, b, p) acc = _mm256_dpbusd_epi32(acc, b, _mm256_set1_epi32(*(const kgb_quad *)(p)))
 #endif
 #define KGBY_ACC(r) __m256i c##r = _mm256_sub_epi32(n0, _mm256_set1_epi32((int32_t)((uint32_t)rsum[r] << 7)));
-#define KGBY_DOT(r) KGBY_DP(c##r, b0, A + r * lda + 4 * q);
+#define KGBY_DOT(r) KGBY_DP(c##r, b0, As + r * lda + 4 * i);
 #define KGBY_OUT(r)                                                                                      \
     if (rq)                                                                                              \
         kgby_rq_store(c##r, t0, m8, (uint8_t *)C + (size_t)(r * ldc) * es);                          \
@@ -606,16 +626,16 @@ kgby_rq_store(__m256i v, kgby_rqt t, __mmask8 k, uint8_t *d)
 }
 #define KGBY_TILE(R)                                                                                     \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static void kgby_tile_##R(          \
-        int64_t Q, const int8_t *A, int64_t lda, const uint8_t *Bp, const int32_t *corr, const int32_t *rsum, \
-        void *C, int64_t ldc, const __mmask16 *m, const tosac_gemm_rq *rq)                               \
+        int64_t Q, const tosac_gemm_seg *sg, int64_t nsg, const int8_t *A, int64_t lda, const uint8_t *Bp, \
+        const int32_t *corr, const int32_t *rsum, void *C, int64_t ldc, const __mmask16 *m,             \
+        const tosac_gemm_rq *rq)                                                                         \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
         const __m256i n0 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_maskz_loadu_epi32(m8, corr)); \
+        (void)Q;                                                                                         \
         KG_R##R(KGBY_ACC)                                                                                \
-        for (int64_t q = 0; q < Q; q++) {                                                                \
-            const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)(Bp + q * 32));         \
-            KG_R##R(KGBY_DOT)                                                                            \
-        }                                                                                                \
+        KGB_SEGS(const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)(Bp + q * 32));   \
+                 KG_R##R(KGBY_DOT))                                                                      \
         const size_t es = rq ? rq->ob : 4u;                                                              \
         kgby_rqt t0 = {n0, n0, n0, n0, n0, n0, n0, true};                                                \
         if (rq) {                                                                                        \
@@ -655,8 +675,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static int32_t k
     if (k < K) s = _mm512_dpbusd_epi32(s, ones, _mm512_maskz_loadu_epi8((__mmask64)(~0ull >> (64 - (K - k))), a + k));
     return _mm512_reduce_add_epi32(s);
 }
-typedef void (*kgb_tile_fn)(int64_t, const int8_t *, int64_t, const uint8_t *, const int32_t *, const int32_t *,
-                            void *, int64_t, const __mmask16 *, const tosac_gemm_rq *);
+typedef void (*kgb_tile_fn)(int64_t, const tosac_gemm_seg *, int64_t, const int8_t *, int64_t, const uint8_t *,
+                            const int32_t *, const int32_t *, void *, int64_t, const __mmask16 *,
+                            const tosac_gemm_rq *);
 static const kgb_tile_fn kgb_wide[7] = {NULL, kgb_tile_1x4, kgb_tile_2x4, kgb_tile_3x4, kgb_tile_4x4, kgb_tile_5x4,
                                         kgb_tile_6x4};
 static const kgb_tile_fn kgb_q1[13] = {NULL,          kgb_tile_1x1,  kgb_tile_2x1,  kgb_tile_3x1, kgb_tile_4x1,
@@ -670,8 +691,9 @@ static const kgb_tile_fn kgb_half[13] = {NULL,          kgb_tile_1x2,  kgb_tile_
                                          kgb_tile_10x2, kgb_tile_11x2, kgb_tile_12x2};
 #endif
 
-void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, void *C,
-                         int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq)
+void tosac_gemm_u8_panel_seg(int64_t P, int64_t J, int64_t K, int64_t run, const tosac_gemm_seg *sg, int64_t nsg,
+                             const int8_t *A, int64_t lda, const void *panel, void *C, int64_t ldc, int64_t j0,
+                             int64_t j1, const tosac_gemm_rq *rq)
 {
 #ifdef TOSAC_KERNEL_X86
     int64_t Q = (K + 3) / 4;
@@ -680,12 +702,25 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
     const size_t es = rq ? rq->ob : sizeof(int32_t); /* bytes per element of C */
     if (P > 60) { /* row sums in blocks of 60 rows */
         for (int64_t p = 0; p < P; p += 60)
-            tosac_gemm_u8_panel(P - p < 60 ? P - p : 60, J, K, A + p * lda, lda, panel,
-                                (uint8_t *)C + (size_t)(p * ldc) * es, ldc, j0, j1, rq);
+            tosac_gemm_u8_panel_seg(P - p < 60 ? P - p : 60, J, K, run, sg, nsg, A + p * lda, lda, panel,
+                                    (uint8_t *)C + (size_t)(p * ldc) * es, ldc, j0, j1, rq);
         return;
     }
     int32_t rsum[60];
-    for (int64_t p = 0; p < P; p++) rsum[p] = kgb_rowsum(A + p * lda, K);
+    for (int64_t p = 0; p < P; p++) {
+        rsum[p] = 0;
+        for (int64_t g = 0; g < nsg; g++) rsum[p] += kgb_rowsum(A + sg[g].a + p * lda, sg[g].n);
+    }
+    /* rows no segment covers: their inputs are the zero point, whose terms
+       zp * (B + 128) - 128 * zp leave zp * B, the part of the correction the panels hold per row */
+    int64_t skip[TOSAC_GEMM_MAX_SEG], nskip = 0;
+    const int64_t nrows = (int64_t)((size_t)(K + run - 1) / (size_t)run);
+    for (int64_t r = 0, g = 0; r < nrows; r++) {
+        while (g < nsg && sg[g].b < r * run) g++;
+        if ((g == nsg || sg[g].b != r * run) && nskip < TOSAC_GEMM_MAX_SEG) skip[nskip++] = r;
+    }
+    const int32_t *rowc = corr + kgb_j16(J);
+    int32_t cadj[64];
     const int64_t je = j1 < J ? j1 : J;
     for (int64_t jb = j0; jb < je;) {
         const uint8_t *Bp = pb + jb / 32 * Q * 128;
@@ -700,20 +735,37 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
             const int64_t o = rq->uniform ? 0 : jb;
             qb = *rq, qb.m32 += o, qb.r32 += o, qb.s32 += o;
         }
+        const int32_t *cb = corr + jb;
+        if (nskip) {
+            for (int64_t j = 0; j < nc; j++) {
+                uint32_t v = (uint32_t)corr[jb + j];
+                for (int64_t i = 0; i < nskip; i++) v -= (uint32_t)rowc[skip[i] * kgb_j16(J) + jb + j];
+                cadj[j] = kgb_wrap(v);
+            }
+            cb = cadj;
+        }
         const int64_t w = kgb_width(J, jb);
         const bool wide = nc > 32 && kgb_width(J, jb + 32) == 32; /* two whole blocks */
         const kgb_tile_fn *tiles = wide ? kgb_wide : w == 32 ? kgb_half : w == 16 ? kgb_q1 : kgby_tiles;
         int64_t rows = wide ? 6 : 12;
         for (int64_t p = 0; p < P; p += rows) {
             int64_t r = P - p < rows ? P - p : rows;
-            tiles[r](Q, A + p * lda, lda, Bp, corr + jb, rsum + p, (uint8_t *)C + (size_t)(p * ldc + jb) * es, ldc, m,
+            tiles[r](Q, sg, nsg, A + p * lda, lda, Bp, cb, rsum + p, (uint8_t *)C + (size_t)(p * ldc + jb) * es, ldc, m,
                      rq ? &qb : NULL);
         }
         jb += wide ? 64 : 32;
     }
 #else
-    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)j0, (void)j1, (void)rq;
+    (void)P, (void)J, (void)K, (void)run, (void)sg, (void)nsg, (void)A, (void)lda, (void)panel, (void)C, (void)ldc;
+    (void)j0, (void)j1, (void)rq;
 #endif
+}
+
+void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, void *C,
+                         int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq)
+{
+    const tosac_gemm_seg whole = {0, 0, K};
+    tosac_gemm_u8_panel_seg(P, J, K, K, &whole, 1, A, lda, panel, C, ldc, j0, j1, rq);
 }
 
 void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,

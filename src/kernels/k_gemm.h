@@ -75,10 +75,12 @@ void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *
  * sum_k A * (B + 128) - 128 * rsum - corr is sum_k (x - zp) * B exactly (the caller bounds K so that it fits int32: every partial sum then
  * does too, modulo 2^32). Only when tosac_kernel_isa() is TOSAC_KISA_AVX512. The GEMM computes
  * columns [j0, j1) of C (j0 a multiple of 64, j1 one too or J), each the same way for any range.
+ * K is in rows of `run` (a convolution's kernel rows, KW x IC; K itself when not a convolution):
+ * the panels end with zp * the sum of B[j] over each row, for tosac_gemm_u8_panel_seg.
  */
-size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K);
-void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, const int8_t *w, int32_t zp, const int32_t *bias, int64_t bstep,
-                              void *dst);
+size_t tosac_gemm_u8_panel_bytes(int64_t J, int64_t K, int64_t run);
+void tosac_gemm_u8_pack_panel(int64_t J, int64_t K, int64_t run, const int8_t *w, int32_t zp, const int32_t *bias,
+                              int64_t bstep, void *dst);
 /* A fused RESCALE the u8 GEMM applies to its sums while they are in registers (the int32 sums never
    reach memory), in the form k_convert.c calls hi32 (SINGLE_ROUND, 33 <= shift <= 62, input zero
    point 0, no REQUIRE can fail): the sum v of column j becomes
@@ -126,6 +128,13 @@ typedef struct tosac_gemm_seg {
 #define TOSAC_GEMM_MAX_SEG 16
 void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg, const float *A,
                               int64_t lda, const float *panel, float *C, int64_t ldc, const tosac_gemm_epi *ep);
+/* The sum over k in segments, as tosac_gemm_f32_panel_seg reads them: here every segment is
+   one whole row of `run` (b a multiple of run, n = run, run a multiple of 4), and the rows no
+   segment covers count as inputs equal to the zero point (a convolution's kernel rows in the
+   padding): the results of the patch rows those pixels would have. */
+void tosac_gemm_u8_panel_seg(int64_t P, int64_t J, int64_t K, int64_t run, const tosac_gemm_seg *sg, int64_t nsg,
+                             const int8_t *A, int64_t lda, const void *panel, void *C, int64_t ldc, int64_t j0,
+                             int64_t j1, const tosac_gemm_rq *rq);
 /* d[i + j] = the end ep of acc[i + j] (bias[j]; i a multiple of oc_n, count elements): what
    tosac_gemm_f32_panel stores, for sums computed elsewhere (d and acc do not overlap). */
 void tosac_gemm_bias_store_f32(uint32_t isa, float *d, const float *acc, int64_t count, int64_t oc_n,

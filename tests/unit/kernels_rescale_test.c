@@ -304,6 +304,11 @@ static void producer_make(producer *p, uint32_t op, int64_t *oc)
             IH = rnd_in(6, 8), IW = rnd_in(6, 8), IC = rnd_in(60, 80), KH = KW = 3, OC = rnd_in(130, 200);
             for (int i = 0; i < 4; i++) p->pad[i] = 1;
             p->st[0] = p->st[1] = 1;
+        } else if (!dw && rnd() % 3 == 0) { /* rows of 24+ pixels, kernel rows of whole quads of bytes: read in place (int8 panels) */
+            static const int64_t ics[] = {4, 8, 12, 16, 32}, ocs[] = {8, 16, 24, 32, 48, 64, 72};
+            IH = rnd_in(3, 8), IW = rnd_in(24, 60), IC = ics[rnd() % 5], OC = ocs[rnd() % 7];
+            KH = rnd_in(1, 3), KW = rnd() % 4 ? 3 : rnd_in(1, 2);
+            for (int i = 0; i < 4; i++) p->pad[i] = (int32_t)rnd_in(0, 2);
         }
         int64_t OH = (IH - 1 + p->pad[0] + p->pad[1] - (KH - 1)) / p->st[0] + 1;
         int64_t OW = (IW - 1 + p->pad[2] + p->pad[3] - (KW - 1)) / p->st[1] + 1;
