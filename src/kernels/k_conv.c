@@ -1017,16 +1017,17 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         t.ep.clamp = c->epi != NULL, t.ep.ignore = c->epi && c->epi->fignore;
         t.ep.lo = c->epi ? c->epi->flo : 0.0f, t.ep.hi = c->epi ? c->epi->fhi : 0.0f;
     }
-    /* read in place: CONV2D on fp32 input, dilation 1 along x, kernel rows in segments, rows wide
-       enough that the border pixels (through patch rows, in short tiles) are few, and at most 64
+    /* read in place: CONV2D on fp32 input, dilation 1 along x, kernel rows in segments, rows of
+       at least 8 pixels (a block's border pixels go through patch rows together), and at most 64
        output channels, where im2col costs most per multiply-add: with more, the short tiles at
        the ends of the rows (each streams its block of weights from L2 for a few rows) cost more
-       than the patch rows (28x28x128 3x3: 56 -> 49 GMAC/s; 32x32x16 3x3: 37 -> 46) */
+       than the patch rows (28x28x128 3x3: 56 -> 49 GMAC/s; 32x32x16 3x3: 37 -> 46; rows of 8
+       and 16: 8x8x64 3x3 53 -> 60, 16x16x32 49 -> 54, best invokes) */
     t.u8cols = g->bpanel && c->prep && !t.direct && ((const conv_prep *)c->prep)->bias_in;
     /* int8 on s8 x u8 panels: kernel rows of whole quads of bytes (the panels' K steps), rows wide
        enough for whole register tiles (8x8x64 3x3: 168 -> 150 GMAC/s in place; 32x32x16 3x3: 70 -> 95) */
     const bool u8seg = t.u8cols && !t.rows && (g->KW * g->IC) % 4 == 0 && g->OW >= 24;
-    if (((t.fused && !t.pointwise && g->OW >= 24 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 &&
+    if (((t.fused && !t.pointwise && g->OW >= 8 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 &&
           !c->in[0].f64) ||
          u8seg) &&
         g->op == TOSAC_OP_CONV2D && g->dx == 1 && g->KH <= TOSAC_GEMM_MAX_SEG) {
@@ -1061,10 +1062,11 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         t.ng = (int64_t)((nb64 + bpg - 1) / bpg);
     }
     /* still fewer than 2 tasks per worker: smaller pixel blocks (whole 6-row tiles, at least 12
-       rows; each block streams the weights once more) */
+       rows, or whole output rows when read in place; each block streams the weights once more) */
     if (workers > 1 && nblk * (size_t)t.ng < 2u * workers && npix > 12) {
         size_t pb = ((size_t)npix + 2u * workers - 1u) / (2u * workers);
-        pb = (pb + 5u) / 6u * 6u;
+        pb = t.implicit && pb >= (size_t)g->OW ? (pb + (size_t)g->OW - 1u) / (size_t)g->OW * (size_t)g->OW
+                                                : (pb + 5u) / 6u * 6u;
         t.pblk = (int64_t)(pb < 12u ? 12u : pb < (size_t)g->pblk ? pb : (size_t)g->pblk);
         nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
     }

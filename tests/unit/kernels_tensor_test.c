@@ -627,16 +627,17 @@ static void test_conv_large(void)
         s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0;
         cspec_derive(&s);
         CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 1x1 K=2100 on panels");
-        /* rows of at least 24 output pixels read in place (kernel rows as segments, those in the
+        /* rows of at least 8 output pixels read in place (kernel rows as segments, those in the
            padding skipped, border pixels through patch rows): two images, strides 1 and 2 along
-           x, dilation along y, a 1x1 stride-2 shortcut, a 3-channel 7x7 stem, K over 2 blocks; up to
-           64 output channels (the panel blocks of 8, 16, 32, 48, 64 columns) */
+           x, dilation along y, a 1x1 stride-2 shortcut, a 3-channel 7x7 stem, K over 2 blocks,
+           rows of 8 and 9 pixels; up to 64 output channels (the panel blocks of 8 to 64 columns) */
         static const struct {
             int64_t N, IH, IW, IC, OC, KH, KW, sy, sx, dy, pt, pb, pl, pr;
         } rw[] = {{2, 5, 30, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},    {1, 6, 53, 5, 56, 3, 3, 2, 2, 1, 1, 0, 1, 1},
                   {1, 7, 55, 9, 40, 1, 1, 2, 2, 1, 0, 0, 0, 0},    {1, 9, 31, 4, 16, 3, 3, 1, 1, 2, 2, 2, 1, 1},
                   {1, 12, 58, 3, 64, 7, 7, 2, 2, 1, 3, 2, 3, 2},   {1, 4, 26, 130, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-                  {1, 3, 24, 6, 8, 3, 5, 1, 1, 1, 0, 0, 2, 2}};
+                  {1, 3, 24, 6, 8, 3, 5, 1, 1, 1, 0, 0, 2, 2},     {2, 9, 8, 32, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                  {1, 10, 17, 16, 40, 3, 3, 2, 2, 1, 1, 0, 1, 0}};
         for (size_t i = 0; i < sizeof rw / sizeof rw[0]; i++) {
             s.N = rw[i].N, s.IH = rw[i].IH, s.IW = rw[i].IW, s.IC = rw[i].IC, s.OC = rw[i].OC, s.bc = i % 2 ? 1 : rw[i].OC;
             s.KH = rw[i].KH, s.KW = rw[i].KW, s.stride[0] = rw[i].sy, s.stride[1] = rw[i].sx, s.dil[0] = rw[i].dy;
