@@ -4,6 +4,7 @@
 
     bench/vs_ort.py [--tosac build/gcc/tosac] [--base OTHER_TOSAC] [--models build/gcc/tests/zoo/models]
                     [--rounds 3] [--runs 10] [--min-time 0.3] [--threads 1,2] [--only resnet18,...]
+                    [--kinds fp32,int8]
 
 FP32: tosac's program compiled from the ONNX model against onnxruntime (graph optimisation 'all')
 on the same model. INT8: tosac's INT program (`--target TOSA-1.0+INT`, 4 random calibration
@@ -108,7 +109,9 @@ def main():
                     help="seconds of timed invokes per process at least (more runs for small models)")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--only", help="comma-separated model names")
+    ap.add_argument("--kinds", default="fp32,int8", help="comma-separated: fp32, int8 (int8: compile and quantize too)")
     a = ap.parse_args()
+    want = set(a.kinds.split(","))
     threads = [int(t) for t in a.threads.split(",")]
     names = sorted(f[:-5] for f in os.listdir(a.models)
                    if f.endswith(".onnx") and os.path.exists(os.path.join(a.models, f[:-5] + ".input.npy")))
@@ -128,12 +131,13 @@ def main():
         except subprocess.CalledProcessError as e:
             print(f"skip {n}: FP32 compile failed: {e.stderr.strip()[-200:]}", file=sys.stderr)
             continue
-        kinds = [("fp32", fp, onnx)]
+        kinds = [("fp32", fp, onnx)] if "fp32" in want else []
         try:
-            run([a.tosac, "compile", onnx, "-o", i8, "--target", "TOSA-1.0+INT", "--calibrate", "random",
-                 "--calib-samples", "4"])
-            run([PY, os.path.join(ROOT, "tools", "quant", "make_qdq.py"), onnx, inp, qdq])
-            kinds.append(("int8", i8, qdq))
+            if "int8" in want:
+                run([a.tosac, "compile", onnx, "-o", i8, "--target", "TOSA-1.0+INT", "--calibrate", "random",
+                     "--calib-samples", "4"])
+                run([PY, os.path.join(ROOT, "tools", "quant", "make_qdq.py"), onnx, inp, qdq])
+                kinds.append(("int8", i8, qdq))
         except subprocess.CalledProcessError as e:
             print(f"no INT8 for {n}: {(e.stderr or '').strip()[-200:]}", file=sys.stderr)
         gflop[n] = model_gflop(onnx)
