@@ -233,8 +233,24 @@ static void transpose(bcase *c, int64_t H, int64_t W, int64_t C)
     c->unit = "elem";
 }
 
-/* CONV2D with stride s and pads [top, bottom, left, right] (stems, narrow and odd channel counts) */
-/* with q (int8): followed by a per-channel RESCALE to int8 (shifts 38 to 41), which the runtime fuses
+/* The quantizer's RESCALE of int32 sums (shape sh) to int8 (single rounding, zero points 0 / -3):
+   per channel with n > 1 multipliers and shifts, else per tensor. */
+static tosac_value *rescale_to_i8(tosac_block *b, tosac_value *in, const int64_t sh[4], int64_t n, const int32_t *mult,
+                                  const int8_t *shift)
+{
+    tosac_value *rops[5] = {in, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &n, mult, (size_t)n * 4),
+                            tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &n, shift, (size_t)n),
+                            zp(b, "rizp", TOSAC_DTYPE_INT32, 0), zp(b, "rozp", TOSAC_DTYPE_INT8, -3)};
+    tosac_value *q = tosac_block_add_tensor(b, "q", TOSAC_DTYPE_INT8, 4, sh);
+    tosac_node *r = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, rops, 1, &q);
+    tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
+    tosac_node_set_int(r, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
+    tosac_node_set_int(r, TOSAC_ATTR_RESCALE_per_channel, n > 1);
+    return q;
+}
+
+/* CONV2D with stride s and pads [top, bottom, left, right] (stems, narrow and odd channel counts);
+   with q (int8): followed by a per-channel RESCALE to int8 (shifts 38 to 41), which the runtime fuses
    into the convolution as it does in a quantized model */
 static void conv_sq(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, int64_t OC, int64_t K, int32_t s,
                     const int32_t pad[4], bool q)
@@ -258,16 +274,8 @@ static void conv_sq(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t IC, i
         int32_t *mult = malloc((size_t)OC * sizeof *mult);
         int8_t *shift = malloc((size_t)OC);
         for (int64_t j = 0; j < OC; j++) mult[j] = (int32_t)(0x40000000u + rnd() % 0x3FFFFFFFu), shift[j] = (int8_t)(38 + rnd() % 4);
-        tosac_value *rops[5] = {out, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &OC, mult, (size_t)OC * 4),
-                                tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &OC, shift, (size_t)OC),
-                                zp(b, "rizp", TOSAC_DTYPE_INT32, 0), zp(b, "rozp", TOSAC_DTYPE_INT8, -3)};
+        out = rescale_to_i8(b, out, out_s, OC, mult, shift);
         free(mult), free(shift);
-        tosac_value *qv = tosac_block_add_tensor(b, "q", TOSAC_DTYPE_INT8, 4, out_s);
-        tosac_node *r = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, rops, 1, &qv);
-        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
-        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
-        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_per_channel, 1);
-        out = qv;
     }
     tosac_block_add_output(b, out);
     c->work = (double)(OH * OW * OC * IC * K * K);
@@ -292,7 +300,7 @@ static void dwconv(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t C, int
     tosac_dtype acc = i8 ? TOSAC_DTYPE_INT32 : TOSAC_DTYPE_FP32;
     int32_t p0 = (int32_t)(K / 2), p1 = (int32_t)(K / 2 - (s - 1));
     int64_t OH = (H + p0 + p1 - K) / s + 1, OW = (W + p0 + p1 - K) / s + 1;
-    const int64_t in_s[] = {1, H, W, C}, w_s[] = {K, K, C, 1}, b_s[] = {C}, out_s[] = {1, OH, OW, C}, one = 1;
+    const int64_t in_s[] = {1, H, W, C}, w_s[] = {K, K, C, 1}, b_s[] = {C}, out_s[] = {1, OH, OW, C};
     tosac_value *in = tosac_block_add_tensor(b, "in", t, 4, in_s);
     tosac_block_add_input(b, in);
     tosac_value *ops[5] = {in, rconst(b, "w", t, 4, w_s), rconst(b, "bias", acc, 1, b_s), zp(b, "izp", t, i8 ? -5 : 0),
@@ -307,15 +315,7 @@ static void dwconv(bcase *c, tosac_dtype t, int64_t H, int64_t W, int64_t C, int
     if (i8) {
         const int32_t mult = 1518500250;
         const int8_t shift = 45;
-        tosac_value *rops[5] = {out, tosac_block_add_const(b, "m", TOSAC_DTYPE_INT32, 1, &one, &mult, 4),
-                                tosac_block_add_const(b, "s", TOSAC_DTYPE_INT8, 1, &one, &shift, 1),
-                                zp(b, "rizp", TOSAC_DTYPE_INT32, 0), zp(b, "rozp", TOSAC_DTYPE_INT8, -3)};
-        tosac_value *q = tosac_block_add_tensor(b, "q", TOSAC_DTYPE_INT8, 4, out_s);
-        tosac_node *r = tosac_block_add_node(b, TOSAC_OP_RESCALE, 5, rops, 1, &q);
-        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_scale32, 1);
-        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_rounding_mode, TOSAC_ROUND_SINGLE);
-        tosac_node_set_int(r, TOSAC_ATTR_RESCALE_input_unsigned, 0);
-        out = q;
+        out = rescale_to_i8(b, out, out_s, 1, &mult, &shift);
     }
     tosac_block_add_output(b, out);
     c->work = (double)(OH * OW * C * K * K);

@@ -216,6 +216,15 @@ static void test_table(void)
     tosac_diag_destroy(d);
 }
 
+/* y = CLAMP(x, lo, hi), NaN propagated */
+static void add_clamp(tosac_block *b, tosac_value *x, tosac_value *y, float lo, float hi)
+{
+    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &x, 1, &y);
+    tosac_node_set_bytes(c, 0, &lo, 4);
+    tosac_node_set_bytes(c, 1, &hi, 4);
+    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+}
+
 /* A hand-built FP graph: x[1,4,4,8] -> SIGMOID -> MUL(x, .) (SiLU) -> y, and z = CLAMP(x, 0, 6). */
 static tosac_graph *silu_graph(void)
 {
@@ -232,11 +241,7 @@ static tosac_graph *silu_graph(void)
     tosac_block_add_node(b, TOSAC_OP_SIGMOID, 1, &x, 1, &s);
     tosac_value *mi[3] = {x, s, shift};
     tosac_block_add_node(b, TOSAC_OP_MUL, 3, mi, 1, &y);
-    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &x, 1, &z);
-    float lo = 0, hi = 6;
-    tosac_node_set_bytes(c, 0, &lo, 4);
-    tosac_node_set_bytes(c, 1, &hi, 4);
-    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+    add_clamp(b, x, z, 0, 6);
     tosac_block_add_output(b, y);
     tosac_block_add_output(b, z);
     tosac_graph_link(g);
@@ -617,11 +622,7 @@ static void test_report_kept(void)
     tosac_block_add_input(b, x);
     tosac_value *ai[2] = {x, x};
     tosac_block_add_node(b, TOSAC_OP_ADD, 2, ai, 1, &a);
-    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &a, 1, &z);
-    float lo = 0, hi = 6;
-    tosac_node_set_bytes(c, 0, &lo, 4);
-    tosac_node_set_bytes(c, 1, &hi, 4);
-    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+    add_clamp(b, a, z, 0, 6);
     tosac_block_add_output(b, a);
     tosac_block_add_output(b, z);
     tosac_graph_link(g);
@@ -886,11 +887,8 @@ static void derived_stats(tosac_quant_calib_method method, bool inf)
     tosac_value *y = tosac_block_add_tensor(b, "y", TOSAC_DTYPE_FP32, 3, sh);
     tosac_value *r = tosac_block_add_tensor(b, "r", TOSAC_DTYPE_FP32, 3, sh);
     tosac_block_add_input(b, x);
-    tosac_node *c = tosac_block_add_node(b, TOSAC_OP_CLAMP, 1, &x, 1, &y);
-    float lo = -1.0f, hi = 9.0f;
-    tosac_node_set_bytes(c, 0, &lo, 4);
-    tosac_node_set_bytes(c, 1, &hi, 4);
-    tosac_node_set_int(c, 2, TOSAC_NAN_PROPAGATE);
+    const float lo = -1.0f, hi = 9.0f;
+    add_clamp(b, x, y, lo, hi);
     tosac_block_add_node(b, TOSAC_OP_IDENTITY, 1, &x, 1, &r);
     tosac_block_add_output(b, y);
     tosac_block_add_output(b, r);
