@@ -11,7 +11,7 @@ that per-invoke overheads (onnxruntime-node's await, tosac's input decode) weigh
 bench/vs_ort.py (tosac `run --time`: median in-process invoke; onnxruntime: bench/ort_time.js).
 Prints per layer: milliseconds, tosac / ort, GMAC/s of tosac.
 """
-import argparse, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, atexit, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -118,6 +118,9 @@ def main():
     threads = [int(t) for t in a.threads.split(",")]
     layers = [l for l in LAYERS if not a.only or any(s in l[0] for s in a.only.split(","))]
     work = a.keep or tempfile.mkdtemp(prefix="conv_layers.")
+    if not a.keep:  # removed on any exit, a kill with SIGTERM included
+        atexit.register(shutil.rmtree, work, True)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(work, exist_ok=True)
     engines = [("tosac", a.tosac)] + ([("base", a.base)] if a.base else [])
     cfgs, macs = [], {}

@@ -24,7 +24,7 @@ runs; INT8 rows: its int8 vpdpbusd peak). --base adds a second tosac binary (e.g
 build) timed in the same rounds.
 The machine may be shared: the load average is printed with the results, ratios are what count.
 """
-import argparse, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, atexit, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
@@ -120,6 +120,9 @@ def main():
         names = [n for n in names if n in keep]
     engines = [("tosac", a.tosac)] + ([("base", a.base)] if a.base else [])
     work = tempfile.mkdtemp(prefix="vs_ort.")
+    # the compiled programs are ~300 MB: remove them on any exit, a kill with SIGTERM included
+    atexit.register(shutil.rmtree, work, True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     cfgs = []  # ((model, kind, threads), engine, callable)
     gflop = {}
     peak = peak_gflops(a.tosac)
