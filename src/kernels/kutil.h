@@ -108,11 +108,12 @@ static inline int64_t tosac_kattr_or(const tosac_kcall *c, unsigned id, int64_t 
     return c->attr ? tosac_kattr_int(c, id, def) : def;
 }
 
-/* Entry i of the int32 list attribute `id`, or `def` when the field is absent or shorter. */
+/* Entry i of the int32 list attribute `id`, or `def` when the call has no attributes or the field
+   is absent or shorter. */
 static inline int64_t tosac_kattr_at(const tosac_kcall *c, unsigned id, int i, int64_t def)
 {
-    const int32_t *v = tosac_kattr_ints(c, id);
-    if (!c->attr[id].present || !v || (uint32_t)i >= c->attr[id].len) return def;
+    const int32_t *v = c->attr ? tosac_kattr_ints(c, id) : NULL;
+    if (!v || !c->attr[id].present || (uint32_t)i >= c->attr[id].len) return def;
     return v[i];
 }
 

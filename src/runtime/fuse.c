@@ -27,6 +27,7 @@
 
 #include "core/alloc.h"
 #include "kernels/k_epilogue.h"
+#include "kernels/kutil.h"
 #include "runtime/program.h"
 
 /* The only operator reading value v, if v is an ordinary arena value of its instance read by
@@ -36,13 +37,6 @@ static uint32_t sole_reader(const tosac_program *p, uint32_t v, const uint32_t *
     const rt_val *x = &p->vals[v];
     if (x->kind != RV_ARENA || x->block_io || readers[v] == RT_NONE) return RT_NONE;
     return readers[v];
-}
-
-/* Entry i of the int32 list attribute id of call c (def when absent or shorter). */
-static int64_t attr_at(const tosac_kcall *c, unsigned id, uint32_t i, int64_t def)
-{
-    const int32_t *v = c->attr ? tosac_kattr_ints(c, id) : NULL;
-    return v && c->attr[id].present && i < c->attr[id].len ? v[i] : def;
 }
 
 /* Elements of a chain block (rounded to whole rows): the block's intermediates stay in the
@@ -160,7 +154,7 @@ static bool rows_conv(const tosac_program *p, uint32_t r, uint32_t y)
         out->f64 || w->shape[1] != 1 || w->shape[2] != 1 || in->shape[1] != out->shape[1] || in->shape[2] != out->shape[2])
         return false;
     for (uint32_t i = 0; i < 4; i++)
-        if (attr_at(c, TOSAC_ATTR_CONV2D_pad, i, 0) != 0 || (i < 2 && attr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1)) return false;
+        if (tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, i, 0) != 0 || (i < 2 && tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1)) return false;
     return true;
 }
 
@@ -323,8 +317,8 @@ static bool conv_reads_within(const rt_op *r, int64_t h, int64_t w)
     const tosac_ktensor *wt = &c->in[1], *out = &c->out[0];
     if (wt->rank != 4 || out->rank != 4) return false;
     const int64_t kh = wt->shape[dw ? 0 : 1], kw = wt->shape[dw ? 1 : 2];
-    const int64_t last_y = (out->shape[1] - 1) * attr_at(c, str, 0, 1) - attr_at(c, pad, 0, 0) + (kh - 1) * attr_at(c, dil, 0, 1);
-    const int64_t last_x = (out->shape[2] - 1) * attr_at(c, str, 1, 1) - attr_at(c, pad, 2, 0) + (kw - 1) * attr_at(c, dil, 1, 1);
+    const int64_t last_y = (out->shape[1] - 1) * tosac_kattr_at(c, str, 0, 1) - tosac_kattr_at(c, pad, 0, 0) + (kh - 1) * tosac_kattr_at(c, dil, 0, 1);
+    const int64_t last_x = (out->shape[2] - 1) * tosac_kattr_at(c, str, 1, 1) - tosac_kattr_at(c, pad, 2, 0) + (kw - 1) * tosac_kattr_at(c, dil, 1, 1);
     return out->shape[1] > 0 && out->shape[2] > 0 && last_y < h && last_x < w;
 }
 
