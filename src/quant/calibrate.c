@@ -495,6 +495,7 @@ typedef struct cal_par {
     tosac_diag **d;             /* per worker */
     tosac_status *s;            /* per worker */
     const float *const *x;      /* sample k's inputs: x + k * n_in */
+    const uint32_t *order;      /* task k runs sample order[k] */
     uint32_t n_in, n_samples;
     const tosac_quant_opts *o;
     _Atomic uint32_t done;      /* samples finished */
@@ -506,7 +507,8 @@ static void sample_task(void *ctx, uint32_t worker, size_t begin, size_t end)
 {
     cal_par *cp = ctx;
     for (size_t k = begin; k < end && !cp->failed; k++) {
-        tosac_status s = run_sample(&cp->c[worker], (uint32_t)k, cp->x + k * cp->n_in, cp->d[worker]);
+        uint32_t sample = cp->order[k];
+        tosac_status s = run_sample(&cp->c[worker], sample, cp->x + (size_t)sample * cp->n_in, cp->d[worker]);
         if (s != TOSAC_OK) {
             cp->s[worker] = s;
             cp->failed = true;
@@ -554,8 +556,17 @@ static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, c
         wst[w] = TOSAC_OK;
         if (q[w]) tosac_program_set_op_callback(q[w], on_op, &cc[w]);
     }
+    /* the pool hands worker w the tasks [n * w / T, n * (w + 1) / T) first: the samples whose
+       values the report keeps (each also copied) go one to each worker's first task */
+    uint32_t *order = s == TOSAC_OK ? malloc(n_samples * sizeof *order) : NULL;
+    if (!order) s = TOSAC_ERR_UNSUPPORTED;
+    uint32_t kept = keep ? keep->vals.n_samples : 0, spread = kept < T ? kept : T, next = spread;
+    for (uint32_t k = 0; order && k < n_samples; k++) order[k] = UINT32_MAX;
+    for (uint32_t w = 0; order && w < spread; w++) order[(size_t)n_samples * w / T] = w;
+    for (uint32_t k = 0; order && k < n_samples; k++)
+        if (order[k] == UINT32_MAX) order[k] = next++;
     if (s == TOSAC_OK) {
-        cal_par cp = {cc, wd, wst, x, tosac_program_input_count(p), n_samples, o, 0, false, 0};
+        cal_par cp = {cc, wd, wst, x, order, tosac_program_input_count(p), n_samples, o, 0, false, 0};
         tosac_program_parallel_for(p, sample_task, &cp, n_samples);
         for (uint32_t w = 0; w < T; w++) {
             if (s == TOSAC_OK && wst[w] != TOSAC_OK) s = wst[w];
@@ -568,6 +579,7 @@ static tosac_status calibrate_parallel(tosac_program *p, const tosac_graph *g, c
         }
         if (s == TOSAC_OK && o->progress && cp.reported < n_samples) o->progress(o->progress_user, n_samples, n_samples);
     }
+    free(order);
     for (uint32_t w = 0; w < T; w++) {
         ws[w].raw_bin = NULL; /* st's */
         quant_stats_free(&ws[w]);
