@@ -4,8 +4,10 @@
  * exporter left separate) becomes the convolution alone with scaled weights and bias:
  *     conv(x, W, b) * s + a  ==  conv(x, W * s[oc], b * s + a)
  * It runs after layout and fold_constants, when the channel is the last axis and the per-channel
- * operands are constants of shape [1, ..., 1, OC] (or all ones). The convolution's own weight and
- * bias constants are never modified in place (they may be shared): new ones are made.
+ * operands are constants of shape [1, ..., 1, OC] (or all ones). New weight and bias constants
+ * are made; the new weights take over the old ones' bytes and are scaled in place when nothing
+ * else reads them (the import's own copy: one copy of the weights fewer, which on a large model
+ * is mostly the cost of faulting fresh pages in), else they are a scaled copy.
  */
 #include <string.h>
 
@@ -79,6 +81,25 @@ static tosac_node *sole_consumer(tosac_block *b, const tosac_value *y)
     return NULL;
 }
 
+/* Whether w's bytes are its own: read by one operator input, and shared with no other value of
+   the graph (fold_constants gives a RESHAPE of a constant the same bytes). */
+static bool sole_owner(const tosac_graph *g, const tosac_block *b, const tosac_value *w)
+{
+    if (w->n_uses != 1 || !w->producer || w->variable) return false;
+    for (uint32_t k = 0; k < b->n_outputs; k++)
+        if (b->outputs[k] == w) return false;
+    const uint8_t *lo = w->data, *hi = w->data + w->data_len;
+    for (uint32_t r = 0; r < g->n_regions; r++)
+        for (uint32_t k = 0; k < g->regions[r]->n_blocks; k++) {
+            const tosac_block *bb = g->regions[r]->blocks[k];
+            for (uint32_t t = 0; t < bb->n_tensors; t++) {
+                const tosac_value *v = bb->tensors[t];
+                if (v != w && v->data && v->data < hi && lo < v->data + v->data_len) return false;
+            }
+        }
+    return true;
+}
+
 static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
 {
     tosac_block *b = pc->b;
@@ -90,7 +111,7 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
     int64_t nb = tosac_value_nelem(bias);
     if (nb != 1 && nb != oc) return TOSAC_OK;
     conv_fold f = {oc, NULL, NULL, tosac_value_nelem(w)};
-    bool changed = false;
+    bool changed = false, own = false;
     for (;;) {
         tosac_node *m = sole_consumer(b, y);
         if (!m || m->n_outputs != 1 || m->outputs[0]->dtype != TOSAC_DTYPE_FP32) break;
@@ -105,11 +126,13 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
         if (after && after->op == TOSAC_OP_CAST && after->outputs[0]->dtype == TOSAC_DTYPE_INT32) break;
         if (!kind) break;
         if (!f.w) {
-            /* written once, straight into the graph's arena, and adopted as the new constants;
-               a first scale is applied while copying */
-            f.w = tosac_arena_alloc_uninit(&pc->g->arena, (size_t)(f.nw + oc) * sizeof(float));
-            if (!f.w) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
-            f.bias = f.w + f.nw;
+            /* written once, straight into the graph's arena (or w's own bytes, in place), and
+               adopted as the new constants; a first scale is applied while copying */
+            own = sole_owner(pc->g, b, w);
+            f.w = own ? (float *)(uintptr_t)w->data
+                      : tosac_arena_alloc_uninit(&pc->g->arena, (size_t)f.nw * sizeof(float));
+            f.bias = tosac_arena_alloc_uninit(&pc->g->arena, (size_t)oc * sizeof(float));
+            if (!f.w || !f.bias) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
             for (int64_t c = 0; c < oc; c++) memcpy(&f.bias[c], bias->data + 4 * (nb == 1 ? 0 : c), 4);
             scale_weights(n, w, (const float *)(const void *)w->data, f.w, f.nw, kind == 1 ? v : NULL);
             if (kind == 1)
@@ -140,6 +163,13 @@ static tosac_status fold_one(pass_ctx *pc, tosac_node *n, float *chan)
     if (!nbias) return tosac_diag_add(pc->d, TOSAC_ERR_NOMEM, "out of memory");
     n->inputs[1] = nw;
     n->inputs[2] = nbias;
+    /* the old constant no longer has bytes of its own: gone now, not compared by
+       dedupe_constants first */
+    if (own) {
+        w->producer->dead = true;
+        w->producer = NULL;
+        w->n_uses = 0;
+    }
     return TOSAC_OK;
 }
 

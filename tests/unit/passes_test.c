@@ -496,6 +496,40 @@ static void test_fold_conv_affine(void)
     }
 }
 
+/* The folded weights take over the convolution's own weight bytes, scaled in place; weights that
+   another operator reads, or whose bytes another constant shares, are left as they were. */
+static void test_fold_conv_affine_in_place(void)
+{
+    for (int share = 0; share < 3; share++) { /* 0 sole owner, 1 a second reader, 2 shared bytes */
+        tosac_graph *ref = build_conv_bn(false), *g = build_conv_bn(false);
+        tosac_block *b = g->regions[0]->blocks[0];
+        tosac_value *w = NULL;
+        for (uint32_t i = 0; i < b->n_nodes; i++)
+            if (b->nodes[i]->op == TOSAC_OP_CONV2D) w = b->nodes[i]->inputs[1];
+        const uint8_t *bytes = w->data;
+        size_t len = w->data_len;
+        uint8_t *before = malloc(len);
+        memcpy(before, bytes, len);
+        tosac_value *other = share == 1 ? w
+                             : share == 2 ? tosac_block_add_const_adopt(b, "alias", w->dtype, w->rank, w->shape, bytes, len)
+                                          : NULL;
+        if (other) tosac_block_add_output(b, op1(b, TOSAC_OP_ABS, other, other->rank, other->shape));
+        const pass_fn fns[] = {pass_fold_conv_affine, pass_dce};
+        EXPECT(run_passes(g, fns, 2));
+        EXPECT_EQ_I(count_op(g, TOSAC_OP_MUL) + count_op(g, TOSAC_OP_ADD) + count_op(g, TOSAC_OP_SUB), 0);
+        double e = compare(g, ref);
+        EXPECT(e >= 0 && e < 1e-6);
+        const tosac_value *nw = NULL;
+        for (uint32_t i = 0; i < b->n_nodes; i++)
+            if (b->nodes[i]->op == TOSAC_OP_CONV2D) nw = b->nodes[i]->inputs[1];
+        EXPECT(nw && (nw->data == bytes) == (share == 0));
+        EXPECT((memcmp(before, bytes, len) == 0) == (share != 0));
+        free(before);
+        tosac_graph_destroy(ref);
+        tosac_graph_destroy(g);
+    }
+}
+
 /* MATMUL [1,2,4] x const [1,4,3] -> RESHAPE [2,3] -> ADD bias [1,3] -> MUL [1,3] -> SUB [1,1] (a
    Gemm and an inference BatchNormalization1d); with_bn false: the Gemm alone. */
 static tosac_graph *build_gemm_bn(bool with_bn)
@@ -553,6 +587,7 @@ int main(void)
     RUN(test_dedupe_constants);
     RUN(test_output_fanout);
     RUN(test_fold_conv_affine);
+    RUN(test_fold_conv_affine_in_place);
     RUN(test_fold_gemm_bn);
     return test_summary();
 }
