@@ -135,10 +135,9 @@ static void chain_view(tosac_ktensor *t, size_t code, int64_t r0, int64_t nr, in
 
 /* A strip member's operand j for the strip at element e = row * cols + col0 of the rows: *x and
    its stride (0: one value for every element). */
-static const float *strip_operand(const tosac_program *p, const rt_link *l, uint32_t j, uint8_t *blk, int64_t e, int64_t col0,
-                                  int64_t *stride)
+static inline const float *strip_operand(const tosac_ktensor *t, const rt_link *l, uint32_t j, uint8_t *blk, int64_t e,
+                                         int64_t col0, int64_t *stride)
 {
-    const tosac_ktensor *t = &p->kt[p->ops[l->op].in_base + j];
     *stride = 1;
     if (l->in[j] == RT_LINK_SLICE) return (const float *)t->data + e;
     if (l->in[j] != RT_LINK_WHOLE) return (const float *)(blk + l->in[j]);
@@ -169,10 +168,12 @@ static void chain_strips(tosac_program *p, const rt_chain *c, uint8_t *blk, int6
             const int64_t e = r * cols + j0, n = m > 1 ? m * cols : (cols - j0 < c->strip_cols ? cols - j0 : c->strip_cols);
             for (uint32_t i = 0; i < c->n_links; i++) {
                 const rt_link *l = &p->links[c->link_base + i];
+                const rt_op *op = &p->ops[l->op];
+                const tosac_ktensor *in = &p->kt[op->in_base];
                 int64_t sa, sb = 0;
-                const float *a = strip_operand(p, l, 0, blk, e, j0, &sa), *b = NULL;
-                if (l->strip.form == TOSAC_KSTRIP_BINARY) b = strip_operand(p, l, 1, blk, e, j0, &sb);
-                float *o = l->out == RT_LINK_SLICE ? (float *)p->kt[p->ops[l->op].out_base].data + e : (float *)(blk + l->out);
+                const float *a = strip_operand(in, l, 0, blk, e, j0, &sa), *b = NULL;
+                if (l->strip.form == TOSAC_KSTRIP_BINARY) b = strip_operand(in + 1, l, 1, blk, e, j0, &sb);
+                float *o = l->out == RT_LINK_SLICE ? (float *)p->kt[op->out_base].data + e : (float *)(blk + l->out);
                 tosac_kstrip_run(&l->strip, n, a, sa, b, sb, o);
             }
         }
