@@ -77,7 +77,7 @@ K_CLAMP_F32(k_clamp_f32_avx512, __attribute__((target("avx2,avx512f"))))
 #endif
 #undef K_CLAMP_F32
 
-static void k_clamp_f32(uint32_t isa, const float *x, float *y, int64_t n, float lo, float hi, bool ignore)
+void tosac_clamp_f32_isa(uint32_t isa, const float *x, float *y, int64_t n, float lo, float hi, bool ignore)
 {
 #ifdef TOSAC_KERNEL_X86
     if (isa == TOSAC_KISA_AVX512) {
@@ -93,7 +93,7 @@ static void k_clamp_f32(uint32_t isa, const float *x, float *y, int64_t n, float
     k_clamp_f32_base(x, y, n, lo, hi, ignore);
 }
 
-void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore) { k_clamp_f32(0, x, x, n, lo, hi, ignore); }
+void tosac_clamp_f32_row(float *x, int64_t n, float lo, float hi, bool ignore) { tosac_clamp_f32_isa(0, x, x, n, lo, hi, ignore); }
 
 bool tosac_clamp_f32_bounds(const tosac_kcall *clamp, float *lo, float *hi, bool *ignore)
 {
@@ -172,7 +172,7 @@ tosac_status tosac_kernel_clamp(tosac_kcall *c)
     const bool ignore = tosac_kattr_or(c, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE;
     if (t == TOSAC_DTYPE_FP32 && !in->f64) {
         /* the bounds are fp32 values, so float arithmetic is exact here */
-        k_clamp_f32(c->isa, (const float *)in->data, (float *)out->data, n, (float)flo, (float)fhi, ignore);
+        tosac_clamp_f32_isa(c->isa, (const float *)in->data, (float *)out->data, n, (float)flo, (float)fhi, ignore);
         return TOSAC_OK;
     }
     /* fp16 / bf16 storage and precise mode: every candidate result is a value of the type */

@@ -31,6 +31,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
@@ -646,6 +647,37 @@ static bool k_zp_value(const tosac_kcall *c, uint32_t i, int64_t *v, double *f)
     return true;
 }
 
+/* The fp32 row (returned; NULL: none) and the double row of FP unary op c->op. */
+static krow1 k_fp_rows1(const tosac_kcall *c, krow1 *f64)
+{
+    switch (c->op) {
+    case TOSAC_OP_ABS: *f64 = u_fabs_f64; return u_fabs_f32;
+    case TOSAC_OP_CEIL: *f64 = u_ceil_f64; return u_ceil_f32;
+    case TOSAC_OP_FLOOR: *f64 = u_floor_f64; return u_floor_f32;
+    case TOSAC_OP_RECIPROCAL: *f64 = u_recip_f64; return u_recip_f32;
+    case TOSAC_OP_RSQRT: *f64 = u_rsqrt_f64; return u_rsqrt_f32;
+    case TOSAC_OP_EXP: *f64 = u_exp_f64; return k_fast_row(c->op, c->isa);
+    case TOSAC_OP_LOG: *f64 = u_log_f64; return u_log_f32;
+    case TOSAC_OP_SIN: *f64 = u_sin_f64; return u_sin_f32;
+    case TOSAC_OP_COS: *f64 = u_cos_f64; return u_cos_f32;
+    case TOSAC_OP_TANH: *f64 = u_tanh_f64; return k_fast_row(c->op, c->isa);
+    case TOSAC_OP_ERF: *f64 = u_erf_f64; return u_erf_f32;
+    case TOSAC_OP_SIGMOID: *f64 = u_sigmoid_f64; return k_fast_row(c->op, c->isa);
+    case TOSAC_OP_NEGATE: *f64 = u_fneg_f64; return u_fneg_f32;
+    default: *f64 = NULL; return NULL;
+    }
+}
+
+/* Whether an FP NEGATE's zero points (absent ones read as 0) are 0, as TOSA requires. */
+static bool k_fneg_zp_ok(const tosac_kcall *c)
+{
+    int64_t zi;
+    double z1 = 0.0, z2 = 0.0;
+    k_zp_value(c, 1, &zi, &z1);
+    k_zp_value(c, 2, &zi, &z2);
+    return z1 == 0.0 && z2 == 0.0;
+}
+
 /* A unary row function over pieces of K_PAR_ELEMS elements as a parallel-for task (kernel.h). */
 typedef struct k1_task {
     krow1 fn;
@@ -684,32 +716,9 @@ tosac_status tosac_kernel_unary(tosac_kcall *c)
     memset(&k, 0, sizeof k);
 
     if (tosac_dtype_is_float(t)) {
-        krow1 f32 = NULL, f64 = NULL;
-        switch (c->op) {
-        case TOSAC_OP_ABS: f32 = u_fabs_f32, f64 = u_fabs_f64; break;
-        case TOSAC_OP_CEIL: f32 = u_ceil_f32, f64 = u_ceil_f64; break;
-        case TOSAC_OP_FLOOR: f32 = u_floor_f32, f64 = u_floor_f64; break;
-        case TOSAC_OP_RECIPROCAL: f32 = u_recip_f32, f64 = u_recip_f64; break;
-        case TOSAC_OP_RSQRT: f32 = u_rsqrt_f32, f64 = u_rsqrt_f64; break;
-        case TOSAC_OP_EXP: f32 = k_fast_row(c->op, c->isa), f64 = u_exp_f64; break;
-        case TOSAC_OP_LOG: f32 = u_log_f32, f64 = u_log_f64; break;
-        case TOSAC_OP_SIN: f32 = u_sin_f32, f64 = u_sin_f64; break;
-        case TOSAC_OP_COS: f32 = u_cos_f32, f64 = u_cos_f64; break;
-        case TOSAC_OP_TANH: f32 = k_fast_row(c->op, c->isa), f64 = u_tanh_f64; break;
-        case TOSAC_OP_ERF: f32 = u_erf_f32, f64 = u_erf_f64; break;
-        case TOSAC_OP_SIGMOID: f32 = k_fast_row(c->op, c->isa), f64 = u_sigmoid_f64; break;
-        case TOSAC_OP_NEGATE: {
-            int64_t zi;
-            double z1 = 0.0, z2 = 0.0;
-            k_zp_value(c, 1, &zi, &z1);
-            k_zp_value(c, 2, &zi, &z2);
-            if (z1 != 0.0 || z2 != 0.0)
-                return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "NEGATE: zero points must be 0 for FP types");
-            f32 = u_fneg_f32, f64 = u_fneg_f64;
-            break;
-        }
-        default: break;
-        }
+        if (c->op == TOSAC_OP_NEGATE && !k_fneg_zp_ok(c))
+            return tosac_kfail(c, TOSAC_ERR_TOSA_ERROR, "NEGATE: zero points must be 0 for FP types");
+        krow1 f64 = NULL, f32 = k_fp_rows1(c, &f64);
         if (!f32) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "unary: op not supported for FP types");
         /* no FP unary op has a data-dependent REQUIRE: the rows cannot fail */
         k.in_t = t;
@@ -858,6 +867,32 @@ K_FP_CMP(b_feq, r = (uint8_t)(a == b))
 K_FP_CMP(b_fgt, r = (uint8_t)(a > b))
 K_FP_CMP(b_fge, r = (uint8_t)(a >= b))
 
+/* The fp32 row of the variant c->isa picks (returned; NULL: none) and the double row of FP ADD,
+   SUB, MUL, MAXIMUM or MINIMUM. */
+static krow2 k_fp_rows2(const tosac_kcall *c, krow2 *f64)
+{
+    switch (c->op) {
+    case TOSAC_OP_ADD: *f64 = b_fadd_f64; return K_F32_ROW(c->isa, b_fadd);
+    case TOSAC_OP_SUB: *f64 = b_fsub_f64; return K_F32_ROW(c->isa, b_fsub);
+    case TOSAC_OP_MUL: *f64 = b_fmul_f64; return K_F32_ROW(c->isa, b_fmul);
+    case TOSAC_OP_MAXIMUM:
+        if (tosac_kattr_or(c, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE) {
+            *f64 = b_fmax_i_f64;
+            return K_F32_ROW(c->isa, b_fmax_i);
+        }
+        *f64 = b_fmax_p_f64;
+        return K_F32_ROW(c->isa, b_fmax_p);
+    case TOSAC_OP_MINIMUM:
+        if (tosac_kattr_or(c, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE) {
+            *f64 = b_fmin_i_f64;
+            return K_F32_ROW(c->isa, b_fmin_i);
+        }
+        *f64 = b_fmin_p_f64;
+        return K_F32_ROW(c->isa, b_fmin_p);
+    default: *f64 = NULL; return NULL;
+    }
+}
+
 /* FP binary: picks the float row, the double row (precise mode) or the staged double row. */
 static tosac_status k_run2_fp(tosac_kcall *c, krow2 f32, krow2 f64, kargs *k, const char *why)
 {
@@ -903,7 +938,8 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
                                "MUL: REQUIRE 0 <= shift <= 63 and shift == 0 unless the input is INT32 failed");
         if (fp) {
             if (to != t) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "MUL: FP output type differs from the input");
-            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmul), b_fmul_f64, &k, NULL);
+            krow2 f64, f32 = k_fp_rows2(c, &f64);
+            return k_run2_fp(c, f32, f64, &k, NULL);
         }
         krow2 fn = NULL;
         if (to == TOSAC_DTYPE_INT32) {
@@ -917,16 +953,13 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
 
     if (fp) {
         switch (c->op) {
-        case TOSAC_OP_ADD: return k_run2_fp(c, K_F32_ROW(c->isa, b_fadd), b_fadd_f64, &k, NULL);
-        case TOSAC_OP_SUB: return k_run2_fp(c, K_F32_ROW(c->isa, b_fsub), b_fsub_f64, &k, NULL);
+        case TOSAC_OP_ADD:
+        case TOSAC_OP_SUB:
         case TOSAC_OP_MAXIMUM:
-            if (tosac_kattr_or(c, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
-                return k_run2_fp(c, K_F32_ROW(c->isa, b_fmax_i), b_fmax_i_f64, &k, NULL);
-            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmax_p), b_fmax_p_f64, &k, NULL);
-        case TOSAC_OP_MINIMUM:
-            if (tosac_kattr_or(c, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE) == TOSAC_NAN_IGNORE)
-                return k_run2_fp(c, K_F32_ROW(c->isa, b_fmin_i), b_fmin_i_f64, &k, NULL);
-            return k_run2_fp(c, K_F32_ROW(c->isa, b_fmin_p), b_fmin_p_f64, &k, NULL);
+        case TOSAC_OP_MINIMUM: {
+            krow2 f64, f32 = k_fp_rows2(c, &f64);
+            return k_run2_fp(c, f32, f64, &k, NULL);
+        }
         case TOSAC_OP_POW:
             return k_run2_fp(c, b_pow_f32, b_pow_f64, &k,
                              "POW: REQUIRE x >= 0, x > 0 or y > 0, and finite non-NaN inputs failed");
@@ -984,6 +1017,53 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
 }
 
 TOSAC_KERNEL_NO_PREPARE(binary)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Strips (k_epilogue.h): the rows above, one operator at a time, for the runtime's chains      */
+
+/* Whether t holds fp32 values as floats (not precise-mode doubles). */
+static bool k_f32_operand(const tosac_ktensor *t) { return t->dtype == TOSAC_DTYPE_FP32 && !t->f64; }
+
+bool tosac_kstrip_of(const tosac_kcall *c, tosac_kstrip *s)
+{
+    memset(s, 0, sizeof *s);
+    s->isa = c->isa;
+    if (c->isa == TOSAC_KISA_MVE || c->n_out != 1 || c->n_in < 1 || !k_f32_operand(&c->in[0]) || !k_f32_operand(&c->out[0]))
+        return false;
+    if (c->op == TOSAC_OP_CLAMP) {
+        s->form = TOSAC_KSTRIP_CLAMP;
+        return tosac_clamp_f32_bounds(c, &s->lo, &s->hi, &s->ignore);
+    }
+    krow1 u64, u = k_fp_rows1(c, &u64);
+    if (u && c->in[0].nelem == c->out[0].nelem) {
+        /* NEGATE: zero points known now (constants) and 0, so the kernel cannot fail */
+        for (uint32_t i = 1; c->op == TOSAC_OP_NEGATE && i < 3 && i < c->n_in; i++)
+            if (c->in[i].nelem >= 1 && (!c->in[i].constant || !c->in[i].data)) return false;
+        if (c->op == TOSAC_OP_NEGATE && !k_fneg_zp_ok(c)) return false;
+        s->form = TOSAC_KSTRIP_UNARY;
+        s->fn = (void (*)(void))u;
+        return true;
+    }
+    krow2 b64, b = k_fp_rows2(c, &b64);
+    if (!b || c->n_in < 2 || !k_f32_operand(&c->in[1])) return false;
+    /* MUL: a shift operand known now (a constant) and 0 */
+    if (c->op == TOSAC_OP_MUL && c->n_in >= 3 && c->in[2].nelem >= 1 &&
+        (!c->in[2].constant || !c->in[2].data || tosac_kload_int(&c->in[2], 0) != 0))
+        return false;
+    s->form = TOSAC_KSTRIP_BINARY;
+    s->fn = (void (*)(void))b;
+    return true;
+}
+
+void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o)
+{
+    switch (s->form) {
+    case TOSAC_KSTRIP_UNARY: ((krow1)s->fn)(n, a, o, NULL); break;
+    case TOSAC_KSTRIP_BINARY: ((krow2)s->fn)(n, a, sa, b, sb, o, NULL); break;
+    case TOSAC_KSTRIP_CLAMP: tosac_clamp_f32_isa(s->isa, a, o, n, s->lo, s->hi, s->ignore); break;
+    default: break;
+    }
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* SELECT: output = input1 ? input2 : input3, three-way broadcast, any element type             */

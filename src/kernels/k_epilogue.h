@@ -35,6 +35,29 @@ tosac_status tosac_epilogue_store_cols(tosac_kcall *c, int32_t *acc, int64_t ld,
 struct tosac_gemm_rq;
 bool tosac_epilogue_rq(const tosac_kcall *c, struct tosac_gemm_rq *rq);
 
+/*
+ * Strips: an fp32 elementwise operator as one row function, so that the runtime can run a chain
+ * of them (tails, prologues, standalone chains) strip by strip with every intermediate in L1
+ * instead of operator by operator over whole blocks. tosac_kstrip_of fills *s for an FP32 ADD,
+ * SUB, MUL (shift 0), MAXIMUM, MINIMUM, CLAMP or FP32 unary call (ABS ... SIGMOID, NEGATE with
+ * zero points 0) at c->isa, false for anything else (or a call whose kernel could fail);
+ * tosac_kstrip_run computes o[i] = f(a[i * sa], b[i * sb]) for i < n (sa, sb: 0 or 1; b and sb
+ * unused for one operand; o may be a) with the row code the operator's own kernel runs: the same
+ * bits as the kernel on those elements.
+ */
+enum tosac_kstrip_form { TOSAC_KSTRIP_UNARY = 1, TOSAC_KSTRIP_BINARY, TOSAC_KSTRIP_CLAMP };
+typedef struct tosac_kstrip {
+    uint8_t form;      /* tosac_kstrip_form */
+    uint32_t isa;      /* the call's variant */
+    void (*fn)(void);  /* the row function (UNARY, BINARY), cast back to its type to run */
+    float lo, hi;      /* CLAMP bounds, nan_mode IGNORE or not */
+    bool ignore;
+} tosac_kstrip;
+bool tosac_kstrip_of(const tosac_kcall *c, tosac_kstrip *s);
+void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o);
+/* CLAMP of n fp32 values in the variant isa picks (y may be x; the CLAMP kernel's code). */
+void tosac_clamp_f32_isa(uint32_t isa, const float *x, float *y, int64_t n, float lo, float hi, bool ignore);
+
 /* The fp32 epilogue's `post` over output rows [row0, row0 + nrows), all stored (kernel.h). */
 static inline void tosac_epilogue_post(const tosac_kcall *c, uint32_t worker, int64_t row0, int64_t nrows)
 {

@@ -133,6 +133,53 @@ static void chain_view(tosac_ktensor *t, size_t code, int64_t r0, int64_t nr, in
     t->shape = shp;
 }
 
+/* A strip member's operand j for the strip at element e = row * cols + col0 of the rows: *x and
+   its stride (0: one value for every element). */
+static inline const float *strip_operand(const tosac_ktensor *t, const rt_link *l, uint32_t j, uint8_t *blk, int64_t e,
+                                         int64_t col0, int64_t *stride)
+{
+    *stride = 1;
+    if (l->in[j] == RT_LINK_SLICE) return (const float *)t->data + e;
+    if (l->in[j] != RT_LINK_WHOLE) return (const float *)(blk + l->in[j]);
+    if (t->nelem == 1) {
+        *stride = 0;
+        return t->data;
+    }
+    return l->rep[j] != RT_LINK_KEEP ? (const float *)(blk + l->rep[j]) : (const float *)t->data + col0;
+}
+
+/* Every member on rows [r0, r0 + nr) strip by strip (rt_chain.strips): a strip goes through every
+   member, each member's row function over the whole strip (the same elements and operations as
+   its kernel on the block: the same bits), before the next strip. A strip is whole rows, or part
+   of one row when a row is longer than a strip. The members cannot fail (tosac_kstrip_of). */
+static void chain_strips(tosac_program *p, const rt_chain *c, uint8_t *blk, int64_t r0, int64_t nr)
+{
+    const int64_t cols = c->cols, sr = c->strip_rows < nr ? c->strip_rows : nr;
+    for (uint32_t i = 0; i < c->n_links; i++) { /* [1, cols] operands over the strip's rows */
+        const rt_link *l = &p->links[c->link_base + i];
+        for (uint32_t j = 0; j < 2; j++)
+            for (int64_t r = 0; l->rep[j] != RT_LINK_KEEP && r < sr; r++)
+                memcpy(blk + l->rep[j] + (size_t)(r * cols) * sizeof(float), p->kt[p->ops[l->op].in_base + j].data,
+                       (size_t)cols * sizeof(float));
+    }
+    for (int64_t r = r0; r < r0 + nr; r += sr) {
+        const int64_t m = r0 + nr - r < sr ? r0 + nr - r : sr;
+        for (int64_t j0 = 0; j0 < cols; j0 += c->strip_cols) {
+            const int64_t e = r * cols + j0, n = m > 1 ? m * cols : (cols - j0 < c->strip_cols ? cols - j0 : c->strip_cols);
+            for (uint32_t i = 0; i < c->n_links; i++) {
+                const rt_link *l = &p->links[c->link_base + i];
+                const rt_op *op = &p->ops[l->op];
+                const tosac_ktensor *in = &p->kt[op->in_base];
+                int64_t sa, sb = 0;
+                const float *a = strip_operand(in, l, 0, blk, e, j0, &sa), *b = NULL;
+                if (l->strip.form == TOSAC_KSTRIP_BINARY) b = strip_operand(in + 1, l, 1, blk, e, j0, &sb);
+                float *o = l->out == RT_LINK_SLICE ? (float *)p->kt[op->out_base].data + e : (float *)(blk + l->out);
+                tosac_kstrip_run(&l->strip, n, a, sa, b, sb, o);
+            }
+        }
+    }
+}
+
 /* Every member on rows [r0, r0 + nr) (at most a block). */
 static void chain_rows(chain_task *t, uint32_t worker, int64_t r0, int64_t nr)
 {
@@ -140,6 +187,10 @@ static void chain_rows(chain_task *t, uint32_t worker, int64_t r0, int64_t nr)
     const rt_chain *c = t->c;
     const rt_op *root = &p->ops[p->links[c->link_base + c->n_links - 1].op];
     uint8_t *blk = c->blk_size ? (uint8_t *)root->call.scratch + (size_t)worker * root->scratch_size + c->blk_off : NULL;
+    if (c->strips) {
+        chain_strips(p, c, blk, r0, nr);
+        return;
+    }
     for (uint32_t i = 0; i < c->n_links; i++) {
         if (t->bad[worker] && t->bad[worker] <= i + 1) break; /* a failure no later link can precede */
         const rt_link *l = &p->links[c->link_base + i];

@@ -42,6 +42,10 @@ static uint32_t sole_reader(const tosac_program *p, uint32_t v, const uint32_t *
 /* Elements of a chain block (rounded to whole rows): the block's intermediates stay in the
    core's L2 cache, and a block's kernel calls cost little next to its work. */
 #define RT_CHAIN_BLOCK 8192
+/* Elements of a strip (rounded to whole rows when a row is shorter): a chain of fp32 members
+   with strip forms runs each strip through every member (exec.c), so its intermediates and
+   repeated broadcast rows stay in the core's L1 cache. */
+#define RT_CHAIN_STRIP 1024
 /* A lone operator becomes a chain of one (for the pool) from this many elements on. */
 #define RT_CHAIN_MIN_ELEMS (2 * RT_CHAIN_BLOCK)
 
@@ -195,12 +199,20 @@ static void build_chains(tosac_program *p, const uint32_t *readers, const uint32
         c->rows = (int64_t)((size_t)o->nelem / (size_t)c->cols);
         c->block_rows = c->cols >= RT_CHAIN_BLOCK ? 1 : (int64_t)(RT_CHAIN_BLOCK / (size_t)c->cols);
         if (c->block_rows > c->rows) c->block_rows = c->rows;
+        c->strips = size[k] > 1; /* (a chain of one gains nothing from strips) */
+        c->strip_cols = c->cols < RT_CHAIN_STRIP ? c->cols : RT_CHAIN_STRIP;
+        c->strip_rows = c->cols < RT_CHAIN_STRIP ? (int64_t)(RT_CHAIN_STRIP / (size_t)c->cols) : 1;
+        if (c->strip_rows > c->block_rows) c->strip_rows = c->block_rows;
         c->link_base = base;
         c->step_last = p->ops[k].step_end;
         c->producer = c->consumer = RT_NONE;
         base += size[k];
         size[k] = ci++;
     }
+    tosac_kstrip strip;
+    for (uint32_t m = 0; m < p->n_ops; m++)
+        if (chain_member(p, &p->ops[m]) && size[root[m]] != RT_NONE && !tosac_kstrip_of(&p->ops[m].call, &strip))
+            ch[size[root[m]]].strips = false;
     /* members in execution order (the root last: it reads the others' results) */
     for (uint32_t m = 0; m < p->n_ops; m++) {
         if (!chain_member(p, &p->ops[m]) || size[root[m]] == RT_NONE) continue;
@@ -209,13 +221,17 @@ static void build_chains(tosac_program *p, const uint32_t *readers, const uint32
         rt_link *l = &ln[c->link_base + c->n_links++];
         memset(l, 0, sizeof *l);
         l->op = m;
+        l->rep[0] = l->rep[1] = RT_LINK_KEEP;
+        if (c->strips) tosac_kstrip_of(&p->ops[m].call, &l->strip);
         p->ops[m].chain = cix;
+        /* an intermediate's buffer: a block's or (strips) a strip's elements */
+        const size_t elems = (size_t)(c->strips ? c->strip_rows * c->strip_cols : c->block_rows * c->cols);
         if (m == k) {
             l->out = RT_LINK_SLICE;
         } else {
             const rt_val *x = &p->vals[p->idx[p->ops[m].out_base]];
             l->out = c->blk_size;
-            c->blk_size += rt_align((size_t)(c->block_rows * c->cols) * tosac_exec_elem_size(x->dtype, x->f64));
+            c->blk_size += rt_align(elems * tosac_exec_elem_size(x->dtype, x->f64));
         }
         /* operands: an intermediate's offset, the block's rows or the whole tensor */
         const rt_val *o = &p->vals[p->idx[p->ops[m].out_base]];
@@ -227,6 +243,10 @@ static void build_chains(tosac_program *p, const uint32_t *readers, const uint32
             for (uint32_t q = c->link_base; q + 1 < c->link_base + c->n_links; q++)
                 if (parent[ln[q].op] == m && p->idx[p->ops[ln[q].op].out_base] == v) l->in[j] = ln[q].out;
             if (l->in[j] == RT_LINK_WHOLE && rt_same_dims(&p->vals[v], o)) l->in[j] = RT_LINK_SLICE;
+            if (c->strips && j < 2 && l->in[j] == RT_LINK_WHOLE && p->vals[v].nelem > 1 && c->strip_rows > 1) {
+                l->rep[j] = c->blk_size;
+                c->blk_size += rt_align(elems * sizeof(float));
+            }
         }
     }
     p->chains = ch;

@@ -488,6 +488,8 @@ char *tosac_program_dump_plan(const tosac_program *p)
         const rt_chain *ch = &p->chains[c];
         tosac_strbuf_appendf(&sb, "chain %u: [%lld, %lld] in blocks of %lld rows, %zu block-buffer bytes per worker:",
                              (unsigned)c, (long long)ch->rows, (long long)ch->cols, (long long)ch->block_rows, ch->blk_size);
+        if (ch->strips)
+            tosac_strbuf_appendf(&sb, " in strips of %lld x %lld,", (long long)ch->strip_rows, (long long)ch->strip_cols);
         if (ch->producer != RT_NONE)
             tosac_strbuf_appendf(&sb, " from the epilogue of %u (%s):", (unsigned)ch->producer,
                                  tosac_op_name(p->ops[ch->producer].op));

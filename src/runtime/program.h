@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "core/arena.h"
+#include "kernels/k_epilogue.h"
 #include "kernels/kernel.h"
 #include "tosac/runtime.h"
 
@@ -163,11 +164,17 @@ typedef struct rt_link {
     uint32_t op;
     size_t in[RT_LINK_MAX_IN]; /* RT_LINK_SLICE / _WHOLE / _KEEP or a block-buffer offset */
     size_t out;                /* RT_LINK_SLICE for the root, else a block-buffer offset */
+    tosac_kstrip strip;        /* the member as a strip function (k_epilogue.h; form 0: none) */
+    size_t rep[2];             /* strips: block-buffer offset of a [1, cols] operand repeated over
+                                  a strip's rows, RT_LINK_KEEP when the operand is read as it is */
 } rt_link;
 
 typedef struct rt_chain {
     uint32_t link_base, n_links; /* into p->links, in execution order; the last is the root */
     int64_t rows, cols, block_rows;
+    bool strips;       /* every member runs strip by strip (rt_link.strip), all of them on one
+                          strip of strip_rows x strip_cols elements before the next (exec.c) */
+    int64_t strip_rows, strip_cols;
     int32_t step_last; /* the root's step: the members' operands and scratch live until it */
     uint32_t producer; /* RT_NONE, or the fp32 convolution whose epilogue runs the chain on each
                           block of rows it stores (fuse.c): operands, scratch and the root's result

@@ -403,6 +403,71 @@ static tosac_graph *se_blocks(void)
     return x.ok ? x.g : NULL;
 }
 
+/* Every fp32 form a chain runs strip by strip (exec.c chain_strips), in one chain over [1, h, w, c]:
+   each unary op, ADD / SUB / MUL against the input, an intermediate, a [1,1,1,c] row (as either
+   operand) and a [1,1,1,1] scalar, MAXIMUM / MINIMUM and CLAMP in both nan modes, NEGATE with
+   zero points. c > 1024 splits rows into strips of columns; c = 1 makes the row a scalar. */
+static tosac_graph *strip_forms(int64_t h, int64_t w, int64_t c)
+{
+    const int64_t d[4] = {1, h, w, c}, dc[4] = {1, 1, 1, c}, d1[4] = {1, 1, 1, 1}, one = 1;
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    float *wv = malloc((size_t)c * sizeof *wv);
+    for (int64_t i = 0; i < c; i++) wv[i] = (float)(i % 23) / 4.0f - 2.5f;
+    const float s35 = 3.5f, zero = 0.0f, lo = -4.0f, hi = 6.0f;
+    tosac_value *cw = cst(&x, "w", TOSAC_DTYPE_FP32, 4, dc, NULL, wv), *cs = cst(&x, "s", TOSAC_DTYPE_FP32, 4, d1, NULL, &s35);
+    free(wv);
+    tosac_value *zp[2] = {cst(&x, "zp1", TOSAC_DTYPE_FP32, 1, &one, NULL, &zero), cst(&x, "zp2", TOSAC_DTYPE_FP32, 1, &one, NULL, &zero)};
+    int nt = 0;
+    tosac_value *t = in, *u = tensor(&x, "u", TOSAC_DTYPE_FP32, d);
+    node(&x, TOSAC_OP_SIGMOID, 1, &in, u);
+#define STEP1(OP) (snprintf(nm, sizeof nm, "t%d", nt++), nx = tensor(&x, nm, TOSAC_DTYPE_FP32, d), nd = node(&x, OP, 1, &t, nx), t = nx)
+#define STEP2(OP, A, B) (snprintf(nm, sizeof nm, "t%d", nt++), nx = tensor(&x, nm, TOSAC_DTYPE_FP32, d), nd = bin(&x, OP, A, B, nx), t = nx)
+    char nm[32];
+    tosac_value *nx;
+    tosac_node *nd;
+    STEP1(TOSAC_OP_ABS);
+    STEP2(TOSAC_OP_SUB, cw, t);
+    STEP2(TOSAC_OP_MAXIMUM, t, in);
+    attr_int(&x, nd, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_PROPAGATE);
+    STEP2(TOSAC_OP_MINIMUM, cw, t);
+    attr_int(&x, nd, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_IGNORE);
+    STEP1(TOSAC_OP_TANH);
+    STEP2(TOSAC_OP_MUL, t, cs);
+    STEP1(TOSAC_OP_EXP);
+    STEP1(TOSAC_OP_RECIPROCAL);
+    snprintf(nm, sizeof nm, "t%d", nt++), nx = tensor(&x, nm, TOSAC_DTYPE_FP32, d);
+    tosac_value *nin[3] = {t, zp[0], zp[1]};
+    node(&x, TOSAC_OP_NEGATE, 3, nin, nx), t = nx;
+    STEP2(TOSAC_OP_ADD, t, in);
+    STEP1(TOSAC_OP_CLAMP);
+    clamp_bounds(&x, nd, &lo, &hi, 4);
+    attr_int(&x, nd, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE);
+    STEP2(TOSAC_OP_MUL, t, u);
+    STEP2(TOSAC_OP_MAXIMUM, t, cw);
+    attr_int(&x, nd, TOSAC_ATTR_MAXIMUM_nan_mode, TOSAC_NAN_IGNORE);
+    STEP2(TOSAC_OP_MINIMUM, in, t);
+    attr_int(&x, nd, TOSAC_ATTR_MINIMUM_nan_mode, TOSAC_NAN_PROPAGATE);
+    STEP1(TOSAC_OP_ERF);
+    STEP1(TOSAC_OP_SIN);
+    STEP2(TOSAC_OP_MUL, cs, t);
+    STEP1(TOSAC_OP_COS);
+    STEP2(TOSAC_OP_SUB, t, in);
+    STEP1(TOSAC_OP_CEIL);
+    STEP2(TOSAC_OP_ADD, cw, t);
+    STEP1(TOSAC_OP_FLOOR);
+    STEP1(TOSAC_OP_LOG);
+    STEP1(TOSAC_OP_RSQRT);
+    STEP1(TOSAC_OP_CLAMP);
+    clamp_bounds(&x, nd, &lo, &hi, 4); /* (IGNORE: the NaNs of LOG and RSQRT become lo) */
+    STEP2(TOSAC_OP_ADD, t, cs);
+#undef STEP1
+#undef STEP2
+    output(&x, t);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
 /* INT8: NEGATE (zero points), TABLE, GREATER against a [1,1,1,C] threshold, SELECT. */
 static tosac_graph *select_table(void)
 {
@@ -451,6 +516,7 @@ static int tails; /* chains run from an epilogue, summed over the programs creat
 static int views; /* SLICE views, summed over the programs created */
 static bool nan_levels; /* the graph's NaNs may differ in sign between levels (check_graph) */
 static int prologues; /* chains run before a convolution reads their rows, summed likewise */
+static int strips; /* chains run strip by strip, summed likewise */
 static const uint32_t *observe; /* the observe list of the programs run with chains (NULL: none) */
 static uint32_t n_observe;
 static uint32_t rnd(void)
@@ -507,6 +573,7 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
         while ((q = strstr(q, "from the epilogue of")) != NULL) q++, tails++;
         for (q = dump; (q = strstr(q, "(SLICE) read in place by")) != NULL;) q++, views++;
         for (q = dump; (q = strstr(q, "before the input rows of")) != NULL;) q++, prologues++;
+        for (q = dump; (q = strstr(q, " in strips of ")) != NULL;) q++, strips++;
     }
     tosac_string_free(dump);
     EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
@@ -563,9 +630,23 @@ static void test_swish(void) { check_graph("swish", swish(), 29 * 31 * 24 * 4, 1
 static void test_select_table(void) { check_graph("select_table", select_table(), 3 * 67 * 101, 1); }
 static void test_conv_tails(void)
 {
-    tails = 0;
+    tails = strips = 0;
     check_graph("conv_tails", conv_tails(), 29 * 31 * 40 * 4, 1);
     EXPECT_EQ_I(tails, 4 * 3 * (TOSAC_KISA_AVX512 + 1)); /* SiLU, hard-swish, SIGMOID-MUL, ADD: every program */
+    EXPECT_EQ_I(strips, 3 * 3 * (TOSAC_KISA_AVX512 + 1)); /* all but the lone ADD */
+}
+
+/* Strips of whole rows, of part of a row, and with a scalar for the row operand. */
+static void test_strip_forms(void)
+{
+    static const int64_t dims[3][3] = {{3, 5, 1100}, {29, 31, 40}, {37, 41, 1}};
+    nan_levels = true; /* (NaNs from LOG and RSQRT of negative values before the last CLAMP) */
+    for (int i = 0; i < 3; i++) {
+        strips = 0;
+        check_graph("strip_forms", strip_forms(dims[i][0], dims[i][1], dims[i][2]), (size_t)(dims[i][0] * dims[i][1] * dims[i][2]) * 4, 1);
+        EXPECT_EQ_I(strips, 3 * (TOSAC_KISA_AVX512 + 1));
+    }
+    nan_levels = false;
 }
 
 static void test_clamp_ends(void)
@@ -643,6 +724,7 @@ int main(void)
     RUN(test_swish);
     RUN(test_select_table);
     RUN(test_conv_tails);
+    RUN(test_strip_forms);
     RUN(test_clamp_ends);
     RUN(test_slice_views);
     RUN(test_slice_views_observed);
