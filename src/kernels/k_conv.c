@@ -59,6 +59,7 @@ typedef struct {
     int64_t K;     /* GEMM reduction length T * IC */
     int64_t chunk; /* integer: most K terms summed in int32 */
     int64_t pblk;  /* output pixels per patch block (depthwise: per call of the row kernels) */
+    int64_t pblk1; /* the same on one worker (>= pblk): see conv_make_plan */
     int64_t dwrows; /* depthwise row kernels: whole output rows gathered per epilogue call */
     size_t off_dwp; /* depthwise row kernels: their patch (tosac_dw_patch_bytes) */
     /* scratch layout (byte offsets) */
@@ -215,6 +216,11 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     }
     if (pb > npix) pb = npix > 0 ? npix : 1;
     g->pblk = pb;
+    /* on one worker, weights beyond L2 (the late layers) and patch rows of all pixels within it:
+       one block, so the weights stream from memory once (7x7x512 3x3: 49 pixels, not 3 blocks
+       of 18); on more, pblk, the unit the column groups split (each group builds its patch) */
+    const size_t l2 = 1048576u;
+    g->pblk1 = fp_panels && (size_t)(g->K * g->OC) * es > l2 && (size_t)(npix * g->K) * es <= l2 ? npix : pb;
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
     g->wbytes = (size_t)(g->K * g->OC) * es;
     g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
@@ -227,8 +233,8 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512;
     if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
-    g->off_patch = o, o += tosac_kalign64((size_t)(pb * g->lda) * es);
-    g->off_c = o, o += tosac_kalign64((size_t)(pb * g->OC) * cs);
+    g->off_patch = o, o += tosac_kalign64((size_t)(g->pblk1 * g->lda) * es);
+    g->off_c = o, o += tosac_kalign64((size_t)(g->pblk1 * g->OC) * cs);
     if (g->kind == CK_INT && g->K > g->chunk)
         g->off_c64 = o, o += tosac_kalign64((size_t)(pb * g->OC) * sizeof(int64_t));
     g->off_coord = o, o += tosac_kalign64((size_t)(g->KD + g->KH + g->KW) * sizeof(int64_t));
@@ -1039,8 +1045,10 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     }
     t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
     int64_t npix = g->N * g->OD * g->OH * g->OW;
-    size_t nblk = ((size_t)npix + (size_t)g->pblk - 1) / (size_t)g->pblk;
-    t.pblk = g->pblk;
+    /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
+    const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
+    t.pblk = workers > 1 ? g->pblk : g->pblk1;
+    size_t nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
     if (t.implicit && t.pblk >= g->OW) {
         /* whole output rows per block: every inside run whole (no short tiles where a block ends
            in the middle of a row) and the block's border pixels in one run of patch rows */
@@ -1052,8 +1060,6 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
        panels whose sums hold the bias (whose epilogue takes column ranges) only (the epilogue
        needs whole rows otherwise). Any split computes each output the same way. */
     t.ng = 1, t.gw = g->OC;
-    /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
-    const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
     const size_t want = workers * 4u;
     if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && (c->epi->post || c->epi->pre))) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;

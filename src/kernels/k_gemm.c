@@ -839,6 +839,10 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
 #define KGF_B3 KGF_B2 const __m512 b2 = _mm512_loadu_ps(Bs + k * ldb + 32);
 #define KGF_B2 const __m512 b0 = _mm512_loadu_ps(Bs + k * ldb), b1 = _mm512_loadu_ps(Bs + k * ldb + 16);
 #define KGF_B4 KGF_B2 const __m512 b2 = _mm512_loadu_ps(Bs + k * ldb + 32), b3 = _mm512_loadu_ps(Bs + k * ldb + 48);
+/* one cache line of the tile's share of the next panel block per k (pf .. pfe: see
+   tosac_gemm_f32_panel_seg), so that block is in L2 before its first tile streams it */
+#define KGF_PF                                                                                           \
+    if (pf < pfe) _mm_prefetch(pf, _MM_HINT_T1), pf += 64;
 /*
  * The end of a sum (tosac_gemm_epi): bias + acc, then the clamp, as fp_store_f32 in k_conv.c. With
  * bounds that are not NaN, max(a, b) = a > b ? a : b and min(a, b) = a < b ? a : b (vmaxps and
@@ -870,7 +874,7 @@ __attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m5
     __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(                                  \
         const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
         const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
-        bool first, const float *bias, const tosac_gemm_epi *ep)                                         \
+        bool first, const float *bias, const tosac_gemm_epi *ep, const char *pf, const char *pfe)        \
     {                                                                                                    \
         KG_R##R(KGF_ACC##Q)                                                                              \
         for (int64_t s = 0; s < nsg; s++) {                                                              \
@@ -878,6 +882,7 @@ __attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m5
             for (int64_t k = 0; k < sg[s].n; k++) {                                                      \
                 KGF_B##Q                                                                                 \
                 KG_R##R(KGF_ROW##Q)                                                                      \
+                KGF_PF                                                                                   \
             }                                                                                            \
         }                                                                                                \
         __m512 bv[Q];                                                                                    \
@@ -957,7 +962,7 @@ __attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 
     __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(                               \
         const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
         const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
-        bool first, const float *bias, const tosac_gemm_epi *ep)                                         \
+        bool first, const float *bias, const tosac_gemm_epi *ep, const char *pf, const char *pfe)        \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
         KG_R##R(KGY_ACC)                                                                                 \
@@ -966,6 +971,7 @@ __attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 
             for (int64_t k = 0; k < sg[s].n; k++) {                                                      \
                 const __m256 b0 = _mm256_loadu_ps(Bs + k * ldb);                                         \
                 KG_R##R(KGY_ROW)                                                                         \
+                KGF_PF                                                                                   \
             }                                                                                            \
         }                                                                                                \
         const __m256 bv = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();                            \
@@ -1010,7 +1016,7 @@ KGY_TILE(12)
     __attribute__((target("avx512f,avx512vl"))) static void kgx_tile_##R##x##Q(                         \
         const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
         const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
-        bool first, const float *bias, const tosac_gemm_epi *ep)                                         \
+        bool first, const float *bias, const tosac_gemm_epi *ep, const char *pf, const char *pfe)        \
     {                                                                                                    \
         const __mmask8 my = (__mmask8)m[Q];                                                              \
         KG_R##R(KGX_ACC##Q)                                                                              \
@@ -1020,6 +1026,7 @@ KGY_TILE(12)
                 KGF_B##Q                                                                                 \
                 const __m256 by = _mm256_loadu_ps(Bs + k * ldb + 16 * Q);                                \
                 KG_R##R(KGX_ROW##Q)                                                                      \
+                KGF_PF                                                                                   \
             }                                                                                            \
         }                                                                                                \
         __m512 bv[Q];                                                                                    \
@@ -1054,7 +1061,8 @@ KGX_TILE(4, 3)
 KGX_TILE(5, 3)
 KGX_TILE(6, 3)
 typedef void (*kgf_tile_fn)(const tosac_gemm_seg *, int64_t, const float *, int64_t, const float *, int64_t, float *,
-                            int64_t, const __mmask16 *, bool, const float *, const tosac_gemm_epi *);
+                            int64_t, const __mmask16 *, bool, const float *, const tosac_gemm_epi *, const char *,
+                            const char *);
 static const kgf_tile_fn kgf_q3[9] = {NULL,         kgf_tile_1x3, kgf_tile_2x3, kgf_tile_3x3, kgf_tile_4x3,
                                       kgf_tile_5x3, kgf_tile_6x3, kgf_tile_7x3, kgf_tile_8x3};
 static const kgf_tile_fn kgf_q1[13] = {NULL,         kgf_tile_1x1, kgf_tile_2x1,  kgf_tile_3x1,  kgf_tile_4x1,
@@ -1096,7 +1104,7 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
             for (int64_t p = 0; p < P; p += 12) {
                 int64_t r = P - p < 12 ? P - p : 12;
                 kgf_half[r](&one, 1, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0,
-                            NULL, NULL);
+                            NULL, NULL, NULL, NULL);
             }
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
@@ -1147,6 +1155,7 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
                               int64_t lda, const float *panel, float *C, int64_t ldc, const tosac_gemm_epi *ep)
 {
 #ifdef TOSAC_KERNEL_X86
+    if (P <= 0) return;
     const size_t nkb = ((size_t)K + KGP32_KB - 1) / KGP32_KB; /* (K = 576: one block, not 512 + 64) */
     const int64_t kstep = nkb ? (int64_t)(((size_t)K + nkb - 1) / nkb) : 1;
     for (int64_t k0 = 0; k0 < K; k0 += kstep) {
@@ -1182,9 +1191,29 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
             static const int64_t rows_w[9] = {0, 12, 12, 12, 12, 8, 8, 6, 6};
             const kgf_tile_fn *tiles = tiles_w[w / 8];
             const int64_t rows = rows_w[w / 8];
-            for (int64_t p = 0; p < P; p += rows) {
-                int64_t r = P - p < rows ? P - p : rows;
-                tiles[r](cs, ns, A + p * lda, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep);
+            /* the next block in this order (the next columns, else the first of the next K
+               block), a share of it prefetched by each tile; the rows in nt tiles of r or r + 1
+               (49 rows: 6 x 4 + 5 x 5, not 6 x 8 + 1: a tile of one row is bound by its stream
+               of B) */
+            const int64_t nt = (P + rows - 1) / rows, r = P / nt, r1 = P - r * nt;
+            const char *nx = NULL;
+            size_t nbytes = 0;
+            if (jb + KGP32_W < J) {
+                nx = (const char *)(panel + (jb + KGP32_W) * K + k0 * kgp32_width(J, jb + KGP32_W));
+                nbytes = (size_t)(kb * kgp32_width(J, jb + KGP32_W)) * sizeof(float);
+            } else if (k0 + kb < K) {
+                const int64_t kn = K - k0 - kb < kstep ? K - k0 - kb : kstep;
+                nx = (const char *)(panel + (k0 + kb) * kgp32_width(J, 0));
+                nbytes = (size_t)(kn * kgp32_width(J, 0)) * sizeof(float);
+            }
+            const size_t share = (nbytes / (size_t)nt + 63u) & ~(size_t)63;
+            for (int64_t t = 0, p = 0; t < nt; t++) {
+                const int64_t rt = r + (t < r1);
+                const size_t pa = (size_t)t * share < nbytes ? (size_t)t * share : nbytes;
+                const size_t pe = pa + share < nbytes ? pa + share : nbytes;
+                tiles[rt](cs, ns, A + p * lda, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep,
+                          nx ? nx + pa : NULL, nx ? nx + pe : NULL);
+                p += rt;
             }
         }
     }

@@ -627,6 +627,13 @@ static void test_conv_large(void)
         s.KH = s.KW = 1, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 0;
         cspec_derive(&s);
         CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 1x1 K=2100 on panels");
+        /* weights beyond 1 MB on few pixels (all of them in one block on one worker), K in 2
+           blocks, 4 whole column blocks and one of 8 (each tile prefetching a share of the next
+           block, a narrow one and the first of the next K block), 25 rows in tiles of 5 */
+        s.IH = 5, s.IW = 5, s.IC = 128, s.OC = 264, s.bc = 264;
+        s.KH = s.KW = 3, s.pad[0] = s.pad[1] = s.pad[2] = s.pad[3] = 1;
+        cspec_derive(&s);
+        CHECK_CASE(conv_case(&s, 0, 0, 3.0), "conv2d fp32 3x3 weights > 1 MB on panels");
         /* rows of at least 8 output pixels read in place (kernel rows as segments, those in the
            padding skipped, border pixels through patch rows): two images, strides 1 and 2 along
            x, dilation along y, a 1x1 stride-2 shortcut, a 3-channel 7x7 stem, K over 2 blocks,
