@@ -1084,8 +1084,12 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
        would run once per group, so it keeps whole rows. Any split computes each output the same
        way. */
     t.ng = 1, t.gw = g->OC;
-    /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
-    const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
+    /* (only where a task outweighs waking a worker, about a microsecond: at least 2^18
+       multiply-adds in all, 5 us on one core, or 2^15 weights, which one core streams from
+       memory or L3 in about as long: the SE blocks' 1x1 convolutions of one pixel, each core then
+       keeping its columns' weights in its own L2) */
+    const bool split = npix * g->K * g->OC >= ((int64_t)1 << 18) || g->K * g->OC >= ((int64_t)1 << 15);
+    const size_t workers = split ? (size_t)tosac_kworkers(c) : 1u;
     const size_t want = workers * 4u;
     if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->pre)) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
@@ -1099,13 +1103,15 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         t.ng = (int64_t)ng;
         t.late_post = c->epi && c->epi->post;
     }
-    /* at least 2 tasks per worker, and while they are few a multiple of the workers, so that no
-       worker waits for the others' last task (blocks of at least 12 pixels where the plan's
-       allow; each block streams the weights once more) */
-    if (workers > 1) {
+    /* at least 2 tasks per worker where the convolution is worth splitting, and while the tasks
+       are few a multiple of the workers (any convolution already in several blocks), so that no
+       worker waits for another's last task (blocks of at least 12 pixels where the plan's allow;
+       each block streams the weights once more) */
+    const size_t nw = tosac_kworkers(c);
+    if (nw > 1 && (workers > 1 || nblk > 1)) {
         const size_t ng = (size_t)t.ng, most = (size_t)npix / 12u > nblk ? (size_t)npix / 12u : nblk;
         size_t nb = nblk * ng < 2u * workers ? (2u * workers + ng - 1u) / ng : nblk;
-        while (nb * ng < 8u * workers && (nb * ng) % workers && nb < most) nb++;
+        while (nb * ng < 8u * nw && (nb * ng) % nw && nb < most) nb++;
         nblk = nb < most ? nb : most;
         if (nblk > units) nblk = units;
     }
