@@ -792,8 +792,13 @@ typedef struct conv_task {
     bool rqon;                    /* u8cols and the panels apply the fused RESCALE (rq) themselves */
     tosac_gemm_rq rq;
     tosac_gemm_epi ep;
-    int64_t pblk;   /* output pixels per block: the plan's, or fewer to give every worker some */
+    int64_t pblk;   /* output pixels per block at most (the plan's, or whole output rows of it) */
+    int64_t unit;   /* pixel blocks are whole units (register tiles' rows, or output rows) ... */
+    size_t nblk;    /* ... spread evenly over nblk blocks (conv_span): uq units each, ur one more */
+    size_t uq, ur;
     int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
+    bool late_post; /* column groups with a tail: its rows run once every group has stored them, */
+    size_t npost;   /* in npost pieces */
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
 
@@ -889,6 +894,17 @@ static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patc
     }
 }
 
+/* Pixels p0 .. p0 + pn - 1 of block blk: whole units spread evenly over the blocks (the last unit
+   may be short), the first ur blocks one more than the others, so that no block, and no
+   worker's share, is left much smaller or larger. */
+static void conv_span(const conv_task *t, size_t blk, int64_t npix, int64_t *p0, int64_t *pn)
+{
+    const size_t u0 = blk * t->uq + (blk < t->ur ? blk : t->ur), un = t->uq + (blk < t->ur);
+    const int64_t b = (int64_t)u0 * t->unit, e = (int64_t)(u0 + un) * t->unit;
+    *p0 = b;
+    *pn = (e < npix ? e : npix) - b;
+}
+
 static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
     conv_task *t = ctx;
@@ -906,8 +922,8 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     for (size_t task = b0; task < b1 && t->st[worker] == TOSAC_OK; task++) {
         const size_t blk = task / (size_t)t->ng; /* 32-bit clean */
         const int64_t j0 = (int64_t)(task - blk * (size_t)t->ng) * t->gw;
-        int64_t p0 = (int64_t)blk * t->pblk;
-        int64_t pn = npix - p0 < t->pblk ? npix - p0 : t->pblk;
+        int64_t p0, pn;
+        conv_span(t, blk, npix, &p0, &pn);
         const int64_t o0 = p0 * OC;
         float *fout = t->fused ? (float *)(c->epi ? c->epi->out : &c->out[0])->data + p0 * OC : (float *)cbuf;
         if (rows) tosac_epilogue_pre(c, worker, p0, pn); /* (input row p is output row p) */
@@ -1002,8 +1018,19 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         } else if (!t->fused) {
             fp_store_f32(g->isa, &c->out[0], &c->in[2], o0, pn * OC, OC, (float *)cbuf, c->epi);
         }
-        tosac_epilogue_post(c, worker, p0, pn); /* (whole rows: no column groups with a post) */
+        if (!t->late_post) tosac_epilogue_post(c, worker, p0, pn);
     }
+}
+
+/* The tail on pieces b0 .. b1 - 1 of npost pieces of the output rows (late_post: after every
+   column group). */
+static void conv_posts(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const conv_task *t = ctx;
+    const conv_plan *g = t->g;
+    const size_t npix = (size_t)(g->N * g->OD * g->OH * g->OW), q = npix / t->npost, r = npix % t->npost;
+    for (size_t i = b0; i < b1; i++)
+        tosac_epilogue_post(t->c, worker, (int64_t)(i * q + (i < r ? i : r)), (int64_t)(q + (i < r)));
 }
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
@@ -1045,40 +1072,64 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     }
     t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
     int64_t npix = g->N * g->OD * g->OH * g->OW;
-    /* (only where a task outweighs waking a worker: at least 2^21 multiply-adds in all) */
-    const size_t workers = npix * g->K * g->OC >= ((int64_t)1 << 21) ? (size_t)tosac_kworkers(c) : 1u;
+    /* (only where a task outweighs waking a worker, about a microsecond: at least 2^18
+       multiply-adds in all, 5 us on one core, or 2^15 weights, which one core streams from
+       memory or L3 in about as long: the SE blocks' 1x1 convolutions of one pixel, each core then
+       keeping its columns' weights in its own L2) */
+    const bool split = npix * g->K * g->OC >= ((int64_t)1 << 18) || g->K * g->OC >= ((int64_t)1 << 15);
+    const size_t workers = split ? (size_t)tosac_kworkers(c) : 1u;
     t.pblk = workers > 1 ? g->pblk : g->pblk1;
-    size_t nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
+    t.unit = t.pblk >= 6 ? 6 : 1; /* the fp32 panels' widest register tiles' rows */
     if (t.implicit && t.pblk >= g->OW) {
         /* whole output rows per block: every inside run whole (no short tiles where a block ends
            in the middle of a row) and the block's border pixels in one run of patch rows */
         t.pblk = (int64_t)((size_t)t.pblk / (size_t)g->OW) * g->OW;
-        nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
+        t.unit = g->OW;
     }
+    const size_t units = ((size_t)npix + (size_t)t.unit - 1u) / (size_t)t.unit;
+    const size_t per_blk = (size_t)t.pblk / (size_t)t.unit; /* units a block holds at most */
+    size_t nblk = npix <= t.pblk ? 1u : (units + per_blk - 1u) / per_blk;
     /* few pixel blocks for the workers (the late layers of a network: 49 pixels, 2048 channels):
-       each block also splits over groups of 64-column panel blocks, fused fp32 outputs and int8
-       panels whose sums hold the bias (whose epilogue takes column ranges) only (the epilogue
-       needs whole rows otherwise). Any split computes each output the same way. */
+       each block also splits over groups of 64-column panel blocks of equal width, fused fp32
+       outputs and int8 panels whose sums hold the bias (whose epilogue takes column ranges) only.
+       A tail then runs on a block's rows after every group (a second parallel-for); a prologue
+       would run once per group, so it keeps whole rows. Any split computes each output the same
+       way. */
     t.ng = 1, t.gw = g->OC;
     const size_t want = workers * 4u;
-    if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && (c->epi->post || c->epi->pre))) {
+    if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->pre)) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
-        const size_t ng = per < nb64 ? per : nb64, bpg = (nb64 + ng - 1) / ng; /* 64-column blocks per group */
-        t.gw = (int64_t)bpg * 64;
-        t.ng = (int64_t)((nb64 + bpg - 1) / bpg);
+        size_t ng = nb64; /* the fewest groups of equal width that give every worker its tasks */
+        for (size_t d = per; d < nb64; d++)
+            if (nb64 % d == 0) {
+                ng = d;
+                break;
+            }
+        t.gw = (int64_t)(nb64 / ng) * 64;
+        t.ng = (int64_t)ng;
+        t.late_post = c->epi && c->epi->post;
     }
-    /* still fewer than 2 tasks per worker: smaller pixel blocks (whole 6-row tiles, at least 12
-       rows, or whole output rows when read in place; each block streams the weights once more) */
-    if (workers > 1 && nblk * (size_t)t.ng < 2u * workers && npix > 12) {
-        size_t pb = ((size_t)npix + 2u * workers - 1u) / (2u * workers);
-        pb = t.implicit && pb >= (size_t)g->OW ? (pb + (size_t)g->OW - 1u) / (size_t)g->OW * (size_t)g->OW
-                                                : (pb + 5u) / 6u * 6u;
-        t.pblk = (int64_t)(pb < 12u ? 12u : pb < (size_t)g->pblk ? pb : (size_t)g->pblk);
-        nblk = ((size_t)npix + (size_t)t.pblk - 1) / (size_t)t.pblk;
+    /* at least 2 tasks per worker where the convolution is worth splitting, and while the tasks
+       are few a multiple of the workers (any convolution already in several blocks), so that no
+       worker waits for another's last task (blocks of at least 12 pixels where the plan's allow;
+       each block streams the weights once more) */
+    const size_t nw = tosac_kworkers(c);
+    if (nw > 1 && (workers > 1 || nblk > 1)) {
+        const size_t ng = (size_t)t.ng, most = (size_t)npix / 12u > nblk ? (size_t)npix / 12u : nblk;
+        size_t nb = nblk * ng < 2u * workers ? (2u * workers + ng - 1u) / ng : nblk;
+        while (nb * ng < 8u * nw && (nb * ng) % nw && nb < most) nb++;
+        nblk = nb < most ? nb : most;
+        if (nblk > units) nblk = units;
     }
+    t.nblk = nblk, t.uq = units / nblk, t.ur = units % nblk;
     tosac_kparallel_for(c, conv_blocks, &t, nblk * (size_t)t.ng);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.st[w] != TOSAC_OK) return t.st[w];
+    if (t.late_post) {
+        /* as many pieces as the convolution's tasks: at most a few blocks of the tail chain each */
+        t.npost = (size_t)npix < nblk * (size_t)t.ng ? (size_t)npix : nblk * (size_t)t.ng;
+        tosac_kparallel_for(c, conv_posts, &t, t.npost);
+    }
     return TOSAC_OK;
 }
 

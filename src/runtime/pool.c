@@ -12,7 +12,9 @@
  * never a split reduction).
  *
  * Ranges: [0, n) is cut into one segment per worker, each with its own counter; a worker takes
- * eighths of its own segment first, then those left in the others (the next worker's first). The
+ * ranges of its own segment first, then those left in the others (the next worker's first). A
+ * range is an eighth of the segment, or 1/(2T) of what is left of it when that is less, so that
+ * the last ranges taken are short and no worker waits long for another's (a compare-and-swap). The
  * tasks of consecutive kernels are their output tiles in order (pixel blocks, rows), so each
  * worker mostly reads what it wrote itself in the kernel before, from its own cache: with one
  * shared counter about half of every small model's activations crossed between the cores at each
@@ -89,11 +91,16 @@ static bool spun_out(uint64_t *t0, unsigned i)
 static void take_ranges(rt_pool *pl, uint32_t worker)
 {
     for (uint32_t k = 0, w = worker; k < pl->workers; k++, w = w + 1 == pl->workers ? 0 : w + 1) {
-        const size_t end = pl->seg[w].end, grain = pl->seg[w].grain;
-        for (;;) {
-            size_t b = atomic_fetch_add_explicit(&pl->seg[w].next, grain, memory_order_relaxed);
-            if (b >= end) break;
-            pl->fn(pl->ctx, worker, b, end - b < grain ? end : b + grain);
+        const size_t end = pl->seg[w].end, grain = pl->seg[w].grain, share = 2u * pl->workers;
+        size_t b = atomic_load_explicit(&pl->seg[w].next, memory_order_relaxed);
+        while (b < end) {
+            size_t g = (end - b + share - 1u) / share;
+            if (g > grain) g = grain;
+            if (!atomic_compare_exchange_weak_explicit(&pl->seg[w].next, &b, b + g, memory_order_relaxed,
+                                                       memory_order_relaxed))
+                continue;
+            pl->fn(pl->ctx, worker, b, b + g);
+            b = atomic_load_explicit(&pl->seg[w].next, memory_order_relaxed);
         }
     }
 }

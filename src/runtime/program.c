@@ -49,8 +49,10 @@ void tosac_program_destroy(tosac_program *p)
 
 /* Smallest largest-operator output (elements) for which a program starts threads: below it a
    parallel-for costs more than it saves, and compile-time folding and calibration programs of
-   single small operators would start threads for nothing. */
-#define RT_POOL_MIN_ELEMS 16384
+   single small operators would start threads for nothing. ds_cnn (largest output 8000 elements,
+   convolutions of 0.5M multiply-adds in 2 pixel blocks) runs in 0.043 ms on 2 threads against
+   0.067 ms on one. */
+#define RT_POOL_MIN_ELEMS 4096
 
 /* The thread pool, before the plan (which gives every worker its own scratch). */
 static tosac_status start_pool(tosac_program *p, const tosac_program_opts *o, tosac_diag *d)

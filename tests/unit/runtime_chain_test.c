@@ -267,6 +267,45 @@ static tosac_graph *conv_tails(void)
     return x.ok ? x.g : NULL;
 }
 
+/* Tails of convolutions with few pixels and many channels, which split over column groups and
+   run the tail once every group has stored its rows (k_conv.c late_post): x [1,7,9,128] (63
+   pixels: an odd count, a short last register tile); a = 3x3 CONV2D to 320 channels (5 panel
+   blocks, one group each) then SiLU; b = 1x1 CONV2D of it to 256 channels plus r = 1x1 CONV2D of
+   x (the ADD runs from the second's epilogue). */
+static tosac_graph *late_tails(void)
+{
+    static const int64_t d[4] = {1, 7, 9, 128}, da[4] = {1, 7, 9, 320}, db[4] = {1, 7, 9, 256};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 320, 3);
+    tosac_value *sig = tensor(&x, "sig", TOSAC_DTYPE_FP32, da), *m = tensor(&x, "m", TOSAC_DTYPE_FP32, da);
+    node(&x, TOSAC_OP_SIGMOID, 1, &a, sig);
+    bin(&x, TOSAC_OP_MUL, a, sig, m);
+    tosac_value *b = conv(&x, "b", TOSAC_OP_CONV2D, m, da, 256, 1), *r = conv(&x, "r", TOSAC_OP_CONV2D, in, d, 256, 1);
+    tosac_value *sum = tensor(&x, "sum", TOSAC_DTYPE_FP32, db);
+    bin(&x, TOSAC_OP_ADD, b, r, sum);
+    output(&x, sum);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* A 1x1 CONV2D of one pixel with many weights, as in an SE block (192 x 4160: split over column
+   groups however few its multiply-adds; 4160 outputs start the threads) then SiLU, a tail run
+   after every group. */
+static tosac_graph *one_pixel_tail(void)
+{
+    static const int64_t d[4] = {1, 1, 1, 192}, da[4] = {1, 1, 1, 4160};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 4160, 1);
+    tosac_value *sig = tensor(&x, "sig", TOSAC_DTYPE_FP32, da), *m = tensor(&x, "m", TOSAC_DTYPE_FP32, da);
+    node(&x, TOSAC_OP_SIGMOID, 1, &a, sig);
+    bin(&x, TOSAC_OP_MUL, a, sig, m);
+    output(&x, m);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
 /* fp32 convolutions with a fused CLAMP of each form the AVX-512 panels end with (k_gemm.c
    kgf_end: NaN kept and a non-zero upper bound; NaN to a non-zero lower bound; the general
    blends for zero bounds), on an input with NaN, infinities and -0: a 3x3 CONV2D to 24 channels
@@ -649,6 +688,8 @@ static void test_strip_forms(void)
     nan_levels = false;
 }
 
+static void test_late_tails(void) { check_graph("late_tails", late_tails(), 7 * 9 * 256 * 4, 1); }
+static void test_one_pixel_tail(void) { check_graph("one_pixel_tail", one_pixel_tail(), 4160 * 4, 1); }
 static void test_clamp_ends(void)
 {
     for (int form = 0; form < 4; form++) check_graph("clamp_ends", clamp_ends(form), 13 * 29 * 40 * 4, 0);
@@ -725,6 +766,8 @@ int main(void)
     RUN(test_select_table);
     RUN(test_conv_tails);
     RUN(test_strip_forms);
+    RUN(test_late_tails);
+    RUN(test_one_pixel_tail);
     RUN(test_clamp_ends);
     RUN(test_slice_views);
     RUN(test_slice_views_observed);
