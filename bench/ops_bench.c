@@ -621,6 +621,18 @@ int main(int argc, char **argv)
     QCASE("8x8x64_3x3x64", 8, 8, 64, 64, 3, 1, p1111);
     QCASE("55x55x16_3x3x64", 55, 55, 16, 64, 3, 1, p1111);
     QCASE("13x13x64_1x1x256", 13, 13, 64, 256, 1, 1, p0);
+    /* the rest of resnet50's int8 convolutions (stem, 1x1 reductions and expansions, strided 3x3) */
+    QCASE("224x224x3_7x7s2x64", 224, 224, 3, 64, 7, 2, p3232);
+    QCASE("56x56x64_1x1x64", 56, 56, 64, 64, 1, 1, p0);
+    QCASE("56x56x256_1x1x64", 56, 56, 256, 64, 1, 1, p0);
+    QCASE("56x56x256_1x1x128", 56, 56, 256, 128, 1, 1, p0);
+    QCASE("56x56x128_3x3s2x128", 56, 56, 128, 128, 3, 2, p1010);
+    QCASE("28x28x128_1x1x512", 28, 28, 128, 512, 1, 1, p0);
+    QCASE("28x28x512_1x1x128", 28, 28, 512, 128, 1, 1, p0);
+    QCASE("28x28x128_3x3x128", 28, 28, 128, 128, 3, 1, p1111);
+    QCASE("14x14x256_1x1x1024", 14, 14, 256, 1024, 1, 1, p0);
+    QCASE("7x7x2048_1x1x512", 7, 7, 2048, 512, 1, 1, p0);
+    QCASE("7x7x512_1x1x2048", 7, 7, 512, 2048, 1, 1, p0);
 #undef QCASE
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",

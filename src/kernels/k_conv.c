@@ -947,9 +947,9 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             else
                 tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else if (t->implicit && g->bpanel) { /* into the outputs (fused RESCALE) or the int32 sums */
-            if (t->rqon)
+            if (t->rqon) /* (the border pixels' results through cbuf, which holds pblk x OC int32) */
                 conv_implicit(t, p0, pn, patch, mask, coord, (uint8_t *)c->epi->out->data + (size_t)o0 * t->rq.ob,
-                              t->rq.ob, NULL, j0);
+                              t->rq.ob, cbuf, j0);
             else
                 conv_implicit(t, p0, pn, patch, mask, coord, cbuf, sizeof(int32_t), NULL, j0);
         } else if (t->implicit) {

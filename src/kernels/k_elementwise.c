@@ -777,8 +777,21 @@ TOSAC_KERNEL_NO_PREPARE(unary)
 /* ADD / SUB i32: REQUIRE the exact result fits i32. Computed on the 32-bit patterns (vectorises):
    the sum overflows iff both operands have the sign opposite to the wrapped result; the difference
    iff the operands' signs differ and the result's sign differs from a's. */
-K_ROW2(b_add_i32, int32_t, int32_t, const uint32_t u = (uint32_t)a + (uint32_t)b;
-       bad |= (((uint32_t)a ^ u) & ((uint32_t)b ^ u)) >> 31; r = tosac_ku32_to_i32(u))
+/* ADD i32 also for AVX2 and AVX-512 (the residual joins of int8 networks; the baseline build
+   vectorises 4 lanes wide): every lane computes the same expression, so every level gives the same
+   bits. */
+#define K_ADD_I32 const uint32_t u = (uint32_t)a + (uint32_t)b; bad |= (((uint32_t)a ^ u) & ((uint32_t)b ^ u)) >> 31; \
+    r = tosac_ku32_to_i32(u)
+K_ROW2(b_add_i32, int32_t, int32_t, K_ADD_I32)
+#ifdef TOSAC_KERNEL_X86
+K_ROW2T(b_add_i32_avx2, __attribute__((target("avx2"))), int32_t, int32_t, K_ADD_I32)
+K_ROW2T(b_add_i32_avx512, __attribute__((target("avx2,avx512f"))), int32_t, int32_t, K_ADD_I32)
+#define K_ADD_I32_ROW(isa) \
+    ((isa) >= TOSAC_KISA_AVX512 ? b_add_i32_avx512 : (isa) >= TOSAC_KISA_AVX2 ? b_add_i32_avx2 : b_add_i32)
+#else
+#define K_ADD_I32_ROW(isa) ((void)(isa), b_add_i32)
+#endif
+#undef K_ADD_I32
 K_ROW2(b_sub_i32, int32_t, int32_t, const uint32_t u = (uint32_t)a - (uint32_t)b;
        bad |= (((uint32_t)a ^ (uint32_t)b) & ((uint32_t)a ^ u)) >> 31; r = tosac_ku32_to_i32(u))
 K_ROW2(b_max_i32, int32_t, int32_t, r = a >= b ? a : b)
@@ -975,7 +988,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
     const bool i32 = t == TOSAC_DTYPE_INT32, bl = t == TOSAC_DTYPE_BOOL;
     switch (c->op) {
     case TOSAC_OP_ADD:
-        fn = i32 ? b_add_i32 : NULL;
+        fn = i32 ? K_ADD_I32_ROW(c->isa) : NULL;
         why = "ADD: REQUIRE the sum fits INT32 failed";
         break;
     case TOSAC_OP_SUB:

@@ -484,9 +484,24 @@ typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input byte
         kgb_rq_store(c##r##v, t##v, qc, m[v], (uint8_t *)C + (size_t)(r * ldc + 16 * v) * es);           \
     else                                                                                                 \
         _mm512_mask_storeu_epi32((int32_t *)C + r * ldc + 16 * v, m[v], c##r##v);
-#define KGB_OUT1(r) KGB_OUTV(r, 0)
-#define KGB_OUT2(r) KGB_OUTV(r, 0) KGB_OUTV(r, 1)
-#define KGB_OUT4(r) KGB_OUTV(r, 0) KGB_OUTV(r, 1) KGB_OUTV(r, 2) KGB_OUTV(r, 3)
+#define KGB_OUT1(r)                                                                                      \
+    if (qc.pack)                                                                                         \
+        kgb_rq_pack(c##r##0, c##r##0, c##r##0, c##r##0, t0, t0, t0, t0, qc, m64, (int8_t *)C + r * ldc);  \
+    else {                                                                                               \
+        KGB_OUTV(r, 0)                                                                                   \
+    }
+#define KGB_OUT2(r)                                                                                      \
+    if (qc.pack)                                                                                         \
+        kgb_rq_pack(c##r##0, c##r##1, c##r##0, c##r##1, t0, t1, t0, t1, qc, m64, (int8_t *)C + r * ldc);  \
+    else {                                                                                               \
+        KGB_OUTV(r, 0) KGB_OUTV(r, 1)                                                                    \
+    }
+#define KGB_OUT4(r)                                                                                      \
+    if (qc.pack)                                                                                         \
+        kgb_rq_pack(c##r##0, c##r##1, c##r##2, c##r##3, t0, t1, t2, t3, qc, m64, (int8_t *)C + r * ldc);  \
+    else {                                                                                               \
+        KGB_OUTV(r, 0) KGB_OUTV(r, 1) KGB_OUTV(r, 2) KGB_OUTV(r, 3)                                      \
+    }
 #define KGB_B1 const __m512i b0 = _mm512_loadu_si512(Bp + q * 64);
 #define KGB_B2 const __m512i b0 = _mm512_loadu_si512(Bp + q * 128), b1 = _mm512_loadu_si512(Bp + q * 128 + 64);
 #define KGB_B4 KGB_B2 const __m512i b2 = _mm512_loadu_si512(Bq + q * 128), b3 = _mm512_loadu_si512(Bq + q * 128 + 64);
@@ -494,6 +509,10 @@ typedef int32_t kgb_quad __attribute__((may_alias, aligned(1))); /* 4 input byte
 #define KGB_N1 KGB_NV(0)
 #define KGB_N2 KGB_NV(0) KGB_NV(1)
 #define KGB_N4 KGB_NV(0) KGB_NV(1) KGB_NV(2) KGB_NV(3)
+/* the byte mask of a row's columns (kgb_rq_pack) */
+#define KGB_M1 const __mmask64 m64 = (__mmask64)m[0];
+#define KGB_M2 const __mmask64 m64 = (__mmask64)m[0] | (__mmask64)m[1] << 16;
+#define KGB_M4 const __mmask64 m64 = (__mmask64)m[0] | (__mmask64)m[1] << 16 | (__mmask64)m[2] << 32 | (__mmask64)m[3] << 48;
 #define KGB_T1 const kgb_rqt t0 = kgb_rq_tab(rq, 0, m[0]);
 #define KGB_T2 KGB_T1 const kgb_rqt t1 = kgb_rq_tab(rq, 16, m[1]);
 #define KGB_T4 KGB_T2 const kgb_rqt t2 = kgb_rq_tab(rq, 32, m[2]), t3 = kgb_rq_tab(rq, 48, m[3]);
@@ -506,7 +525,7 @@ typedef struct kgb_rqt {
 } kgb_rqt;
 typedef struct kgb_rqc {
     __m512i zp, lo, hi;
-    bool b8;
+    bool b8, pack;
 } kgb_rqc;
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline kgb_rqt
 kgb_rq_tab(const tosac_gemm_rq *rq, int64_t j, __mmask16 k)
@@ -521,16 +540,51 @@ kgb_rq_tab(const tosac_gemm_rq *rq, int64_t j, __mmask16 k)
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline kgb_rqc
 kgb_rq_const(const tosac_gemm_rq *rq)
 {
-    kgb_rqc q = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), true};
-    if (rq) q.zp = _mm512_set1_epi32(rq->ozp), q.lo = _mm512_set1_epi32(rq->lo), q.hi = _mm512_set1_epi32(rq->hi), q.b8 = rq->ob == 1;
+    kgb_rqc q = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), true, false};
+    if (rq) {
+        q.b8 = rq->ob == 1;
+        /* int8 results whose zero point and clamp are within int8: packed (kgb_rq_pack) */
+        q.pack = q.b8 && rq->ozp >= INT8_MIN && rq->ozp <= INT8_MAX && rq->lo >= INT8_MIN && rq->hi <= INT8_MAX &&
+                 rq->lo <= rq->hi;
+        if (q.pack)
+            q.zp = _mm512_set1_epi16((int16_t)rq->ozp), q.lo = _mm512_set1_epi8((char)rq->lo),
+            q.hi = _mm512_set1_epi8((char)rq->hi);
+        else
+            q.zp = _mm512_set1_epi32(rq->ozp), q.lo = _mm512_set1_epi32(rq->lo), q.hi = _mm512_set1_epi32(rq->hi);
+    }
     return q;
+}
+/* kgb_rq_store's scaled value ((H + r) >> s) of 16 lanes, before the zero point */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline __m512i
+kgb_rq_scale(__m512i v, kgb_rqt t)
+{
+    const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), t.mo);
+    const __m512i h = _mm512_mask_shuffle_epi32(odd, 0x5555, _mm512_mul_epi32(v, t.m), _MM_PERM_DDBB);
+    return _mm512_srav_epi32(_mm512_add_epi32(h, t.r), t.s);
+}
+/*
+ * kgb_rq_store of 64 int8 results (a tile row of 4 zmm; of 2 given twice, the upper half of the
+ * bytes unused) in one vector: the scaled values are narrowed with signed saturation to int16,
+ * the zero point added with saturation, narrowed to int8, and clamped as bytes. The same bytes as
+ * clamping y + zp in int32: each saturation clamps to a range that holds [lo, hi] (lo, hi and zp
+ * within int8), and a value it moves is beyond that range on the same side both before and after
+ * zp is added (|zp| <= 128 against the int16 bounds). The packs work within 128-bit lanes: lane
+ * L holds the 4 columns 4L.. of each vector in turn, and a dword permutation orders them.
+ */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline void
+kgb_rq_pack(__m512i v0, __m512i v1, __m512i v2, __m512i v3, kgb_rqt t0, kgb_rqt t1, kgb_rqt t2, kgb_rqt t3,
+            kgb_rqc q, __mmask64 k, int8_t *d)
+{
+    const __m512i a = _mm512_adds_epi16(_mm512_packs_epi32(kgb_rq_scale(v0, t0), kgb_rq_scale(v1, t1)), q.zp);
+    const __m512i b = _mm512_adds_epi16(_mm512_packs_epi32(kgb_rq_scale(v2, t2), kgb_rq_scale(v3, t3)), q.zp);
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i z = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(a, b));
+    _mm512_mask_storeu_epi8(d, k, _mm512_min_epi8(_mm512_max_epi8(z, q.lo), q.hi));
 }
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"), always_inline)) static inline void
 kgb_rq_store(__m512i v, kgb_rqt t, kgb_rqc q, __mmask16 k, uint8_t *d)
 {
-    const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), t.mo);
-    const __m512i h = _mm512_mask_shuffle_epi32(odd, 0x5555, _mm512_mul_epi32(v, t.m), _MM_PERM_DDBB);
-    const __m512i y = _mm512_add_epi32(_mm512_srav_epi32(_mm512_add_epi32(h, t.r), t.s), q.zp);
+    const __m512i y = _mm512_add_epi32(kgb_rq_scale(v, t), q.zp);
     const __m512i z = _mm512_min_epi32(_mm512_max_epi32(y, q.lo), q.hi);
     if (q.b8) /* (narrowed in a register: the narrowing stores are slow on Zen 4) */
         _mm_mask_storeu_epi8(d, k, _mm512_cvtepi32_epi8(z));
@@ -562,6 +616,7 @@ kgb_rq_store(__m512i v, kgb_rqt t, kgb_rqc q, __mmask16 k, uint8_t *d)
         const size_t es = rq ? rq->ob : 4u;                                                              \
         const kgb_rqc qc = kgb_rq_const(rq);                                                             \
         KGB_T##QV                                                                                        \
+        KGB_M##QV                                                                                        \
         KG_R##R(KGB_OUT##QV)                                                                             \
     }
 KGB_TILE(1, 4)

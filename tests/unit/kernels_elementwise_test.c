@@ -415,6 +415,29 @@ static tosac_status bin_vec(uint32_t op, tosac_dtype ti, tosac_dtype to, int n, 
     return s;
 }
 
+/* int32 ADD rows long enough for the vector loops (and their ends), at every level: the sums
+   against int64 arithmetic, a sum beyond int32 anywhere in the row failing the REQUIRE. */
+static void test_add_i32_levels(void)
+{
+    static int64_t a[300], b[300], o[300];
+    for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+        tosac_kernel_limit_isa(level);
+        for (int iter = 0; iter < 40; iter++) {
+            const int n = (int)rnd_in(1, 300);
+            const bool over = iter % 4 == 3;
+            for (int i = 0; i < n; i++) a[i] = rnd_in(INT32_MIN / 2, INT32_MAX / 2), b[i] = rnd_in(INT32_MIN / 2, INT32_MAX / 2);
+            if (over) { /* one sum just beyond the range, at a random place */
+                const int i = (int)rnd_in(0, n - 1);
+                a[i] = rnd() % 2 ? INT32_MAX : INT32_MIN, b[i] = a[i] > 0 ? 1 : -1;
+            }
+            const tosac_status s = bin_vec(TOSAC_OP_ADD, TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT32, n, a, b, 0, NULL, o);
+            EXPECT_EQ_I(s, over ? TOSAC_ERR_UNPREDICTABLE : TOSAC_OK);
+            for (int i = 0; i < n && !over; i++) EXPECT_EQ_I(o[i], a[i] + b[i]);
+        }
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+}
+
 #define EXPECT_VEC(got, ...)                                                  \
     do {                                                                      \
         const int64_t want_[] = {__VA_ARGS__};                                \
@@ -1987,6 +2010,7 @@ int main(void)
     RUN(test_split_large);
     RUN(test_exp_sigmoid_levels);
     RUN(test_binary_int_random);
+    RUN(test_add_i32_levels);
     RUN(test_binary_int_spots);
     RUN(test_unary_int);
     RUN(test_binary_fp_random);
