@@ -19,14 +19,17 @@
 #include "driver/driver_internal.h"
 #include "tosac/npy.h"
 
-/* Appends up to `n` samples of input i (stopping at the cap); `what` names the source. */
-static tosac_status append(drv_calib *c, uint32_t i, const tosac_block *b, const float *x, size_t n, size_t cap,
-                           const char *what, tosac_diag *d)
+/* The samples of n that input i takes (it stops at the cap). */
+static size_t samples_taken(const drv_calib_input *in, size_t n, size_t cap)
 {
-    drv_calib_input *in = &c->in[i];
-    size_t take = in->n >= cap ? 0 : cap - in->n < n ? cap - in->n : n;
-    size_t nelem = (size_t)in->nelem, bad = 0, first = 0;
-    /* a NaN or infinity would make every range built from it meaningless */
+    return in->n >= cap ? 0 : cap - in->n < n ? cap - in->n : n;
+}
+
+/* A NaN or infinity would make every range built from it meaningless: an error naming `what`. */
+static tosac_status check_finite(const drv_calib *c, uint32_t i, const tosac_block *b, const float *x, size_t n,
+                                 const char *what, tosac_diag *d)
+{
+    size_t nelem = (size_t)c->in[i].nelem, bad = 0, first = 0;
     for (size_t k = 0; k < n * nelem; k++)
         if (!isfinite(x[k]) && !bad++) first = k;
     if (bad)
@@ -35,7 +38,17 @@ static tosac_status append(drv_calib *c, uint32_t i, const tosac_block *b, const
                               "%zu, element %zu); calibration data must be finite",
                               what, bad, n * nelem, b->inputs[i]->name,
                               isnan(x[first]) ? "NaN" : x[first] > 0 ? "+Inf" : "-Inf", first / nelem, first % nelem);
-    if (!take) return TOSAC_OK;
+    return TOSAC_OK;
+}
+
+/* Appends up to `n` samples of input i (stopping at the cap); `what` names the source. */
+static tosac_status append(drv_calib *c, uint32_t i, const tosac_block *b, const float *x, size_t n, size_t cap,
+                           const char *what, tosac_diag *d)
+{
+    drv_calib_input *in = &c->in[i];
+    size_t take = samples_taken(in, n, cap), nelem = (size_t)in->nelem;
+    tosac_status s = check_finite(c, i, b, x, n, what, d);
+    if (s != TOSAC_OK || !take) return s;
     if (!tosac_grow((void **)&in->buf, &in->cap, in->n + take, nelem * sizeof(float)))
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory holding the calibration data of input '%s'", what,
                               b->inputs[i]->name);
@@ -83,12 +96,23 @@ static tosac_status load_file(drv_calib *c, uint32_t i, const tosac_block *b, co
                            "input's %" PRId64 " elements (one sample, or a batch), but holds %s with %" PRId64
                            " elements",
                            path, b->inputs[i]->name, nelem, npy.descr, npy.count);
+    } else if (!c->in[i].buf && ((uintptr_t)npy.data & (_Alignof(float) - 1)) == 0) {
+        /* the input's first source: its samples stay in the buffer they were read into (a batch
+           of a large input is megabytes: a copy would fault in as many fresh pages) */
+        size_t n = (size_t)(npy.count / nelem);
+        s = check_finite(c, i, b, npy.data, n, path, d);
+        if (s == TOSAC_OK) {
+            c->in[i].buf = npy.data;
+            c->in[i].n = samples_taken(&c->in[i], n, cap);
+            c->in[i].cap = n;
+            npy.data = NULL, npy.nbytes = 0;
+        }
     } else {
         size_t n = (size_t)(npy.count / nelem);
         float *x = tosac_malloc(npy.nbytes);
         if (!x) s = tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: out of memory", path);
         else {
-            memcpy(x, npy.data, npy.nbytes); /* .npy data is not aligned for float */
+            memcpy(x, npy.data, npy.nbytes); /* not aligned for float (a caller's allocator) */
             s = append(c, i, b, x, n, cap, path, d);
             tosac_free(x, npy.nbytes);
         }

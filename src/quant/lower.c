@@ -60,6 +60,7 @@ typedef struct lower {
     tosac_dtype act;       /* INT8, or INT16 with --a16w8 */
     double *lo, *hi;       /* FP value index -> the range its q-params come from (int16 TABLEs) */
     int32_t qmin, qmax;
+    const struct weights_ahead *ahead; /* the convolutions' weights computed ahead, or NULL */
 } lower;
 
 /* ---- small builders ----------------------------------------------------------------------- */
@@ -443,16 +444,14 @@ static void row_codes_any(const uint8_t *x, int64_t n, const double *sc, double 
     row_codes(x, n, sc, s1, q);
 }
 
-static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw,
-                                  tosac_dtype t8)
+/* The weight scales sw[oc] of w and its codes q (the constant's encoding: little-endian int8 or,
+   wb = 2, int16); false when out of memory. Reads only w, l->o and l->fx: several run at once. */
+static bool weight_codes(const lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw,
+                         uint8_t *q, unsigned wb)
 {
     int64_t n = tosac_value_nelem(w), per = n / oc;
     double *absmax = calloc((size_t)oc, sizeof *absmax);
-    /* the codes go straight into the constant's encoding (little-endian int8 or int16) */
-    unsigned wb = t8 == TOSAC_DTYPE_INT16 ? 2 : 1;
-    uint8_t *q = absmax ? tosac_arena_alloc_uninit(&l->b->graph->arena, (size_t)(n ? n : 1) * wb) : NULL;
-    tosac_value *t = NULL;
-    if (!absmax || !q) goto out;
+    if (!absmax) return false;
     /* channel c is element k's k % oc (depthwise layout) or k / per: walked as rows of oc, or
        runs of per (no division per element); NaN never raises a maximum, as with fmax. The
        weights are read through a local pointer: a store through any other pointer may alias
@@ -485,11 +484,95 @@ static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bo
         else
             for (int64_t j = 0; j < len; j++) quant_put_le(qr + 2 * j, quant_weight(quant_f32_at(row, j), sw[depthwise_layout ? j : r]), 2);
     }
-    t = ir_new_const_adopt(l->b, "qweight", t8, w->rank, w->shape, q, (size_t)n * wb);
-out:
     free(absmax);
+    return true;
+}
+
+static tosac_value *quant_weights(lower *l, const tosac_value *w, int64_t oc, bool depthwise_layout, double *sw,
+                                  tosac_dtype t8)
+{
+    int64_t n = tosac_value_nelem(w);
+    unsigned wb = t8 == TOSAC_DTYPE_INT16 ? 2 : 1;
+    uint8_t *q = tosac_arena_alloc_uninit(&l->b->graph->arena, (size_t)(n ? n : 1) * wb);
+    tosac_value *t = q && weight_codes(l, w, oc, depthwise_layout, sw, q, wb)
+                         ? ir_new_const_adopt(l->b, "qweight", t8, w->rank, w->shape, q, (size_t)n * wb)
+                         : NULL;
     if (!t) oom(l);
     return t;
+}
+
+/* The convolutions' int8 weights (the bulk of a CNN's lowering) computed ahead, side by side on
+   the calibration program's threads: node i's scales and codes, or q NULL (then lower_conv
+   computes them itself). They depend on the weights alone; lower_conv adopts them in its order,
+   so the constants and their names are those of the one-by-one lowering. */
+typedef struct weights_ahead {
+    const lower *l;
+    const tosac_node **node; /* the convolutions, n of them */
+    uint8_t **q;             /* by FP node index */
+    double **sw;             /* by FP node index */
+    uint32_t n;
+} weights_ahead;
+
+static bool conv_weights_ok(const tosac_node *n, int64_t *oc)
+{
+    if ((n->op != TOSAC_OP_CONV2D && n->op != TOSAC_OP_DEPTHWISE_CONV2D && n->op != TOSAC_OP_TRANSPOSE_CONV2D) ||
+        n->n_inputs < 3 || n->n_outputs != 1)
+        return false;
+    const tosac_value *w = n->inputs[1], *y = n->outputs[0];
+    *oc = last_dim(y);
+    return ir_is_const(w) && w->dtype == TOSAC_DTYPE_FP32 && y->dtype == TOSAC_DTYPE_FP32 && *oc > 0 &&
+           tosac_value_nelem(w) % *oc == 0;
+}
+
+static void weights_task(void *ctx, uint32_t worker, size_t begin, size_t end)
+{
+    (void)worker;
+    weights_ahead *a = ctx;
+    for (size_t k = begin; k < end; k++) {
+        const tosac_node *n = a->node[k];
+        int64_t oc;
+        conv_weights_ok(n, &oc);
+        if (!weight_codes(a->l, n->inputs[1], oc, n->op == TOSAC_OP_DEPTHWISE_CONV2D, a->sw[n->index], a->q[n->index], 1)) {
+            free(a->sw[n->index]);
+            a->sw[n->index] = NULL, a->q[n->index] = NULL;
+        }
+    }
+}
+
+/* Fills a (zeroed) for l's convolutions on the threads of program p; nothing when memory is
+   short (the lowering then computes every weight itself). */
+static void weights_ahead_run(weights_ahead *a, const lower *l, const tosac_program *p)
+{
+    uint32_t nn = l->fb->n_nodes;
+    a->l = l;
+    a->node = malloc((nn ? nn : 1) * sizeof *a->node);
+    a->q = calloc(nn ? nn : 1, sizeof *a->q);
+    a->sw = calloc(nn ? nn : 1, sizeof *a->sw);
+    if (!a->node || !a->q || !a->sw) return;
+    for (uint32_t i = 0; i < nn; i++) {
+        const tosac_node *n = l->fb->nodes[i];
+        int64_t oc;
+        if (n->index != i || !conv_weights_ok(n, &oc)) continue;
+        size_t nw = (size_t)tosac_value_nelem(n->inputs[1]);
+        /* the arena is not shared between threads: every buffer is taken here */
+        if (!(a->sw[i] = malloc((size_t)oc * sizeof(double))) ||
+            !(a->q[i] = tosac_arena_alloc_uninit(&l->b->graph->arena, nw ? nw : 1))) {
+            free(a->sw[i]);
+            a->sw[i] = NULL;
+            break;
+        }
+        a->node[a->n++] = n;
+    }
+    tosac_program_parallel_for(p, weights_task, a, a->n);
+}
+
+static void weights_ahead_free(weights_ahead *a)
+{
+    for (uint32_t i = 0; a->sw && i < a->l->fb->n_nodes; i++) free(a->sw[i]);
+    free(a->node);
+    free(a->q);
+    free(a->sw);
+    memset(a, 0, sizeof *a);
 }
 
 static tosac_status lower_conv(lower *l, const tosac_node *n)
@@ -509,7 +592,16 @@ static tosac_status lower_conv(lower *l, const tosac_node *n)
         s = oom(l);
         goto out;
     }
-    tosac_value *xi = as_i8(l, x, qx, n), *wq = xi ? quant_weights(l, w, oc, dw, sw, TOSAC_DTYPE_INT8) : NULL;
+    const weights_ahead *a = l->ahead;
+    tosac_value *xi = as_i8(l, x, qx, n), *wq = NULL;
+    if (xi && a && a->q && n->index < l->fb->n_nodes && l->fb->nodes[n->index] == n && a->q[n->index]) {
+        memcpy(sw, a->sw[n->index], (size_t)oc * sizeof *sw);
+        wq = ir_new_const_adopt(l->b, "qweight", TOSAC_DTYPE_INT8, w->rank, w->shape, a->q[n->index],
+                                (size_t)tosac_value_nelem(w));
+        if (!wq) oom(l);
+    } else if (xi) {
+        wq = quant_weights(l, w, oc, dw, sw, TOSAC_DTYPE_INT8);
+    }
     if (!wq) {
         s = TOSAC_ERR_UNSUPPORTED;
         goto out;
@@ -1632,7 +1724,16 @@ tosac_status tosac_quantize_report(const tosac_graph *fp, const tosac_quant_opts
         if (s == TOSAC_OK)
             s = quant_calibrate(fb, fp, o, observe, n_observe, &st, report && quant_sample_count(o) ? &pf : NULL, want, d);
     }
+    /* the calibration's program, while it lasts, lends its threads */
+    weights_ahead ahead;
+    memset(&ahead, 0, sizeof ahead);
+    if (s == TOSAC_OK && pf.p) {
+        weights_ahead_run(&ahead, &l, pf.p);
+        l.ahead = &ahead;
+    }
     if (s == TOSAC_OK) s = build(&l, io);
+    l.ahead = NULL;
+    if (ahead.l) weights_ahead_free(&ahead);
     if (s == TOSAC_OK && o->lowering) s = quant_lower_target(l.b, o->lowering, d);
     if (s == TOSAC_OK) {
         /* unused forms (an int8 copy nothing read) go, equal constants (zero points) merge */
