@@ -13,6 +13,7 @@
  */
 #include "kernels/k_gemm.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/fp.h"
@@ -885,7 +886,7 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
         c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
         c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
     }
-#define KGF_ST(r, q) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], bias ? kgf_end(c##r##q, bv[q], ep) : c##r##q);
+#define KGF_ST(r, q) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], bias ? kgf_end(c##r##q, bv[q], &ec) : c##r##q);
 #define KGF_OUT1(r) KGF_ST(r, 0)
 #define KGF_OUT2(r) KGF_ST(r, 0) KGF_ST(r, 1)
 #define KGF_OUT3(r) KGF_OUT2(r) KGF_ST(r, 2)
@@ -905,21 +906,47 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
  * a fifth of its time here): min(hi, max(lo, x)) keeps a NaN x (its own bits) and differs from
  * v < hi ? v : hi only when v == hi, the same bits unless both are zeros (hi != 0); with NaN -> lo,
  * min(max(x, lo), hi) differs from x >= lo ? x : lo only when x == lo (lo != 0) and gives lo for a
- * NaN x when lo <= hi.
+ * NaN x when lo <= hi. Neither needs the min when hi is +inf (ReLU): v < hi ? v : hi is then v for
+ * every v but NaN, which both forms settle before. Always inlined (GCC left it a call, 24 per tile,
+ * in the larger tiles).
  */
 #define KG_END_FAST(ep) ((ep)->lo == (ep)->lo && (ep)->hi == (ep)->hi)
 #define KG_END_KEEP(ep) (!(ep)->ignore && (ep)->hi != 0.0f)
 #define KG_END_LO(ep) ((ep)->ignore && (ep)->lo != 0.0f && (ep)->lo <= (ep)->hi)
-__attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m512 b, const tosac_gemm_epi *ep)
+/* the form of the end, chosen once per tile (GCC re-tested the epilogue's fields for each of a
+   tile's 24 accumulators) */
+enum { KGE_BIAS, KGE_MAX_LO, KGE_MINMAX, KGE_MAX_X, KGE_MAXMIN, KGE_BLEND_KEEP, KGE_BLEND_LO };
+typedef struct kgf_endc {
+    __m512 lo, hi;
+    int form;
+} kgf_endc;
+__attribute__((target("avx512f"))) static inline kgf_endc kgf_end_form(const tosac_gemm_epi *ep)
 {
-    const __m512 x = _mm512_add_ps(b, acc);
-    if (!ep->clamp) return x;
-    const __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
-    if (KG_END_FAST(ep) && KG_END_KEEP(ep)) return _mm512_min_ps(hi, _mm512_max_ps(lo, x));
-    if (KG_END_FAST(ep) && KG_END_LO(ep)) return _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-    const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
-    const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
+    if (!ep || !ep->clamp) return (kgf_endc){_mm512_setzero_ps(), _mm512_setzero_ps(), KGE_BIAS};
+    kgf_endc e = {_mm512_set1_ps(ep->lo), _mm512_set1_ps(ep->hi), ep->ignore ? KGE_BLEND_LO : KGE_BLEND_KEEP};
+    if (KG_END_FAST(ep) && KG_END_KEEP(ep))
+        e.form = ep->hi == INFINITY ? KGE_MAX_LO : KGE_MINMAX;
+    else if (KG_END_FAST(ep) && KG_END_LO(ep))
+        e.form = ep->hi == INFINITY ? KGE_MAX_X : KGE_MAXMIN;
+    return e;
+}
+#define KG_END_BODY(V, W)                                                                                \
+    switch (e->form) {                                                                                   \
+    case KGE_BIAS: return x;                                                                             \
+    case KGE_MAX_LO: return _##V##_max_ps(lo, x);                                                        \
+    case KGE_MINMAX: return _##V##_min_ps(hi, _##V##_max_ps(lo, x));                                     \
+    case KGE_MAX_X: return _##V##_max_ps(x, lo);                                                         \
+    case KGE_MAXMIN: return _##V##_min_ps(_##V##_max_ps(x, lo), hi);                                     \
+    default: {                                                                                           \
+        const W v = _##V##_mask_blend_ps(_##V##_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */ \
+        const W r = _##V##_mask_blend_ps(_##V##_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */  \
+        return _##V##_mask_blend_ps(_##V##_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, e->form == KGE_BLEND_LO ? lo : x); \
+    }                                                                                                    \
+    }
+__attribute__((target("avx512f"), always_inline)) static inline __m512 kgf_end(__m512 acc, __m512 b, const kgf_endc *e)
+{
+    const __m512 x = _mm512_add_ps(b, acc), lo = e->lo, hi = e->hi;
+    KG_END_BODY(mm512, __m512)
 }
 /* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block).
    The sum runs over the segments sg[0 .. nsg - 1] in order: segment s takes sg[s].n terms, A's
@@ -942,6 +969,7 @@ __attribute__((target("avx512f"))) static inline __m512 kgf_end(__m512 acc, __m5
         }                                                                                                \
         __m512 bv[Q];                                                                                    \
         for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
+        const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGF_OUT##Q)                                                                              \
     }
 KGF_TILE(1, 4)
@@ -1000,18 +1028,12 @@ KGF_TILE(12, 1)
         KGY_MB(t, b0, As + r * lda + k);                                                                  \
         c##r = _mm256_add_ps(c##r, t);                                                                   \
     }
-#define KGY_OUT(r) _mm256_mask_storeu_ps(C + r * ldc, m8, bias ? kgy_end(c##r, bv, ep) : c##r);
-__attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 acc, __m256 b,
-                                                                       const tosac_gemm_epi *ep)
+#define KGY_OUT(r) _mm256_mask_storeu_ps(C + r * ldc, m8, bias ? kgy_end(c##r, bv, &ec) : c##r);
+__attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 kgy_end(__m256 acc, __m256 b,
+                                                                                      const kgf_endc *e)
 {
-    const __m256 x = _mm256_add_ps(b, acc);
-    if (!ep->clamp) return x;
-    const __m256 lo = _mm256_set1_ps(ep->lo), hi = _mm256_set1_ps(ep->hi);
-    if (KG_END_FAST(ep) && KG_END_KEEP(ep)) return _mm256_min_ps(hi, _mm256_max_ps(lo, x));
-    if (KG_END_FAST(ep) && KG_END_LO(ep)) return _mm256_min_ps(_mm256_max_ps(x, lo), hi);
-    const __m256 v = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(x, lo, _CMP_GE_OQ), lo, x); /* x >= lo ? x : lo */
-    const __m256 r = _mm256_mask_blend_ps(_mm256_cmp_ps_mask(v, hi, _CMP_LT_OQ), hi, v); /* v < hi ? v : hi */
-    return _mm256_mask_blend_ps(_mm256_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, ep->ignore ? lo : x);
+    const __m256 x = _mm256_add_ps(b, acc), lo = _mm512_castps512_ps256(e->lo), hi = _mm512_castps512_ps256(e->hi);
+    KG_END_BODY(mm256, __m256)
 }
 #define KGY_TILE(R)                                                                                      \
     __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(                               \
@@ -1030,6 +1052,7 @@ __attribute__((target("avx512f,avx512vl"))) static inline __m256 kgy_end(__m256 
             }                                                                                            \
         }                                                                                                \
         const __m256 bv = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();                            \
+        const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGY_OUT)                                                                                 \
     }
 KGY_TILE(1)
@@ -1057,7 +1080,7 @@ KGY_TILE(12)
         KGY_MB(ty, by, As + r * lda + k);                                                                 \
         c##r##y = _mm256_add_ps(c##r##y, ty);                                                            \
     }
-#define KGX_YST(r, q) _mm256_mask_storeu_ps(C + r * ldc + 16 * q, my, bias ? kgy_end(c##r##y, bvy, ep) : c##r##y);
+#define KGX_YST(r, q) _mm256_mask_storeu_ps(C + r * ldc + 16 * q, my, bias ? kgy_end(c##r##y, bvy, &ec) : c##r##y);
 #define KGX_ACC1(r) KGF_ACC1(r) KGX_YACC(r, 1)
 #define KGX_ACC2(r) KGF_ACC2(r) KGX_YACC(r, 2)
 #define KGX_ACC3(r) KGF_ACC3(r) KGX_YACC(r, 3)
@@ -1087,6 +1110,7 @@ KGY_TILE(12)
         __m512 bv[Q];                                                                                    \
         for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
         const __m256 bvy = bias ? _mm256_loadu_ps(bias + 16 * Q) : _mm256_setzero_ps();                  \
+        const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGX_OUT##Q)                                                                              \
     }
 KGX_TILE(1, 1)
