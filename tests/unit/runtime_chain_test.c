@@ -289,12 +289,12 @@ static tosac_graph *late_tails(void)
     return x.ok ? x.g : NULL;
 }
 
-/* A 1x1 CONV2D of one pixel with many weights, as in an SE block (192 x 4160: split over column
-   groups however few its multiply-adds; 4160 outputs start the threads) then SiLU, a tail run
-   after every group. */
+/* A 1x1 CONV2D of few pixels with many weights, as in an SE block's one pixel (192 x 4160: split
+   over column groups however few its multiply-adds; 4160 outputs start the threads) then SiLU, a
+   tail run after every group. Of the 3 pixels the middle one holds no special input. */
 static tosac_graph *one_pixel_tail(void)
 {
-    static const int64_t d[4] = {1, 1, 1, 192}, da[4] = {1, 1, 1, 4160};
+    static const int64_t d[4] = {1, 1, 3, 192}, da[4] = {1, 1, 3, 4160};
     gb x = gb_new();
     tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
     tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 4160, 1);
@@ -690,7 +690,13 @@ static void test_strip_forms(void)
 }
 
 static void test_late_tails(void) { check_graph("late_tails", late_tails(), 7 * 9 * 256 * 4, 1); }
-static void test_one_pixel_tail(void) { check_graph("one_pixel_tail", one_pixel_tail(), 4160 * 4, 1); }
+static void test_one_pixel_tail(void)
+{
+    nan_levels = true; /* (the outer pixels' outputs are NaN, whose sign the unchained programs give
+                          differently at the portable and vector levels) */
+    check_graph("one_pixel_tail", one_pixel_tail(), 3 * 4160 * 4, 1);
+    nan_levels = false;
+}
 static void test_clamp_ends(void)
 {
     for (int form = 0; form < 6; form++) check_graph("clamp_ends", clamp_ends(form), 13 * 29 * 40 * 4, 0);
