@@ -239,6 +239,10 @@ static void test_rescale_lut(void)
         /* (output_zp is 0 for these output types) */
         seti(&r.mul, 0, rnd_in(1 << 30, INT32_MAX));
         ((int8_t *)r.shf.buf)[0] = (int8_t)(to == TOSAC_DTYPE_INT16 ? rnd_in(25, 32) : rnd_in(9, 32));
+        if (iter % 4 == 1) { /* a multiplier 2^30, shifts around 30: exact left shifts up to 21 bits, then not */
+            seti(&r.mul, 0, 1 << 30);
+            ((int8_t *)r.shf.buf)[0] = (int8_t)(to == TOSAC_DTYPE_INT16 ? rnd_in(25, 32) : rnd_in(9, 32));
+        }
         rcase_attrs(&r, false);
         int64_t *expect = calloc((size_t)n, sizeof *expect);
         bool spec_ok = true;
