@@ -308,9 +308,9 @@ static void producer_make(producer *p, uint32_t op, int64_t *oc)
             IH = rnd_in(6, 8), IW = rnd_in(6, 8), IC = rnd_in(60, 80), KH = KW = 3, OC = rnd_in(130, 200);
             for (int i = 0; i < 4; i++) p->pad[i] = 1;
             p->st[0] = p->st[1] = 1;
-        } else if (!dw && rnd() % 3 == 0) { /* rows of 24+ pixels, kernel rows of whole quads of bytes: read in place (int8 panels) */
+        } else if (!dw && rnd() % 3 == 0) { /* rows of 7+ pixels, kernel rows of whole quads of bytes: read in place (int8 panels) */
             static const int64_t ics[] = {4, 8, 12, 16, 32}, ocs[] = {8, 16, 24, 32, 48, 64, 72};
-            IH = rnd_in(3, 8), IW = rnd_in(24, 60), IC = ics[rnd() % 5], OC = ocs[rnd() % 7];
+            IH = rnd_in(3, 8), IW = rnd() % 2 ? rnd_in(7, 23) : rnd_in(24, 60), IC = ics[rnd() % 5], OC = ocs[rnd() % 7];
             KH = rnd_in(1, 3), KW = rnd() % 4 ? 3 : rnd_in(1, 2);
             for (int i = 0; i < 4; i++) p->pad[i] = (int32_t)rnd_in(0, 2);
         }
