@@ -1058,8 +1058,11 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
        and 16: 8x8x64 3x3 53 -> 60, 16x16x32 49 -> 54, best invokes) */
     t.u8cols = g->bpanel && c->prep && !t.direct && ((const conv_prep *)c->prep)->bias_in;
     /* int8 on s8 x u8 panels: kernel rows of whole quads of bytes (the panels' K steps), rows wide
-       enough for whole register tiles (8x8x64 3x3: 168 -> 150 GMAC/s in place; 32x32x16 3x3: 70 -> 95) */
-    const bool u8seg = t.u8cols && !t.rows && (g->KW * g->IC) % 4 == 0 && g->OW >= 24;
+       enough for whole register tiles (8x8x64 3x3: 168 -> 150 GMAC/s in place; 32x32x16 3x3: 70 -> 95);
+       with the fused RESCALE, whose border pixels go through patch rows together, rows of 7 or
+       more (7x7x512 3x3: 224 -> 241, 14x14x256: 227 -> 239, 8x8x64: 191 -> 204, best invokes) */
+    t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
+    const bool u8seg = t.u8cols && !t.rows && (g->KW * g->IC) % 4 == 0 && g->OW >= (t.rqon ? 7 : 24);
     if (((t.fused && !t.pointwise && g->OW >= 8 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 &&
           !c->in[0].f64) ||
          u8seg) &&
@@ -1070,7 +1073,6 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         if (t.xb > g->OW) t.xb = g->OW;
         t.implicit = t.xa < t.xb;
     }
-    t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
     int64_t npix = g->N * g->OD * g->OH * g->OW;
     /* (only where a task outweighs waking a worker, about a microsecond: at least 2^18
        multiply-adds in all, 5 us on one core, or 2^15 weights, which one core streams from

@@ -372,6 +372,9 @@ typedef struct rs_prep {
                              any of its 256 values: the results of each value follow the int32
                              tables, as int32 (256), then their bytes as four planes of 256 (plane
                              k: byte k of every result; plane 0 is TABLE's int8 table) */
+    uint32_t lshift;      /* lut with int32 results that are (x - input_zp) << (lshift - 1) for every
+                             signed x (a multiplier 2^30 with a shift of at most 30: the quantizer's
+                             residual joins), or 0 */
 } rs_prep;
 
 /* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below); with
@@ -503,6 +506,12 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
             for (unsigned k = 0; k < 4; k++) pl[256 * k + (unsigned)u] = (uint8_t)((uint32_t)l32[u] >> (8 * k));
         }
         h->lut = all;
+        for (uint32_t k = 0; all && !r.iu && c->out[0].dtype == TOSAC_DTYPE_INT32 && k < 31 && !h->lshift; k++) {
+            bool eq = true;
+            for (int32_t u = 0; u < 256 && eq; u++)
+                eq = (int64_t)l32[u] == ((int64_t)(u - 128) - r.izp) * ((int64_t)1 << k);
+            if (eq) h->lshift = k + 1;
+        }
     }
     return TOSAC_OK;
 }
@@ -820,6 +829,18 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void kr_lut32_vbmi
 }
 #undef KR_LUT_PLANE
 #undef KR_LUT_TABLES
+
+/* rs_prep.lshift's results: (x - izp) << k, 16 a vector (no table lookups) */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void kr_shift32_avx512(const int8_t *x, int64_t n,
+                                                                                   int32_t izp, uint32_t k, int32_t *y)
+{
+    const __m512i zp = _mm512_set1_epi32(izp), sh = _mm512_set1_epi32((int32_t)k);
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512i v = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, x + i));
+        _mm512_mask_storeu_epi32(y + i, m, _mm512_sllv_epi32(_mm512_sub_epi32(v, zp), sh));
+    }
+}
 #endif
 
 /* rs_prep.lut's results of the int8 values s[0..m) as `out`'s type at element i0. */
@@ -833,6 +854,10 @@ static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tos
         return;
     }
 #ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX512 && ob == 4 && h->lshift) {
+        kr_shift32_avx512(s, m, h->izp, h->lshift - 1, (int32_t *)out->data + i0);
+        return;
+    }
     if (isa == TOSAC_KISA_AVX512 && __builtin_cpu_supports("avx512vbmi")) {
         if (ob == 2)
             kr_lut16_vbmi(s, m, planes, (int16_t *)out->data + i0);

@@ -239,6 +239,10 @@ static void test_rescale_lut(void)
         /* (output_zp is 0 for these output types) */
         seti(&r.mul, 0, rnd_in(1 << 30, INT32_MAX));
         ((int8_t *)r.shf.buf)[0] = (int8_t)(to == TOSAC_DTYPE_INT16 ? rnd_in(25, 32) : rnd_in(9, 32));
+        if (iter % 4 == 1) { /* a multiplier 2^30, shifts around 30: exact left shifts up to 21 bits, then not */
+            seti(&r.mul, 0, 1 << 30);
+            ((int8_t *)r.shf.buf)[0] = (int8_t)(to == TOSAC_DTYPE_INT16 ? rnd_in(25, 32) : rnd_in(9, 32));
+        }
         rcase_attrs(&r, false);
         int64_t *expect = calloc((size_t)n, sizeof *expect);
         bool spec_ok = true;
@@ -304,9 +308,9 @@ static void producer_make(producer *p, uint32_t op, int64_t *oc)
             IH = rnd_in(6, 8), IW = rnd_in(6, 8), IC = rnd_in(60, 80), KH = KW = 3, OC = rnd_in(130, 200);
             for (int i = 0; i < 4; i++) p->pad[i] = 1;
             p->st[0] = p->st[1] = 1;
-        } else if (!dw && rnd() % 3 == 0) { /* rows of 24+ pixels, kernel rows of whole quads of bytes: read in place (int8 panels) */
+        } else if (!dw && rnd() % 3 == 0) { /* rows of 7+ pixels, kernel rows of whole quads of bytes: read in place (int8 panels) */
             static const int64_t ics[] = {4, 8, 12, 16, 32}, ocs[] = {8, 16, 24, 32, 48, 64, 72};
-            IH = rnd_in(3, 8), IW = rnd_in(24, 60), IC = ics[rnd() % 5], OC = ocs[rnd() % 7];
+            IH = rnd_in(3, 8), IW = rnd() % 2 ? rnd_in(7, 23) : rnd_in(24, 60), IC = ics[rnd() % 5], OC = ocs[rnd() % 7];
             KH = rnd_in(1, 3), KW = rnd() % 4 ? 3 : rnd_in(1, 2);
             for (int i = 0; i < 4; i++) p->pad[i] = (int32_t)rnd_in(0, 2);
         }
