@@ -267,6 +267,15 @@ static tosac_graph *conv_tails(void)
     return x.ok ? x.g : NULL;
 }
 
+/* a * SIGMOID(a) of shape d (SiLU, a tail of the convolution that produces a). */
+static tosac_value *silu(gb *x, tosac_value *a, const int64_t *d)
+{
+    tosac_value *sig = tensor(x, "sig", TOSAC_DTYPE_FP32, d), *m = tensor(x, "m", TOSAC_DTYPE_FP32, d);
+    node(x, TOSAC_OP_SIGMOID, 1, &a, sig);
+    bin(x, TOSAC_OP_MUL, a, sig, m);
+    return m;
+}
+
 /* Tails of convolutions with few pixels and many channels, which split over column groups and
    run the tail once every group has stored its rows (k_conv.c late_post): x [1,7,9,128] (63
    pixels: an odd count, a short last register tile); a = 3x3 CONV2D to 320 channels (5 panel
@@ -277,10 +286,7 @@ static tosac_graph *late_tails(void)
     static const int64_t d[4] = {1, 7, 9, 128}, da[4] = {1, 7, 9, 320}, db[4] = {1, 7, 9, 256};
     gb x = gb_new();
     tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
-    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 320, 3);
-    tosac_value *sig = tensor(&x, "sig", TOSAC_DTYPE_FP32, da), *m = tensor(&x, "m", TOSAC_DTYPE_FP32, da);
-    node(&x, TOSAC_OP_SIGMOID, 1, &a, sig);
-    bin(&x, TOSAC_OP_MUL, a, sig, m);
+    tosac_value *m = silu(&x, conv(&x, "a", TOSAC_OP_CONV2D, in, d, 320, 3), da);
     tosac_value *b = conv(&x, "b", TOSAC_OP_CONV2D, m, da, 256, 1), *r = conv(&x, "r", TOSAC_OP_CONV2D, in, d, 256, 1);
     tosac_value *sum = tensor(&x, "sum", TOSAC_DTYPE_FP32, db);
     bin(&x, TOSAC_OP_ADD, b, r, sum);
@@ -297,11 +303,7 @@ static tosac_graph *one_pixel_tail(void)
     static const int64_t d[4] = {1, 1, 3, 192}, da[4] = {1, 1, 3, 4160};
     gb x = gb_new();
     tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
-    tosac_value *a = conv(&x, "a", TOSAC_OP_CONV2D, in, d, 4160, 1);
-    tosac_value *sig = tensor(&x, "sig", TOSAC_DTYPE_FP32, da), *m = tensor(&x, "m", TOSAC_DTYPE_FP32, da);
-    node(&x, TOSAC_OP_SIGMOID, 1, &a, sig);
-    bin(&x, TOSAC_OP_MUL, a, sig, m);
-    output(&x, m);
+    output(&x, silu(&x, conv(&x, "a", TOSAC_OP_CONV2D, in, d, 4160, 1), da));
     if (!x.ok) tosac_graph_destroy(x.g);
     return x.ok ? x.g : NULL;
 }
