@@ -530,9 +530,9 @@ static void weights_task(void *ctx, uint32_t worker, size_t begin, size_t end)
     weights_ahead *a = ctx;
     for (size_t k = begin; k < end; k++) {
         const tosac_node *n = a->node[k];
-        int64_t oc;
-        conv_weights_ok(n, &oc);
-        if (!weight_codes(a->l, n->inputs[1], oc, n->op == TOSAC_OP_DEPTHWISE_CONV2D, a->sw[n->index], a->q[n->index], 1)) {
+        int64_t oc = 0; /* (every listed node passes conv_weights_ok: the test only sets oc) */
+        if (!conv_weights_ok(n, &oc) ||
+            !weight_codes(a->l, n->inputs[1], oc, n->op == TOSAC_OP_DEPTHWISE_CONV2D, a->sw[n->index], a->q[n->index], 1)) {
             free(a->sw[n->index]);
             a->sw[n->index] = NULL, a->q[n->index] = NULL;
         }
