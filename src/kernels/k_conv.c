@@ -794,8 +794,7 @@ typedef struct conv_task {
     tosac_gemm_epi ep;
     int64_t pblk;   /* output pixels per block at most (the plan's, or whole output rows of it) */
     int64_t unit;   /* pixel blocks are whole units (register tiles' rows, or output rows) ... */
-    size_t nblk;    /* ... spread evenly over nblk blocks (conv_span): uq units each, ur one more */
-    size_t uq, ur;
+    size_t units, nblk; /* ... units of them spread evenly over nblk blocks (conv_span) */
     int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
     bool late_post; /* column groups with a tail: its rows run once every group has stored them, */
     size_t npost;   /* in npost pieces */
@@ -894,12 +893,21 @@ static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patc
     }
 }
 
+/* Part i of n items cut into parts pieces as even as can be (the first n % parts one longer):
+   its first item *b and its length *len. */
+static void even_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
+{
+    const size_t q = n / parts, r = n % parts;
+    *b = i * q + (i < r ? i : r);
+    *len = q + (i < r);
+}
+
 /* Pixels p0 .. p0 + pn - 1 of block blk: whole units spread evenly over the blocks (the last unit
-   may be short), the first ur blocks one more than the others, so that no block, and no
-   worker's share, is left much smaller or larger. */
+   may be short), so that no block, and no worker's share, is left much smaller or larger. */
 static void conv_span(const conv_task *t, size_t blk, int64_t npix, int64_t *p0, int64_t *pn)
 {
-    const size_t u0 = blk * t->uq + (blk < t->ur ? blk : t->ur), un = t->uq + (blk < t->ur);
+    size_t u0, un;
+    even_part(t->units, t->nblk, blk, &u0, &un);
     const int64_t b = (int64_t)u0 * t->unit, e = (int64_t)(u0 + un) * t->unit;
     *p0 = b;
     *pn = (e < npix ? e : npix) - b;
@@ -1028,9 +1036,12 @@ static void conv_posts(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
     const conv_task *t = ctx;
     const conv_plan *g = t->g;
-    const size_t npix = (size_t)(g->N * g->OD * g->OH * g->OW), q = npix / t->npost, r = npix % t->npost;
-    for (size_t i = b0; i < b1; i++)
-        tosac_epilogue_post(t->c, worker, (int64_t)(i * q + (i < r ? i : r)), (int64_t)(q + (i < r)));
+    const size_t npix = (size_t)(g->N * g->OD * g->OH * g->OW);
+    for (size_t i = b0; i < b1; i++) {
+        size_t p0, pn;
+        even_part(npix, t->npost, i, &p0, &pn);
+        tosac_epilogue_post(t->c, worker, (int64_t)p0, (int64_t)pn);
+    }
 }
 
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
@@ -1123,7 +1134,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         nblk = nb < most ? nb : most;
         if (nblk > units) nblk = units;
     }
-    t.nblk = nblk, t.uq = units / nblk, t.ur = units % nblk;
+    t.units = units, t.nblk = nblk;
     tosac_kparallel_for(c, conv_blocks, &t, nblk * (size_t)t.ng);
     for (uint32_t w = 0; w < tosac_kworkers(c); w++)
         if (t.st[w] != TOSAC_OK) return t.st[w];
