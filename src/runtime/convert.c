@@ -22,6 +22,40 @@ bool rt_tosa_bytes(tosac_dtype t, bool f64, int64_t nelem, size_t *out)
     return tosac_dtype_storage_bytes(t, nelem, out);
 }
 
+/* The host stores integers and IEEE floats little-endian, as the TOSA encoding does. */
+static bool host_le(void)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return true;
+#else
+    return false;
+#endif
+}
+
+/*
+ * True when `bytes` of encoded data are the execution storage as they are (the same width on a
+ * little-endian host; f64_src: FP data encoded as double, in precise mode), so decoding and encoding
+ * are one memcpy: a 100 MB weight file decoded element by element was a visible part of a program's
+ * create.
+ */
+static bool same_bytes(tosac_dtype t, bool f64, bool f64_src, int64_t nelem, size_t *bytes)
+{
+    bool as_is;
+    switch (t) {
+    case TOSAC_DTYPE_INT8:
+    case TOSAC_DTYPE_INT16:
+    case TOSAC_DTYPE_INT32:
+    case TOSAC_DTYPE_SHAPE: as_is = true; break;
+    case TOSAC_DTYPE_FP32:
+    case TOSAC_DTYPE_FP16:
+    case TOSAC_DTYPE_BF16:
+    case TOSAC_DTYPE_FP8E4M3:
+    case TOSAC_DTYPE_FP8E5M2: as_is = f64 == f64_src; break;
+    default: as_is = false; break; /* BOOL (normalised to 0/1), INT4 (packed), INT48 (6 bytes) */
+    }
+    return as_is && host_le() && rt_tosa_bytes(t, f64, nelem, bytes);
+}
+
 static void st(uint8_t *p, uint64_t u, unsigned n)
 {
     for (unsigned k = 0; k < n; k++) p[k] = (uint8_t)(u >> (8 * k));
@@ -42,6 +76,11 @@ static double fp_to_double(tosac_dtype t, uint64_t bits)
 void rt_decode(tosac_dtype t, bool f64, bool src_f64, const uint8_t *src, int64_t nelem, void *dst)
 {
     bool fl = rt_is_float(t);
+    size_t bytes;
+    if (same_bytes(t, f64, src_f64, nelem, &bytes)) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
     if (fl && f64) {
         double *o = dst;
         unsigned w = src_f64 ? 8 : tosac_dtype_bits(t) / 8;
@@ -98,6 +137,11 @@ void rt_decode(tosac_dtype t, bool f64, bool src_f64, const uint8_t *src, int64_
 
 void rt_encode(tosac_dtype t, bool f64, const void *src, int64_t nelem, uint8_t *dst)
 {
+    size_t bytes;
+    if (same_bytes(t, f64, f64, nelem, &bytes)) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
     if (f64 && rt_is_float(t)) {
         for (int64_t i = 0; i < nelem; i++) st(dst + (size_t)i * 8, tosac_fp64_bits(((const double *)src)[i]), 8);
         return;
