@@ -66,6 +66,12 @@ static tosac_node *node(gb *x, tosac_op op, uint32_t nin, tosac_value *const *in
 }
 
 /* A constant of n elements of type t from vals (little-endian bytes of each value's low bits). */
+/* GCC -O3 inlines cst into callers that pass one local float with dims {1} and, not seeing n = 1,
+   warns that the loop may read the local's "uninitialised" neighbours. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 static tosac_value *cst(gb *x, const char *name, tosac_dtype t, int rank, const int64_t *dims, const int64_t *vals,
                         const float *fvals)
 {
@@ -85,6 +91,9 @@ static tosac_value *cst(gb *x, const char *name, tosac_dtype t, int rank, const 
     free(bytes);
     return v;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 static tosac_value *scalar(gb *x, const char *name, tosac_dtype t, int64_t v)
 {
