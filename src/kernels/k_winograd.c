@@ -1,0 +1,350 @@
+/*
+ * Winograd F(2x2, 3x3) for FP32 CONV2D (3x3 kernel, stride 1, dilation 1, any padding and batch).
+ *
+ * The output is cut into tiles of 2x2 pixels, each computed from the 4x4 input patch d under it
+ * (zeros outside the image) as Y = A^T [U .* V] A with V = B^T d B per input channel and
+ * U = G g G^T per (input, output) channel pair, summed over the input channels: 16 products per
+ * tile and channel pair instead of 36. The sum over the input channels is 16 GEMMs, one per
+ * position xi of the 4x4 transformed tile, M_xi [tiles][K] = V_xi [tiles][C] x U_xi [C][K], on the
+ * FP32 GEMM of k_gemm.h (its panels at AVX-512, whose bits are tosac_gemm_f32's).
+ *
+ *   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]   G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1]
+ *   A^T = [1 1 1 0; 0 1 -1 -1]
+ *
+ * Prepare computes U in double from the constant weights (one rounding to float per element) and
+ * packs U_xi as the GEMM's weight matrices. A run works on blocks of whole tile rows (two output
+ * rows each, so that every block is a contiguous range of output pixels for the epilogue's post
+ * hook), sized so that the block's V [16][T][C] and M [16][T][K] stay in L2: input transform,
+ * 16 GEMMs, output transform, then bias and the fused clamp exactly as the direct path stores
+ * them (tosac_gemm_bias_store_f32). Tile rows that stick out of the image (odd height or width)
+ * are computed and not stored.
+ *
+ * Bits: the transforms are additions and subtractions only (no multiplications, so nothing to
+ * contract), in a fixed order, elementwise over channels (the vector width changes nothing); the
+ * GEMM sums every output over the channels in order from +0 at every ISA level; a tile's values
+ * do not depend on the block it is in. So the results are the same at every ISA level and thread
+ * count. They differ from the direct path's within TOSA's DOT_PRODUCT bound (docs/RUNTIME.md).
+ */
+#include "kernels/k_winograd.h"
+
+#include <string.h>
+
+#include "kernels/k_epilogue.h"
+#include "kernels/k_gemm.h"
+#include "kernels/kutil.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* Budget of one block's V and M (L2 is 1 MB per core on the machines this was tuned on: the
+   rest holds the GEMM's current U_xi). */
+#define WINO_BLOCK_BYTES 524288u
+
+typedef struct wino_plan {
+    int64_t N, IH, IW, C, OH, OW, K, pt, pl;
+    int64_t TH, TW; /* tile rows per image, tiles per tile row */
+    int64_t rows;   /* tile rows per block at most */
+    bool panel;     /* U_xi as tosac_gemm_f32_panel's panels (AVX-512), else [C][K] */
+    size_t ubytes;  /* bytes of one U_xi (64-byte multiple) */
+    size_t off_v, off_m, off_y, off_z, total; /* scratch: V, M, one tile row's sums, a zero pixel */
+} wino_plan;
+
+static int64_t dim(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
+
+/* Whether the call is one Winograd computes: FP32 throughout, 3x3, stride and dilation 1, constant
+   finite weights, no RESCALE epilogue or prologue, and the shape rule (docs/RUNTIME.md). */
+static bool wino_takes(const tosac_kcall *c)
+{
+    if (c->op != TOSAC_OP_CONV2D || c->isa == TOSAC_KISA_MVE || (c->flags & TOSAC_KCALL_CONV_DIRECT)) return false;
+    if (c->n_in < 5 || c->n_out < 1) return false;
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *b = &c->in[2], *out = &c->out[0];
+    if (in->rank != 4 || w->rank != 4 || out->rank != 4) return false;
+    const tosac_ktensor *dst = c->epi ? c->epi->out : out;
+    if (in->dtype != TOSAC_DTYPE_FP32 || w->dtype != TOSAC_DTYPE_FP32 || b->dtype != TOSAC_DTYPE_FP32 ||
+        out->dtype != TOSAC_DTYPE_FP32 || dst->dtype != TOSAC_DTYPE_FP32 || in->f64 || w->f64 || b->f64 || out->f64 ||
+        dst->f64)
+        return false;
+    if (c->epi && (c->epi->rescale || c->epi->pre)) return false;
+    const int64_t acc = tosac_kattr_or(c, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32);
+    if (acc != TOSAC_DTYPE_FP32) return false;
+    if (dim(w, 1) != 3 || dim(w, 2) != 3) return false;
+    for (int i = 0; i < 2; i++)
+        if (tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1 || tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, i, 1) != 1)
+            return false;
+    if (!w->constant || !w->data) return false;
+    const int64_t C = dim(in, 3), K = dim(out, 3), OH = dim(out, 1), OW = dim(out, 2);
+    if (C < 1 || K < 1 || OH < 1 || OW < 1 || dim(w, 3) != C || dim(w, 0) != K) return false;
+    /* the shape rule: (to be measured) */
+    if (C < 16 || K < 16) return false;
+    /* a non-finite weight would spread over the whole tile (inf - inf): the direct path then */
+    const float *wf = (const float *)w->data;
+    for (int64_t i = 0; i < w->nelem; i++)
+        if (wf[i] - wf[i] != 0.0f) return false;
+    return true;
+}
+
+static void wino_make_plan(const tosac_kcall *c, wino_plan *g)
+{
+    memset(g, 0, sizeof *g);
+    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
+    g->N = dim(in, 0), g->IH = dim(in, 1), g->IW = dim(in, 2), g->C = dim(in, 3);
+    g->OH = dim(out, 1), g->OW = dim(out, 2), g->K = dim(out, 3);
+    g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
+    g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
+    g->TH = (g->OH + 1) / 2, g->TW = (g->OW + 1) / 2;
+    const size_t row_bytes = (size_t)(16 * g->TW * (g->C + g->K)) * sizeof(float);
+    const int64_t ntr = g->N * g->TH;
+    int64_t rows = (int64_t)(WINO_BLOCK_BYTES / row_bytes);
+    g->rows = rows < 1 ? 1 : rows > ntr ? ntr : rows;
+    g->panel = c->isa == TOSAC_KISA_AVX512;
+    g->ubytes = tosac_kalign64(g->panel ? tosac_gemm_f32_panel_bytes(g->K, g->C) : (size_t)(g->C * g->K) * sizeof(float));
+    const size_t T = (size_t)(g->rows * g->TW);
+    size_t o = 0;
+    g->off_v = o, o += tosac_kalign64(16u * T * (size_t)g->C * sizeof(float));
+    g->off_m = o, o += tosac_kalign64(16u * T * (size_t)g->K * sizeof(float));
+    g->off_y = o, o += tosac_kalign64((size_t)(4 * g->TW * g->K) * sizeof(float));
+    g->off_z = o, o += tosac_kalign64((size_t)g->C * sizeof(float));
+    g->total = o;
+}
+
+bool tosac_wino_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
+{
+    if (!wino_takes(c)) return false;
+    wino_plan g;
+    wino_make_plan(c, &g);
+    sizes->const_size = 16u * g.ubytes;
+    sizes->scratch_size = g.total;
+    sizes->unread = 1u << 1; /* the weights: the run reads U only */
+    if (!dst) return true;
+    memset(dst, 0, sizes->const_size);
+    const int64_t C = g.C, K = g.K;
+    const float *w = (const float *)c->in[1].data; /* [K][3][3][C] */
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t ch = 0; ch < C; ch++) {
+            double f[3][3], t[4][3], u[4][4];
+            for (int y = 0; y < 3; y++)
+                for (int x = 0; x < 3; x++) f[y][x] = w[((k * 3 + y) * 3 + x) * C + ch];
+            for (int x = 0; x < 3; x++) { /* t = G f */
+                t[0][x] = f[0][x];
+                t[1][x] = ((f[0][x] + f[1][x]) + f[2][x]) * 0.5;
+                t[2][x] = ((f[0][x] - f[1][x]) + f[2][x]) * 0.5;
+                t[3][x] = f[2][x];
+            }
+            for (int y = 0; y < 4; y++) { /* u = t G^T */
+                u[y][0] = t[y][0];
+                u[y][1] = ((t[y][0] + t[y][1]) + t[y][2]) * 0.5;
+                u[y][2] = ((t[y][0] - t[y][1]) + t[y][2]) * 0.5;
+                u[y][3] = t[y][2];
+            }
+            for (int xi = 0; xi < 16; xi++) {
+                float *ux = (float *)(void *)((uint8_t *)dst + (size_t)xi * g.ubytes);
+                const size_t at = g.panel ? tosac_gemm_f32_panel_at(K, C, ch, k) : (size_t)(ch * K + k);
+                ux[at] = (float)u[xi / 4][xi % 4];
+            }
+        }
+    return true;
+}
+
+/* ---- transforms -------------------------------------------------------------------------------- */
+
+/* 16 floats as one vector (GCC / Clang vector extension): elementwise IEEE additions, the same bits
+   as the scalar code whatever registers the target lowers it to. */
+typedef float wino_v16 __attribute__((vector_size(64)));
+typedef float wino_v16u __attribute__((vector_size(64), aligned(4), may_alias)); /* unaligned access */
+#define WV_LD(p) (*(const wino_v16u *)(const void *)(p))
+#define WV_ST(p, x) (*(wino_v16u *)(void *)(p) = (x))
+
+/* V = B^T d B of one tile: d[i*4 + j] the C channels of patch pixel (i, j); v[xi * vs + ch]. */
+#define WINO_IN(T, LD, ST, STEP, END)                                                                 \
+    for (; ch + STEP <= END; ch += STEP) {                                                           \
+        T d[4][4], t[4][4];                                                                          \
+        for (int i = 0; i < 4; i++)                                                                  \
+            for (int j = 0; j < 4; j++) d[i][j] = LD(p[i * 4 + j] + ch);                             \
+        for (int j = 0; j < 4; j++) {                                                                \
+            t[0][j] = d[0][j] - d[2][j];                                                             \
+            t[1][j] = d[1][j] + d[2][j];                                                             \
+            t[2][j] = d[2][j] - d[1][j];                                                             \
+            t[3][j] = d[1][j] - d[3][j];                                                             \
+        }                                                                                            \
+        for (int i = 0; i < 4; i++) {                                                                \
+            ST(v + (size_t)(i * 4 + 0) * vs + ch, t[i][0] - t[i][2]);                                \
+            ST(v + (size_t)(i * 4 + 1) * vs + ch, t[i][1] + t[i][2]);                                \
+            ST(v + (size_t)(i * 4 + 2) * vs + ch, t[i][2] - t[i][1]);                                \
+            ST(v + (size_t)(i * 4 + 3) * vs + ch, t[i][1] - t[i][3]);                                \
+        }                                                                                            \
+    }
+#define WS_LD(p) (*(p))
+#define WS_ST(p, x) (*(p) = (x))
+
+static inline __attribute__((always_inline)) void wino_in_body(const float *const *p, int64_t C, float *v, size_t vs)
+{
+    int64_t ch = 0;
+    WINO_IN(wino_v16, WV_LD, WV_ST, 16, C)
+    WINO_IN(float, WS_LD, WS_ST, 1, C)
+}
+
+/* Y = A^T M A of one tile for K channels: m[xi] the tile's sums at position xi; y[i * 2 + j] the
+   output pixel (i, j). */
+#define WINO_OUT(T, LD, ST, STEP, END)                                                                \
+    for (; k + STEP <= END; k += STEP) {                                                             \
+        T s[4][4], t[2][4];                                                                          \
+        for (int xi = 0; xi < 16; xi++) s[xi / 4][xi % 4] = LD(m[xi] + k);                           \
+        for (int j = 0; j < 4; j++) {                                                                \
+            t[0][j] = (s[0][j] + s[1][j]) + s[2][j];                                                 \
+            t[1][j] = (s[1][j] - s[2][j]) - s[3][j];                                                 \
+        }                                                                                            \
+        for (int i = 0; i < 2; i++) {                                                                \
+            ST(y[i * 2 + 0] + k, (t[i][0] + t[i][1]) + t[i][2]);                                     \
+            ST(y[i * 2 + 1] + k, (t[i][1] - t[i][2]) - t[i][3]);                                     \
+        }                                                                                            \
+    }
+
+static inline __attribute__((always_inline)) void wino_out_body(const float *const *m, int64_t K, float *const *y)
+{
+    int64_t k = 0;
+    WINO_OUT(wino_v16, WV_LD, WV_ST, 16, K)
+    WINO_OUT(float, WS_LD, WS_ST, 1, K)
+}
+
+static void wino_in_base(const float *const *p, int64_t C, float *v, size_t vs) { wino_in_body(p, C, v, vs); }
+static void wino_out_base(const float *const *m, int64_t K, float *const *y) { wino_out_body(m, K, y); }
+#ifdef TOSAC_KERNEL_X86
+__attribute__((target("avx2"))) static void wino_in_avx2(const float *const *p, int64_t C, float *v, size_t vs)
+{
+    wino_in_body(p, C, v, vs);
+}
+__attribute__((target("avx2"))) static void wino_out_avx2(const float *const *m, int64_t K, float *const *y)
+{
+    wino_out_body(m, K, y);
+}
+__attribute__((target("avx512f"))) static void wino_in_avx512(const float *const *p, int64_t C, float *v, size_t vs)
+{
+    wino_in_body(p, C, v, vs);
+}
+__attribute__((target("avx512f"))) static void wino_out_avx512(const float *const *m, int64_t K, float *const *y)
+{
+    wino_out_body(m, K, y);
+}
+#endif
+
+typedef void (*wino_in_fn)(const float *const *p, int64_t C, float *v, size_t vs);
+typedef void (*wino_out_fn)(const float *const *m, int64_t K, float *const *y);
+
+/* ---- run --------------------------------------------------------------------------------------- */
+
+typedef struct wino_task {
+    tosac_kcall *c;
+    const wino_plan *g;
+    const uint8_t *u;
+    wino_in_fn tin;
+    wino_out_fn tout;
+    tosac_gemm_epi ep;
+    size_t ntr, nblk; /* tile rows, cut into nblk blocks */
+} wino_task;
+
+/* Part i of n items cut into parts pieces as even as can be: its first item *b and length *len. */
+static void wino_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
+{
+    const size_t q = n / parts, r = n % parts;
+    *b = i * q + (i < r ? i : r);
+    *len = q + (i < r);
+}
+
+static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const wino_task *t = ctx;
+    tosac_kcall *c = t->c;
+    const wino_plan *g = t->g;
+    const int64_t C = g->C, K = g->K, TW = g->TW, OW = g->OW, OH = g->OH, IH = g->IH, IW = g->IW;
+    uint8_t *sc = (uint8_t *)c->scratch + (size_t)worker * c->scratch_size;
+    float *V = (float *)(void *)(sc + g->off_v), *M = (float *)(void *)(sc + g->off_m);
+    float *Y = (float *)(void *)(sc + g->off_y), *zero = (float *)(void *)(sc + g->off_z);
+    const float *x = (const float *)c->in[0].data;
+    float *out = (float *)(c->epi ? c->epi->out : &c->out[0])->data;
+    for (int64_t i = 0; i < C; i++) zero[i] = 0.0f;
+    for (size_t blk = b0; blk < b1; blk++) {
+        size_t r0, rn;
+        wino_part(t->ntr, t->nblk, blk, &r0, &rn);
+        const int64_t T = (int64_t)rn * TW;
+        /* (1) V of every tile of the block */
+        for (size_t r = r0; r < r0 + rn; r++) {
+            const int64_t n = (int64_t)(r / (size_t)g->TH), ty = (int64_t)(r % (size_t)g->TH);
+            const int64_t iy0 = 2 * ty - g->pt;
+            for (int64_t tx = 0; tx < TW; tx++) {
+                const int64_t ix0 = 2 * tx - g->pl;
+                const float *p[16];
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 4; j++) {
+                        const int64_t iy = iy0 + i, ix = ix0 + j;
+                        p[i * 4 + j] = iy >= 0 && iy < IH && ix >= 0 && ix < IW ? x + ((n * IH + iy) * IW + ix) * C : zero;
+                    }
+                const int64_t ti = (int64_t)(r - r0) * TW + tx;
+                t->tin(p, C, V + ti * C, (size_t)(T * C));
+            }
+        }
+        /* (2) M_xi = V_xi x U_xi */
+        for (int xi = 0; xi < 16; xi++) {
+            const float *A = V + (size_t)xi * (size_t)(T * C), *U = (const float *)(const void *)(t->u + (size_t)xi * g->ubytes);
+            float *Mx = M + (size_t)xi * (size_t)(T * K);
+            if (g->panel)
+                tosac_gemm_f32_panel(T, K, C, A, C, U, Mx, K, NULL);
+            else
+                tosac_gemm_f32(c->isa, T, K, C, A, C, U, K, Mx, K);
+        }
+        /* (3) Y = A^T M A, then bias and clamp into the output, tile row by tile row */
+        for (size_t r = r0; r < r0 + rn; r++) {
+            const int64_t n = (int64_t)(r / (size_t)g->TH), ty = (int64_t)(r % (size_t)g->TH);
+            for (int64_t tx = 0; tx < TW; tx++) {
+                const int64_t ti = (int64_t)(r - r0) * TW + tx;
+                const float *m[16];
+                for (int xi = 0; xi < 16; xi++) m[xi] = M + (size_t)xi * (size_t)(T * K) + ti * K;
+                float *y[4] = {Y + (2 * tx) * K, Y + (2 * tx + 1) * K, Y + (2 * TW + 2 * tx) * K,
+                               Y + (2 * TW + 2 * tx + 1) * K};
+                t->tout(m, K, y);
+            }
+            const int64_t oy = 2 * ty, nr = OH - oy < 2 ? OH - oy : 2;
+            for (int64_t i = 0; i < nr; i++)
+                tosac_gemm_bias_store_f32(c->isa, out + ((n * OH + oy + i) * OW) * K, Y + i * 2 * TW * K, OW * K, K,
+                                          &t->ep);
+        }
+        /* the block's output pixels: from its first tile row's first to its last's end */
+        const int64_t n0 = (int64_t)(r0 / (size_t)g->TH), y0 = 2 * (int64_t)(r0 % (size_t)g->TH);
+        const size_t rl = r0 + rn - 1;
+        const int64_t n1 = (int64_t)(rl / (size_t)g->TH), y1 = 2 * (int64_t)(rl % (size_t)g->TH) + 2;
+        const int64_t p0 = (n0 * OH + y0) * OW, p1 = (n1 * OH + (y1 < OH ? y1 : OH)) * OW;
+        tosac_epilogue_post(c, worker, p0, p1 - p0);
+    }
+}
+
+tosac_status tosac_wino_run(tosac_kcall *c, const void *prep)
+{
+    wino_plan g;
+    wino_make_plan(c, &g);
+    if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv (Winograd): scratch too small");
+    if (g.N * g.OH * g.OW * g.K == 0) return TOSAC_OK;
+    const tosac_ktensor *bias = &c->in[2];
+    wino_task t = {.c = c, .g = &g, .u = prep, .tin = wino_in_base, .tout = wino_out_base};
+#ifdef TOSAC_KERNEL_X86
+    if (c->isa == TOSAC_KISA_AVX512) t.tin = wino_in_avx512, t.tout = wino_out_avx512;
+    if (c->isa == TOSAC_KISA_AVX2) t.tin = wino_in_avx2, t.tout = wino_out_avx2;
+#endif
+    t.ep = (tosac_gemm_epi){(const float *)bias->data, bias->nelem == 1, c->epi != NULL, c->epi && c->epi->fignore,
+                            c->epi ? c->epi->flo : 0.0f, c->epi ? c->epi->fhi : 0.0f};
+    t.ntr = (size_t)(g.N * g.TH);
+    size_t nblk = (t.ntr + (size_t)g.rows - 1u) / (size_t)g.rows;
+    /* threads: at least two blocks per worker where the tile rows allow, a multiple of the workers
+       while the blocks are few (any split computes every tile the same way) */
+    const size_t nw = tosac_kworkers(c);
+    if (nw > 1 && g.N * g.OH * g.OW * 9 * g.C * g.K >= ((int64_t)1 << 18)) {
+        if (nblk < 2u * nw) nblk = 2u * nw;
+        while (nblk < 8u * nw && nblk % nw) nblk++;
+        if (nblk > t.ntr) nblk = t.ntr;
+    }
+    t.nblk = nblk;
+    tosac_kparallel_for(c, wino_blocks, &t, nblk);
+    return TOSAC_OK;
+}
