@@ -40,9 +40,12 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* Budget of one block's V and M (L2 is 1 MB per core on the machines this was tuned on: the
-   rest holds the GEMM's current U_xi). */
+/* Budget of one block's V and M: half of L2 (1 MB per core on the machines this was tuned on),
+   the rest holding the GEMM's current U_xi; when U is larger than 2 MB every block streams it from
+   L3 or memory, so blocks twice as large (14x14x256: 120 against 116 GMAC/s, 7x7x512: 90 against
+   85, one thread, direct MACs per second). */
 #define WINO_BLOCK_BYTES 524288u
+#define WINO_BIG_U 2097152u
 
 typedef struct wino_plan {
     int64_t N, IH, IW, C, OH, OW, K, pt, pl;
@@ -78,8 +81,15 @@ static bool wino_takes(const tosac_kcall *c)
     if (!w->constant || !w->data) return false;
     const int64_t C = dim(in, 3), K = dim(out, 3), OH = dim(out, 1), OW = dim(out, 2);
     if (C < 1 || K < 1 || OH < 1 || OW < 1 || dim(w, 3) != C || dim(w, 0) != K) return false;
-    /* the shape rule: (to be measured) */
-    if (C < 16 || K < 16) return false;
+    /* the shape rule (ops_bench, one thread, direct MACs per second, Winograd against direct):
+       56x56x64 3x3 64: 106 / 57; 28x28x128: 115 / 56; 14x14x256: 120 / 57; 7x7x512: 85-90 / 57;
+       8x8x64: 101 / 60; 16x16x32: 71 / 57; 55x55x16 -> 64: 75 / 48-53; 27x27x32 -> 128: 89 / 51-55;
+       13x13x48 -> 192: 93 / 53-57; but 32x32x16 -> 16: 49 / 49 (GEMMs 16 columns wide). So at least
+       16 input and 32 output channels, and tiles that cover the output well enough: 2x2 tiles
+       compute 16 products per channel pair where the direct path computes 9 per pixel, which must
+       save a third (7x7: 256 against 441; a 3x3 output, 64 against 81, would not) */
+    if (C < 16 || K < 32) return false;
+    if (2 * 9 * OH * OW < 3 * 16 * ((OH + 1) / 2) * ((OW + 1) / 2)) return false;
     /* a non-finite weight would spread over the whole tile (inf - inf): the direct path then */
     const float *wf = (const float *)w->data;
     for (int64_t i = 0; i < w->nelem; i++)
@@ -98,7 +108,8 @@ static void wino_make_plan(const tosac_kcall *c, wino_plan *g)
     g->TH = (g->OH + 1) / 2, g->TW = (g->OW + 1) / 2;
     const size_t row_bytes = (size_t)(16 * g->TW * (g->C + g->K)) * sizeof(float);
     const int64_t ntr = g->N * g->TH;
-    int64_t rows = (int64_t)(WINO_BLOCK_BYTES / row_bytes);
+    const bool big = (size_t)(16 * g->C * g->K) * sizeof(float) > WINO_BIG_U;
+    int64_t rows = (int64_t)((big ? 2u : 1u) * WINO_BLOCK_BYTES / row_bytes);
     g->rows = rows < 1 ? 1 : rows > ntr ? ntr : rows;
     g->panel = c->isa == TOSAC_KISA_AVX512;
     g->ubytes = tosac_kalign64(g->panel ? tosac_gemm_f32_panel_bytes(g->K, g->C) : (size_t)(g->C * g->K) * sizeof(float));

@@ -216,14 +216,14 @@ static wcase random_case(int i)
     wcase c;
     memset(&c, 0, sizeof c);
     c.N = i % 3 == 2 ? 2 : 1;
-    c.H = rnd_in(3, 14), c.W = rnd_in(3, 14);
+    c.H = rnd_in(6, 15), c.W = rnd_in(6, 15);
     static const int64_t pads[][4] = {{1, 1, 1, 1}, {0, 0, 0, 0}, {1, 0, 0, 1}, {0, 1, 1, 0}, {2, 1, 0, 2}};
     const int64_t *p = pads[i % 5];
     c.pt = p[0], c.pb = p[1], c.pl = p[2], c.pr = p[3];
     c.OH = c.H + c.pt + c.pb - 2, c.OW = c.W + c.pl + c.pr - 2;
     if (c.OH < 1) c.H += 1 - c.OH, c.OH = 1;
     if (c.OW < 1) c.W += 1 - c.OW, c.OW = 1;
-    c.C = rnd_in(17, 90), c.K = rnd_in(17, 90);
+    c.C = rnd_in(17, 90), c.K = rnd_in(33, 90);
     if (i % 4 == 1) c.C = 64, c.K = 64;
     c.bias1 = i % 6 == 3;
     c.clamp = i % 2 == 1;
@@ -300,18 +300,24 @@ static void test_levels_threads_optout(void)
     }
 }
 
-/* A non-finite weight leaves the call to the direct path (inf - inf would spread NaN over whole
-   tiles); the prepared size tells which path ran. */
+/* Calls left to the direct path (the prepared size tells which path ran): a non-finite weight
+   (inf - inf would spread NaN over whole tiles), and the shape rule's small cases (16 output
+   channels; a 3x3 output, which 2x2 tiles cover with 16 products per channel pair against 9 x 9). */
 static void test_not_taken(void)
 {
-    wcase c = random_case(0);
-    wdata d;
-    setup(&d, &c);
-    d.w[7] = INFINITY;
-    bool wino = true;
-    EXPECT(run(&d, &c, 0, &wino) == TOSAC_OK);
-    EXPECT(!wino);
-    release(&d);
+    for (int i = 0; i < 3; i++) {
+        wcase c = random_case(0);
+        if (i == 1) c.K = 16;
+        if (i == 2) c.H = 5, c.W = 5, c.OH = 3, c.OW = 3, c.pt = c.pb = c.pl = c.pr = 0;
+        wdata d;
+        setup(&d, &c);
+        if (i == 0) d.w[7] = INFINITY;
+        bool wino = true;
+        EXPECT(run(&d, &c, 0, &wino) == TOSAC_OK);
+        EXPECT(!wino);
+        if (i > 0) EXPECT(check_direct_bits(&d, &c));
+        release(&d);
+    }
 }
 
 int main(void)
