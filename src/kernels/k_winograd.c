@@ -46,6 +46,10 @@
    85, one thread, direct MACs per second). */
 #define WINO_BLOCK_BYTES 524288u
 #define WINO_BIG_U 2097152u
+/* Floats between the 16 planes of V and of M beyond their T x C (T x K) elements: a tile's
+   transforms touch all 16 planes at once, which 16 KB or 32 KB apart would fall in one set of the
+   8-way L1 (32x32x16 3x3 16: 47.9 -> 35.2 us, 16x16x32 3x3 32: 33.0 -> 25.9, best invokes) */
+#define WINO_SKEW 16
 
 typedef struct wino_plan {
     int64_t N, IH, IW, C, OH, OW, K, pt, pl;
@@ -81,14 +85,14 @@ static bool wino_takes(const tosac_kcall *c)
     if (!w->constant || !w->data) return false;
     const int64_t C = dim(in, 3), K = dim(out, 3), OH = dim(out, 1), OW = dim(out, 2);
     if (C < 1 || K < 1 || OH < 1 || OW < 1 || dim(w, 3) != C || dim(w, 0) != K) return false;
-    /* the shape rule (ops_bench, one thread, direct MACs per second, Winograd against direct):
-       56x56x64 3x3 64: 106 / 57; 28x28x128: 115 / 56; 14x14x256: 120 / 57; 7x7x512: 85-90 / 57;
-       8x8x64: 101 / 60; 16x16x32: 71 / 57; 55x55x16 -> 64: 75 / 48-53; 27x27x32 -> 128: 89 / 51-55;
-       13x13x48 -> 192: 93 / 53-57; but 32x32x16 -> 16: 49 / 49 (GEMMs 16 columns wide). So at least
-       16 input and 32 output channels, and tiles that cover the output well enough: 2x2 tiles
-       compute 16 products per channel pair where the direct path computes 9 per pixel, which must
-       save a third (7x7: 256 against 441; a 3x3 output, 64 against 81, would not) */
-    if (C < 16 || K < 32) return false;
+    /* the shape rule (ops_bench, one thread, direct MACs per second, best invoke, Winograd against
+       direct): 56x56x64 3x3 64: 108 / 57; 28x28x128: 118 / 56; 14x14x256: 124 / 57; 7x7x512:
+       71-92 / 57; 8x8x64: 109 / 60; 16x16x32: 91 / 57; 32x32x16 -> 16: 67 / 49; 55x55x16 -> 64:
+       75 / 48-53; 27x27x32 -> 128: 89 / 51-55; 13x13x48 -> 192: 92 / 53-57. So every layer of
+       16 or more input and output channels whose output the tiles cover well enough: 2x2 tiles
+       compute 16 products per channel pair where the direct path computes 9 per pixel, which
+       must save a third (7x7: 256 against 441; a 3x3 output, 64 against 81, would not) */
+    if (C < 16 || K < 16) return false;
     if (2 * 9 * OH * OW < 3 * 16 * ((OH + 1) / 2) * ((OW + 1) / 2)) return false;
     /* a non-finite weight would spread over the whole tile (inf - inf): the direct path then */
     const float *wf = (const float *)w->data;
@@ -115,8 +119,8 @@ static void wino_make_plan(const tosac_kcall *c, wino_plan *g)
     g->ubytes = tosac_kalign64(g->panel ? tosac_gemm_f32_panel_bytes(g->K, g->C) : (size_t)(g->C * g->K) * sizeof(float));
     const size_t T = (size_t)(g->rows * g->TW);
     size_t o = 0;
-    g->off_v = o, o += tosac_kalign64(16u * T * (size_t)g->C * sizeof(float));
-    g->off_m = o, o += tosac_kalign64(16u * T * (size_t)g->K * sizeof(float));
+    g->off_v = o, o += tosac_kalign64(16u * (T * (size_t)g->C + WINO_SKEW) * sizeof(float));
+    g->off_m = o, o += tosac_kalign64(16u * (T * (size_t)g->K + WINO_SKEW) * sizeof(float));
     g->off_y = o, o += tosac_kalign64((size_t)(4 * g->TW * g->K) * sizeof(float));
     g->off_z = o, o += tosac_kalign64((size_t)g->C * sizeof(float));
     g->total = o;
@@ -281,6 +285,7 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         size_t r0, rn;
         wino_part(t->ntr, t->nblk, blk, &r0, &rn);
         const int64_t T = (int64_t)rn * TW;
+        const size_t vs = (size_t)(T * C) + WINO_SKEW, ms = (size_t)(T * K) + WINO_SKEW; /* plane strides */
         /* (1) V of every tile of the block */
         for (size_t r = r0; r < r0 + rn; r++) {
             const int64_t n = (int64_t)(r / (size_t)g->TH), ty = (int64_t)(r % (size_t)g->TH);
@@ -294,13 +299,13 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                         p[i * 4 + j] = iy >= 0 && iy < IH && ix >= 0 && ix < IW ? x + ((n * IH + iy) * IW + ix) * C : zero;
                     }
                 const int64_t ti = (int64_t)(r - r0) * TW + tx;
-                t->tin(p, C, V + ti * C, (size_t)(T * C));
+                t->tin(p, C, V + ti * C, vs);
             }
         }
         /* (2) M_xi = V_xi x U_xi */
         for (int xi = 0; xi < 16; xi++) {
-            const float *A = V + (size_t)xi * (size_t)(T * C), *U = (const float *)(const void *)(t->u + (size_t)xi * g->ubytes);
-            float *Mx = M + (size_t)xi * (size_t)(T * K);
+            const float *A = V + (size_t)xi * vs, *U = (const float *)(const void *)(t->u + (size_t)xi * g->ubytes);
+            float *Mx = M + (size_t)xi * ms;
             if (g->panel)
                 tosac_gemm_f32_panel(T, K, C, A, C, U, Mx, K, NULL);
             else
@@ -312,7 +317,7 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             for (int64_t tx = 0; tx < TW; tx++) {
                 const int64_t ti = (int64_t)(r - r0) * TW + tx;
                 const float *m[16];
-                for (int xi = 0; xi < 16; xi++) m[xi] = M + (size_t)xi * (size_t)(T * K) + ti * K;
+                for (int xi = 0; xi < 16; xi++) m[xi] = M + (size_t)xi * ms + ti * K;
                 float *y[4] = {Y + (2 * tx) * K, Y + (2 * tx + 1) * K, Y + (2 * TW + 2 * tx) * K,
                                Y + (2 * TW + 2 * tx + 1) * K};
                 t->tout(m, K, y);

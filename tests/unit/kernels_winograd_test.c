@@ -307,7 +307,7 @@ static void test_not_taken(void)
 {
     for (int i = 0; i < 3; i++) {
         wcase c = random_case(0);
-        if (i == 1) c.K = 16;
+        if (i == 1) c.K = 12;
         if (i == 2) c.H = 5, c.W = 5, c.OH = 3, c.OW = 3, c.pt = c.pb = c.pl = c.pr = 0;
         wdata d;
         setup(&d, &c);
