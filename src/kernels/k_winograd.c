@@ -259,6 +259,9 @@ typedef struct wino_task {
     wino_out_fn tout;
     tosac_gemm_epi ep;
     size_t ntr, nblk; /* tile rows, cut into nblk blocks */
+    size_t ng;        /* tasks per block, each over gw output channels (a multiple of 64) */
+    int64_t gw;
+    size_t npost;     /* ng > 1: the tail's pieces, run once every group has stored its rows */
 } wino_task;
 
 /* Part i of n items cut into parts pieces as even as can be: its first item *b and length *len. */
@@ -281,7 +284,9 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     const float *x = (const float *)c->in[0].data;
     float *out = (float *)(c->epi ? c->epi->out : &c->out[0])->data;
     for (int64_t i = 0; i < C; i++) zero[i] = 0.0f;
-    for (size_t blk = b0; blk < b1; blk++) {
+    for (size_t task = b0; task < b1; task++) {
+        const size_t blk = task / t->ng; /* 32-bit clean */
+        const int64_t j0 = (int64_t)(task - blk * t->ng) * t->gw, jn = K - j0 < t->gw ? K - j0 : t->gw;
         size_t r0, rn;
         wino_part(t->ntr, t->nblk, blk, &r0, &rn);
         const int64_t T = (int64_t)rn * TW;
@@ -302,37 +307,58 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 t->tin(p, C, V + ti * C, vs);
             }
         }
-        /* (2) M_xi = V_xi x U_xi */
+        /* (2) M_xi = V_xi x U_xi, output channels j0 .. j0 + jn - 1 (the panels' blocks before j0
+           are whole, 64 columns: the group's starts j0 * C floats in) */
         for (int xi = 0; xi < 16; xi++) {
             const float *A = V + (size_t)xi * vs, *U = (const float *)(const void *)(t->u + (size_t)xi * g->ubytes);
-            float *Mx = M + (size_t)xi * ms;
+            float *Mx = M + (size_t)xi * ms + j0;
             if (g->panel)
-                tosac_gemm_f32_panel(T, K, C, A, C, U, Mx, K, NULL);
+                tosac_gemm_f32_panel(T, jn, C, A, C, U + j0 * C, Mx, K, NULL);
             else
-                tosac_gemm_f32(c->isa, T, K, C, A, C, U, K, Mx, K);
+                tosac_gemm_f32(c->isa, T, jn, C, A, C, U + j0, K, Mx, K);
         }
         /* (3) Y = A^T M A, then bias and clamp into the output, tile row by tile row */
+        tosac_gemm_epi ep = t->ep;
+        if (!ep.bcast) ep.bias += j0;
         for (size_t r = r0; r < r0 + rn; r++) {
             const int64_t n = (int64_t)(r / (size_t)g->TH), ty = (int64_t)(r % (size_t)g->TH);
             for (int64_t tx = 0; tx < TW; tx++) {
                 const int64_t ti = (int64_t)(r - r0) * TW + tx;
                 const float *m[16];
-                for (int xi = 0; xi < 16; xi++) m[xi] = M + (size_t)xi * ms + ti * K;
-                float *y[4] = {Y + (2 * tx) * K, Y + (2 * tx + 1) * K, Y + (2 * TW + 2 * tx) * K,
-                               Y + (2 * TW + 2 * tx + 1) * K};
-                t->tout(m, K, y);
+                for (int xi = 0; xi < 16; xi++) m[xi] = M + (size_t)xi * ms + ti * K + j0;
+                float *y[4] = {Y + (2 * tx) * K + j0, Y + (2 * tx + 1) * K + j0, Y + (2 * TW + 2 * tx) * K + j0,
+                               Y + (2 * TW + 2 * tx + 1) * K + j0};
+                t->tout(m, jn, y);
             }
             const int64_t oy = 2 * ty, nr = OH - oy < 2 ? OH - oy : 2;
-            for (int64_t i = 0; i < nr; i++)
-                tosac_gemm_bias_store_f32(c->isa, out + ((n * OH + oy + i) * OW) * K, Y + i * 2 * TW * K, OW * K, K,
-                                          &t->ep);
+            for (int64_t i = 0; i < nr; i++) {
+                float *d = out + ((n * OH + oy + i) * OW) * K + j0;
+                const float *a = Y + i * 2 * TW * K + j0;
+                if (jn == K)
+                    tosac_gemm_bias_store_f32(c->isa, d, a, OW * K, K, &ep);
+                else
+                    for (int64_t q = 0; q < OW; q++) tosac_gemm_bias_store_f32(c->isa, d + q * K, a + q * K, jn, jn, &ep);
+            }
         }
+        if (t->ng > 1) continue; /* (the tail runs once every group has stored: wino_posts) */
         /* the block's output pixels: from its first tile row's first to its last's end */
         const int64_t n0 = (int64_t)(r0 / (size_t)g->TH), y0 = 2 * (int64_t)(r0 % (size_t)g->TH);
         const size_t rl = r0 + rn - 1;
         const int64_t n1 = (int64_t)(rl / (size_t)g->TH), y1 = 2 * (int64_t)(rl % (size_t)g->TH) + 2;
         const int64_t p0 = (n0 * OH + y0) * OW, p1 = (n1 * OH + (y1 < OH ? y1 : OH)) * OW;
         tosac_epilogue_post(c, worker, p0, p1 - p0);
+    }
+}
+
+/* The tail on pieces b0 .. b1 - 1 of npost pieces of the output pixels (column groups). */
+static void wino_posts(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const wino_task *t = ctx;
+    const size_t npix = (size_t)(t->g->N * t->g->OH * t->g->OW);
+    for (size_t i = b0; i < b1; i++) {
+        size_t p0, pn;
+        wino_part(npix, t->npost, i, &p0, &pn);
+        tosac_epilogue_post(t->c, worker, (int64_t)p0, (int64_t)pn);
     }
 }
 
@@ -352,15 +378,32 @@ tosac_status tosac_wino_run(tosac_kcall *c, const void *prep)
                             c->epi ? c->epi->flo : 0.0f, c->epi ? c->epi->fhi : 0.0f};
     t.ntr = (size_t)(g.N * g.TH);
     size_t nblk = (t.ntr + (size_t)g.rows - 1u) / (size_t)g.rows;
-    /* threads: at least two blocks per worker where the tile rows allow, a multiple of the workers
-       while the blocks are few (any split computes every tile the same way) */
+    t.ng = 1, t.gw = g.K;
     const size_t nw = tosac_kworkers(c);
     if (nw > 1 && g.N * g.OH * g.OW * 9 * g.C * g.K >= ((int64_t)1 << 18)) {
-        if (nblk < 2u * nw) nblk = 2u * nw;
-        while (nblk < 8u * nw && nblk % nw) nblk++;
-        if (nblk > t.ntr) nblk = t.ntr;
+        const size_t nb64 = (size_t)(g.K + 63) / 64u;
+        if ((size_t)(16 * g.C * g.K) * sizeof(float) > WINO_BIG_U && nblk < 2u * nw && nb64 >= nw) {
+            /* U beyond L2 (the late layers: 7x7x512 has 16 MB), which every block streams whole from
+               L3 or memory: the workers split the output channels instead, each streaming its part
+               of U once per block (7x7x512 3x3 at two threads: 1294 -> 637 us, best invoke) */
+            t.ng = nw;
+            t.gw = (int64_t)((nb64 + nw - 1u) / nw) * 64;
+            t.ng = (size_t)((g.K + t.gw - 1) / t.gw);
+        } else {
+            /* at least two blocks per worker where the tile rows allow, a multiple of the workers
+               while the blocks are few */
+            if (nblk < 2u * nw) nblk = 2u * nw;
+            while (nblk < 8u * nw && nblk % nw) nblk++;
+            if (nblk > t.ntr) nblk = t.ntr;
+        }
     }
+    /* (any split computes every output the same way: the same tiles, the same GEMM order) */
     t.nblk = nblk;
-    tosac_kparallel_for(c, wino_blocks, &t, nblk);
+    tosac_kparallel_for(c, wino_blocks, &t, nblk * t.ng);
+    if (t.ng > 1 && c->epi && c->epi->post) {
+        const size_t npix = (size_t)(g.N * g.OH * g.OW), tasks = nblk * t.ng;
+        t.npost = npix < tasks ? npix : tasks;
+        tosac_kparallel_for(c, wino_posts, &t, t.npost);
+    }
     return TOSAC_OK;
 }

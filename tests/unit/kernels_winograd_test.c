@@ -267,8 +267,11 @@ static void test_random(void)
    order's. */
 static void test_levels_threads_optout(void)
 {
-    for (int i = 0; i < 10; i++) {
-        const wcase c = random_case(i);
+    for (int i = 0; i < 11; i++) {
+        wcase c = random_case(i);
+        if (i == 10) /* U over 2 MB: with several workers, groups of output channels */
+            c = (wcase){.N = 1, .H = 9, .W = 8, .C = 170, .K = 200, .pt = 1, .pb = 1, .pl = 1, .pr = 1, .OH = 9, .OW = 8,
+                        .clamp = true, .lo = -2.0f, .hi = 2.0f};
         wdata d;
         setup(&d, &c);
         const int64_t no = c.N * c.OH * c.OW * c.K;
@@ -280,6 +283,12 @@ static void test_levels_threads_optout(void)
                 kr_workers = w;
                 EXPECT(run(&d, &c, 0, &wino) == TOSAC_OK);
                 EXPECT(wino);
+                if (c.clamp) {
+                    bool once = true;
+                    for (int64_t p = 0; p < c.N * c.OH * c.OW; p++) once &= d.seen[p] == 1;
+                    EXPECT(once);
+                    EXPECT(!d.post_early);
+                }
                 if (level == 2 && w == 1)
                     memcpy(first, d.out, (size_t)no * sizeof(float));
                 else if (memcmp(first, d.out, (size_t)no * sizeof(float)) != 0) {
@@ -289,6 +298,8 @@ static void test_levels_threads_optout(void)
             }
         }
         EXPECT(same);
+        double worst = 0.0;
+        EXPECT(check_tosa(&d, &c, &worst));
         tosac_kernel_limit_isa(3);
         kr_workers = 2;
         EXPECT(run(&d, &c, TOSAC_KCALL_CONV_DIRECT, &wino) == TOSAC_OK);
