@@ -381,14 +381,13 @@ tosac_status tosac_wino_run(tosac_kcall *c, const void *prep)
     t.ng = 1, t.gw = g.K;
     const size_t nw = tosac_kworkers(c);
     if (nw > 1 && g.N * g.OH * g.OW * 9 * g.C * g.K >= ((int64_t)1 << 18)) {
-        const size_t nb64 = (size_t)(g.K + 63) / 64u;
+        const size_t nb64 = ((size_t)g.K + 63u) / 64u;
         if ((size_t)(16 * g.C * g.K) * sizeof(float) > WINO_BIG_U && nblk < 2u * nw && nb64 >= nw) {
             /* U beyond L2 (the late layers: 7x7x512 has 16 MB), which every block streams whole from
                L3 or memory: the workers split the output channels instead, each streaming its part
                of U once per block (7x7x512 3x3 at two threads: 1294 -> 637 us, best invoke) */
-            t.ng = nw;
             t.gw = (int64_t)((nb64 + nw - 1u) / nw) * 64;
-            t.ng = (size_t)((g.K + t.gw - 1) / t.gw);
+            t.ng = ((size_t)g.K + (size_t)t.gw - 1u) / (size_t)t.gw; /* (size_t: 32-bit divisions on microcontrollers) */
         } else {
             /* at least two blocks per worker where the tile rows allow, a multiple of the workers
                while the blocks are few */
