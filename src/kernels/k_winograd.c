@@ -155,11 +155,8 @@ bool tosac_wino_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
                 u[y][2] = ((t[y][0] - t[y][1]) + t[y][2]) * 0.5;
                 u[y][3] = t[y][2];
             }
-            for (int xi = 0; xi < 16; xi++) {
-                float *ux = (float *)(void *)((uint8_t *)dst + (size_t)xi * g.ubytes);
-                const size_t at = g.panel ? tosac_gemm_f32_panel_at(K, C, ch, k) : (size_t)(ch * K + k);
-                ux[at] = (float)u[xi / 4][xi % 4];
-            }
+            const size_t at = g.panel ? tosac_gemm_f32_panel_at(K, C, ch, k) : (size_t)(ch * K + k);
+            for (int xi = 0; xi < 16; xi++) ((float *)(void *)((uint8_t *)dst + (size_t)xi * g.ubytes))[at] = (float)u[xi / 4][xi % 4];
         }
     return true;
 }
