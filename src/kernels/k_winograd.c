@@ -133,7 +133,7 @@ bool tosac_wino_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
     wino_make_plan(c, &g);
     sizes->const_size = 16u * g.ubytes;
     sizes->scratch_size = g.total;
-    sizes->unread = 1u << 1; /* the weights: the run reads U only */
+    sizes->unread = 0; /* the weights too: a tile with an output that is not finite is recomputed from them */
     if (!dst) return true;
     memset(dst, 0, sizes->const_size);
     const int64_t C = g.C, K = g.K;
@@ -200,51 +200,61 @@ static inline __attribute__((always_inline)) void wino_in_body(const float *cons
 }
 
 /* Y = A^T M A of one tile for K channels: m[xi] the tile's sums at position xi; y[i * 2 + j] the
-   output pixel (i, j). */
-#define WINO_OUT(T, LD, ST, STEP, END)                                                                \
+   output pixel (i, j). bad gathers o - o of every output o: 0 while all are finite, NaN after an
+   infinity or a NaN. */
+#define WINO_OUT(T, LD, ST, STEP, END, BAD)                                                           \
     for (; k + STEP <= END; k += STEP) {                                                             \
-        T s[4][4], t[2][4];                                                                          \
+        T s[4][4], t[2][4], o[4];                                                                    \
         for (int xi = 0; xi < 16; xi++) s[xi / 4][xi % 4] = LD(m[xi] + k);                           \
         for (int j = 0; j < 4; j++) {                                                                \
             t[0][j] = (s[0][j] + s[1][j]) + s[2][j];                                                 \
             t[1][j] = (s[1][j] - s[2][j]) - s[3][j];                                                 \
         }                                                                                            \
         for (int i = 0; i < 2; i++) {                                                                \
-            ST(y[i * 2 + 0] + k, (t[i][0] + t[i][1]) + t[i][2]);                                     \
-            ST(y[i * 2 + 1] + k, (t[i][1] - t[i][2]) - t[i][3]);                                     \
+            o[i * 2 + 0] = (t[i][0] + t[i][1]) + t[i][2];                                            \
+            o[i * 2 + 1] = (t[i][1] - t[i][2]) - t[i][3];                                            \
+        }                                                                                            \
+        for (int i = 0; i < 4; i++) {                                                                \
+            ST(y[i] + k, o[i]);                                                                      \
+            BAD = BAD + (o[i] - o[i]);                                                               \
         }                                                                                            \
     }
 
-static inline __attribute__((always_inline)) void wino_out_body(const float *const *m, int64_t K, float *const *y)
+/* The output transform; false when an output is not finite. */
+static inline __attribute__((always_inline)) bool wino_out_body(const float *const *m, int64_t K, float *const *y)
 {
     int64_t k = 0;
-    WINO_OUT(wino_v16, WV_LD, WV_ST, 16, K)
-    WINO_OUT(float, WS_LD, WS_ST, 1, K)
+    wino_v16 vbad = {0};
+    float sbad = 0.0f;
+    WINO_OUT(wino_v16, WV_LD, WV_ST, 16, K, vbad)
+    WINO_OUT(float, WS_LD, WS_ST, 1, K, sbad)
+    for (int i = 0; i < 16; i++) sbad = sbad + vbad[i];
+    return sbad == 0.0f;
 }
 
 static void wino_in_base(const float *const *p, int64_t C, float *v, size_t vs) { wino_in_body(p, C, v, vs); }
-static void wino_out_base(const float *const *m, int64_t K, float *const *y) { wino_out_body(m, K, y); }
+static bool wino_out_base(const float *const *m, int64_t K, float *const *y) { return wino_out_body(m, K, y); }
 #ifdef TOSAC_KERNEL_X86
 __attribute__((target("avx2"))) static void wino_in_avx2(const float *const *p, int64_t C, float *v, size_t vs)
 {
     wino_in_body(p, C, v, vs);
 }
-__attribute__((target("avx2"))) static void wino_out_avx2(const float *const *m, int64_t K, float *const *y)
+__attribute__((target("avx2"))) static bool wino_out_avx2(const float *const *m, int64_t K, float *const *y)
 {
-    wino_out_body(m, K, y);
+    return wino_out_body(m, K, y);
 }
 __attribute__((target("avx512f"))) static void wino_in_avx512(const float *const *p, int64_t C, float *v, size_t vs)
 {
     wino_in_body(p, C, v, vs);
 }
-__attribute__((target("avx512f"))) static void wino_out_avx512(const float *const *m, int64_t K, float *const *y)
+__attribute__((target("avx512f"))) static bool wino_out_avx512(const float *const *m, int64_t K, float *const *y)
 {
-    wino_out_body(m, K, y);
+    return wino_out_body(m, K, y);
 }
 #endif
 
 typedef void (*wino_in_fn)(const float *const *p, int64_t C, float *v, size_t vs);
-typedef void (*wino_out_fn)(const float *const *m, int64_t K, float *const *y);
+typedef bool (*wino_out_fn)(const float *const *m, int64_t K, float *const *y);
 
 /* ---- run --------------------------------------------------------------------------------------- */
 
@@ -267,6 +277,36 @@ static void wino_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
     const size_t q = n / parts, r = n % parts;
     *b = i * q + (i < r ? i : r);
     *len = q + (i < r);
+}
+
+/*
+ * The sums of the tile at tile row r, column tx for output channels j0 .. j0 + jn - 1 in the
+ * direct order (from +0 over ky, kx, input channel; padding taps skipped), into y as the output
+ * transform writes them (y[i] at channel j0). For a tile with an output that is not finite: an infinity or a NaN in
+ * the 4x4 input patch reaches all four outputs through the transform (inf - inf), also those whose
+ * 3x3 window does not hold it, and a huge finite value there can overflow. The direct sums give
+ * each output what its own window gives.
+ */
+static void wino_direct_tile(const wino_task *t, size_t r, int64_t tx, int64_t j0, int64_t jn, float *const *y)
+{
+    const wino_plan *g = t->g;
+    const int64_t C = g->C, IH = g->IH, IW = g->IW;
+    const int64_t n = (int64_t)(r / (size_t)g->TH), ty = (int64_t)(r % (size_t)g->TH);
+    const float *x = (const float *)t->c->in[0].data, *w = (const float *)t->c->in[1].data; /* [K][3][3][C] */
+    for (int i = 0; i < 4; i++) {
+        const int64_t oy = 2 * ty + i / 2, ox = 2 * tx + i % 2;
+        for (int64_t k = j0; k < j0 + jn; k++) {
+            float s = 0.0f;
+            for (int64_t ky = 0; ky < 3; ky++)
+                for (int64_t kx = 0; kx < 3; kx++) {
+                    const int64_t iy = oy - g->pt + ky, ix = ox - g->pl + kx;
+                    if (iy < 0 || iy >= IH || ix < 0 || ix >= IW) continue;
+                    const float *xp = x + ((n * IH + iy) * IW + ix) * C, *wp = w + ((k * 3 + ky) * 3 + kx) * C;
+                    for (int64_t ch = 0; ch < C; ch++) s = s + xp[ch] * wp[ch];
+                }
+            y[i][k - j0] = s;
+        }
+    }
 }
 
 static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
@@ -325,7 +365,7 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 for (int xi = 0; xi < 16; xi++) m[xi] = M + (size_t)xi * ms + ti * K + j0;
                 float *y[4] = {Y + (2 * tx) * K + j0, Y + (2 * tx + 1) * K + j0, Y + (2 * TW + 2 * tx) * K + j0,
                                Y + (2 * TW + 2 * tx + 1) * K + j0};
-                t->tout(m, jn, y);
+                if (!t->tout(m, jn, y)) wino_direct_tile(t, r, tx, j0, jn, y);
             }
             const int64_t oy = 2 * ty, nr = OH - oy < 2 ? OH - oy : 2;
             for (int64_t i = 0; i < nr; i++) {

@@ -8,7 +8,8 @@
  *   |b|) and over the tensor sum e^2 <= 4 * 0.4 * ksb * elements;
  * - the same bits at every ISA level (tosac_kernel_limit_isa) and for 1, 2 and 3 workers;
  * - the fused epilogue's post hook: called on every output pixel once, after it is stored;
- * - the opt-out (TOSAC_KCALL_CONV_DIRECT): the reference order's bits, computed here in float.
+ * - the opt-out (TOSAC_KCALL_CONV_DIRECT): the reference order's bits, computed here in float;
+ * - infinities and NaNs in the input: they reach only the outputs whose windows hold them.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -162,6 +163,15 @@ static bool check_tosa(const wdata *d, const wcase *c, double *worst)
                     double ref, bnd;
                     ref_at(d, c, n, oy, ox, k, &ref, &bnd);
                     const double imp = d->out[((n * c->OH + oy) * c->OW + ox) * c->K + k];
+                    if (!isfinite(ref) || !isfinite(bnd)) { /* an infinity or NaN in the window (no clamp) */
+                        if (isnan(ref) ? !isnan(imp) : imp != ref) {
+                            if (ok)
+                                fprintf(stderr, "  (%lld,%lld,%lld,%lld): %.9g, reference %.9g\n", (long long)n,
+                                        (long long)oy, (long long)ox, (long long)k, imp, ref);
+                            ok = false;
+                        }
+                        continue;
+                    }
                     const double e = (imp - clampd(c, ref)) / fmax(bnd * q, ldexp(1.0, -126));
                     if (!(fabs(e) <= 2.0 * ksb)) {
                         if (ok)
@@ -311,6 +321,30 @@ static void test_levels_threads_optout(void)
     }
 }
 
+/* Infinities and NaNs in the input: every output whose 3x3 window holds none stays within the
+   bound (a tile's transform spreads them over all four outputs: those tiles are recomputed
+   directly), the others are the infinity or NaN the double convolution gives. */
+static void test_nonfinite(void)
+{
+    for (int i = 0; i < 4; i++) {
+        wcase c = random_case(4 * i);
+        c.clamp = false;
+        wdata d;
+        setup(&d, &c);
+        const float special[3] = {INFINITY, -INFINITY, NAN};
+        for (int s = 0; s < 3; s++) { /* pixels on tile borders and inside, of image 0 */
+            const int64_t y = (s * 5 + i) % c.H, x = (s * 3 + 2 * i + 1) % c.W, ch = (s * 7 + i) % c.C;
+            d.x[(y * c.W + x) * c.C + ch] = special[(s + i) % 3];
+        }
+        bool wino = false;
+        EXPECT(run(&d, &c, 0, &wino) == TOSAC_OK);
+        EXPECT(wino);
+        double worst = 0.0;
+        EXPECT(check_tosa(&d, &c, &worst));
+        release(&d);
+    }
+}
+
 /* Calls left to the direct path (the prepared size tells which path ran): a non-finite weight
    (inf - inf would spread NaN over whole tiles), and the shape rule's small cases (16 output
    channels; a 3x3 output, which 2x2 tiles cover with 16 products per channel pair against 9 x 9). */
@@ -335,6 +369,7 @@ int main(void)
 {
     RUN(test_random);
     RUN(test_levels_threads_optout);
+    RUN(test_nonfinite);
     RUN(test_not_taken);
     return test_summary();
 }
