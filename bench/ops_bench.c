@@ -2,7 +2,8 @@
  * Per-operator throughput of the runtime's kernels: builds a one-operator graph per case, runs it
  * through tosac_program_invoke and prints MAC/s (conv, matmul) or elements/s (the rest).
  *
- *   ops_bench [--seconds S] [--threads N] [FILTER]     (FILTER: substring of the case names)
+ *   ops_bench [--seconds S] [--threads N] [--no-winograd] [FILTER]   (FILTER: substring of the case names;
+ *   --no-winograd: FP32 3x3 convolutions on the direct path, tosac_program_opts.conv_direct)
  *   ops_bench --peak [--seconds S]
  *
  * --peak prints this core's measured fp32 peak (GFLOP/s, one thread, a multiply-add counting 2):
@@ -509,6 +510,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             opts.threads = (uint32_t)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-winograd"))
+            opts.conv_direct = true;
         else if (!strcmp(argv[i], "--peak"))
             peak = true;
         else
@@ -585,6 +588,7 @@ int main(int argc, char **argv)
     CASE("conv2d_fp32_55x55x16_3x3x64", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 16, 64, 3, 1, p1111));
     CASE("conv2d_fp32_27x27x32_3x3x128", conv_s(c, TOSAC_DTYPE_FP32, 27, 27, 32, 128, 3, 1, p1111));
     CASE("conv2d_fp32_13x13x64_3x3x256", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 64, 256, 3, 1, p1111));
+    CASE("conv2d_fp32_13x13x48_3x3x192", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 48, 192, 3, 1, p1111));
     CASE("conv2d_fp32_13x13x512_1x1x64", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 512, 64, 1, 1, p0));
     CASE("conv2d_fp32_13x13x64_1x1x256", conv_s(c, TOSAC_DTYPE_FP32, 13, 13, 64, 256, 1, 1, p0));
     CASE("matmul_fp32_1x576x1024", matmul(c, TOSAC_DTYPE_FP32, 1, 576, 1024));

@@ -122,6 +122,11 @@ typedef struct tosac_program_opts {
         than the listed ones need not hold their values in it. */
     const uint32_t *observe;
     uint32_t n_observe;
+    /** FP32 convolutions always run the direct (im2col / GEMM) path, whose results follow the
+        TOSA order of operations. By default (false) an FP32 3x3 CONV2D with stride and dilation 1
+        of a suitable shape runs as Winograd F(2x2, 3x3) instead: faster, and within TOSA's
+        DOT_PRODUCT error bound, but not the same bits (docs/RUNTIME.md). */
+    bool conv_direct;
 } tosac_program_opts;
 
 /** Validation defaults (tosac_validate_opts_default), every other field zero / false. */

@@ -61,6 +61,8 @@ _OPTIONS = {
     "report": "measure the per-layer SQNR of the quantized program (Program.report['quantization'])",
     "verify_each": "validate the graph after every pass",
     "progress": "callable(done, total) called after each calibration sample",
+    "winograd": "False: the returned program's FP32 3x3 convolutions keep the direct path (TOSA's order of "
+                "operations) instead of Winograd F(2x2,3x3) (default True; docs/RUNTIME.md)",
     "name": "label for messages when the model is given as bytes",
 }
 
@@ -144,6 +146,8 @@ def compile(model, target="TOSA-1.0+FP", calibration=None, io="float", **options
             opts[to] = options[key]
     if options.get("progress") is not None:
         opts["progress"] = options["progress"]
+    if options.get("winograd") is not None:
+        opts["conv_direct"] = not options["winograd"]
     if options.get("emit_qdq") is not None:
         opts["emit_qdq"] = os.fspath(options["emit_qdq"])
     opts["shapes"] = [(n, tuple(int(d) for d in s)) for n, s in (options.get("input_shapes") or {}).items()]
@@ -155,10 +159,11 @@ def compile(model, target="TOSA-1.0+FP", calibration=None, io="float", **options
     return Program(_tosac.compile(model, name, opts))
 
 
-def load(path, threads=0):
+def load(path, threads=0, winograd=True):
     """A program written before (`tosac compile` or Program.save): PATH and PATH.quant.json;
-    threads: the threads it runs on (0: one per processor)."""
-    return Program(_tosac.load(os.fspath(path), threads))
+    threads: the threads it runs on (0: one per processor); winograd=False: FP32 3x3 convolutions
+    keep the direct path (TOSA's order of operations) instead of Winograd F(2x2,3x3)."""
+    return Program(_tosac.load(os.fspath(path), threads, not winograd))
 
 
 def _profiles(profile):

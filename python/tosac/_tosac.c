@@ -356,6 +356,7 @@ typedef struct {
     tosac_compiled *c;
     tosac_program *rt;
     uint32_t threads; /* tosac_program_opts.threads of rt (0: one per processor) */
+    bool conv_direct; /* tosac_program_opts.conv_direct of rt (no Winograd) */
     PyThread_type_lock lock;
 } ProgramObject;
 
@@ -371,7 +372,7 @@ static void program_dealloc(ProgramObject *self)
 
 /* A runtime for `c` built as `tosac run` builds it: every profile and extension, no level limits;
    NULL with tosac.Error raised. */
-static tosac_program *runtime_new(const tosac_compiled *c, uint32_t threads, const char *name)
+static tosac_program *runtime_new(const tosac_compiled *c, uint32_t threads, bool conv_direct, const char *name)
 {
     tosac_diag *d = tosac_diag_create();
     if (!d) return (tosac_program *)PyErr_NoMemory();
@@ -379,6 +380,7 @@ static tosac_program *runtime_new(const tosac_compiled *c, uint32_t threads, con
     po.validate.extensions = TOSAC_EXT_ALL;
     po.validate.level = TOSAC_LEVEL_NONE;
     po.threads = threads;
+    po.conv_direct = conv_direct;
     tosac_program *rt = NULL;
     tosac_status s;
     Py_BEGIN_ALLOW_THREADS
@@ -390,9 +392,9 @@ static tosac_program *runtime_new(const tosac_compiled *c, uint32_t threads, con
 }
 
 /* Wraps `c` (taken over) with a runtime on `threads` threads. */
-static PyObject *program_new(tosac_compiled *c, const char *name, uint32_t threads)
+static PyObject *program_new(tosac_compiled *c, const char *name, uint32_t threads, bool conv_direct)
 {
-    tosac_program *rt = runtime_new(c, threads, name);
+    tosac_program *rt = runtime_new(c, threads, conv_direct, name);
     if (!rt) {
         tosac_compiled_destroy(c);
         return NULL;
@@ -402,6 +404,7 @@ static PyObject *program_new(tosac_compiled *c, const char *name, uint32_t threa
         self->c = c;
         self->rt = rt;
         self->threads = threads;
+        self->conv_direct = conv_direct;
         self->lock = PyThread_allocate_lock();
         if (self->lock) return (PyObject *)self;
         Py_DECREF(self);
@@ -740,7 +743,7 @@ static PyObject *program_set_threads(ProgramObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "I", &threads)) return NULL;
     if (threads > 64) return PyErr_Format(PyExc_ValueError, "threads: 0..64 expected, got %u", threads);
     if (threads != self->threads) {
-        tosac_program *rt = runtime_new(self->c, threads, "run");
+        tosac_program *rt = runtime_new(self->c, threads, self->conv_direct, "run");
         if (!rt) return NULL;
         tosac_program *old;
         Py_BEGIN_ALLOW_THREADS
@@ -791,7 +794,8 @@ static PyObject *mod_compile(PyObject *mod, PyObject *args)
     PyObject *path = NULL;
     Py_buffer bytes = {0};
     bool have_bytes = false;
-    if (!args_parse(opts, &a)) {
+    bool conv_direct = false; /* the returned program's, not the calibration's */
+    if (!args_parse(opts, &a) || !opt_bool(opts, "conv_direct", &conv_direct)) {
         args_free(&a);
         return NULL;
     }
@@ -814,7 +818,7 @@ static PyObject *mod_compile(PyObject *mod, PyObject *args)
     s = path ? tosac_driver_compile_file(PyBytes_AS_STRING(path), &a.o, &c, d)
              : tosac_driver_compile_mem(bytes.buf, (size_t)bytes.len, name, &a.o, &c, d);
     Py_END_ALLOW_THREADS
-    PyObject *r = s == TOSAC_OK ? program_new(c, name, a.o.threads) : raise_error(s, d, name);
+    PyObject *r = s == TOSAC_OK ? program_new(c, name, a.o.threads, conv_direct) : raise_error(s, d, name);
     tosac_diag_destroy(d);
     if (have_bytes) PyBuffer_Release(&bytes);
     Py_XDECREF(path);
@@ -822,20 +826,21 @@ static PyObject *mod_compile(PyObject *mod, PyObject *args)
     return r;
 }
 
-/* load(path, threads) -> _Program: PATH and PATH.quant.json when present */
+/* load(path, threads, conv_direct) -> _Program: PATH and PATH.quant.json when present */
 static PyObject *mod_load(PyObject *mod, PyObject *args)
 {
     (void)mod;
     PyObject *path;
     unsigned int threads = 0;
-    if (!PyArg_ParseTuple(args, "O&|I", PyUnicode_FSConverter, &path, &threads)) return NULL;
+    int conv_direct = 0;
+    if (!PyArg_ParseTuple(args, "O&|Ip", PyUnicode_FSConverter, &path, &threads, &conv_direct)) return NULL;
     tosac_diag *d = tosac_diag_create();
     tosac_compiled *c = NULL;
     tosac_status s;
     Py_BEGIN_ALLOW_THREADS
     s = tosac_compiled_read(PyBytes_AS_STRING(path), &c, d);
     Py_END_ALLOW_THREADS
-    PyObject *r = s == TOSAC_OK ? program_new(c, PyBytes_AS_STRING(path), threads) : raise_error(s, d, PyBytes_AS_STRING(path));
+    PyObject *r = s == TOSAC_OK ? program_new(c, PyBytes_AS_STRING(path), threads, conv_direct != 0) : raise_error(s, d, PyBytes_AS_STRING(path));
     tosac_diag_destroy(d);
     Py_DECREF(path);
     return r;

@@ -43,7 +43,7 @@ void cli_run_help(FILE *out)
     fprintf(out,
             "usage: tosac run MODEL.tosa|MODEL.onnx -i NAME=FILE.npy ... [-o DIR] [--profile] [--repeat N] [--time]\n"
             "                 [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]...\n"
-            "                 [--threads N]\n"
+            "                 [--threads N] [--no-winograd]\n"
             "       tosac run --test_desc desc.json [reference-model options]\n"
             "\n"
             "Validates MODEL (an .onnx model is first compiled in memory, as `tosac compile` does, for\n"
@@ -72,6 +72,8 @@ void cli_run_help(FILE *out)
             "                          warm-up and not counted) to stderr\n"
             "  --threads N             threads for large operators (default 0: one per processor; the\n"
             "                          results are the same for every N)\n"
+            "  --no-winograd           FP32 3x3 convolutions keep the direct path (TOSA's order of\n"
+            "                          operations) instead of Winograd F(2x2,3x3) (docs/RUNTIME.md)\n"
             "  --precise_mode 1        compute floating point in fp64; FP outputs are written as <f8\n"
             "  --max-iterations N      a WHILE_LOOP running more than N iterations stops the run with\n"
             "                          UNPREDICTABLE (default 10000000)\n"
@@ -102,7 +104,7 @@ typedef struct run_args {
     const char *model, *desc, *out_dir, *flatbuffer_dir;
     strlist ifm_name, ifm_file, ofm_name, ofm_file, var_name, var_file;
     bool have_ifm_name, have_ifm_file, have_ofm_name, have_ofm_file, have_var_name, have_var_file;
-    bool profile, precise, init_vars, time;
+    bool profile, precise, init_vars, time, no_winograd;
     tosac_level level;
     long repeat;
     uint32_t threads;
@@ -229,6 +231,10 @@ static int parse_args(run_args *a, int argc, char **argv)
         }
         if (cli_is(arg, "--time", NULL)) {
             a->time = true;
+            continue;
+        }
+        if (cli_is(arg, "--no-winograd", NULL)) {
+            a->no_winograd = true;
             continue;
         }
         int mo = cli_model_opt(CMD, &a->mopts, argc, argv, &i);
@@ -730,6 +736,7 @@ static int run_program(run_args *a, bool refmode)
     opts.precise = a->precise;
     opts.max_iterations = a->max_iterations;
     opts.threads = a->threads;
+    opts.conv_direct = a->no_winograd;
     tosac_program *p = NULL;
     tosac_status st = tosac_program_create(prog, &opts, &p, d);
     tosac_graph_destroy(g);

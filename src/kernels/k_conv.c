@@ -35,6 +35,7 @@
 #include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/k_mve.h"
+#include "kernels/k_winograd.h"
 #include "kernels/kutil.h"
 
 /* GCC vectorises the per-channel loops (unknown trip counts) only at -O3; results do not change. */
@@ -78,6 +79,7 @@ typedef struct conv_prep {
     uint32_t finite;  /* every weight is finite (the GEMM path may add padding taps' 0 * w) */
     uint32_t bias_in; /* s8 x u8 panels: the int32 bias is folded into the column corrections (no
                          sum + bias can overflow, so the REQUIRE needs no check) */
+    uint32_t wino;    /* Winograd (k_winograd.h): the bytes at CONV_PREP_W are tosac_wino_prepare's */
 } conv_prep;
 /* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, tosac_gemm_f32_panel's
    when conv_plan.fpanel, else conv_weights' form) */
@@ -254,10 +256,18 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
 {
     sizes->const_size = sizes->scratch_size = 0;
     sizes->unread = 0;
-    if (c->isa == TOSAC_KISA_MVE)
-        return tosac_conv_mve_prepare(c, sizes, dst) ? TOSAC_OK
-                                                      : tosac_mve_portable_prepare(c, sizes, dst, tosac_kernel_conv_prepare);
+    if (c->isa == TOSAC_KISA_MVE) {
+        if (tosac_conv_mve_prepare(c, sizes, dst)) return TOSAC_OK;
+        tosac_kcall p = *c; /* (no Winograd on microcontrollers: its weights take 16/9 the flash) */
+        p.flags |= TOSAC_KCALL_CONV_DIRECT;
+        return tosac_mve_portable_prepare(&p, sizes, dst, tosac_kernel_conv_prepare);
+    }
     if (c->n_in < 5 || c->n_out < 1) return TOSAC_OK;
+    if (tosac_wino_prepare(c, sizes, dst ? (uint8_t *)dst + CONV_PREP_W : NULL)) {
+        sizes->const_size += CONV_PREP_W;
+        if (dst) *(conv_prep *)dst = (conv_prep){.wino = 1};
+        return TOSAC_OK;
+    }
     conv_plan g;
     conv_make_plan(c, &g);
     sizes->scratch_size = g.total;
@@ -269,6 +279,7 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     const tosac_ktensor *wzp = &c->in[4];
     int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
     conv_prep *h = dst;
+    h->wino = 0;
     if (g.bpanel) {
         int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
         /* |sum| <= K * 255 * 128 (|x - zp| <= 255, |w| <= 128): with the largest bias magnitude it
@@ -1386,6 +1397,7 @@ tosac_status tosac_kernel_conv(tosac_kcall *c)
     int64_t izp, wzp;
     tosac_status st = check_zps(c, &izp, &wzp);
     if (st != TOSAC_OK) return st;
+    if (c->prep && ((const conv_prep *)c->prep)->wino) return tosac_wino_run(c, (const uint8_t *)c->prep + CONV_PREP_W);
     conv_plan g;
     conv_make_plan(c, &g);
     if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: scratch too small");

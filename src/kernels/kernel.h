@@ -63,6 +63,10 @@ enum tosac_kisa { TOSAC_KISA_PORTABLE = 0, TOSAC_KISA_AVX2 = 1, TOSAC_KISA_AVX51
 
 struct tosac_kcall;
 
+/* tosac_kcall.flags: FP32 CONV2D keeps the direct GEMM path (no Winograd, k_winograd.h;
+   tosac_program_opts.conv_direct), whose bits are the TOSA order of operations. */
+#define TOSAC_KCALL_CONV_DIRECT 1u
+
 /*
  * A fused epilogue (chosen by the runtime at create): the producer's result goes through its
  * consumers straight into `out`, element for element what running the operators one after the
@@ -107,6 +111,8 @@ typedef struct tosac_kcall {
                                    family, MATMUL with int32 results) */
     tosac_kparallel par;
     uint32_t isa;               /* tosac_kisa: the variant picked once at create */
+    uint32_t flags;             /* TOSAC_KCALL_* choices of the program (tosac_program_opts), 0 by
+                                   default; prepare reads them (the prepared bytes record what it chose) */
     const char *why;            /* set by a kernel that fails: a static explanation of the rule */
 } tosac_kcall;
 

@@ -729,6 +729,7 @@ tosac_status quant_calibrate(const tosac_block *b, const tosac_graph *g, const t
     po.validate.profiles = TOSAC_PROFILE_FP | TOSAC_PROFILE_INT;
     po.borrow_constants = true; /* the FP graph outlives the program: no copy of the weights */
     po.threads = o->threads;
+    po.conv_direct = true; /* the statistics (and so the q-params) of the reference order, not Winograd's */
     po.observe = observe;
     po.n_observe = n_observe;
     tosac_program *p = NULL;

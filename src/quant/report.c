@@ -348,6 +348,7 @@ static tosac_program *make_program(const prog_kind *k, uint32_t threads, const t
     po.validate.profiles = k->profiles;
     po.validate.extensions = k->extensions;
     po.borrow_constants = true; /* both graphs outlive the programs */
+    po.conv_direct = true;      /* FP references in the reference order, as calibration sees them */
     po.observe = k->observe;
     po.n_observe = k->n_observe;
     po.caller_prepared = shared && tosac_program_prepared_size(shared) > 0;

@@ -944,6 +944,7 @@ static tosac_status prepare_calls(bctx *bc)
         op->call.in = p->kt + op->in_base;
         op->call.out = p->kt + op->out_base;
         op->call.isa = p->isa;
+        op->call.flags = bc->o->conv_direct ? TOSAC_KCALL_CONV_DIRECT : 0u;
     }
     return TOSAC_OK;
 }

@@ -348,3 +348,35 @@ def test_threads(tmp_path, tosac_bin):
     assert np.array_equal(fp.run({"x": x})["y"], fp.run({"x": x}, threads=1)["y"])
     with pytest.raises(ValueError):
         p.run({"x": x}, threads=65)
+
+
+def test_winograd(tmp_path):
+    """FP32 3x3 convolutions of 16+ channels run as Winograd by default; winograd=False keeps the
+    direct path (other bits, both close to a float64 convolution), through load() and
+    set_threads() as well."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(11)
+    w = (rng.standard_normal((24, 16, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(24).astype(np.float32)
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])], "w3",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 20, 18])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 24, 20, 18])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    path = tmp_path / "w3.onnx"
+    with open(path, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    x = rng.standard_normal((1, 16, 20, 18)).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.zeros((1, 24, 20, 18)) + b.astype(np.float64)[None, :, None, None]
+    for ky in range(3):
+        for kx in range(3):
+            ref += np.einsum("nchw,kc->nkhw", xp[:, :, ky:ky + 20, kx:kx + 18], w[:, :, ky, kx].astype(np.float64))
+    fast = tosac.compile(path)
+    direct = tosac.compile(path, winograd=False)
+    yf, yd = fast.run({"x": x})["y"], direct.run({"x": x})["y"]
+    assert np.allclose(yf, ref, rtol=1e-5, atol=1e-5) and np.allclose(yd, ref, rtol=1e-5, atol=1e-5)
+    assert not np.array_equal(yf, yd)
+    assert np.array_equal(direct.run({"x": x}, threads=2)["y"], yd) and np.array_equal(fast.run({"x": x}, threads=2)["y"], yf)
+    direct.save(tmp_path / "w3.tosa")
+    assert np.array_equal(tosac.load(tmp_path / "w3.tosa", winograd=False).run({"x": x})["y"], yd)
+    assert np.array_equal(tosac.load(tmp_path / "w3.tosa").run({"x": x})["y"], yf)

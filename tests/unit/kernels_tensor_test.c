@@ -120,6 +120,7 @@ static tosac_status run_op(uint32_t op, tt **ins, uint32_t nin, tt **outs, uint3
     c.in = kin;
     c.out = kout;
     c.attr = attr;
+    c.flags = TOSAC_KCALL_CONV_DIRECT; /* the reference order's bits (k_winograd_test checks Winograd) */
     tosac_status st = kernels_run_call(&c);
     return st;
 }
