@@ -479,6 +479,21 @@ static bool u_sigmoid_fast_base(int64_t n, const void *pa, void *po, const kargs
     return true;
 }
 
+/* x * SIGMOID(x) in one pass, for a strip pair (tosac_kstrip_pair): the sigmoid rounded to float
+   by the operations of its row, then the MUL row's one multiply: the bits of the two rows run in
+   turn. Only a NaN x leaves a choice: the sigmoid is then x's NaN with the sign flipped (quieted),
+   and the product is the NaN of the MUL's first operand, x's when nan_x (IEEE's and x86's rule,
+   which the portable MUL row follows; the compiled vector MUL rows return either NaN, depending on
+   the position in the row, as the compiler ordered the operands). */
+typedef void (*ksilu)(int64_t n, const float *x, float *o, bool nan_x);
+static void k_silu_base(int64_t n, const float *x, float *o, bool nan_x)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float s = 1.0f / (1.0f + k_expf(-x[i]));
+        o[i] = x[i] == x[i] ? x[i] * s : tosac_fp32_from_bits((tosac_fp32_bits(x[i]) ^ (nan_x ? 0u : 0x80000000u)) | 0x00400000u);
+    }
+}
+
 /*
  * tanh(x) in fp32 from the same operations at every level (k_expf's rules): below |x| = 0.55 the
  * odd Taylor polynomial up to x^17 (truncation below 2^-27 relative there), computed as
@@ -515,10 +530,14 @@ static bool u_tanh_fast_base(int64_t n, const void *pa, void *po, const kargs *k
 #ifdef TOSAC_KERNEL_X86
 /* k_expf's kf and polynomial p in vectors (VEC, PFX: the intrinsics of one width). The clamp is
    min(HI, x) then max(LO, .), which return a NaN x unchanged: a NaN lane stays NaN to the end. */
+/* (t + SHIFTER) - SHIFTER rounds t to the nearest integer, ties to even (SHIFTER is even and its
+   ulp is 1, for |t| < 2^22: here |t| <= 151): the round instruction gives the same value in one
+   operation instead of two. */
+#define KX_RINT__mm256(t) _mm256_round_ps((t), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define KX_RINT__mm512(t) _mm512_roundscale_ps((t), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define KX_VEC_POLY(VEC, PFX)                                                                      \
     const VEC xc = PFX##_max_ps(PFX##_set1_ps(KX_LO), PFX##_min_ps(PFX##_set1_ps(KX_HI), x));     \
-    const VEC sh = PFX##_set1_ps(KX_SHIFTER);                                                     \
-    const VEC kf = PFX##_sub_ps(PFX##_add_ps(PFX##_mul_ps(xc, PFX##_set1_ps(KX_LOG2E)), sh), sh); \
+    const VEC kf = KX_RINT_##PFX(PFX##_mul_ps(xc, PFX##_set1_ps(KX_LOG2E)));                      \
     const VEC r = PFX##_sub_ps(PFX##_sub_ps(xc, PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_HI))),      \
                                PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_LO)));                       \
     VEC p = PFX##_set1_ps(kx_c[0]);                                                               \
@@ -602,6 +621,53 @@ __attribute__((target("avx2,avx512f"))) static void k_fast_avx512(int64_t n, con
             _mm512_mask_storeu_ps(o + i, m, r);
     }
 }
+/* k_silu_base in vectors: 8 at a time, the tail through the portable row. */
+__attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *x, float *o, bool nan_x)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f);
+    const __m256 flip = nan_x ? _mm256_setzero_ps() : neg, quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(v, neg))));
+        const __m256 q = _mm256_or_ps(_mm256_xor_ps(v, flip), quiet);
+        _mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_mul_ps(v, s), q, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    if (i < n) k_silu_base(n - i, x + i, o + i, nan_x);
+}
+/* 16 at a time with a masked tail. */
+__attribute__((target("avx2,avx512f"))) static void k_silu_avx512(int64_t n, const float *x, float *o, bool nan_x)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512i sgn = _mm512_set1_epi32(INT32_MIN), flip = nan_x ? _mm512_setzero_si512() : sgn, quiet = _mm512_set1_epi32(0x00400000);
+    for (int64_t i = 0; i < n; i += 16) {
+        const bool whole = n - i >= 16;
+        const __mmask16 m = whole ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 v = whole ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(m, x + i);
+        const __m512i vi = _mm512_castps_si512(v);
+        const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, k_expf16(_mm512_castsi512_ps(_mm512_xor_si512(vi, sgn)))));
+        const __m512 q = _mm512_castsi512_ps(_mm512_or_si512(_mm512_xor_si512(vi, flip), quiet));
+        const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_mul_ps(v, s), q);
+        if (whole)
+            _mm512_storeu_ps(o + i, r);
+        else
+            _mm512_mask_storeu_ps(o + i, m, r);
+    }
+}
+#endif
+
+/* The x * SIGMOID(x) row of the variant isa picks. */
+static ksilu k_silu_row(uint32_t isa)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return k_silu_avx512;
+    if (isa >= TOSAC_KISA_AVX2) return k_silu_avx2;
+#endif
+    (void)isa;
+    return k_silu_base;
+}
+
+#ifdef TOSAC_KERNEL_X86
 #define KX_ROW(NAME, OP, SFX, TARGET)                                                   \
     TARGET static bool u_##NAME##_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
     {                                                                                   \
@@ -1068,9 +1134,24 @@ bool tosac_kstrip_of(const tosac_kcall *c, tosac_kstrip *s)
     return true;
 }
 
+bool tosac_kstrip_pair(const tosac_kstrip *u, const tosac_kstrip *m, uint32_t xop, tosac_kstrip *s)
+{
+    if (u->form != TOSAC_KSTRIP_UNARY || m->form != TOSAC_KSTRIP_BINARY || u->isa != m->isa || xop > 1 ||
+        u->fn != (void (*)(void))k_fast_row(TOSAC_OP_SIGMOID, u->isa) || m->fn != (void (*)(void))K_F32_ROW(m->isa, b_fmul))
+        return false;
+    memset(s, 0, sizeof *s);
+    s->form = TOSAC_KSTRIP_SILU;
+    s->isa = m->isa;
+    s->fn = (void (*)(void))k_silu_row(m->isa);
+    s->xop = (uint8_t)xop;
+    s->ignore = xop == 0; /* nan_x */
+    return true;
+}
+
 void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o)
 {
     switch (s->form) {
+    case TOSAC_KSTRIP_SILU: ((ksilu)s->fn)(n, s->xop ? b : a, o, s->ignore); break;
     case TOSAC_KSTRIP_UNARY: ((krow1)s->fn)(n, a, o, NULL); break;
     case TOSAC_KSTRIP_BINARY: ((krow2)s->fn)(n, a, sa, b, sb, o, NULL); break;
     case TOSAC_KSTRIP_CLAMP: tosac_clamp_f32_isa(s->isa, a, o, n, s->lo, s->hi, s->ignore); break;

@@ -174,6 +174,26 @@ static bool chain_kept(const tosac_program *p, const uint32_t *readers, const ui
                                                                (r != RT_NONE && rows_conv(p, r, y)))));
 }
 
+/* Strip members that run as one row (tosac_kstrip_pair): a SIGMOID of rows x followed by the MUL
+   of the same rows x by its result, its only reader (SiLU), becomes one pass that keeps the
+   sigmoid in registers; the SIGMOID's link is then FUSED (skipped). */
+static void pair_strips(const tosac_program *p, const rt_chain *c, rt_link *ln)
+{
+    for (uint32_t i = c->link_base; i + 1 < c->link_base + c->n_links; i++) {
+        rt_link *u = &ln[i], *m = &ln[i + 1];
+        if (u->in[0] != RT_LINK_SLICE || u->out == RT_LINK_SLICE) continue;
+        for (uint32_t xop = 0; xop < 2; xop++) {
+            tosac_kstrip s;
+            if (m->in[xop] != RT_LINK_SLICE || m->in[1 - xop] != u->out ||
+                p->idx[p->ops[m->op].in_base + xop] != p->idx[p->ops[u->op].in_base] || !tosac_kstrip_pair(&u->strip, &m->strip, xop, &s))
+                continue;
+            m->strip = s;
+            u->strip.form = TOSAC_KSTRIP_FUSED;
+            break;
+        }
+    }
+}
+
 /* Lays out the chains in p->mem (rt_op.chain, p->chains, p->links); without memory there are none.
    `size` is reused: a root's chain index. */
 static void build_chains(tosac_program *p, const uint32_t *readers, const uint32_t *prod, const uint32_t *parent,
@@ -249,6 +269,8 @@ static void build_chains(tosac_program *p, const uint32_t *readers, const uint32
             }
         }
     }
+    for (uint32_t i = 0; i < nc; i++)
+        if (ch[i].strips) pair_strips(p, &ch[i], ln);
     p->chains = ch;
     p->n_chains = nc;
     p->links = ln;

@@ -188,6 +188,25 @@ static tosac_graph *swish(void)
     return x.ok ? x.g : NULL;
 }
 
+/* SiLU in both operand orders, SIGMOID(x) * x then y * SIGMOID(y): two chains whose pair runs as
+   one row (tosac_kstrip_pair), over rows of 37 (vector tails) and the inputs' NaN and infinities. */
+static tosac_graph *silu_orders(void)
+{
+    static const int64_t d[4] = {1, 7, 13, 37};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    const char *names[] = {"s1", "y", "s2", "out"};
+    tosac_value *t[4];
+    for (int i = 0; i < 4; i++) t[i] = tensor(&x, names[i], TOSAC_DTYPE_FP32, d);
+    node(&x, TOSAC_OP_SIGMOID, 1, &in, t[0]);
+    bin(&x, TOSAC_OP_MUL, t[0], in, t[1]);
+    node(&x, TOSAC_OP_SIGMOID, 1, &t[1], t[2]);
+    bin(&x, TOSAC_OP_MUL, t[1], t[2], t[3]);
+    output(&x, t[3]);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
 /* An fp32 convolution (op: CONV2D or DEPTHWISE_CONV2D; k x k, stride s, padding pad [top, bottom,
    left, right]) of in (dims d) to c channels; weights from a fixed sequence. */
 static tosac_value *conv_sp(gb *x, const char *name, tosac_op op, tosac_value *in, const int64_t *d, int64_t c, int k, int s,
@@ -557,8 +576,13 @@ static uint32_t rnd_state;
 static int tails; /* chains run from an epilogue, summed over the programs created */
 static int views; /* SLICE views, summed over the programs created */
 static bool nan_levels; /* the graph's NaNs may differ in sign between levels (check_graph) */
+/* the graph has SiLU pairs (tosac_kstrip_pair), whose NaN for a NaN x is the MUL's first operand's
+   at every level, where the compiled vector MUL rows may return the other: 1, the chained output
+   matches up to the sign of its NaNs; 2, also the same bits at every level and thread count */
+static int nan_pairs;
 static int prologues; /* chains run before a convolution reads their rows, summed likewise */
 static int strips; /* chains run strip by strip, summed likewise */
+static int pairs; /* strip members run in one pass with the next (SiLU), summed likewise */
 static const uint32_t *observe; /* the observe list of the programs run with chains (NULL: none) */
 static uint32_t n_observe;
 static uint32_t rnd(void)
@@ -616,6 +640,7 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
         for (q = dump; (q = strstr(q, "(SLICE) read in place by")) != NULL;) q++, views++;
         for (q = dump; (q = strstr(q, "before the input rows of")) != NULL;) q++, prologues++;
         for (q = dump; (q = strstr(q, " in strips of ")) != NULL;) q++, strips++;
+        for (q = dump; (q = strstr(q, " paired with ")) != NULL;) q++, pairs++;
     }
     tosac_string_free(dump);
     EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
@@ -640,7 +665,7 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
 {
     EXPECT(g != NULL);
     if (!g) return;
-    uint8_t *ref = malloc(nbytes), *got = malloc(nbytes), *lref = malloc(nbytes);
+    uint8_t *ref = malloc(nbytes), *got = malloc(nbytes), *lref = malloc(nbytes), *first = malloc(nbytes);
     char err[800];
     bool had = false;
     tosac_kernel_limit_isa(TOSAC_KISA_PORTABLE);
@@ -657,6 +682,18 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
             had = false;
             EXPECT_EQ_I(run(g, true, t, got, nbytes, false, err, sizeof err, &had), TOSAC_OK);
             EXPECT(had == (want_chains > 0));
+            if (nan_pairs > 1 && (level || t > 1) && memcmp(first, got, nbytes) != 0) {
+                fprintf(stderr, "  %s: level %u, %u threads: chained output differs from level 0's\n", name, level, t);
+                EXPECT(!"chained output differs between levels");
+            }
+            if (nan_pairs && !level && t == 1) memcpy(first, got, nbytes);
+            if (nan_pairs) { /* NaN against NaN of either sign */
+                for (size_t q = 0; q + 4 <= nbytes; q += 4) {
+                    float u, v;
+                    memcpy(&u, ref + q, 4), memcpy(&v, got + q, 4);
+                    if (u != u && v != v) memcpy(got + q, ref + q, 4);
+                }
+            }
             if (memcmp(ref, got, nbytes) != 0) {
                 fprintf(stderr, "  %s: level %u, %u threads: chained output differs\n", name, level, t);
                 EXPECT(!"output differs");
@@ -667,11 +704,27 @@ static void check_graph(const char *name, tosac_graph *g, size_t nbytes, int wan
     free(ref);
     free(got);
     free(lref);
+    free(first);
     tosac_graph_destroy(g);
 }
 
 static void test_residual(void) { check_graph("residual", residual(), 37 * 41 * 13, 1); }
-static void test_swish(void) { check_graph("swish", swish(), 29 * 31 * 24 * 4, 1); }
+static void test_swish(void)
+{
+    nan_pairs = 1;
+    check_graph("swish", swish(), 29 * 31 * 24 * 4, 1);
+    nan_pairs = 0;
+}
+static void test_silu_orders(void)
+{
+    pairs = 0;
+    nan_pairs = 2;
+    nan_levels = true; /* (the unchained MUL's NaN sign) */
+    check_graph("silu_orders", silu_orders(), 7 * 13 * 37 * 4, 1);
+    nan_levels = false;
+    nan_pairs = 0;
+    EXPECT_EQ_I(pairs, 2 * 3 * (TOSAC_KISA_AVX512 + 1));
+}
 static void test_select_table(void) { check_graph("select_table", select_table(), 3 * 67 * 101, 1); }
 static void test_conv_tails(void)
 {
@@ -775,6 +828,7 @@ int main(void)
 {
     RUN(test_residual);
     RUN(test_swish);
+    RUN(test_silu_orders);
     RUN(test_select_table);
     RUN(test_conv_tails);
     RUN(test_strip_forms);
