@@ -479,7 +479,7 @@ static bool u_sigmoid_fast_base(int64_t n, const void *pa, void *po, const kargs
     return true;
 }
 
-/* x * SIGMOID(x) in one pass, for a strip pair (tosac_kstrip_pair): the sigmoid rounded to float
+/* x * SIGMOID(x) in one pass, for tosac_kstrip_fuse: the sigmoid rounded to float
    by the operations of its row, then the MUL row's one multiply: the bits of the two rows run in
    turn. Only a NaN x leaves a choice: the sigmoid is then x's NaN with the sign flipped (quieted),
    and the product is the NaN of the MUL's first operand, x's when nan_x (IEEE's and x86's rule,
@@ -1100,6 +1100,42 @@ TOSAC_KERNEL_NO_PREPARE(binary)
 /* ------------------------------------------------------------------------------------------ */
 /* Strips (k_epilogue.h): the rows above, one operator at a time, for the runtime's chains      */
 
+/* x * CLAMP(x * k0 + k1) (hard-swish: MUL by a scalar, ADD of a scalar, CLAMP, MUL by x) in one
+   pass for tosac_kstrip_fuse: each step the operation of its operator's row (one rounding each,
+   the CLAMP's comparisons and selects), compiled per level like the CLAMP rows. The operand orders
+   of the MULs and the ADD do not change a value (a NaN x gives x's NaN, quieted, either way). */
+typedef void (*khswish)(int64_t n, const float *x, float *o, const tosac_kstrip *s);
+#define K_HSWISH(NAME, TARGET)                                                                     \
+    TARGET static void NAME(int64_t n, const float *x, float *o, const tosac_kstrip *s)            \
+    {                                                                                              \
+        const float k0 = s->k[0], k1 = s->k[1], lo = s->lo, hi = s->hi;                            \
+        const bool ignore = s->ignore;                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float xv = x[i];                                                                 \
+            const float t = xv * k0;                                                               \
+            const float u = t + k1;                                                                \
+            const float v = u >= lo ? u : lo, r = v < hi ? v : hi;                                 \
+            const float c = u != u ? (ignore ? lo : u) : r;                                        \
+            o[i] = xv * c;                                                                         \
+        }                                                                                          \
+    }
+K_HSWISH(k_hswish_base, )
+#ifdef TOSAC_KERNEL_X86
+K_HSWISH(k_hswish_avx2, __attribute__((target("avx2"))))
+K_HSWISH(k_hswish_avx512, __attribute__((target("avx2,avx512f"))))
+#endif
+#undef K_HSWISH
+
+static khswish k_hswish_row(uint32_t isa)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return k_hswish_avx512;
+    if (isa >= TOSAC_KISA_AVX2) return k_hswish_avx2;
+#endif
+    (void)isa;
+    return k_hswish_base;
+}
+
 /* Whether t holds fp32 values as floats (not precise-mode doubles). */
 static bool k_f32_operand(const tosac_ktensor *t) { return t->dtype == TOSAC_DTYPE_FP32 && !t->f64; }
 
@@ -1134,24 +1170,40 @@ bool tosac_kstrip_of(const tosac_kcall *c, tosac_kstrip *s)
     return true;
 }
 
-bool tosac_kstrip_pair(const tosac_kstrip *u, const tosac_kstrip *m, uint32_t xop, tosac_kstrip *s)
+bool tosac_kstrip_fuse(const tosac_kstrip *m, uint32_t n, const float *k, uint32_t xop, tosac_kstrip *s)
 {
-    if (u->form != TOSAC_KSTRIP_UNARY || m->form != TOSAC_KSTRIP_BINARY || u->isa != m->isa || xop > 1 ||
-        u->fn != (void (*)(void))k_fast_row(TOSAC_OP_SIGMOID, u->isa) || m->fn != (void (*)(void))K_F32_ROW(m->isa, b_fmul))
-        return false;
+    const uint32_t isa = m[0].isa;
+    for (uint32_t i = 1; i < n; i++)
+        if (m[i].isa != isa) return false;
+    void (*const fmul)(void) = (void (*)(void))K_F32_ROW(isa, b_fmul);
     memset(s, 0, sizeof *s);
-    s->form = TOSAC_KSTRIP_SILU;
-    s->isa = m->isa;
-    s->fn = (void (*)(void))k_silu_row(m->isa);
+    s->isa = isa;
     s->xop = (uint8_t)xop;
-    s->ignore = xop == 0; /* nan_x */
-    return true;
+    if (xop > 1) return false;
+    if (n == 2 && m[0].form == TOSAC_KSTRIP_UNARY && m[0].fn == (void (*)(void))k_fast_row(TOSAC_OP_SIGMOID, isa) &&
+        m[1].form == TOSAC_KSTRIP_BINARY && m[1].fn == fmul) {
+        s->form = TOSAC_KSTRIP_SILU;
+        s->fn = (void (*)(void))k_silu_row(isa);
+        s->ignore = xop == 0; /* nan_x */
+        return true;
+    }
+    if (n == 4 && m[0].form == TOSAC_KSTRIP_BINARY && m[0].fn == fmul && m[1].form == TOSAC_KSTRIP_BINARY &&
+        m[1].fn == (void (*)(void))K_F32_ROW(isa, b_fadd) && m[2].form == TOSAC_KSTRIP_CLAMP && m[3].form == TOSAC_KSTRIP_BINARY &&
+        m[3].fn == fmul) {
+        s->form = TOSAC_KSTRIP_HSWISH;
+        s->fn = (void (*)(void))k_hswish_row(isa);
+        s->k[0] = k[0], s->k[1] = k[1];
+        s->lo = m[2].lo, s->hi = m[2].hi, s->ignore = m[2].ignore;
+        return true;
+    }
+    return false;
 }
 
 void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o)
 {
     switch (s->form) {
     case TOSAC_KSTRIP_SILU: ((ksilu)s->fn)(n, s->xop ? b : a, o, s->ignore); break;
+    case TOSAC_KSTRIP_HSWISH: ((khswish)s->fn)(n, s->xop ? b : a, o, s); break;
     case TOSAC_KSTRIP_UNARY: ((krow1)s->fn)(n, a, o, NULL); break;
     case TOSAC_KSTRIP_BINARY: ((krow2)s->fn)(n, a, sa, b, sb, o, NULL); break;
     case TOSAC_KSTRIP_CLAMP: tosac_clamp_f32_isa(s->isa, a, o, n, s->lo, s->hi, s->ignore); break;

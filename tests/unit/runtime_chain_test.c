@@ -189,7 +189,7 @@ static tosac_graph *swish(void)
 }
 
 /* SiLU in both operand orders, SIGMOID(x) * x then y * SIGMOID(y): two chains whose pair runs as
-   one row (tosac_kstrip_pair), over rows of 37 (vector tails) and the inputs' NaN and infinities. */
+   one row (tosac_kstrip_fuse), over rows of 37 (vector tails) and the inputs' NaN and infinities. */
 static tosac_graph *silu_orders(void)
 {
     static const int64_t d[4] = {1, 7, 13, 37};
@@ -203,6 +203,34 @@ static tosac_graph *silu_orders(void)
     node(&x, TOSAC_OP_SIGMOID, 1, &t[1], t[2]);
     bin(&x, TOSAC_OP_MUL, t[1], t[2], t[3]);
     output(&x, t[3]);
+    if (!x.ok) tosac_graph_destroy(x.g);
+    return x.ok ? x.g : NULL;
+}
+
+/* Hard-swish twice, x * CLAMP(x * k0 + k1) as MUL, ADD, CLAMP, MUL: first with every operand
+   order reversed and nan_mode IGNORE, then in the usual order with PROPAGATE; both chains run as
+   one row (tosac_kstrip_fuse), over rows of 37 and the inputs' NaN and infinities. */
+static tosac_graph *hswish_orders(void)
+{
+    static const int64_t d[4] = {1, 7, 13, 37}, d1[4] = {1, 1, 1, 1};
+    gb x = gb_new();
+    tosac_value *in = input(&x, "x", TOSAC_DTYPE_FP32, d);
+    const float k0 = 1.0f / 6.0f, k1 = 0.5f, lo = 0.0f, hi = 1.0f;
+    tosac_value *c0 = cst(&x, "k0", TOSAC_DTYPE_FP32, 4, d1, NULL, &k0), *c1 = cst(&x, "k1", TOSAC_DTYPE_FP32, 4, d1, NULL, &k1);
+    const char *names[] = {"a1", "a2", "a3", "y", "b1", "b2", "b3", "out"};
+    tosac_value *t[8];
+    for (int i = 0; i < 8; i++) t[i] = tensor(&x, names[i], TOSAC_DTYPE_FP32, d);
+    bin(&x, TOSAC_OP_MUL, c0, in, t[0]);
+    bin(&x, TOSAC_OP_ADD, c1, t[0], t[1]);
+    clamp_bounds(&x, node(&x, TOSAC_OP_CLAMP, 1, &t[1], t[2]), &lo, &hi, 4);
+    bin(&x, TOSAC_OP_MUL, t[2], in, t[3]);
+    bin(&x, TOSAC_OP_MUL, t[3], c0, t[4]);
+    bin(&x, TOSAC_OP_ADD, t[4], c1, t[5]);
+    tosac_node *cl = node(&x, TOSAC_OP_CLAMP, 1, &t[5], t[6]);
+    clamp_bounds(&x, cl, &lo, &hi, 4);
+    if (!cl || tosac_node_set_int(cl, TOSAC_ATTR_CLAMP_nan_mode, TOSAC_NAN_PROPAGATE) != TOSAC_OK) x.ok = false;
+    bin(&x, TOSAC_OP_MUL, t[3], t[6], t[7]);
+    output(&x, t[7]);
     if (!x.ok) tosac_graph_destroy(x.g);
     return x.ok ? x.g : NULL;
 }
@@ -576,13 +604,13 @@ static uint32_t rnd_state;
 static int tails; /* chains run from an epilogue, summed over the programs created */
 static int views; /* SLICE views, summed over the programs created */
 static bool nan_levels; /* the graph's NaNs may differ in sign between levels (check_graph) */
-/* the graph has SiLU pairs (tosac_kstrip_pair), whose NaN for a NaN x is the MUL's first operand's
+/* the graph has SiLU rows (tosac_kstrip_fuse), whose NaN for a NaN x is the MUL's first operand's
    at every level, where the compiled vector MUL rows may return the other: 1, the chained output
    matches up to the sign of its NaNs; 2, also the same bits at every level and thread count */
 static int nan_pairs;
 static int prologues; /* chains run before a convolution reads their rows, summed likewise */
 static int strips; /* chains run strip by strip, summed likewise */
-static int pairs; /* strip members run in one pass with the next (SiLU), summed likewise */
+static int pairs; /* strip members run in one row with the next (SiLU, hard-swish), summed likewise */
 static const uint32_t *observe; /* the observe list of the programs run with chains (NULL: none) */
 static uint32_t n_observe;
 static uint32_t rnd(void)
@@ -640,7 +668,7 @@ static tosac_status run(const tosac_graph *g, bool chains, uint32_t threads, uin
         for (q = dump; (q = strstr(q, "(SLICE) read in place by")) != NULL;) q++, views++;
         for (q = dump; (q = strstr(q, "before the input rows of")) != NULL;) q++, prologues++;
         for (q = dump; (q = strstr(q, " in strips of ")) != NULL;) q++, strips++;
-        for (q = dump; (q = strstr(q, " paired with ")) != NULL;) q++, pairs++;
+        for (q = dump; (q = strstr(q, " in one row with ")) != NULL;) q++, pairs++;
     }
     tosac_string_free(dump);
     EXPECT(tosac_program_threads(p) == threads || tosac_program_threads(p) == 1); /* (a build without threads) */
@@ -724,6 +752,12 @@ static void test_silu_orders(void)
     nan_levels = false;
     nan_pairs = 0;
     EXPECT_EQ_I(pairs, 2 * 3 * (TOSAC_KISA_AVX512 + 1));
+}
+static void test_hswish_orders(void)
+{
+    pairs = 0;
+    check_graph("hswish_orders", hswish_orders(), 7 * 13 * 37 * 4, 1);
+    EXPECT_EQ_I(pairs, 2 * 3 * 3 * (TOSAC_KISA_AVX512 + 1)); /* three links before the last, twice */
 }
 static void test_select_table(void) { check_graph("select_table", select_table(), 3 * 67 * 101, 1); }
 static void test_conv_tails(void)
@@ -829,6 +863,7 @@ int main(void)
     RUN(test_residual);
     RUN(test_swish);
     RUN(test_silu_orders);
+    RUN(test_hswish_orders);
     RUN(test_select_table);
     RUN(test_conv_tails);
     RUN(test_strip_forms);
