@@ -479,18 +479,17 @@ static bool u_sigmoid_fast_base(int64_t n, const void *pa, void *po, const kargs
     return true;
 }
 
-/* x * SIGMOID(x) in one pass, for tosac_kstrip_fuse: the sigmoid rounded to float
-   by the operations of its row, then the MUL row's one multiply: the bits of the two rows run in
-   turn. Only a NaN x leaves a choice: the sigmoid is then x's NaN with the sign flipped (quieted),
-   and the product is the NaN of the MUL's first operand, x's when nan_x (IEEE's and x86's rule,
-   which the portable MUL row follows; the compiled vector MUL rows return either NaN, depending on
-   the position in the row, as the compiler ordered the operands). */
-typedef void (*ksilu)(int64_t n, const float *x, float *o, bool nan_x);
-static void k_silu_base(int64_t n, const float *x, float *o, bool nan_x)
+/* x * SIGMOID(x) in one pass, for tosac_kstrip_fuse: the sigmoid rounded to float by the
+   operations of its row, then the MUL row's one multiply: the bits of the two rows run in turn,
+   except for a NaN x: the result then is x's NaN, quieted, at every level (the SIGMOID row gives
+   x's NaN with the sign flipped, and the MUL row returns one of the two, as the compiler ordered
+   its operands: its vector rows differ with the position in the row). */
+typedef void (*ksilu)(int64_t n, const float *x, float *o);
+static void k_silu_base(int64_t n, const float *x, float *o)
 {
     for (int64_t i = 0; i < n; i++) {
         const float s = 1.0f / (1.0f + k_expf(-x[i]));
-        o[i] = x[i] == x[i] ? x[i] * s : tosac_fp32_from_bits((tosac_fp32_bits(x[i]) ^ (nan_x ? 0u : 0x80000000u)) | 0x00400000u);
+        o[i] = x[i] == x[i] ? x[i] * s : tosac_fp32_from_bits(tosac_fp32_bits(x[i]) | 0x00400000u);
     }
 }
 
@@ -622,36 +621,45 @@ __attribute__((target("avx2,avx512f"))) static void k_fast_avx512(int64_t n, con
     }
 }
 /* k_silu_base in vectors: 8 at a time, the tail through the portable row. */
-__attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *x, float *o, bool nan_x)
+__attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *x, float *o)
 {
-    const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f);
-    const __m256 flip = nan_x ? _mm256_setzero_ps() : neg, quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+    const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f), quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);
         const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(v, neg))));
-        const __m256 q = _mm256_or_ps(_mm256_xor_ps(v, flip), quiet);
-        _mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_mul_ps(v, s), q, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+        _mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_mul_ps(v, s), _mm256_or_ps(v, quiet), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
     }
-    if (i < n) k_silu_base(n - i, x + i, o + i, nan_x);
+    if (i < n) k_silu_base(n - i, x + i, o + i);
 }
-/* 16 at a time with a masked tail. */
-__attribute__((target("avx2,avx512f"))) static void k_silu_avx512(int64_t n, const float *x, float *o, bool nan_x)
+/*
+ * 16 at a time with a masked tail, k_expf16(-x) computed from x without the negation: with
+ * xc = clamp(x, -KX_HI, -KX_LO) (k_expf's clamp of -x is -xc), t = xc * -LOG2E is its t, its
+ * r = (-xc - kf LN2_HI) - kf LN2_LO is exactly -R with R = (xc + kf LN2_HI) + kf LN2_LO (rounding
+ * to nearest is symmetric), and each step p r + c of its polynomial is exactly c - p R (the zero
+ * signs these may change are added to the nonzero coefficients): the same kf and p, the same
+ * bits. A NaN x then runs through as itself (quieted) and the product is x's NaN in any operand
+ * order, with no select.
+ */
+__attribute__((target("avx2,avx512f"))) static void k_silu_avx512(int64_t n, const float *x, float *o)
 {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512i sgn = _mm512_set1_epi32(INT32_MIN), flip = nan_x ? _mm512_setzero_si512() : sgn, quiet = _mm512_set1_epi32(0x00400000);
+    const __m512 one = _mm512_set1_ps(1.0f), lo = _mm512_set1_ps(-KX_HI), hi = _mm512_set1_ps(-KX_LO);
+    const __m512 nlog2e = _mm512_set1_ps(-KX_LOG2E), ln2hi = _mm512_set1_ps(KX_LN2_HI), ln2lo = _mm512_set1_ps(KX_LN2_LO);
     for (int64_t i = 0; i < n; i += 16) {
         const bool whole = n - i >= 16;
         const __mmask16 m = whole ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
         const __m512 v = whole ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(m, x + i);
-        const __m512i vi = _mm512_castps_si512(v);
-        const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, k_expf16(_mm512_castsi512_ps(_mm512_xor_si512(vi, sgn)))));
-        const __m512 q = _mm512_castsi512_ps(_mm512_or_si512(_mm512_xor_si512(vi, flip), quiet));
-        const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_mul_ps(v, s), q);
+        const __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(lo, v)); /* (a NaN v: v) */
+        const __m512 kf = KX_RINT__mm512(_mm512_mul_ps(xc, nlog2e));
+        const __m512 r = _mm512_add_ps(_mm512_add_ps(xc, _mm512_mul_ps(kf, ln2hi)), _mm512_mul_ps(kf, ln2lo));
+        __m512 p = _mm512_set1_ps(kx_c[0]);
+        for (int j = 1; j <= KX_DEG; j++) p = _mm512_sub_ps(_mm512_set1_ps(kx_c[j]), _mm512_mul_ps(p, r));
+        const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_scalef_ps(p, kf)));
+        const __m512 y = _mm512_mul_ps(v, s);
         if (whole)
-            _mm512_storeu_ps(o + i, r);
+            _mm512_storeu_ps(o + i, y);
         else
-            _mm512_mask_storeu_ps(o + i, m, r);
+            _mm512_mask_storeu_ps(o + i, m, y);
     }
 }
 #endif
@@ -1184,7 +1192,6 @@ bool tosac_kstrip_fuse(const tosac_kstrip *m, uint32_t n, const float *k, uint32
         m[1].form == TOSAC_KSTRIP_BINARY && m[1].fn == fmul) {
         s->form = TOSAC_KSTRIP_SILU;
         s->fn = (void (*)(void))k_silu_row(isa);
-        s->ignore = xop == 0; /* nan_x */
         return true;
     }
     if (n == 4 && m[0].form == TOSAC_KSTRIP_BINARY && m[0].fn == fmul && m[1].form == TOSAC_KSTRIP_BINARY &&
@@ -1202,7 +1209,7 @@ bool tosac_kstrip_fuse(const tosac_kstrip *m, uint32_t n, const float *k, uint32
 void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o)
 {
     switch (s->form) {
-    case TOSAC_KSTRIP_SILU: ((ksilu)s->fn)(n, s->xop ? b : a, o, s->ignore); break;
+    case TOSAC_KSTRIP_SILU: ((ksilu)s->fn)(n, s->xop ? b : a, o); break;
     case TOSAC_KSTRIP_HSWISH: ((khswish)s->fn)(n, s->xop ? b : a, o, s); break;
     case TOSAC_KSTRIP_UNARY: ((krow1)s->fn)(n, a, o, NULL); break;
     case TOSAC_KSTRIP_BINARY: ((krow2)s->fn)(n, a, sa, b, sb, o, NULL); break;

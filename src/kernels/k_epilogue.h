@@ -51,7 +51,7 @@ typedef struct tosac_kstrip {
     uint8_t form;      /* tosac_kstrip_form */
     uint32_t isa;      /* the call's variant */
     void (*fn)(void);  /* the row function (UNARY, BINARY), cast back to its type to run */
-    float lo, hi;      /* CLAMP bounds, nan_mode IGNORE or not; SILU: a NaN x gives x's NaN (xop 0) */
+    float lo, hi;      /* CLAMP bounds, nan_mode IGNORE or not */
     bool ignore;
     uint8_t xop;       /* SILU, HSWISH: which operand of the last MUL is x (the other is unread) */
     float k[2];        /* HSWISH: the scalars multiplied by, then added */
@@ -62,8 +62,8 @@ void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t 
    last member) of tosac_kstrip_run: n = 2, SIGMOID(x) then a MUL of x by it (SiLU: s->form SILU);
    n = 4, a MUL of x by the scalar k[0], an ADD of the scalar k[1], a CLAMP, a MUL of x by it
    (hard-swish: HSWISH), each member reading the one before. The same bits as the members in turn,
-   except the sign of a NaN from a NaN x in SiLU (the NaN of the MUL's first operand, at every
-   level); false for anything else. The runtime gives the other members the form FUSED, which
+   except the sign of a NaN from a NaN x in SiLU (x's NaN, quieted, at every level); false for
+   anything else. The runtime gives the other members the form FUSED, which
    tosac_kstrip_run skips. */
 bool tosac_kstrip_fuse(const tosac_kstrip *m, uint32_t n, const float *k, uint32_t xop, tosac_kstrip *s);
 /* CLAMP of n fp32 values in the variant isa picks (y may be x; the CLAMP kernel's code). */

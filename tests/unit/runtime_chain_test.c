@@ -604,8 +604,8 @@ static uint32_t rnd_state;
 static int tails; /* chains run from an epilogue, summed over the programs created */
 static int views; /* SLICE views, summed over the programs created */
 static bool nan_levels; /* the graph's NaNs may differ in sign between levels (check_graph) */
-/* the graph has SiLU rows (tosac_kstrip_fuse), whose NaN for a NaN x is the MUL's first operand's
-   at every level, where the compiled vector MUL rows may return the other: 1, the chained output
+/* the graph has SiLU rows (tosac_kstrip_fuse), whose NaN for a NaN x is x's at every level, where
+   the unchained SIGMOID and MUL may give it the other sign: 1, the chained output
    matches up to the sign of its NaNs; 2, also the same bits at every level and thread count */
 static int nan_pairs;
 static int prologues; /* chains run before a convolution reads their rows, summed likewise */
