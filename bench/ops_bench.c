@@ -545,6 +545,7 @@ int main(int argc, char **argv)
     CASE("sigmoid_fp32_1M", unary(c, TOSAC_OP_SIGMOID, 1 << 20));
     CASE("exp_fp32_1M", unary(c, TOSAC_OP_EXP, 1 << 20));
     CASE("tanh_fp32_1M", unary(c, TOSAC_OP_TANH, 1 << 20));
+    CASE("sigmoid_fp32_64K", unary(c, TOSAC_OP_SIGMOID, 1 << 16));
     CASE("avg_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_AVG_POOL2D, 56, 56, 64));
     CASE("max_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_MAX_POOL2D, 56, 56, 64));
     CASE("transpose_i8_nhwc_to_nchw_56x56x64", transpose(c, 56, 56, 64));

@@ -479,6 +479,20 @@ static bool u_sigmoid_fast_base(int64_t n, const void *pa, void *po, const kargs
     return true;
 }
 
+/* x * SIGMOID(x) in one pass, for tosac_kstrip_fuse: the sigmoid rounded to float by the
+   operations of its row, then the MUL row's one multiply: the bits of the two rows run in turn,
+   except for a NaN x: the result then is x's NaN, quieted, at every level (the SIGMOID row gives
+   x's NaN with the sign flipped, and the MUL row returns one of the two, as the compiler ordered
+   its operands: its vector rows differ with the position in the row). */
+typedef void (*ksilu)(int64_t n, const float *x, float *o);
+static void k_silu_base(int64_t n, const float *x, float *o)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float s = 1.0f / (1.0f + k_expf(-x[i]));
+        o[i] = x[i] == x[i] ? x[i] * s : tosac_fp32_from_bits(tosac_fp32_bits(x[i]) | 0x00400000u);
+    }
+}
+
 /*
  * tanh(x) in fp32 from the same operations at every level (k_expf's rules): below |x| = 0.55 the
  * odd Taylor polynomial up to x^17 (truncation below 2^-27 relative there), computed as
@@ -515,10 +529,14 @@ static bool u_tanh_fast_base(int64_t n, const void *pa, void *po, const kargs *k
 #ifdef TOSAC_KERNEL_X86
 /* k_expf's kf and polynomial p in vectors (VEC, PFX: the intrinsics of one width). The clamp is
    min(HI, x) then max(LO, .), which return a NaN x unchanged: a NaN lane stays NaN to the end. */
+/* (t + SHIFTER) - SHIFTER rounds t to the nearest integer, ties to even (SHIFTER is even and its
+   ulp is 1, for |t| < 2^22: here |t| <= 151): the round instruction gives the same value in one
+   operation instead of two. */
+#define KX_RINT__mm256(t) _mm256_round_ps((t), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define KX_RINT__mm512(t) _mm512_roundscale_ps((t), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define KX_VEC_POLY(VEC, PFX)                                                                      \
     const VEC xc = PFX##_max_ps(PFX##_set1_ps(KX_LO), PFX##_min_ps(PFX##_set1_ps(KX_HI), x));     \
-    const VEC sh = PFX##_set1_ps(KX_SHIFTER);                                                     \
-    const VEC kf = PFX##_sub_ps(PFX##_add_ps(PFX##_mul_ps(xc, PFX##_set1_ps(KX_LOG2E)), sh), sh); \
+    const VEC kf = KX_RINT_##PFX(PFX##_mul_ps(xc, PFX##_set1_ps(KX_LOG2E)));                      \
     const VEC r = PFX##_sub_ps(PFX##_sub_ps(xc, PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_HI))),      \
                                PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_LO)));                       \
     VEC p = PFX##_set1_ps(kx_c[0]);                                                               \
@@ -602,6 +620,62 @@ __attribute__((target("avx2,avx512f"))) static void k_fast_avx512(int64_t n, con
             _mm512_mask_storeu_ps(o + i, m, r);
     }
 }
+/* k_silu_base in vectors: 8 at a time, the tail through the portable row. */
+__attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *x, float *o)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f), quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(v, neg))));
+        _mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_mul_ps(v, s), _mm256_or_ps(v, quiet), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    if (i < n) k_silu_base(n - i, x + i, o + i);
+}
+/*
+ * 16 at a time with a masked tail, k_expf16(-x) computed from x without the negation: with
+ * xc = clamp(x, -KX_HI, -KX_LO) (k_expf's clamp of -x is -xc), t = xc * -LOG2E is its t, its
+ * r = (-xc - kf LN2_HI) - kf LN2_LO is exactly -R with R = (xc + kf LN2_HI) + kf LN2_LO (rounding
+ * to nearest is symmetric), and each step p r + c of its polynomial is exactly c - p R (the zero
+ * signs these may change are added to the nonzero coefficients): the same kf and p, the same
+ * bits. A NaN x then runs through as itself (quieted) and the product is x's NaN in any operand
+ * order, with no select.
+ */
+__attribute__((target("avx2,avx512f"))) static void k_silu_avx512(int64_t n, const float *x, float *o)
+{
+    const __m512 one = _mm512_set1_ps(1.0f), lo = _mm512_set1_ps(-KX_HI), hi = _mm512_set1_ps(-KX_LO);
+    const __m512 nlog2e = _mm512_set1_ps(-KX_LOG2E), ln2hi = _mm512_set1_ps(KX_LN2_HI), ln2lo = _mm512_set1_ps(KX_LN2_LO);
+    for (int64_t i = 0; i < n; i += 16) {
+        const bool whole = n - i >= 16;
+        const __mmask16 m = whole ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 v = whole ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(m, x + i);
+        const __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(lo, v)); /* (a NaN v: v) */
+        const __m512 kf = KX_RINT__mm512(_mm512_mul_ps(xc, nlog2e));
+        const __m512 r = _mm512_add_ps(_mm512_add_ps(xc, _mm512_mul_ps(kf, ln2hi)), _mm512_mul_ps(kf, ln2lo));
+        __m512 p = _mm512_set1_ps(kx_c[0]);
+        for (int j = 1; j <= KX_DEG; j++) p = _mm512_sub_ps(_mm512_set1_ps(kx_c[j]), _mm512_mul_ps(p, r));
+        const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_scalef_ps(p, kf)));
+        const __m512 y = _mm512_mul_ps(v, s);
+        if (whole)
+            _mm512_storeu_ps(o + i, y);
+        else
+            _mm512_mask_storeu_ps(o + i, m, y);
+    }
+}
+#endif
+
+/* The x * SIGMOID(x) row of the variant isa picks. */
+static ksilu k_silu_row(uint32_t isa)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return k_silu_avx512;
+    if (isa >= TOSAC_KISA_AVX2) return k_silu_avx2;
+#endif
+    (void)isa;
+    return k_silu_base;
+}
+
+#ifdef TOSAC_KERNEL_X86
 #define KX_ROW(NAME, OP, SFX, TARGET)                                                   \
     TARGET static bool u_##NAME##_fast_##SFX(int64_t n, const void *pa, void *po, const kargs *k) \
     {                                                                                   \
@@ -1034,6 +1108,42 @@ TOSAC_KERNEL_NO_PREPARE(binary)
 /* ------------------------------------------------------------------------------------------ */
 /* Strips (k_epilogue.h): the rows above, one operator at a time, for the runtime's chains      */
 
+/* x * CLAMP(x * k0 + k1) (hard-swish: MUL by a scalar, ADD of a scalar, CLAMP, MUL by x) in one
+   pass for tosac_kstrip_fuse: each step the operation of its operator's row (one rounding each,
+   the CLAMP's comparisons and selects), compiled per level like the CLAMP rows. The operand orders
+   of the MULs and the ADD do not change a value (a NaN x gives x's NaN, quieted, either way). */
+typedef void (*khswish)(int64_t n, const float *x, float *o, const tosac_kstrip *s);
+#define K_HSWISH(NAME, TARGET)                                                                     \
+    TARGET static void NAME(int64_t n, const float *x, float *o, const tosac_kstrip *s)            \
+    {                                                                                              \
+        const float k0 = s->k[0], k1 = s->k[1], lo = s->lo, hi = s->hi;                            \
+        const bool ignore = s->ignore;                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float xv = x[i];                                                                 \
+            const float t = xv * k0;                                                               \
+            const float u = t + k1;                                                                \
+            const float v = u >= lo ? u : lo, r = v < hi ? v : hi;                                 \
+            const float c = u != u ? (ignore ? lo : u) : r;                                        \
+            o[i] = xv * c;                                                                         \
+        }                                                                                          \
+    }
+K_HSWISH(k_hswish_base, )
+#ifdef TOSAC_KERNEL_X86
+K_HSWISH(k_hswish_avx2, __attribute__((target("avx2"))))
+K_HSWISH(k_hswish_avx512, __attribute__((target("avx2,avx512f"))))
+#endif
+#undef K_HSWISH
+
+static khswish k_hswish_row(uint32_t isa)
+{
+#ifdef TOSAC_KERNEL_X86
+    if (isa >= TOSAC_KISA_AVX512) return k_hswish_avx512;
+    if (isa >= TOSAC_KISA_AVX2) return k_hswish_avx2;
+#endif
+    (void)isa;
+    return k_hswish_base;
+}
+
 /* Whether t holds fp32 values as floats (not precise-mode doubles). */
 static bool k_f32_operand(const tosac_ktensor *t) { return t->dtype == TOSAC_DTYPE_FP32 && !t->f64; }
 
@@ -1068,9 +1178,39 @@ bool tosac_kstrip_of(const tosac_kcall *c, tosac_kstrip *s)
     return true;
 }
 
+bool tosac_kstrip_fuse(const tosac_kstrip *m, uint32_t n, const float *k, uint32_t xop, tosac_kstrip *s)
+{
+    const uint32_t isa = m[0].isa;
+    for (uint32_t i = 1; i < n; i++)
+        if (m[i].isa != isa) return false;
+    void (*const fmul)(void) = (void (*)(void))K_F32_ROW(isa, b_fmul);
+    memset(s, 0, sizeof *s);
+    s->isa = isa;
+    s->xop = (uint8_t)xop;
+    if (xop > 1) return false;
+    if (n == 2 && m[0].form == TOSAC_KSTRIP_UNARY && m[0].fn == (void (*)(void))k_fast_row(TOSAC_OP_SIGMOID, isa) &&
+        m[1].form == TOSAC_KSTRIP_BINARY && m[1].fn == fmul) {
+        s->form = TOSAC_KSTRIP_SILU;
+        s->fn = (void (*)(void))k_silu_row(isa);
+        return true;
+    }
+    if (n == 4 && m[0].form == TOSAC_KSTRIP_BINARY && m[0].fn == fmul && m[1].form == TOSAC_KSTRIP_BINARY &&
+        m[1].fn == (void (*)(void))K_F32_ROW(isa, b_fadd) && m[2].form == TOSAC_KSTRIP_CLAMP && m[3].form == TOSAC_KSTRIP_BINARY &&
+        m[3].fn == fmul) {
+        s->form = TOSAC_KSTRIP_HSWISH;
+        s->fn = (void (*)(void))k_hswish_row(isa);
+        s->k[0] = k[0], s->k[1] = k[1];
+        s->lo = m[2].lo, s->hi = m[2].hi, s->ignore = m[2].ignore;
+        return true;
+    }
+    return false;
+}
+
 void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o)
 {
     switch (s->form) {
+    case TOSAC_KSTRIP_SILU: ((ksilu)s->fn)(n, s->xop ? b : a, o); break;
+    case TOSAC_KSTRIP_HSWISH: ((khswish)s->fn)(n, s->xop ? b : a, o, s); break;
     case TOSAC_KSTRIP_UNARY: ((krow1)s->fn)(n, a, o, NULL); break;
     case TOSAC_KSTRIP_BINARY: ((krow2)s->fn)(n, a, sa, b, sb, o, NULL); break;
     case TOSAC_KSTRIP_CLAMP: tosac_clamp_f32_isa(s->isa, a, o, n, s->lo, s->hi, s->ignore); break;

@@ -45,16 +45,27 @@ bool tosac_epilogue_rq(const tosac_kcall *c, struct tosac_gemm_rq *rq);
  * unused for one operand; o may be a) with the row code the operator's own kernel runs: the same
  * bits as the kernel on those elements.
  */
-enum tosac_kstrip_form { TOSAC_KSTRIP_UNARY = 1, TOSAC_KSTRIP_BINARY, TOSAC_KSTRIP_CLAMP };
+enum tosac_kstrip_form { TOSAC_KSTRIP_UNARY = 1, TOSAC_KSTRIP_BINARY, TOSAC_KSTRIP_CLAMP, TOSAC_KSTRIP_SILU, TOSAC_KSTRIP_HSWISH,
+                         TOSAC_KSTRIP_FUSED };
 typedef struct tosac_kstrip {
     uint8_t form;      /* tosac_kstrip_form */
     uint32_t isa;      /* the call's variant */
     void (*fn)(void);  /* the row function (UNARY, BINARY), cast back to its type to run */
     float lo, hi;      /* CLAMP bounds, nan_mode IGNORE or not */
     bool ignore;
+    uint8_t xop;       /* SILU, HSWISH: which operand of the last MUL is x (the other is unread) */
+    float k[2];        /* HSWISH: the scalars multiplied by, then added */
 } tosac_kstrip;
 bool tosac_kstrip_of(const tosac_kcall *c, tosac_kstrip *s);
 void tosac_kstrip_run(const tosac_kstrip *s, int64_t n, const float *a, int64_t sa, const float *b, int64_t sb, float *o);
+/* Members m[0..n) of a chain in one pass over the rows x, from the x operand (operand xop of the
+   last member) of tosac_kstrip_run: n = 2, SIGMOID(x) then a MUL of x by it (SiLU: s->form SILU);
+   n = 4, a MUL of x by the scalar k[0], an ADD of the scalar k[1], a CLAMP, a MUL of x by it
+   (hard-swish: HSWISH), each member reading the one before. The same bits as the members in turn,
+   except the sign of a NaN from a NaN x in SiLU (x's NaN, quieted, at every level); false for
+   anything else. The runtime gives the other members the form FUSED, which
+   tosac_kstrip_run skips. */
+bool tosac_kstrip_fuse(const tosac_kstrip *m, uint32_t n, const float *k, uint32_t xop, tosac_kstrip *s);
 /* CLAMP of n fp32 values in the variant isa picks (y may be x; the CLAMP kernel's code). */
 void tosac_clamp_f32_isa(uint32_t isa, const float *x, float *y, int64_t n, float lo, float hi, bool ignore);
 

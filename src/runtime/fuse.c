@@ -174,6 +174,68 @@ static bool chain_kept(const tosac_program *p, const uint32_t *readers, const ui
                                                                (r != RT_NONE && rows_conv(p, r, y)))));
 }
 
+/* The scalar a member reads as operand j: a one-element fp32 constant (false otherwise). */
+static bool strip_scalar(const tosac_program *p, const rt_link *l, uint32_t j, float *k)
+{
+    const tosac_ktensor *t = &p->kt[p->ops[l->op].in_base + j];
+    if (l->in[j] != RT_LINK_WHOLE || t->nelem != 1 || !t->constant || !t->data) return false;
+    memcpy(k, t->data, sizeof *k);
+    return true;
+}
+
+/* Whether link u reads the rows x (value v) as operand j. */
+static bool strip_reads_x(const tosac_program *p, const rt_link *u, uint32_t j, uint32_t v)
+{
+    return u->in[j] == RT_LINK_SLICE && p->idx[p->ops[u->op].in_base + j] == v;
+}
+
+/* Strip members that run as one row (tosac_kstrip_fuse), each reading the one before and the
+   first and last reading the same rows x: SIGMOID(x) then x times it (SiLU); x times a scalar,
+   plus a scalar, CLAMP, x times that (hard-swish). The row keeps the intermediates in registers;
+   the links before the last become FUSED (skipped). */
+static void fuse_strips(const tosac_program *p, const rt_chain *c, rt_link *ln)
+{
+    const uint32_t end = c->link_base + c->n_links;
+    for (uint32_t i = c->link_base; i < end; i++) {
+        const rt_link *l = &ln[i];
+        const uint32_t lop = p->ops[l->op].op;
+        /* the rows x: the first member's operand that is not a scalar */
+        uint32_t n = 0, xj = 0;
+        float k[2] = {0.0f, 0.0f};
+        if (lop == TOSAC_OP_SIGMOID) {
+            n = 2;
+        } else if (lop == TOSAC_OP_MUL && i + 3 < end) {
+            n = 4;
+            xj = strip_scalar(p, l, 0, &k[0]) ? 1 : 0;
+            if (!strip_scalar(p, l, 1 - xj, &k[0])) continue;
+        } else {
+            continue;
+        }
+        if (i + n > end || l->in[xj] != RT_LINK_SLICE) continue;
+        const uint32_t v = p->idx[p->ops[l->op].in_base + xj];
+        bool ok = true;
+        for (uint32_t q = i + 1; ok && q + 1 < i + n; q++) { /* middle members: the one before and a scalar */
+            const rt_link *m = &ln[q];
+            const uint32_t mop = p->ops[m->op].op;
+            if (mop == TOSAC_OP_CLAMP) {
+                ok = m->in[0] == ln[q - 1].out;
+            } else {
+                const uint32_t j = m->in[0] == ln[q - 1].out ? 0 : 1;
+                ok = mop == TOSAC_OP_ADD && m->in[j] == ln[q - 1].out && strip_scalar(p, m, 1 - j, &k[1]);
+            }
+        }
+        const rt_link *last = &ln[i + n - 1];
+        const uint32_t xop = last->in[0] == ln[i + n - 2].out ? 1 : 0;
+        if (!ok || last->in[1 - xop] != ln[i + n - 2].out || !strip_reads_x(p, last, xop, v)) continue;
+        tosac_kstrip m[4], s;
+        for (uint32_t q = 0; q < n; q++) m[q] = ln[i + q].strip;
+        if (!tosac_kstrip_fuse(m, n, k, xop, &s)) continue;
+        for (uint32_t q = i; q + 1 < i + n; q++) ln[q].strip.form = TOSAC_KSTRIP_FUSED;
+        ln[i + n - 1].strip = s;
+        i += n - 1;
+    }
+}
+
 /* Lays out the chains in p->mem (rt_op.chain, p->chains, p->links); without memory there are none.
    `size` is reused: a root's chain index. */
 static void build_chains(tosac_program *p, const uint32_t *readers, const uint32_t *prod, const uint32_t *parent,
@@ -249,6 +311,8 @@ static void build_chains(tosac_program *p, const uint32_t *readers, const uint32
             }
         }
     }
+    for (uint32_t i = 0; i < nc; i++)
+        if (ch[i].strips) fuse_strips(p, &ch[i], ln);
     p->chains = ch;
     p->n_chains = nc;
     p->links = ln;

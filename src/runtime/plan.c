@@ -498,7 +498,8 @@ char *tosac_program_dump_plan(const tosac_program *p)
                                  tosac_op_name(p->ops[ch->consumer].op));
         for (uint32_t i = 0; i < ch->n_links; i++) {
             uint32_t k = p->links[ch->link_base + i].op;
-            tosac_strbuf_appendf(&sb, " %u (%s)", (unsigned)k, tosac_op_name(p->ops[k].op));
+            tosac_strbuf_appendf(&sb, " %u (%s)%s", (unsigned)k, tosac_op_name(p->ops[k].op),
+                                 p->links[ch->link_base + i].strip.form == TOSAC_KSTRIP_FUSED ? " in one row with" : "");
         }
         tosac_strbuf_append(&sb, "\n");
     }
