@@ -960,28 +960,19 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 kgf_end(_
     const __m512 x = _mm512_add_ps(b, acc), lo = e->lo, hi = e->hi;
     KG_END_BODY(mm512, __m512)
 }
+/* A tile function runs nt tiles of its R rows, one below the other (A and C R rows further each),
+   so the row tiles of a block cost one call (112x112x16 1x1 -> 96: 43.7 -> 44.6 GMAC/s; a second
+   body with first constant reached 46 but doubled this file's compile time) */
 #define KGF_PARAMS                                                                                       \
     const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda, const float *restrict B,    \
         int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,     \
         const tosac_gemm_epi *ep, const char *pf, const char *pfe, int64_t nt
-/* A tile function runs nt tiles of its R rows, one below the other (A and C R rows further each),
-   so the row tiles of a block cost one call (112x112x16 1x1 -> 96: 43.7 -> 46 GMAC/s); its body
-   is built twice, with first a constant (else GCC computed and spilled the addresses of every
-   accumulator's reload ahead of each tile: 44.6 GMAC/s with one body) */
-#define KGF_WRAP(NAME, TGT)                                                                              \
-    __attribute__((target(TGT))) static void NAME(KGF_PARAMS)                                            \
-    {                                                                                                    \
-        if (first)                                                                                       \
-            NAME##_b(sg, nsg, A, lda, B, ldb, C, ldc, m, true, bias, ep, pf, pfe, nt);                       \
-        else                                                                                             \
-            NAME##_b(sg, nsg, A, lda, B, ldb, C, ldc, m, false, bias, ep, pf, pfe, nt);                      \
-    }
 /* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block).
    The sum runs over the segments sg[0 .. nsg - 1] in order: segment s takes sg[s].n terms, A's
    from A + sg[s].a (rows lda apart), B's rows from B + sg[s].b * ldb (one segment {0, 0, K}: a
    plain GEMM; several: a convolution read from its input, one segment per kernel row). */
 #define KGF_TILE(R, Q)                                                                                   \
-    __attribute__((target("avx512f"), always_inline)) static inline void kgf_tile_##R##x##Q##_b(KGF_PARAMS) \
+    __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(KGF_PARAMS)                            \
     {                                                                                                    \
     for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
         KG_R##R(KGF_ACC##Q)                                                                              \
@@ -998,8 +989,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 kgf_end(_
         const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGF_OUT##Q)                                                                              \
     }                                                                                                    \
-    }                                                                                                    \
-    KGF_WRAP(kgf_tile_##R##x##Q, "avx512f")
+    }
 KGF_TILE(1, 4)
 KGF_TILE(2, 4)
 KGF_TILE(3, 4)
@@ -1076,7 +1066,7 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
     KG_END_BODY(mm256, __m256)
 }
 #define KGY_TILE(R)                                                                                      \
-    __attribute__((target("avx512f,avx512vl"), always_inline)) static inline void kgy_tile_##R##_b(KGF_PARAMS) \
+    __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(KGF_PARAMS)                         \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
     for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
@@ -1093,8 +1083,7 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
         const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGY_OUT)                                                                                 \
     }                                                                                                    \
-    }                                                                                                    \
-    KGF_WRAP(kgy_tile_##R, "avx512f,avx512vl")
+    }
 KGY_TILE(1)
 KGY_TILE(2)
 KGY_TILE(3)
@@ -1143,7 +1132,7 @@ KGY_TILE(24)
 #define KGX_OUT2(r) KGF_OUT2(r) KGX_YST(r, 2)
 #define KGX_OUT3(r) KGF_OUT3(r) KGX_YST(r, 3)
 #define KGX_TILE(R, Q)                                                                                   \
-    __attribute__((target("avx512f,avx512vl"), always_inline)) static inline void kgx_tile_##R##x##Q##_b(KGF_PARAMS) \
+    __attribute__((target("avx512f,avx512vl"))) static void kgx_tile_##R##x##Q(KGF_PARAMS)                   \
     {                                                                                                    \
         const __mmask8 my = (__mmask8)m[Q];                                                              \
     for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
@@ -1163,8 +1152,7 @@ KGY_TILE(24)
         const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGX_OUT##Q)                                                                              \
     }                                                                                                    \
-    }                                                                                                    \
-    KGF_WRAP(kgx_tile_##R##x##Q, "avx512f,avx512vl")
+    }
 KGX_TILE(1, 1)
 KGX_TILE(2, 1)
 KGX_TILE(3, 1)
