@@ -518,7 +518,7 @@ int main(int argc, char **argv)
             filter = argv[i];
     }
     if (peak) return run_peak(seconds);
-    bcase cases[128];
+    bcase cases[192];
     int n = 0;
 #define CASE(NAME, CALL)                       \
     do {                                       \
@@ -639,6 +639,33 @@ int main(int argc, char **argv)
     QCASE("7x7x2048_1x1x512", 7, 7, 2048, 512, 1, 1, p0);
     QCASE("7x7x512_1x1x2048", 7, 7, 512, 2048, 1, 1, p0);
 #undef QCASE
+    /* FP32 1x1 layers, efficientnet_b0's (K and N not multiples of 64) and resnet50's that widen 4x */
+#define PWCASE(H, IC, OC) CASE("pw_fp32_" #H "x" #H "x" #IC "_1x1x" #OC, conv_s(c, TOSAC_DTYPE_FP32, H, H, IC, OC, 1, 1, p0))
+    PWCASE(112, 32, 16);
+    PWCASE(112, 16, 96);
+    PWCASE(56, 96, 24);
+    PWCASE(56, 24, 144);
+    PWCASE(56, 144, 24);
+    PWCASE(28, 144, 40);
+    PWCASE(28, 40, 240);
+    PWCASE(28, 240, 40);
+    PWCASE(14, 240, 80);
+    PWCASE(14, 80, 480);
+    PWCASE(14, 480, 80);
+    PWCASE(14, 480, 112);
+    PWCASE(14, 112, 672);
+    PWCASE(14, 672, 112);
+    PWCASE(7, 672, 192);
+    PWCASE(7, 192, 1152);
+    PWCASE(7, 1152, 192);
+    PWCASE(7, 1152, 320);
+    PWCASE(7, 320, 1280);
+    PWCASE(28, 16, 96);
+    PWCASE(56, 64, 256);
+    PWCASE(56, 64, 64);
+    PWCASE(28, 128, 512);
+    PWCASE(14, 256, 1024);
+#undef PWCASE
 #undef CASE
     printf("%-36s %12s %14s %12s %14s %12s %14s\n", "case", "us/invoke", "throughput", "cpu us", "per cpu s", "best us",
            "best");

@@ -395,6 +395,18 @@ void tosac_gemm_i16_panel(int64_t P, int64_t J, int64_t K, const int16_t *A, int
 #define KG_R10(M) KG_R9(M) M(9)
 #define KG_R11(M) KG_R10(M) M(10)
 #define KG_R12(M) KG_R11(M) M(11)
+#define KG_R13(M) KG_R12(M) M(12)
+#define KG_R14(M) KG_R13(M) M(13)
+#define KG_R15(M) KG_R14(M) M(14)
+#define KG_R16(M) KG_R15(M) M(15)
+#define KG_R17(M) KG_R16(M) M(16)
+#define KG_R18(M) KG_R17(M) M(17)
+#define KG_R19(M) KG_R18(M) M(18)
+#define KG_R20(M) KG_R19(M) M(19)
+#define KG_R21(M) KG_R20(M) M(20)
+#define KG_R22(M) KG_R21(M) M(21)
+#define KG_R23(M) KG_R22(M) M(22)
+#define KG_R24(M) KG_R23(M) M(23)
 #endif
 
 /* ---- s8 x u8 panels (vpdpbusd) ------------------------------------------------------------------ */
@@ -948,16 +960,21 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 kgf_end(_
     const __m512 x = _mm512_add_ps(b, acc), lo = e->lo, hi = e->hi;
     KG_END_BODY(mm512, __m512)
 }
+/* A tile function runs nt tiles of its R rows, one below the other (A and C R rows further each),
+   so the row tiles of a block cost one call (112x112x16 1x1 -> 96: 43.7 -> 44.6 GMAC/s; a second
+   body with first constant reached 46 but doubled this file's compile time) */
+#define KGF_PARAMS                                                                                       \
+    const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda, const float *restrict B,    \
+        int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m, bool first, const float *bias,     \
+        const tosac_gemm_epi *ep, const char *pf, const char *pfe, int64_t nt
 /* bias: NULL, or the 16Q biases of the tile's columns, which the tile adds (the last K block).
    The sum runs over the segments sg[0 .. nsg - 1] in order: segment s takes sg[s].n terms, A's
    from A + sg[s].a (rows lda apart), B's rows from B + sg[s].b * ldb (one segment {0, 0, K}: a
    plain GEMM; several: a convolution read from its input, one segment per kernel row). */
 #define KGF_TILE(R, Q)                                                                                   \
-    __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(                                  \
-        const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
-        const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
-        bool first, const float *bias, const tosac_gemm_epi *ep, const char *pf, const char *pfe)        \
+    __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(KGF_PARAMS)                            \
     {                                                                                                    \
+    for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
         KG_R##R(KGF_ACC##Q)                                                                              \
         for (int64_t s = 0; s < nsg; s++) {                                                              \
             const float *restrict As = A + sg[s].a, *restrict Bs = B + sg[s].b * ldb;                    \
@@ -971,6 +988,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 kgf_end(_
         for (int q = 0; q < Q; q++) bv[q] = bias ? _mm512_loadu_ps(bias + 16 * q) : _mm512_setzero_ps(); \
         const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGF_OUT##Q)                                                                              \
+    }                                                                                                    \
     }
 KGF_TILE(1, 4)
 KGF_TILE(2, 4)
@@ -1010,6 +1028,18 @@ KGF_TILE(9, 1)
 KGF_TILE(10, 1)
 KGF_TILE(11, 1)
 KGF_TILE(12, 1)
+KGF_TILE(13, 1)
+KGF_TILE(14, 1)
+KGF_TILE(15, 1)
+KGF_TILE(16, 1)
+KGF_TILE(17, 1)
+KGF_TILE(18, 1)
+KGF_TILE(19, 1)
+KGF_TILE(20, 1)
+KGF_TILE(21, 1)
+KGF_TILE(22, 1)
+KGF_TILE(23, 1)
+KGF_TILE(24, 1)
 
 /*
  * The same tile for a block of 8 columns in one ymm per row (vmulps m32{1to8}): on Zen 4 a zmm
@@ -1036,12 +1066,10 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
     KG_END_BODY(mm256, __m256)
 }
 #define KGY_TILE(R)                                                                                      \
-    __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(                               \
-        const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
-        const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
-        bool first, const float *bias, const tosac_gemm_epi *ep, const char *pf, const char *pfe)        \
+    __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(KGF_PARAMS)                         \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
+    for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
         KG_R##R(KGY_ACC)                                                                                 \
         for (int64_t s = 0; s < nsg; s++) {                                                              \
             const float *restrict As = A + sg[s].a, *restrict Bs = B + sg[s].b * ldb;                    \
@@ -1054,6 +1082,7 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
         const __m256 bv = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();                            \
         const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGY_OUT)                                                                                 \
+    }                                                                                                    \
     }
 KGY_TILE(1)
 KGY_TILE(2)
@@ -1067,6 +1096,18 @@ KGY_TILE(9)
 KGY_TILE(10)
 KGY_TILE(11)
 KGY_TILE(12)
+KGY_TILE(13)
+KGY_TILE(14)
+KGY_TILE(15)
+KGY_TILE(16)
+KGY_TILE(17)
+KGY_TILE(18)
+KGY_TILE(19)
+KGY_TILE(20)
+KGY_TILE(21)
+KGY_TILE(22)
+KGY_TILE(23)
+KGY_TILE(24)
 /*
  * Blocks of 24, 40 and 56 columns: Q zmm and one ymm per row (columns 16Q .. 16Q + 7 under the low 8
  * bits of m[Q]), so a layer of 24 or 40 output channels (mobilenet_v2/v3, efficientnet) or a last
@@ -1091,12 +1132,10 @@ KGY_TILE(12)
 #define KGX_OUT2(r) KGF_OUT2(r) KGX_YST(r, 2)
 #define KGX_OUT3(r) KGF_OUT3(r) KGX_YST(r, 3)
 #define KGX_TILE(R, Q)                                                                                   \
-    __attribute__((target("avx512f,avx512vl"))) static void kgx_tile_##R##x##Q(                         \
-        const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda,                     \
-        const float *restrict B, int64_t ldb, float *restrict C, int64_t ldc, const __mmask16 *m,        \
-        bool first, const float *bias, const tosac_gemm_epi *ep, const char *pf, const char *pfe)        \
+    __attribute__((target("avx512f,avx512vl"))) static void kgx_tile_##R##x##Q(KGF_PARAMS)                   \
     {                                                                                                    \
         const __mmask8 my = (__mmask8)m[Q];                                                              \
+    for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
         KG_R##R(KGX_ACC##Q)                                                                              \
         for (int64_t s = 0; s < nsg; s++) {                                                              \
             const float *restrict As = A + sg[s].a, *restrict Bs = B + sg[s].b * ldb;                    \
@@ -1112,6 +1151,7 @@ KGY_TILE(12)
         const __m256 bvy = bias ? _mm256_loadu_ps(bias + 16 * Q) : _mm256_setzero_ps();                  \
         const kgf_endc ec = kgf_end_form(bias ? ep : NULL);                                              \
         KG_R##R(KGX_OUT##Q)                                                                              \
+    }                                                                                                    \
     }
 KGX_TILE(1, 1)
 KGX_TILE(2, 1)
@@ -1141,15 +1181,11 @@ KGX_TILE(5, 3)
 KGX_TILE(6, 3)
 typedef void (*kgf_tile_fn)(const tosac_gemm_seg *, int64_t, const float *, int64_t, const float *, int64_t, float *,
                             int64_t, const __mmask16 *, bool, const float *, const tosac_gemm_epi *, const char *,
-                            const char *);
+                            const char *, int64_t);
 static const kgf_tile_fn kgf_q3[9] = {NULL,         kgf_tile_1x3, kgf_tile_2x3, kgf_tile_3x3, kgf_tile_4x3,
                                       kgf_tile_5x3, kgf_tile_6x3, kgf_tile_7x3, kgf_tile_8x3};
-static const kgf_tile_fn kgf_q1[13] = {NULL,         kgf_tile_1x1, kgf_tile_2x1,  kgf_tile_3x1,  kgf_tile_4x1,
-                                       kgf_tile_5x1, kgf_tile_6x1, kgf_tile_7x1,  kgf_tile_8x1,  kgf_tile_9x1,
-                                       kgf_tile_10x1, kgf_tile_11x1, kgf_tile_12x1};
-static const kgf_tile_fn kgy_tiles[13] = {NULL,        kgy_tile_1, kgy_tile_2,  kgy_tile_3,  kgy_tile_4,
-                                          kgy_tile_5,  kgy_tile_6, kgy_tile_7,  kgy_tile_8,  kgy_tile_9,
-                                          kgy_tile_10, kgy_tile_11, kgy_tile_12};
+static const kgf_tile_fn kgf_q1[25] = {NULL, kgf_tile_1x1, kgf_tile_2x1, kgf_tile_3x1, kgf_tile_4x1, kgf_tile_5x1, kgf_tile_6x1, kgf_tile_7x1, kgf_tile_8x1, kgf_tile_9x1, kgf_tile_10x1, kgf_tile_11x1, kgf_tile_12x1, kgf_tile_13x1, kgf_tile_14x1, kgf_tile_15x1, kgf_tile_16x1, kgf_tile_17x1, kgf_tile_18x1, kgf_tile_19x1, kgf_tile_20x1, kgf_tile_21x1, kgf_tile_22x1, kgf_tile_23x1, kgf_tile_24x1};
+static const kgf_tile_fn kgy_tiles[25] = {NULL, kgy_tile_1, kgy_tile_2, kgy_tile_3, kgy_tile_4, kgy_tile_5, kgy_tile_6, kgy_tile_7, kgy_tile_8, kgy_tile_9, kgy_tile_10, kgy_tile_11, kgy_tile_12, kgy_tile_13, kgy_tile_14, kgy_tile_15, kgy_tile_16, kgy_tile_17, kgy_tile_18, kgy_tile_19, kgy_tile_20, kgy_tile_21, kgy_tile_22, kgy_tile_23, kgy_tile_24};
 static const kgf_tile_fn kgf_wide[7] = {NULL,           kgf_tile_1x4, kgf_tile_2x4, kgf_tile_3x4,
                                         kgf_tile_4x4, kgf_tile_5x4, kgf_tile_6x4};
 static const kgf_tile_fn kgx_24[13] = {NULL,          kgx_tile_1x1,  kgx_tile_2x1,  kgx_tile_3x1, kgx_tile_4x1,
@@ -1183,7 +1219,7 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
             for (int64_t p = 0; p < P; p += 12) {
                 int64_t r = P - p < 12 ? P - p : 12;
                 kgf_half[r](&one, 1, A + p * lda + k0, lda, B + k0 * ldb + j, ldb, C + p * ldc + j, ldc, all, k0 == 0,
-                            NULL, NULL, NULL, NULL);
+                            NULL, NULL, NULL, NULL, 1);
             }
     }
     if (J32 < J) kg_vnni_gemm_f32(P, J - J32, K, A, lda, B + J32, ldb, C + J32, ldc);
@@ -1195,7 +1231,8 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
  * beyond J), so a tile streams its block of B from consecutive cache lines whatever J is and no
  * layer computes more than 7 zero columns. Register tiles by block width: 6 rows x 64 columns (4
  * zmm per row, 24 accumulators), 6 x 56 (3 zmm + 1 ymm), 8 x 48, 8 x 40 (2 zmm + 1 ymm), 12 x 32,
- * 12 x 24 (1 zmm + 1 ymm), 12 x 16 and 12 x 8 (ymm); K in
+ * 12 x 24 (1 zmm + 1 ymm), 24 x 16 and 24 x 8 (ymm: a layer of 16 output channels at 12 rows ran
+ * 5-7% slower, its tiles' ends weighing twice as much); K in
  * equal blocks of at most KGP32_KB (a block of B, up to 256 KB, is reused from L2 by every row
  * tile of the call; each block boundary costs a tile a store and a reload of its accumulators,
  * which at 128 was 3-4% of a 3x3 convolution); the last block is stored under masks. Per output the same operations in the same order as
@@ -1267,7 +1304,7 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
             /* tiles and their rows by block width (8 .. 64 in steps of 8) */
             static const kgf_tile_fn *const tiles_w[9] = {NULL,   kgy_tiles, kgf_q1, kgx_24,  kgf_half,
                                                           kgx_40, kgf_q3,    kgx_56, kgf_wide};
-            static const int64_t rows_w[9] = {0, 12, 12, 12, 12, 8, 8, 6, 6};
+            static const int64_t rows_w[9] = {0, 24, 24, 12, 12, 8, 8, 6, 6};
             const kgf_tile_fn *tiles = tiles_w[w / 8];
             const int64_t rows = rows_w[w / 8];
             /* the next block in this order (the next columns, else the first of the next K
@@ -1286,13 +1323,15 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
                 nbytes = (size_t)(kn * kgp32_width(J, 0)) * sizeof(float);
             }
             const size_t share = (nbytes / (size_t)nt + 63u) & ~(size_t)63;
-            for (int64_t t = 0, p = 0; t < nt; t++) {
-                const int64_t rt = r + (t < r1);
+            /* the r1 tiles of r + 1 rows in one call, then the others (a call runs its tiles in
+               a loop, their shares of the prefetch one range) */
+            for (int64_t t = 0, p = 0; t < nt;) {
+                const int64_t rt = r + (t < r1), n = t < r1 ? r1 : nt - t;
                 const size_t pa = (size_t)t * share < nbytes ? (size_t)t * share : nbytes;
-                const size_t pe = pa + share < nbytes ? pa + share : nbytes;
+                const size_t pe = pa + (size_t)n * share < nbytes ? pa + (size_t)n * share : nbytes;
                 tiles[rt](cs, ns, A + p * lda, lda, Bp, w, C + p * ldc + jb, ldc, m, k0 == 0, bp, ep,
-                          nx ? nx + pa : NULL, nx ? nx + pe : NULL);
-                p += rt;
+                          nx ? nx + pa : NULL, nx ? nx + pe : NULL, n);
+                p += rt * n, t += n;
             }
         }
     }
