@@ -20,7 +20,10 @@ configuration is the median over the rounds; the ratio is tosac / onnxruntime (b
 faster). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
 ONNX shape inference) at tosac's median time; % of peak divides by the threads times one core's
 peak that `ops_bench --peak` measures (fused multiply-adds on the widest vectors, best of its
-runs; INT8 rows: its int8 vpdpbusd peak). --base adds a second tosac binary (e.g. an older
+runs; INT8 rows: its int8 vpdpbusd peak). Those are the direct convolution's multiply-adds: FP32
+3x3 layers that run as Winograd (docs/RUNTIME.md) do 2.25x fewer, so for models with such layers
+the figure is an effective rate, not the hardware's (`tosac run --no-winograd --time` gives the
+direct path's). --base adds a second tosac binary (e.g. an older
 build) timed in the same rounds.
 The machine may be shared: the load average is printed with the results, ratios are what count.
 """
