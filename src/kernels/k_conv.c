@@ -807,8 +807,7 @@ typedef struct conv_task {
     int64_t unit;   /* pixel blocks are whole units (register tiles' rows, or output rows) ... */
     size_t units, nblk; /* ... units of them spread evenly over nblk blocks (conv_span) */
     int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
-    bool late_post; /* column groups with a tail: its rows run once every group has stored them, */
-    size_t npost;   /* in npost pieces */
+    bool late_post; /* column groups with a tail: its rows run once every group has stored them */
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
 
@@ -904,21 +903,12 @@ static void conv_implicit(const conv_task *t, int64_t p0, int64_t pn, void *patc
     }
 }
 
-/* Part i of n items cut into parts pieces as even as can be (the first n % parts one longer):
-   its first item *b and its length *len. */
-static void even_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
-{
-    const size_t q = n / parts, r = n % parts;
-    *b = i * q + (i < r ? i : r);
-    *len = q + (i < r);
-}
-
 /* Pixels p0 .. p0 + pn - 1 of block blk: whole units spread evenly over the blocks (the last unit
    may be short), so that no block, and no worker's share, is left much smaller or larger. */
 static void conv_span(const conv_task *t, size_t blk, int64_t npix, int64_t *p0, int64_t *pn)
 {
     size_t u0, un;
-    even_part(t->units, t->nblk, blk, &u0, &un);
+    tosac_keven_part(t->units, t->nblk, blk, &u0, &un);
     const int64_t b = (int64_t)u0 * t->unit, e = (int64_t)(u0 + un) * t->unit;
     *p0 = b;
     *pn = (e < npix ? e : npix) - b;
@@ -1041,20 +1031,6 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     }
 }
 
-/* The tail on pieces b0 .. b1 - 1 of npost pieces of the output rows (late_post: after every
-   column group). */
-static void conv_posts(void *ctx, uint32_t worker, size_t b0, size_t b1)
-{
-    const conv_task *t = ctx;
-    const conv_plan *g = t->g;
-    const size_t npix = (size_t)(g->N * g->OD * g->OH * g->OW);
-    for (size_t i = b0; i < b1; i++) {
-        size_t p0, pn;
-        even_part(npix, t->npost, i, &p0, &pn);
-        tosac_epilogue_post(t->c, worker, (int64_t)p0, (int64_t)pn);
-    }
-}
-
 static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
     conv_task t = {.c = c, .g = g, .izp = izp, .st = {TOSAC_OK}};
@@ -1151,8 +1127,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
         if (t.st[w] != TOSAC_OK) return t.st[w];
     if (t.late_post) {
         /* as many pieces as the convolution's tasks: at most a few blocks of the tail chain each */
-        t.npost = (size_t)npix < nblk * (size_t)t.ng ? (size_t)npix : nblk * (size_t)t.ng;
-        tosac_kparallel_for(c, conv_posts, &t, t.npost);
+        tosac_epilogue_post_late(c, (size_t)npix, nblk * (size_t)t.ng);
     }
     return TOSAC_OK;
 }

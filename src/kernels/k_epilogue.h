@@ -7,6 +7,7 @@
 #define TOSAC_KERNELS_K_EPILOGUE_H
 
 #include "kernels/kernel.h"
+#include "kernels/kutil.h"
 
 /* A RESCALE call the epilogue runs exactly: int32 input, signed 8/16-bit output, scale32 with
    SINGLE or DOUBLE_ROUND, constant multiplier / shift / zero points. *lo, *hi: its output range. */
@@ -73,6 +74,28 @@ void tosac_clamp_f32_isa(uint32_t isa, const float *x, float *y, int64_t n, floa
 static inline void tosac_epilogue_post(const tosac_kcall *c, uint32_t worker, int64_t row0, int64_t nrows)
 {
     if (c->epi && c->epi->post && nrows > 0) c->epi->post(c->epi->post_ctx, worker, row0, nrows);
+}
+
+/* The post over all npix output rows once a kernel's column groups have stored every channel of
+   them (a tail cannot run per group): in as many even pieces as the kernel had tasks, at most one
+   row each, on the call's workers. */
+typedef struct tosac_epilogue_late {
+    const tosac_kcall *c;
+    size_t npix, pieces;
+} tosac_epilogue_late;
+static inline void tosac_epilogue_late_pieces(void *ctx, uint32_t worker, size_t b0, size_t b1)
+{
+    const tosac_epilogue_late *l = ctx;
+    for (size_t i = b0; i < b1; i++) {
+        size_t p0, pn;
+        tosac_keven_part(l->npix, l->pieces, i, &p0, &pn);
+        tosac_epilogue_post(l->c, worker, (int64_t)p0, (int64_t)pn);
+    }
+}
+static inline void tosac_epilogue_post_late(const tosac_kcall *c, size_t npix, size_t tasks)
+{
+    tosac_epilogue_late l = {c, npix, npix < tasks ? npix : tasks};
+    if (c->epi && c->epi->post && l.pieces) tosac_kparallel_for(c, tosac_epilogue_late_pieces, &l, l.pieces);
 }
 
 /* The fp32 epilogue's `pre` over input rows [row0, row0 + nrows), before they are read (kernel.h). */

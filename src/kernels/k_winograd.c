@@ -268,16 +268,7 @@ typedef struct wino_task {
     size_t ntr, nblk; /* tile rows, cut into nblk blocks */
     size_t ng;        /* tasks per block, each over gw output channels (a multiple of 64) */
     int64_t gw;
-    size_t npost;     /* ng > 1: the tail's pieces, run once every group has stored its rows */
 } wino_task;
-
-/* Part i of n items cut into parts pieces as even as can be: its first item *b and length *len. */
-static void wino_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
-{
-    const size_t q = n / parts, r = n % parts;
-    *b = i * q + (i < r ? i : r);
-    *len = q + (i < r);
-}
 
 /*
  * The sums of the tile at tile row r, column tx for output channels j0 .. j0 + jn - 1 in the
@@ -325,7 +316,7 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
         const size_t blk = task / t->ng; /* 32-bit clean */
         const int64_t j0 = (int64_t)(task - blk * t->ng) * t->gw, jn = K - j0 < t->gw ? K - j0 : t->gw;
         size_t r0, rn;
-        wino_part(t->ntr, t->nblk, blk, &r0, &rn);
+        tosac_keven_part(t->ntr, t->nblk, blk, &r0, &rn);
         const int64_t T = (int64_t)rn * TW;
         const size_t vs = (size_t)(T * C) + WINO_SKEW, ms = (size_t)(T * K) + WINO_SKEW; /* plane strides */
         /* (1) V of every tile of the block */
@@ -377,25 +368,13 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                     for (int64_t q = 0; q < OW; q++) tosac_gemm_bias_store_f32(c->isa, d + q * K, a + q * K, jn, jn, &ep);
             }
         }
-        if (t->ng > 1) continue; /* (the tail runs once every group has stored: wino_posts) */
+        if (t->ng > 1) continue; /* (the tail runs once every group has stored: tosac_epilogue_post_late) */
         /* the block's output pixels: from its first tile row's first to its last's end */
         const int64_t n0 = (int64_t)(r0 / (size_t)g->TH), y0 = 2 * (int64_t)(r0 % (size_t)g->TH);
         const size_t rl = r0 + rn - 1;
         const int64_t n1 = (int64_t)(rl / (size_t)g->TH), y1 = 2 * (int64_t)(rl % (size_t)g->TH) + 2;
         const int64_t p0 = (n0 * OH + y0) * OW, p1 = (n1 * OH + (y1 < OH ? y1 : OH)) * OW;
         tosac_epilogue_post(c, worker, p0, p1 - p0);
-    }
-}
-
-/* The tail on pieces b0 .. b1 - 1 of npost pieces of the output pixels (column groups). */
-static void wino_posts(void *ctx, uint32_t worker, size_t b0, size_t b1)
-{
-    const wino_task *t = ctx;
-    const size_t npix = (size_t)(t->g->N * t->g->OH * t->g->OW);
-    for (size_t i = b0; i < b1; i++) {
-        size_t p0, pn;
-        wino_part(npix, t->npost, i, &p0, &pn);
-        tosac_epilogue_post(t->c, worker, (int64_t)p0, (int64_t)pn);
     }
 }
 
@@ -436,10 +415,6 @@ tosac_status tosac_wino_run(tosac_kcall *c, const void *prep)
     /* (any split computes every output the same way: the same tiles, the same GEMM order) */
     t.nblk = nblk;
     tosac_kparallel_for(c, wino_blocks, &t, nblk * t.ng);
-    if (t.ng > 1 && c->epi && c->epi->post) {
-        const size_t npix = (size_t)(g.N * g.OH * g.OW), tasks = nblk * t.ng;
-        t.npost = npix < tasks ? npix : tasks;
-        tosac_kparallel_for(c, wino_posts, &t, t.npost);
-    }
+    if (t.ng > 1) tosac_epilogue_post_late(c, (size_t)(g.N * g.OH * g.OW), nblk * t.ng);
     return TOSAC_OK;
 }

@@ -131,6 +131,15 @@ static inline bool tosac_kio_ok(const tosac_kcall *c, uint32_t nin, uint32_t nou
 /* Bytes of one element of `t` in execution storage. */
 static inline size_t tosac_kelem_size(const tosac_ktensor *t) { return tosac_exec_elem_size(t->dtype, t->f64); }
 
+/* Part i of n items cut into parts pieces as even as can be (the first n % parts one longer):
+   its first item *b and its length *len (size_t: no 64-bit division on a Cortex-M). */
+static inline void tosac_keven_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
+{
+    const size_t q = n / parts, r = n % parts;
+    *b = i * q + (i < r ? i : r);
+    *len = q + (i < r);
+}
+
 /* n rounded up to a multiple of 64 (scratch sub-buffer offsets). */
 static inline size_t tosac_kalign64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
