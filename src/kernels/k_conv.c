@@ -85,7 +85,6 @@ typedef struct conv_prep {
    when conv_plan.fpanel, else conv_weights' form) */
 #define CONV_PREP_W 64
 
-static int64_t shape_at(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
 
 static size_t work_size(conv_kind k)
 {
@@ -107,10 +106,10 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     unsigned acc_id = 4;
     switch (c->op) {
     case TOSAC_OP_CONV3D:
-        g->N = shape_at(in, 0), g->ID = shape_at(in, 1), g->IH = shape_at(in, 2), g->IW = shape_at(in, 3);
-        g->IC = shape_at(in, 4);
-        g->OD = shape_at(out, 1), g->OH = shape_at(out, 2), g->OW = shape_at(out, 3), g->OC = shape_at(out, 4);
-        g->KD = shape_at(w, 1), g->KH = shape_at(w, 2), g->KW = shape_at(w, 3);
+        g->N = tosac_kdim(in, 0), g->ID = tosac_kdim(in, 1), g->IH = tosac_kdim(in, 2), g->IW = tosac_kdim(in, 3);
+        g->IC = tosac_kdim(in, 4);
+        g->OD = tosac_kdim(out, 1), g->OH = tosac_kdim(out, 2), g->OW = tosac_kdim(out, 3), g->OC = tosac_kdim(out, 4);
+        g->KD = tosac_kdim(w, 1), g->KH = tosac_kdim(w, 2), g->KW = tosac_kdim(w, 3);
         g->pd = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_pad, 0, 0);
         g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_pad, 2, 0);
         g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV3D_pad, 4, 0);
@@ -123,9 +122,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
         acc_id = TOSAC_ATTR_CONV3D_acc_type;
         break;
     case TOSAC_OP_DEPTHWISE_CONV2D:
-        g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
-        g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
-        g->KH = shape_at(w, 0), g->KW = shape_at(w, 1), g->M = shape_at(w, 3);
+        g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->IC = tosac_kdim(in, 3);
+        g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->OC = tosac_kdim(out, 3);
+        g->KH = tosac_kdim(w, 0), g->KW = tosac_kdim(w, 1), g->M = tosac_kdim(w, 3);
         g->pt = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 0, 0);
         g->pl = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_pad, 2, 0);
         g->sy = tosac_kattr_at(c, TOSAC_ATTR_DEPTHWISE_CONV2D_stride, 0, 1);
@@ -135,9 +134,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
         acc_id = TOSAC_ATTR_DEPTHWISE_CONV2D_acc_type;
         break;
     case TOSAC_OP_TRANSPOSE_CONV2D:
-        g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
-        g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
-        g->KH = shape_at(w, 1), g->KW = shape_at(w, 2);
+        g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->IC = tosac_kdim(in, 3);
+        g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->OC = tosac_kdim(out, 3);
+        g->KH = tosac_kdim(w, 1), g->KW = tosac_kdim(w, 2);
         g->pt = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 0, 0);
         g->pl = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_out_pad, 2, 0);
         g->sy = tosac_kattr_at(c, TOSAC_ATTR_TRANSPOSE_CONV2D_stride, 0, 1);
@@ -145,9 +144,9 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
         acc_id = TOSAC_ATTR_TRANSPOSE_CONV2D_acc_type;
         break;
     default: /* CONV2D */
-        g->N = shape_at(in, 0), g->IH = shape_at(in, 1), g->IW = shape_at(in, 2), g->IC = shape_at(in, 3);
-        g->OH = shape_at(out, 1), g->OW = shape_at(out, 2), g->OC = shape_at(out, 3);
-        g->KH = shape_at(w, 1), g->KW = shape_at(w, 2);
+        g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->IC = tosac_kdim(in, 3);
+        g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->OC = tosac_kdim(out, 3);
+        g->KH = tosac_kdim(w, 1), g->KW = tosac_kdim(w, 2);
         g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
         g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
         g->sy = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, 0, 1);

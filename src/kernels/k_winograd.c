@@ -60,8 +60,6 @@ typedef struct wino_plan {
     size_t off_v, off_m, off_y, off_z, total; /* scratch: V, M, one tile row's sums, a zero pixel */
 } wino_plan;
 
-static int64_t dim(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
-
 /* Whether the call is one Winograd computes: FP32 throughout, 3x3, stride and dilation 1, constant
    finite weights, no RESCALE epilogue or prologue, and the shape rule (docs/RUNTIME.md). */
 static bool wino_takes(const tosac_kcall *c)
@@ -78,13 +76,13 @@ static bool wino_takes(const tosac_kcall *c)
     if (c->epi && (c->epi->rescale || c->epi->pre)) return false;
     const int64_t acc = tosac_kattr_or(c, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32);
     if (acc != TOSAC_DTYPE_FP32) return false;
-    if (dim(w, 1) != 3 || dim(w, 2) != 3) return false;
+    if (tosac_kdim(w, 1) != 3 || tosac_kdim(w, 2) != 3) return false;
     for (int i = 0; i < 2; i++)
         if (tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1 || tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, i, 1) != 1)
             return false;
     if (!w->constant || !w->data) return false;
-    const int64_t C = dim(in, 3), K = dim(out, 3), OH = dim(out, 1), OW = dim(out, 2);
-    if (C < 1 || K < 1 || OH < 1 || OW < 1 || dim(w, 3) != C || dim(w, 0) != K) return false;
+    const int64_t C = tosac_kdim(in, 3), K = tosac_kdim(out, 3), OH = tosac_kdim(out, 1), OW = tosac_kdim(out, 2);
+    if (C < 1 || K < 1 || OH < 1 || OW < 1 || tosac_kdim(w, 3) != C || tosac_kdim(w, 0) != K) return false;
     /* the shape rule (ops_bench, one thread, direct MACs per second, best invoke, Winograd against
        direct): 56x56x64 3x3 64: 108 / 57; 28x28x128: 118 / 56; 14x14x256: 124 / 57; 7x7x512:
        71-92 / 57; 8x8x64: 109 / 60; 16x16x32: 91 / 57; 32x32x16 -> 16: 67 / 49; 55x55x16 -> 64:
@@ -105,8 +103,8 @@ static void wino_make_plan(const tosac_kcall *c, wino_plan *g)
 {
     memset(g, 0, sizeof *g);
     const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    g->N = dim(in, 0), g->IH = dim(in, 1), g->IW = dim(in, 2), g->C = dim(in, 3);
-    g->OH = dim(out, 1), g->OW = dim(out, 2), g->K = dim(out, 3);
+    g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->C = tosac_kdim(in, 3);
+    g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->K = tosac_kdim(out, 3);
     g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
     g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
     g->TH = (g->OH + 1) / 2, g->TW = (g->OW + 1) / 2;

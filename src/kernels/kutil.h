@@ -131,6 +131,9 @@ static inline bool tosac_kio_ok(const tosac_kcall *c, uint32_t nin, uint32_t nou
 /* Bytes of one element of `t` in execution storage. */
 static inline size_t tosac_kelem_size(const tosac_ktensor *t) { return tosac_exec_elem_size(t->dtype, t->f64); }
 
+/* Dimension i of t, 1 beyond its rank. */
+static inline int64_t tosac_kdim(const tosac_ktensor *t, int32_t i) { return i < t->rank ? t->shape[i] : 1; }
+
 /* Part i of n items cut into parts pieces as even as can be (the first n % parts one longer):
    its first item *b and its length *len (size_t: no 64-bit division on a Cortex-M). */
 static inline void tosac_keven_part(size_t n, size_t parts, size_t i, size_t *b, size_t *len)
