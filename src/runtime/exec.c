@@ -173,7 +173,8 @@ static void chain_strips(tosac_program *p, const rt_chain *c, uint8_t *blk, int6
                 const tosac_ktensor *in = &p->kt[op->in_base];
                 int64_t sa, sb = 0;
                 const float *a = strip_operand(in, l, 0, blk, e, j0, &sa), *b = NULL;
-                if (l->strip.form == TOSAC_KSTRIP_BINARY || l->strip.form == TOSAC_KSTRIP_SILU || l->strip.form == TOSAC_KSTRIP_HSWISH) b = strip_operand(in + 1, l, 1, blk, e, j0, &sb);
+                if (l->strip.form != TOSAC_KSTRIP_UNARY && l->strip.form != TOSAC_KSTRIP_CLAMP) /* two operands */
+                    b = strip_operand(in + 1, l, 1, blk, e, j0, &sb);
                 float *o = l->out == RT_LINK_SLICE ? (float *)p->kt[op->out_base].data + e : (float *)(blk + l->out);
                 tosac_kstrip_run(&l->strip, n, a, sa, b, sb, o);
             }
