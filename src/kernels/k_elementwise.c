@@ -542,14 +542,25 @@ static bool u_tanh_fast_base(int64_t n, const void *pa, void *po, const kargs *k
     VEC p = PFX##_set1_ps(kx_c[0]);                                                               \
     for (int i = 1; i <= KX_DEG; i++) p = PFX##_add_ps(PFX##_mul_ps(p, r), PFX##_set1_ps(kx_c[i]));
 
-__attribute__((target("avx2"))) static inline __m256 k_expf8(__m256 x)
+/* p * 2^kf rounded once, kf k_expf's integer in [-151, 129] (NaN with p NaN). Where every lane's
+   k is a normal exponent (-126 .. 127), one multiply by 2^k: its one rounding of p * 2^k is the
+   one of the two powers' second multiply (p * 2^k1 is exact), the same bits in 4 operations
+   fewer (the activations of a network almost never leave that range); else the two powers. */
+__attribute__((target("avx2"))) static inline __m256 k_scale8(__m256 p, __m256 kf)
 {
-    KX_VEC_POLY(__m256, _mm256)
-    const __m256i k = _mm256_cvttps_epi32(kf), bias = _mm256_set1_epi32(127);
+    const __m256i k = _mm256_cvttps_epi32(kf), bias = _mm256_set1_epi32(127), e = _mm256_add_epi32(k, bias);
+    /* e in [1, 254]: e - 1 and 254 - e both non-negative (a NaN kf converts to INT32_MIN) */
+    const __m256i out = _mm256_or_si256(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), _mm256_sub_epi32(_mm256_set1_epi32(254), e));
+    if (!_mm256_movemask_ps(_mm256_castsi256_ps(out))) return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(e, 23)));
     const __m256i k1 = _mm256_srai_epi32(_mm256_add_epi32(k, _mm256_srli_epi32(k, 31)), 1), k2 = _mm256_sub_epi32(k, k1);
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23));
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2); /* (NaN lanes: NaN p) */
+}
+__attribute__((target("avx2"))) static inline __m256 k_expf8(__m256 x)
+{
+    KX_VEC_POLY(__m256, _mm256)
+    return k_scale8(p, kf);
 }
 __attribute__((target("avx512f"))) static inline __m512 k_expf16(__m512 x)
 {
@@ -620,15 +631,23 @@ __attribute__((target("avx2,avx512f"))) static void k_fast_avx512(int64_t n, con
             _mm512_mask_storeu_ps(o + i, m, r);
     }
 }
-/* k_silu_base in vectors: 8 at a time, the tail through the portable row. */
+/* k_silu_base in vectors, 8 at a time (the tail through the portable row), exp(-x) from x without
+   the negation as k_silu_avx512 below computes it (the same kf and p, so the same bits; a NaN x
+   runs through as itself and the product is x's NaN, quieted, with no select). */
 __attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *x, float *o)
 {
-    const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f), quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+    const __m256 one = _mm256_set1_ps(1.0f), lo = _mm256_set1_ps(-KX_HI), hi = _mm256_set1_ps(-KX_LO);
+    const __m256 nlog2e = _mm256_set1_ps(-KX_LOG2E), ln2hi = _mm256_set1_ps(KX_LN2_HI), ln2lo = _mm256_set1_ps(KX_LN2_LO);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);
-        const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, k_expf8(_mm256_xor_ps(v, neg))));
-        _mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_mul_ps(v, s), _mm256_or_ps(v, quiet), _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+        const __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, v)); /* (a NaN v: v) */
+        const __m256 kf = KX_RINT__mm256(_mm256_mul_ps(xc, nlog2e));
+        const __m256 r = _mm256_add_ps(_mm256_add_ps(xc, _mm256_mul_ps(kf, ln2hi)), _mm256_mul_ps(kf, ln2lo));
+        __m256 p = _mm256_set1_ps(kx_c[0]);
+        for (int j = 1; j <= KX_DEG; j++) p = _mm256_sub_ps(_mm256_set1_ps(kx_c[j]), _mm256_mul_ps(p, r));
+        const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, k_scale8(p, kf)));
+        _mm256_storeu_ps(o + i, _mm256_mul_ps(v, s));
     }
     if (i < n) k_silu_base(n - i, x + i, o + i);
 }

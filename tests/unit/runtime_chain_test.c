@@ -629,7 +629,7 @@ static uint32_t rnd(void)
 }
 
 /* Fills every input: bytes from a fixed sequence; fp32 inputs as values in [-12, 12) with a few
-   specials; the overflow graph's inputs as described there. */
+   specials (some beyond exp's normal range); the overflow graph's inputs as described there. */
 static void fill_inputs(tosac_program *p, bool overflow_case)
 {
     rnd_state = 12345;
@@ -641,6 +641,8 @@ static void fill_inputs(tosac_program *p, bool overflow_case)
             float *f = (float *)(void *)data;
             for (int64_t k = 0; k < in.nelem; k++) f[k] = (float)((int32_t)(rnd() % 24000) - 12000) / 1000.0f;
             f[5] = 1.0f / 0.0f, f[77] = -1.0f / 0.0f, f[in.nelem - 1] = 0.0f / 0.0f, f[in.nelem - 2] = -0.0f;
+            /* exp(-x) of these leaves the normal exponents (k_expf's two-power scaling) */
+            f[19] = 95.0f, f[20] = -88.5f, f[29] = -87.9f, f[36] = 103.5f;
         } else if (overflow_case) {
             int32_t *v = (int32_t *)(void *)data;
             for (int64_t k = 0; k < in.nelem; k++) v[k] = (int32_t)(rnd() % 2001) - 1000;
