@@ -213,14 +213,45 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void kt_i8_vbmi(co
         _mm512_mask_storeu_epi8(y + i, m, r);
     }
 }
-#define KT_VBMI 1
+#define KT_X86 1
+/* i8 TABLE, 32 elements at a time (AVX2): vpshufb looks up 16 entries by an index's low 4 bits and
+   gives 0 for a negative index. Subtracting 16 with signed saturation walks an index through the
+   16-entry chunks: it reads chunk c while it is still non-negative, so the XOR of the chunks'
+   differences D_c = T_c ^ T_(c-1) telescopes to the entry of its own chunk. One walk for the lower
+   128 entries, from x + 128 (negative for the upper half), one for the upper, from x itself
+   (negative for the lower half): 16 vpshufb per 32 elements, against a scalar load and store each. */
+__attribute__((target("avx2"))) static void kt_i8_avx2(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y)
+{
+    __m256i d[16];
+    for (int c = 0; c < 16; c++) {
+        __m128i t = _mm_loadu_si128((const __m128i *)(const void *)(tb + 16 * c));
+        if (c % 8) t = _mm_xor_si128(t, _mm_loadu_si128((const __m128i *)(const void *)(tb + 16 * (c - 1))));
+        d[c] = _mm256_broadcastsi128_si256(t);
+    }
+    const __m256i flip = _mm256_set1_epi8(-128), step = _mm256_set1_epi8(16);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(x + i)), lo = _mm256_xor_si256(hi, flip);
+        __m256i r = _mm256_setzero_si256();
+        for (int c = 0; c < 8; c++) {
+            r = _mm256_xor_si256(r, _mm256_xor_si256(_mm256_shuffle_epi8(d[c], lo), _mm256_shuffle_epi8(d[8 + c], hi)));
+            lo = _mm256_subs_epi8(lo, step), hi = _mm256_subs_epi8(hi, step);
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), r);
+    }
+    for (; i < n; i++) y[i] = tb[(int32_t)x[i] + 128];
+}
 #endif
 
 void tosac_ktable_i8(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y, uint32_t isa)
 {
-#ifdef KT_VBMI
+#ifdef KT_X86
     if (isa == TOSAC_KISA_AVX512 && __builtin_cpu_supports("avx512vbmi")) {
         kt_i8_vbmi(x, n, tb, y);
+        return;
+    }
+    if (isa == TOSAC_KISA_AVX2 || isa == TOSAC_KISA_AVX512) {
+        kt_i8_avx2(x, n, tb, y);
         return;
     }
 #endif
