@@ -10,7 +10,8 @@
  * a loop of independent fused multiply-adds on the widest vectors the CPU has (AVX-512, AVX2 +
  * FMA, else scalar C), which bench/vs_ort.py divides model throughput by; and, on a CPU with
  * AVX-512 VNNI, the int8 peak (GOP/s, a multiply-add counting 2): the same loop of vpdpbusd
- * (64 u8 x s8 multiply-adds each), the instruction of the int8 convolutions.
+ * (64 u8 x s8 multiply-adds each), the instruction of the int8 convolutions; on an AVX2 CPU
+ * without it, of vpmaddwd + vpaddd (16 int16 multiply-adds), theirs there.
  *
  * Not a test: figures depend on the machine. Issue notes quote them.
  */
@@ -452,6 +453,27 @@ __attribute__((target("avx512f,avx512vnni"))) static float peak_vnni(long iters)
     a0 = _mm512_add_epi32(a0, _mm512_add_epi32(_mm512_add_epi32(a8, a9), _mm512_add_epi32(a10, a11)));
     return (float)_mm512_reduce_add_epi32(a0);
 }
+/* 12 independent chains of vpmaddwd + vpaddd (16 int16 multiply-adds per pair): the form of the
+   int8 convolutions on a CPU without VNNI (exact, where vpmaddubsw would saturate) */
+#define MW(acc) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(acc, y)) /* (acc: no common product to hoist) */
+__attribute__((target("avx2"))) static float peak_madd(long iters)
+{
+    __m256i a0 = _mm256_set1_epi32(0), a1 = _mm256_set1_epi32(1), a2 = _mm256_set1_epi32(2), a3 = _mm256_set1_epi32(3);
+    __m256i a4 = _mm256_set1_epi32(4), a5 = _mm256_set1_epi32(5), a6 = _mm256_set1_epi32(6), a7 = _mm256_set1_epi32(7);
+    __m256i a8 = _mm256_set1_epi32(8), a9 = _mm256_set1_epi32(9), a10 = _mm256_set1_epi32(10);
+    __m256i a11 = _mm256_set1_epi32(11);
+    const __m256i y = _mm256_set1_epi32(0x0001FFFF);
+    for (long k = 0; k < iters; k++) {
+        MW(a0), MW(a1), MW(a2), MW(a3), MW(a4), MW(a5), MW(a6), MW(a7), MW(a8), MW(a9), MW(a10), MW(a11);
+        __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5));
+        __asm__("" : "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+    }
+#undef MW
+    a0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
+                          _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
+    a0 = _mm256_add_epi32(a0, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
+    return (float)_mm256_extract_epi32(a0, 0);
+}
 #endif
 static float scalar_fma(float a, float x, float y) { return a * x + y; }
 static float scalar_set1(float v) { return v; }
@@ -495,6 +517,8 @@ static int run_peak(double seconds)
 #ifdef PEAK_X86
     if (__builtin_cpu_supports("avx512vnni"))
         printf("peak int8 %.2f GOP/s (vpdpbusd, one thread)\n", 2 * best_rate(peak_vnni, 12.0 * 64, seconds));
+    else if (__builtin_cpu_supports("avx2"))
+        printf("peak int8 %.2f GOP/s (vpmaddwd, one thread)\n", 2 * best_rate(peak_madd, 12.0 * 16, seconds));
 #endif
     return 0;
 }

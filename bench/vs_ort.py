@@ -20,7 +20,7 @@ configuration is the median over the rounds; the ratio is tosac / onnxruntime (b
 faster). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
 ONNX shape inference) at tosac's median time; % of peak divides by the threads times one core's
 peak that `ops_bench --peak` measures (fused multiply-adds on the widest vectors, best of its
-runs; INT8 rows: its int8 vpdpbusd peak). Those are the direct convolution's multiply-adds: FP32
+runs; INT8 rows: its int8 peak, of vpdpbusd, or vpmaddwd on AVX2 without VNNI). Those are the direct convolution's multiply-adds: FP32
 3x3 layers that run as Winograd (docs/RUNTIME.md) do 2.25x fewer, so for models with such layers
 the figure is an effective rate, not the hardware's (`tosac run --no-winograd --time` gives the
 direct path's). --base adds a second tosac binary (e.g. an older
@@ -91,7 +91,7 @@ def model_gflop(onnx_path):
 
 
 def peak_gflops(tosac):
-    """{'fp32': GFLOP/s, 'int8': GOP/s (vpdpbusd, when the CPU has it)} of one core, or None."""
+    """{'fp32': GFLOP/s, 'int8': GOP/s (vpdpbusd, else vpmaddwd on AVX2)} of one core, or None."""
     exe = os.path.join(os.path.dirname(os.path.abspath(tosac)), "bench", "ops_bench")
     try:
         r = run([exe, "--peak", "--seconds", "1"])
