@@ -68,7 +68,7 @@ typedef struct {
     size_t wbytes;  /* converted weights */
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
     bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
-    bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, prepared weights) */
+    bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, AVX2; prepared weights) */
     bool bpanel;    /* int8: s8 x u8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
                        zero point 0): patch rows of the input bytes */
     int64_t lda;    /* patch row stride: K, made even for the panels */
@@ -207,7 +207,8 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     if (pb > 60) pb = 60;
     if (pb >= 12) pb -= pb % 12; /* whole register tiles (4 or 6 rows) */
     if (pb < 6) pb = 6;
-    const bool fp_panels = w->constant && c->in[4].constant && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512;
+    const bool fp_isa = c->isa == TOSAC_KISA_AVX2 || c->isa >= TOSAC_KISA_AVX512;
+    const bool fp_panels = w->constant && c->in[4].constant && g->kind == CK_F32 && fp_isa;
     if (fp_panels && npix > pb) {
         /* every block streams all the weights (from L3 or memory beyond 1 MB: the late layers), so
            no small last block (49 pixels in 12-pixel blocks left one of 1): as many blocks as
@@ -231,7 +232,7 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     g->bpanel = g->panel && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
                 c->in[4].nelem >= 1 && tosac_kload_int(&c->in[4], 0) == 0;
     if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K, g->KW * g->IC), g->lda = (g->K + 3) & ~(int64_t)3;
-    g->fpanel = g->wprep && g->kind == CK_F32 && c->isa >= TOSAC_KISA_AVX512;
+    g->fpanel = g->wprep && g->kind == CK_F32 && fp_isa;
     if (g->fpanel) g->wbytes = tosac_gemm_f32_panel_bytes(g->OC, g->K);
     if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
     g->off_patch = o, o += tosac_kalign64((size_t)(g->pblk1 * g->lda) * es);
@@ -821,7 +822,7 @@ static void conv_fpanel_group(const conv_task *t, int64_t pn, const float *A, in
     if (!ep.bcast) ep.bias += j0;
     const tosac_gemm_seg whole = {0, 0, g->K};
     /* the blocks before column j0 are whole (64 columns): its block starts j0 * K floats in */
-    tosac_gemm_f32_panel_seg(pn, jn, g->K, sg ? sg : &whole, sg ? nsg : 1, A, lda, (const float *)t->wbuf + j0 * g->K,
+    tosac_gemm_f32_panel_seg(g->isa, pn, jn, g->K, sg ? sg : &whole, sg ? nsg : 1, A, lda, (const float *)t->wbuf + j0 * g->K,
                              out + j0, g->OC, &ep);
 }
 
@@ -951,7 +952,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             if (t->fused)
                 conv_fpanel_group(t, pn, xr, K, fout, j0, NULL, 0);
             else if (g->fpanel)
-                tosac_gemm_f32_panel(pn, OC, K, xr, K, (const float *)wbuf, fout, OC, NULL);
+                tosac_gemm_f32_panel(g->isa, pn, OC, K, xr, K, (const float *)wbuf, fout, OC, NULL);
             else
                 tosac_gemm_f32(g->isa, pn, OC, K, xr, K, (const float *)wbuf, OC, (float *)cbuf, OC);
         } else if (t->implicit && g->bpanel) { /* into the outputs (fused RESCALE) or the int32 sums */
@@ -997,7 +998,7 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             } else if (t->fused) {
                 conv_fpanel_group(t, pn, (const float *)patch, K, fout, j0, NULL, 0);
             } else if (g->fpanel) {
-                tosac_gemm_f32_panel(pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC, NULL);
+                tosac_gemm_f32_panel(g->isa, pn, OC, K, (const float *)patch, K, (const float *)wbuf, fout, OC, NULL);
             } else {
                 tosac_gemm_f32(g->isa, pn, OC, K, (const float *)patch, K, (const float *)wbuf, OC, (float *)cbuf, OC);
             }

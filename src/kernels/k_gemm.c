@@ -12,6 +12,7 @@
  * multiply-adds).
  */
 #include "kernels/k_gemm.h"
+#include "kernels/k_gemm_avx2.h"
 
 #include <math.h>
 #include <string.h>
@@ -1260,17 +1261,22 @@ size_t tosac_gemm_f32_panel_at(int64_t J, int64_t K, int64_t k, int64_t j)
     return (size_t)(jb * K + k * kgp32_width(J, jb) + (j - jb));
 }
 
-void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
-                          int64_t ldc, const tosac_gemm_epi *ep)
+void tosac_gemm_f32_panel(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel,
+                          float *C, int64_t ldc, const tosac_gemm_epi *ep)
 {
     const tosac_gemm_seg one = {0, 0, K};
-    tosac_gemm_f32_panel_seg(P, J, K, &one, 1, A, lda, panel, C, ldc, ep);
+    tosac_gemm_f32_panel_seg(isa, P, J, K, &one, 1, A, lda, panel, C, ldc, ep);
 }
 
-void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg, const float *A,
-                              int64_t lda, const float *panel, float *C, int64_t ldc, const tosac_gemm_epi *ep)
+void tosac_gemm_f32_panel_seg(uint32_t isa, int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
+                              const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
+                              const tosac_gemm_epi *ep)
 {
 #ifdef TOSAC_KERNEL_X86
+    if (isa == TOSAC_KISA_AVX2) {
+        tosac_gemm_f32_panel_seg_avx2(P, J, K, sg, nsg, A, lda, panel, C, ldc, ep);
+        return;
+    }
     if (P <= 0) return;
     const size_t nkb = ((size_t)K + KGP32_KB - 1) / KGP32_KB; /* (K = 576: one block, not 512 + 64) */
     const int64_t kstep = nkb ? (int64_t)(((size_t)K + nkb - 1) / nkb) : 1;
@@ -1336,7 +1342,8 @@ void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_
         }
     }
 #else
-    (void)P, (void)J, (void)K, (void)sg, (void)nsg, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)ep;
+    (void)isa, (void)P, (void)J, (void)K, (void)sg, (void)nsg, (void)A, (void)lda, (void)panel, (void)C, (void)ldc,
+        (void)ep;
 #endif
 }
 

@@ -98,12 +98,12 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
                          int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq);
 
 /*
- * fp32 weight panels for tosac_gemm_f32_panel (AVX-512): B [K][J] as blocks of 64 columns, each
- * [K][64], the last one [K][w] with w the columns left rounded up to a multiple of 8 (zero
- * beyond J); tosac_gemm_f32_panel_at(J, K, k, j) is the index of element (k, j) and
+ * fp32 weight panels for tosac_gemm_f32_panel (AVX-512 and AVX2): B [K][J] as blocks of 64
+ * columns, each [K][64], the last one [K][w] with w the columns left rounded up to a multiple of 8
+ * (zero beyond J); tosac_gemm_f32_panel_at(J, K, k, j) is the index of element (k, j) and
  * tosac_gemm_f32_panel_bytes() the size. tosac_gemm_f32_panel computes what tosac_gemm_f32
- * computes from B (the same bits), ended by ep when not NULL; only when tosac_kernel_isa() is
- * TOSAC_KISA_AVX512.
+ * computes from B (the same bits), ended by ep when not NULL; only with isa TOSAC_KISA_AVX512 or
+ * TOSAC_KISA_AVX2 (the calling kernel's c->isa, which the CPU runs).
  */
 size_t tosac_gemm_f32_panel_bytes(int64_t J, int64_t K);
 size_t tosac_gemm_f32_panel_at(int64_t J, int64_t K, int64_t k, int64_t j);
@@ -115,8 +115,8 @@ typedef struct tosac_gemm_epi {
     bool bcast, clamp, ignore;
     float lo, hi;
 } tosac_gemm_epi;
-void tosac_gemm_f32_panel(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel, float *C,
-                          int64_t ldc, const tosac_gemm_epi *ep);
+void tosac_gemm_f32_panel(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *panel,
+                          float *C, int64_t ldc, const tosac_gemm_epi *ep);
 /* The sum over k in segments (sg[0 .. nsg - 1], nsg <= TOSAC_GEMM_MAX_SEG, b ascending and not
    overlapping): row r's terms of segment s are A[sg[s].a + r * lda + i] * B[sg[s].b + i][j], i <
    sg[s].n, in that order; k outside every segment is skipped. A convolution read from its input
@@ -126,8 +126,9 @@ typedef struct tosac_gemm_seg {
     int64_t a, b, n;
 } tosac_gemm_seg;
 #define TOSAC_GEMM_MAX_SEG 16
-void tosac_gemm_f32_panel_seg(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg, const float *A,
-                              int64_t lda, const float *panel, float *C, int64_t ldc, const tosac_gemm_epi *ep);
+void tosac_gemm_f32_panel_seg(uint32_t isa, int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
+                              const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
+                              const tosac_gemm_epi *ep);
 /* The sum over k in segments, as tosac_gemm_f32_panel_seg reads them: here every segment is
    one whole row of `run` (b a multiple of run, n = run, run a multiple of 4), and the rows no
    segment covers count as inputs equal to the zero point (a convolution's kernel rows in the

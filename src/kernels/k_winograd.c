@@ -55,7 +55,7 @@ typedef struct wino_plan {
     int64_t N, IH, IW, C, OH, OW, K, pt, pl;
     int64_t TH, TW; /* tile rows per image, tiles per tile row */
     int64_t rows;   /* tile rows per block at most */
-    bool panel;     /* U_xi as tosac_gemm_f32_panel's panels (AVX-512), else [C][K] */
+    bool panel;     /* U_xi as tosac_gemm_f32_panel's panels (AVX-512, AVX2), else [C][K] */
     size_t ubytes;  /* bytes of one U_xi (64-byte multiple) */
     size_t off_v, off_m, off_y, off_z, total; /* scratch: V, M, one tile row's sums, a zero pixel */
 } wino_plan;
@@ -113,7 +113,7 @@ static void wino_make_plan(const tosac_kcall *c, wino_plan *g)
     const bool big = (size_t)(16 * g->C * g->K) * sizeof(float) > WINO_BIG_U;
     int64_t rows = (int64_t)((big ? 2u : 1u) * WINO_BLOCK_BYTES / row_bytes);
     g->rows = rows < 1 ? 1 : rows > ntr ? ntr : rows;
-    g->panel = c->isa == TOSAC_KISA_AVX512;
+    g->panel = c->isa == TOSAC_KISA_AVX512 || c->isa == TOSAC_KISA_AVX2;
     g->ubytes = tosac_kalign64(g->panel ? tosac_gemm_f32_panel_bytes(g->K, g->C) : (size_t)(g->C * g->K) * sizeof(float));
     const size_t T = (size_t)(g->rows * g->TW);
     size_t o = 0;
@@ -339,7 +339,7 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             const float *A = V + (size_t)xi * vs, *U = (const float *)(const void *)(t->u + (size_t)xi * g->ubytes);
             float *Mx = M + (size_t)xi * ms + j0;
             if (g->panel)
-                tosac_gemm_f32_panel(T, jn, C, A, C, U + j0 * C, Mx, K, NULL);
+                tosac_gemm_f32_panel(c->isa, T, jn, C, A, C, U + j0 * C, Mx, K, NULL);
             else
                 tosac_gemm_f32(c->isa, T, jn, C, A, C, U + j0, K, Mx, K);
         }

@@ -365,11 +365,79 @@ static void test_not_taken(void)
     }
 }
 
+/* The direct path (TOSAC_KCALL_CONV_DIRECT) on the fp32 panels, whose GEMM has its own build per
+   ISA level (AVX2: k_gemm_avx2.c): output channels for every block width and masked tail (8 .. 64
+   columns, 5, 13, 15 and 36 of a block stored), K = 9 C over one, two and three K blocks (C 130:
+   1170; C 300: 2700), padding (kernel rows in segments), every form of the end (bias only, ReLU,
+   ReLU6, clamps that keep or drop NaN, NaN bounds); the same bits at every level and for 1, 2 and
+   3 workers, and the reference order's when the input is finite (NaN inputs: the portable
+   level's bits are the reference). */
+static void test_direct_panels(void)
+{
+    static const struct {
+        int64_t N, H, W, C, K, pt, pb, pl, pr;
+        bool clamp, ignore, nan;
+        float lo, hi;
+    } cases[] = {
+        {1, 9, 11, 130, 72, 1, 1, 1, 1, true, false, false, 0.0f, 6.0f},
+        {2, 7, 10, 300, 40, 2, 1, 0, 2, true, true, true, -3.0f, 6.0f},
+        {1, 12, 12, 20, 100, 0, 0, 0, 0, false, false, true, 0.0f, 0.0f},
+        {1, 6, 17, 33, 136, 1, 0, 1, 0, true, false, true, 0.0f, INFINITY},
+        {1, 8, 9, 70, 24, 1, 1, 1, 1, true, true, false, -3.0f, INFINITY},
+        {1, 10, 8, 16, 56, 1, 1, 1, 1, true, true, true, 0.0f, 6.0f},
+        {1, 9, 9, 19, 13, 0, 1, 1, 0, true, false, true, -1.0f, 0.0f},
+        {1, 13, 7, 24, 5, 1, 1, 1, 1, true, false, true, NAN, 2.0f},
+        {2, 5, 20, 45, 64, 1, 1, 1, 1, true, false, true, -2.0f, 2.0f},
+        {1, 11, 10, 12, 200, 2, 2, 2, 2, false, false, false, 0.0f, 0.0f},
+        {1, 9, 12, 40, 79, 1, 1, 1, 1, true, true, false, -1.0f, 1.0f},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wcase c;
+        memset(&c, 0, sizeof c);
+        c.N = cases[i].N, c.H = cases[i].H, c.W = cases[i].W, c.C = cases[i].C, c.K = cases[i].K;
+        c.pt = cases[i].pt, c.pb = cases[i].pb, c.pl = cases[i].pl, c.pr = cases[i].pr;
+        c.OH = c.H + c.pt + c.pb - 2, c.OW = c.W + c.pl + c.pr - 2;
+        c.clamp = cases[i].clamp, c.ignore = cases[i].ignore, c.lo = cases[i].lo, c.hi = cases[i].hi;
+        c.bias1 = i % 4 == 2;
+        wdata d;
+        setup(&d, &c);
+        if (cases[i].nan)
+            for (int s = 0; s < 5; s++) {
+                const int64_t y = (s * 5 + (int64_t)i) % c.H, x = (s * 3 + 1) % c.W, ch = (s * 7 + (int64_t)i) % c.C;
+                d.x[(y * c.W + x) * c.C + ch] = NAN;
+            }
+        const int64_t no = c.N * c.OH * c.OW * c.K;
+        float *first = malloc((size_t)no * sizeof(float));
+        bool wino = true, same = true;
+        for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+            tosac_kernel_limit_isa(level);
+            for (uint32_t w = 1; w <= 3; w++) {
+                kr_workers = w;
+                EXPECT(run(&d, &c, TOSAC_KCALL_CONV_DIRECT, &wino) == TOSAC_OK);
+                EXPECT(!wino);
+                if (level == 0 && w == 1)
+                    memcpy(first, d.out, (size_t)no * sizeof(float));
+                else if (memcmp(first, d.out, (size_t)no * sizeof(float)) != 0) {
+                    if (same) fprintf(stderr, "  case %zu: level %u, %u workers: other bits\n", i, level, w);
+                    same = false;
+                }
+            }
+        }
+        EXPECT(same);
+        if (!cases[i].nan) EXPECT(check_direct_bits(&d, &c));
+        kr_workers = 1;
+        tosac_kernel_limit_isa(3);
+        free(first);
+        release(&d);
+    }
+}
+
 int main(void)
 {
     RUN(test_random);
     RUN(test_levels_threads_optout);
     RUN(test_nonfinite);
     RUN(test_not_taken);
+    RUN(test_direct_panels);
     return test_summary();
 }
