@@ -1068,7 +1068,7 @@ bool tosac_epilogue_rq(const tosac_kcall *c, tosac_gemm_rq *rq)
     const tosac_kepilogue *e = c->epi;
     const rs_prep *h = e && e->rescale ? e->rescale->prep : NULL;
     const tosac_dtype ot = e ? e->out->dtype : TOSAC_DTYPE_INT32;
-    if (!h || !h->hi32 || h->izp != 0 || e->rescale->isa != TOSAC_KISA_AVX512 ||
+    if (!h || !h->hi32 || h->izp != 0 || (e->rescale->isa != TOSAC_KISA_AVX512 && e->rescale->isa != TOSAC_KISA_AVX2) ||
         (ot != TOSAC_DTYPE_INT8 && ot != TOSAC_DTYPE_INT16))
         return false;
     const rs_tabs t = rs_tables(h);
