@@ -843,6 +843,37 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void kr_shift32_avx5
 }
 #endif
 
+#ifdef TOSAC_KERNEL_X86
+/* rs_prep.lshift's results at AVX2: (x - izp) << k, 32 a step (the int32 results of the int8
+   RESCALEs ahead of a residual ADD; the table lookups were most of their time); the tail from the
+   table (l32: the same values). Else the table's int32 results by gathers, 8 a step. */
+__attribute__((target("avx2"))) static void kr_lut32_avx2(const int8_t *x, int64_t n, int32_t izp, uint32_t lshift,
+                                                          const int32_t *l32, int32_t *y)
+{
+    const __m256i zp = _mm256_set1_epi32(izp), off = _mm256_set1_epi32(128);
+    const __m128i sh = _mm_cvtsi32_si128((int)(lshift ? lshift - 1u : 0u));
+    int64_t i = 0;
+    if (lshift)
+        for (; i + 32 <= n; i += 32) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(x + i));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(x + i + 16));
+#define KR_SH(v, o) _mm256_storeu_si256((__m256i *)(void *)(y + i + (o)), _mm256_sll_epi32(_mm256_sub_epi32(_mm256_cvtepi8_epi32(v), zp), sh))
+            KR_SH(a, 0);
+            KR_SH(_mm_srli_si128(a, 8), 8);
+            KR_SH(b, 16);
+            KR_SH(_mm_srli_si128(b, 8), 24);
+#undef KR_SH
+        }
+    else
+        for (; i + 8 <= n; i += 8) {
+            const __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(x + i));
+            const __m256i ix = _mm256_add_epi32(_mm256_cvtepi8_epi32(a), off);
+            _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm256_i32gather_epi32(l32, ix, 4));
+        }
+    for (; i < n; i++) y[i] = l32[(int32_t)x[i] + 128];
+}
+#endif
+
 /* rs_prep.lut's results of the int8 values s[0..m) as `out`'s type at element i0. */
 static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tosac_ktensor *out, int64_t i0, uint32_t isa)
 {
@@ -863,6 +894,10 @@ static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tos
             kr_lut16_vbmi(s, m, planes, (int16_t *)out->data + i0);
         else
             kr_lut32_vbmi(s, m, planes, (int32_t *)out->data + i0);
+        return;
+    }
+    if (isa == TOSAC_KISA_AVX2 && ob == 4) {
+        kr_lut32_avx2(s, m, h->izp, h->lshift, l32, (int32_t *)out->data + i0);
         return;
     }
 #endif
