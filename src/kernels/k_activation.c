@@ -214,6 +214,24 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void kt_i8_vbmi(co
     }
 }
 #define KT_VBMI 1
+/* i8 TABLE at AVX2, 32 elements at a time: vpshufb looks up each 16-entry block of the table by
+   the low 4 bits of x + 128 and the lanes whose high 4 bits name that block take its result. */
+__attribute__((target("avx2"))) static void kt_i8_avx2(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y)
+{
+    __m256i t[16];
+    for (int h = 0; h < 16; h++) t[h] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(tb + 16 * h)));
+    const __m256i flip = _mm256_set1_epi8(-128), low = _mm256_set1_epi8(15);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i u = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)), flip);
+        const __m256i lo = _mm256_and_si256(u, low), hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), low);
+        __m256i r = _mm256_shuffle_epi8(t[0], lo);
+        for (int h = 1; h < 16; h++)
+            r = _mm256_blendv_epi8(r, _mm256_shuffle_epi8(t[h], lo), _mm256_cmpeq_epi8(hi, _mm256_set1_epi8((char)h)));
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), r);
+    }
+    for (; i < n; i++) y[i] = tb[(int32_t)x[i] + 128];
+}
 #endif
 
 void tosac_ktable_i8(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y, uint32_t isa)
@@ -221,6 +239,10 @@ void tosac_ktable_i8(const int8_t *x, int64_t n, const int8_t *tb, int8_t *y, ui
 #ifdef KT_VBMI
     if (isa == TOSAC_KISA_AVX512 && __builtin_cpu_supports("avx512vbmi")) {
         kt_i8_vbmi(x, n, tb, y);
+        return;
+    }
+    if (isa == TOSAC_KISA_AVX2) {
+        kt_i8_avx2(x, n, tb, y);
         return;
     }
 #endif

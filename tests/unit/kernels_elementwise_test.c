@@ -1280,9 +1280,9 @@ static void test_table(void)
         tt_free(&T);
         tt_free(&O);
     }
-    /* i8 at every level, lengths around the 64-byte vectors, and pieces on three workers */
+    /* i8 at every level, lengths around the 32- and 64-byte vectors, and pieces on three workers */
     {
-        static const int64_t lens[] = {1, 63, 64, 65, 200, 140001};
+        static const int64_t lens[] = {1, 31, 32, 33, 63, 64, 65, 200, 140001};
         tt T;
         tt_make1(&T, TOSAC_DTYPE_INT8, false, 256);
         for (int i = 0; i < 256; i++) set_i(&T, i, rnd_in(-128, 127));
