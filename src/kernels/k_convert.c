@@ -712,17 +712,17 @@ __attribute__((target("avx2"))) static inline void kr256_put(void *y, int64_t i,
                                                             int64_t cnt)
 {
     uint8_t b[32];
+    uint8_t *d = cnt == 8 ? (uint8_t *)y + (size_t)i * ob : b; /* whole vectors straight to y */
     if (ob == 4) {
-        _mm256_storeu_si256((__m256i *)(void *)b, v);
+        _mm256_storeu_si256((__m256i *)(void *)d, v);
     } else {
-        const __m128i a = _mm256_castsi256_si128(v), c = _mm256_extracti128_si256(v, 1);
-        const __m128i w = _mm_packs_epi32(a, c);
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
         if (ob == 2)
-            _mm_storeu_si128((__m128i *)(void *)b, w);
+            _mm_storeu_si128((__m128i *)(void *)d, w);
         else
-            _mm_storel_epi64((__m128i *)(void *)b, us ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w));
+            _mm_storel_epi64((__m128i *)(void *)d, us ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w));
     }
-    memcpy((uint8_t *)y + (size_t)i * ob, b, (size_t)cnt * ob); /* (a fixed-size copy when cnt is 8) */
+    if (cnt < 8) memcpy((uint8_t *)y + (size_t)i * ob, b, (size_t)cnt * ob);
 }
 
 /* kr_avx512_hi32 in 8 lanes, into ob-byte elements (kr256_put); channel tails through the
