@@ -67,7 +67,8 @@ typedef struct {
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
     bool wprep;     /* constant weights: converted once by prepare (conv_prep), not per run */
-    bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, prepared weights) */
+    bool panel;     /* integer GEMM on pair-interleaved panels (AVX-512 VNNI, or AVX2's tosac_igemm_avx2:
+                       prepared weights) */
     bool fpanel;    /* fp32 GEMM on 64-column panels (AVX-512, AVX2; prepared weights) */
     bool bpanel;    /* int8: s8 x u8 panels (vpdpbusd; panel, int8 input, constant zero points, weight
                        zero point 0): patch rows of the input bytes */
@@ -226,10 +227,14 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
     size_t cs = g->kind == CK_INT ? sizeof(int32_t) : es;
     g->wbytes = (size_t)(g->K * g->OC) * es;
     g->wprep = w->constant && c->in[4].constant; /* the weight zero point goes in too */
-    g->panel = g->wprep && g->kind == CK_INT && c->isa >= TOSAC_KISA_AVX512 && g->K <= g->chunk &&
-               (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) && c->op != TOSAC_OP_TRANSPOSE_CONV2D;
-    if (g->panel) g->wbytes = tosac_gemm_i16_panel_bytes(g->OC, g->K), g->lda = g->K + (g->K & 1);
-    g->bpanel = g->panel && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
+    g->panel = g->wprep && g->kind == CK_INT && (c->isa >= TOSAC_KISA_AVX512 || c->isa == TOSAC_KISA_AVX2) &&
+               g->K <= g->chunk && (w->dtype == TOSAC_DTYPE_INT8 || w->dtype == TOSAC_DTYPE_INT4) &&
+               c->op != TOSAC_OP_TRANSPOSE_CONV2D;
+    if (g->panel)
+        g->wbytes = c->isa == TOSAC_KISA_AVX2 ? tosac_igemm_avx2_panel_bytes(g->OC, g->K)
+                                               : tosac_gemm_i16_panel_bytes(g->OC, g->K),
+        g->lda = g->K + (g->K & 1);
+    g->bpanel = g->panel && c->isa != TOSAC_KISA_AVX2 && in->dtype == TOSAC_DTYPE_INT8 && c->in[3].constant && c->in[3].nelem >= 1 &&
                 c->in[4].nelem >= 1 && tosac_kload_int(&c->in[4], 0) == 0;
     if (g->bpanel) g->wbytes = tosac_gemm_u8_panel_bytes(g->OC, g->K, g->KW * g->IC), g->lda = (g->K + 3) & ~(int64_t)3;
     g->fpanel = g->wprep && g->kind == CK_F32 && fp_isa;
@@ -296,6 +301,11 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
         tosac_gemm_u8_pack_panel(g.OC, g.K, g.KW * g.IC, (const int8_t *)c->in[1].data, izp,
                                  h->bias_in ? (const int32_t *)bias->data : NULL, bias->nelem == 1 ? 0 : 1,
                                  (uint8_t *)dst + CONV_PREP_W);
+        h->finite = 1;
+        return TOSAC_OK;
+    }
+    if (g.panel && c->isa == TOSAC_KISA_AVX2) {
+        tosac_igemm_avx2_pack(g.OC, g.K, (const int8_t *)c->in[1].data, zp, (int32_t *)(void *)((uint8_t *)dst + CONV_PREP_W));
         h->finite = 1;
         return TOSAC_OK;
     }
@@ -801,6 +811,8 @@ typedef struct conv_task {
     int64_t xa, xb;               /* implicit: the output columns whose kernel columns all lie inside */
     bool u8cols;                  /* s8 x u8 panels with the bias in the sums: column groups possible */
     bool rqon;                    /* u8cols and the panels apply the fused RESCALE (rq) themselves */
+    bool iend;                    /* AVX2 int16 panels (tosac_igemm_avx2) that add the int32 bias ... */
+    bool irq;                     /* ... and apply the fused RESCALE (rq) */
     tosac_gemm_rq rq;
     tosac_gemm_epi ep;
     int64_t pblk;   /* output pixels per block at most (the plan's, or whole output rows of it) */
@@ -977,6 +989,19 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                                     OC, j0, j0 + t->gw, &t->rq);
             } else if (g->bpanel && c->prep) {
                 tosac_gemm_u8_panel(pn, OC, K, A, g->lda, wbuf, cbuf, OC, j0, j0 + t->gw, NULL);
+            } else if (g->panel && c->prep && g->isa == TOSAC_KISA_AVX2) {
+                /* the tiles end the sums: into the outputs (fused RESCALE, or int32 results without an
+                   epilogue), else int32 results + bias into cbuf for the epilogue */
+                const tosac_ktensor *bias = &c->in[2];
+                void *dst = t->irq ? (void *)((uint8_t *)c->epi->out->data + (size_t)o0 * t->rq.ob)
+                            : t->iend && !c->epi ? (void *)((int32_t *)c->out[0].data + o0)
+                                                 : cbuf;
+                if (tosac_igemm_avx2(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, dst, OC,
+                                     t->iend ? (const int32_t *)bias->data : NULL, bias->nelem == 1,
+                                     t->irq ? &t->rq : NULL)) {
+                    t->st[worker] = tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
+                    continue;
+                }
             } else if (g->panel && c->prep) {
                 tosac_gemm_i16_panel(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, (int32_t *)cbuf, OC);
             } else if (g->kind == CK_INT) {
@@ -1004,8 +1029,11 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             }
         }
         /* epilogue */
-        if (t->rqon) {
+        if (t->rqon || (t->iend && !c->epi) || t->irq) {
             /* the panels stored the outputs */
+        } else if (t->iend) {
+            tosac_status st = tosac_epilogue_store(c, (int32_t *)cbuf, o0, pn * OC);
+            if (st != TOSAC_OK) t->st[worker] = st;
         } else if (g->kind == CK_INT && g->bpanel && ((const conv_prep *)c->prep)->bias_in) {
             /* the sums already hold the bias and cannot have overflowed */
             const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
@@ -1060,6 +1088,11 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
        with the fused RESCALE, whose border pixels go through patch rows together, rows of 7 or
        more (7x7x512 3x3: 224 -> 241, 14x14x256: 227 -> 239, 8x8x64: 191 -> 204, best invokes) */
     t.rqon = t.u8cols && c->epi && tosac_epilogue_rq(c, &t.rq);
+    /* AVX2 int16 panels: the bias and the fused RESCALE (its hi32 form) in the tiles where the
+       results are int32 (i8 x i8 / i4; i16 inputs accumulate in i48) */
+    t.iend = g->panel && c->prep && g->isa == TOSAC_KISA_AVX2 && !t.direct && c->out[0].dtype == TOSAC_DTYPE_INT32 &&
+             bias->dtype == TOSAC_DTYPE_INT32;
+    t.irq = t.iend && c->epi && tosac_epilogue_rq(c, &t.rq);
     const bool u8seg = t.u8cols && !t.rows && (g->KW * g->IC) % 4 == 0 && g->OW >= (t.rqon ? 7 : 24);
     if (((t.fused && !t.pointwise && g->OW >= 8 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 &&
           !c->in[0].f64) ||

@@ -705,9 +705,31 @@ kr_avx512_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc, bool u
 #undef KR512_HI32
 }
 
-/* kr_avx512_hi32 in 8 lanes; channel tails through the portable loop. */
+/* Stores the first cnt (<= 8) lanes of v, values within [lo, hi] of the output, at element i of y
+   as ob-byte elements: narrowed by packs, so exactly where [lo, hi] lies within int16 (ob 2) or
+   within int8 (us false) or uint8 (us: stored as its bit patterns) for ob 1. */
+__attribute__((target("avx2"))) static inline void kr256_put(void *y, int64_t i, unsigned ob, bool us, __m256i v,
+                                                            int64_t cnt)
+{
+    uint8_t b[32];
+    uint8_t *d = cnt == 8 ? (uint8_t *)y + (size_t)i * ob : b; /* whole vectors straight to y */
+    if (ob == 4) {
+        _mm256_storeu_si256((__m256i *)(void *)d, v);
+    } else {
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        if (ob == 2)
+            _mm_storeu_si128((__m128i *)(void *)d, w);
+        else
+            _mm_storel_epi64((__m128i *)(void *)d, us ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w));
+    }
+    if (cnt < 8) memcpy((uint8_t *)y + (size_t)i * ob, b, (size_t)cnt * ob);
+}
+
+/* kr_avx512_hi32 in 8 lanes, into ob-byte elements (kr256_put); channel tails through the
+   portable loop. */
 __attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc,
-                                                       bool uniform, int32_t ozp, int32_t lo, int32_t hi, int32_t *y)
+                                                       bool uniform, int32_t ozp, int32_t lo, int32_t hi, void *y,
+                                                       unsigned ob, bool us)
 {
     const __m256i vozp = _mm256_set1_epi32(ozp), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
 #define KR256_HI32(V, M, MO, R, S)                                                                               \
@@ -729,20 +751,31 @@ __attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64
     if (uniform) {
         const __m256i m = _mm256_set1_epi32(t->m32[0]), r = _mm256_set1_epi32(t->r32[0]);
         const __m256i s = _mm256_set1_epi32(t->s32[0]), mo = _mm256_srli_epi64(m, 32);
-        for (int64_t i = 0; i < n8; i += 8) KR256_ST(y + i, KR256_HI32(KR256_LD(x + i), m, mo, r, s));
-        if (n8 < n) kr_avx2_rs_rows(x + n8, n - n8, t, 1, ozp, lo, hi, y + n8);
+        if (ob == 4)
+            for (int64_t i = 0; i < n8; i += 8) KR256_ST((int32_t *)y + i, KR256_HI32(KR256_LD(x + i), m, mo, r, s));
+        else
+            for (int64_t i = 0; i < n8; i += 8) kr256_put(y, i, ob, us, KR256_HI32(KR256_LD(x + i), m, mo, r, s), 8);
+        if (n8 < n) {
+            int32_t tmp[8] = {0};
+            kr_avx2_rs_rows(x + n8, n - n8, t, 1, ozp, lo, hi, tmp);
+            kr256_put(y, n8, ob, us, KR256_LD(tmp), n - n8);
+        }
         return;
     }
     for (int64_t row = 0; row < n; row += nc) {
         for (int64_t j = 0; j < n8; j += 8) {
             const __m256i m = KR256_LD(t->m32 + j);
-            KR256_ST(y + row + j, KR256_HI32(KR256_LD(x + row + j), m, _mm256_srli_epi64(m, 32), KR256_LD(t->r32 + j),
-                                             KR256_LD(t->s32 + j)));
+            kr256_put(y, row + j, ob, us,
+                      KR256_HI32(KR256_LD(x + row + j), m, _mm256_srli_epi64(m, 32), KR256_LD(t->r32 + j),
+                                 KR256_LD(t->s32 + j)),
+                      8);
         }
         if (n8 < nc) {
             const rs_tabs tt = {t->mult + n8, t->shift + n8, t->rpos + n8, t->rneg + n8, t->vmin + n8, t->vmax + n8,
                                 NULL, NULL, NULL};
-            kr_avx2_rs_rows(x + row + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, y + row + n8);
+            int32_t tmp[8] = {0};
+            kr_avx2_rs_rows(x + row + n8, nc - n8, &tt, nc - n8, ozp, lo, hi, tmp);
+            kr256_put(y, row + n8, ob, us, KR256_LD(tmp), nc - n8);
         }
     }
 #undef KR256_HI32
@@ -843,6 +876,37 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void kr_shift32_avx5
 }
 #endif
 
+#ifdef TOSAC_KERNEL_X86
+/* rs_prep.lshift's results at AVX2: (x - izp) << k, 32 a step (the int32 results of the int8
+   RESCALEs ahead of a residual ADD; the table lookups were most of their time); the tail from the
+   table (l32: the same values). Else the table's int32 results by gathers, 8 a step. */
+__attribute__((target("avx2"))) static void kr_lut32_avx2(const int8_t *x, int64_t n, int32_t izp, uint32_t lshift,
+                                                          const int32_t *l32, int32_t *y)
+{
+    const __m256i zp = _mm256_set1_epi32(izp), off = _mm256_set1_epi32(128);
+    const __m128i sh = _mm_cvtsi32_si128((int)(lshift ? lshift - 1u : 0u));
+    int64_t i = 0;
+    if (lshift)
+        for (; i + 32 <= n; i += 32) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(x + i));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(x + i + 16));
+#define KR_SH(v, o) _mm256_storeu_si256((__m256i *)(void *)(y + i + (o)), _mm256_sll_epi32(_mm256_sub_epi32(_mm256_cvtepi8_epi32(v), zp), sh))
+            KR_SH(a, 0);
+            KR_SH(_mm_srli_si128(a, 8), 8);
+            KR_SH(b, 16);
+            KR_SH(_mm_srli_si128(b, 8), 24);
+#undef KR_SH
+        }
+    else
+        for (; i + 8 <= n; i += 8) {
+            const __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)(x + i));
+            const __m256i ix = _mm256_add_epi32(_mm256_cvtepi8_epi32(a), off);
+            _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm256_i32gather_epi32(l32, ix, 4));
+        }
+    for (; i < n; i++) y[i] = l32[(int32_t)x[i] + 128];
+}
+#endif
+
 /* rs_prep.lut's results of the int8 values s[0..m) as `out`'s type at element i0. */
 static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tosac_ktensor *out, int64_t i0, uint32_t isa)
 {
@@ -863,6 +927,10 @@ static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tos
             kr_lut16_vbmi(s, m, planes, (int16_t *)out->data + i0);
         else
             kr_lut32_vbmi(s, m, planes, (int32_t *)out->data + i0);
+        return;
+    }
+    if (isa == TOSAC_KISA_AVX2 && ob == 4) {
+        kr_lut32_avx2(s, m, h->izp, h->lshift, l32, (int32_t *)out->data + i0);
         return;
     }
 #endif
@@ -911,7 +979,7 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int6
         if (isa >= TOSAC_KISA_AVX512)
             kr_avx512_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y, 4);
         else
-            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y);
+            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y, 4, false);
         return 0;
     }
 #endif
@@ -954,7 +1022,7 @@ static void rs_store(const tosac_ktensor *t, int64_t off, int64_t m, const int32
 }
 
 /* rs_apply, then the results stored at element `off` of out (tmp: n int32 of room, may be x);
-   the AVX-512 hi32 form writes out directly. */
+   the AVX-512 and AVX2 hi32 forms write out directly. */
 static uint32_t rs_apply_store(const tosac_kcall *c, const int32_t *x, int64_t n, int64_t j0, int64_t nc, int32_t lo,
                                int32_t hi, int32_t *tmp, const tosac_ktensor *out, int64_t off, bool is_unsigned)
 {
@@ -965,6 +1033,17 @@ static uint32_t rs_apply_store(const tosac_kcall *c, const int32_t *x, int64_t n
         const unsigned ob = out->dtype == TOSAC_DTYPE_INT8 ? 1u : out->dtype == TOSAC_DTYPE_INT16 ? 2u : 4u;
         kr_avx512_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob);
         return 0;
+    }
+    if (h->hi32 && c->isa == TOSAC_KISA_AVX2) {
+        /* narrowed in registers where [lo, hi] lies within int16, int8 or uint8 (kr256_put) */
+        const unsigned ob = out->dtype == TOSAC_DTYPE_INT8 ? 1u : out->dtype == TOSAC_DTYPE_INT16 ? 2u : 4u;
+        const int32_t smin = ob == 1 ? INT8_MIN : INT16_MIN, smax = ob == 1 ? INT8_MAX : INT16_MAX;
+        const bool sg = ob == 4 || (lo >= smin && hi <= smax), un = ob == 1 && lo >= 0 && hi <= UINT8_MAX;
+        if (sg || un) {
+            const rs_tabs t = rs_tables_from(h, j0);
+            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob, !sg);
+            return 0;
+        }
     }
 #endif
     const uint32_t bad = rs_apply(c, x, n, j0, nc, lo, hi, tmp);
@@ -1068,7 +1147,7 @@ bool tosac_epilogue_rq(const tosac_kcall *c, tosac_gemm_rq *rq)
     const tosac_kepilogue *e = c->epi;
     const rs_prep *h = e && e->rescale ? e->rescale->prep : NULL;
     const tosac_dtype ot = e ? e->out->dtype : TOSAC_DTYPE_INT32;
-    if (!h || !h->hi32 || h->izp != 0 || e->rescale->isa != TOSAC_KISA_AVX512 ||
+    if (!h || !h->hi32 || h->izp != 0 || (e->rescale->isa != TOSAC_KISA_AVX512 && e->rescale->isa != TOSAC_KISA_AVX2) ||
         (ot != TOSAC_DTYPE_INT8 && ot != TOSAC_DTYPE_INT16))
         return false;
     const rs_tabs t = rs_tables(h);

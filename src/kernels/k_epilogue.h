@@ -31,7 +31,7 @@ tosac_status tosac_epilogue_store_cols(tosac_kcall *c, int32_t *acc, int64_t ld,
                                        int64_t jn);
 
 /* The fused RESCALE of c->epi for a GEMM that applies it in registers (k_gemm.h tosac_gemm_rq,
-   AVX-512 level): false when its prepared tables lack that form (or a REQUIRE may fail), where the
+   AVX-512 and AVX2 levels): false when its prepared tables lack that form (or a REQUIRE may fail), where the
    int32 sums go through tosac_epilogue_store instead. */
 struct tosac_gemm_rq;
 bool tosac_epilogue_rq(const tosac_kcall *c, struct tosac_gemm_rq *rq);

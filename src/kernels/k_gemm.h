@@ -98,6 +98,21 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
                          int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq);
 
 /*
+ * The integer GEMM of the AVX2 level (k_igemm_avx2.c; only when tosac_kernel_isa() is at least
+ * TOSAC_KISA_AVX2): pair-interleaved int16 weight panels as for tosac_gemm_i16_panel, in blocks of
+ * 16 columns ([ceil(K/2)][16] int32 each, tosac_igemm_avx2_panel_bytes()), packed from int8
+ * storage B [J][K] (INT8, or INT4 one per byte) minus zp. tosac_igemm_avx2 computes the sums of
+ * tosac_gemm_i16 (A rows of an even number of elements, A[p*lda + K] = 0 when K is odd; the caller
+ * bounds K) and ends them in registers: + bias[j] (bias[0] when bcast; none when NULL) wrapped to
+ * int32, returning nonzero when such an addition overflowed (the REQUIRE on acc + bias), then with
+ * rq the fused RESCALE (C of rq->ob-byte elements), else int32 C; row p at p * ldc.
+ */
+size_t tosac_igemm_avx2_panel_bytes(int64_t J, int64_t K);
+void tosac_igemm_avx2_pack(int64_t J, int64_t K, const int8_t *B, int32_t zp, int32_t *panel);
+uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
+                          void *C, int64_t ldc, const int32_t *bias, bool bcast, const tosac_gemm_rq *rq);
+
+/*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512 and AVX2): B [K][J] as blocks of 64
  * columns, each [K][64], the last one [K][w] with w the columns left rounded up to a multiple of 8
  * (zero beyond J); tosac_gemm_f32_panel_at(J, K, k, j) is the index of element (k, j) and

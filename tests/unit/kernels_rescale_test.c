@@ -326,7 +326,10 @@ static void producer_make(producer *p, uint32_t op, int64_t *oc)
         mk(&p->in, TOSAC_DTYPE_INT8, 4, is), mk(&p->w, TOSAC_DTYPE_INT8, 4, dw ? wds : ws);
         mk(&p->acc, TOSAC_DTYPE_INT32, 4, os);
         mk1(&p->bias, TOSAC_DTYPE_INT32, rnd() % 4 ? OC : 1);
-        for (int64_t i = 0; i < p->bias.t.nelem; i++) seti(&p->bias, i, rnd_in(-5000, 5000));
+        /* now and then a bias at the top of int32: acc + bias overflows (the REQUIRE) for most sums */
+        const bool top = !dw && rnd() % 12 == 0;
+        for (int64_t i = 0; i < p->bias.t.nelem; i++)
+            seti(&p->bias, i, top ? INT32_MAX - rnd_in(0, 1000) : rnd_in(-5000, 5000));
         attr_v(p->a, TOSAC_ATTR_CONV2D_pad, p->pad, 4);
         attr_v(p->a, TOSAC_ATTR_CONV2D_stride, p->st, 2);
         attr_v(p->a, TOSAC_ATTR_CONV2D_dilation, p->dl, 2);
@@ -388,11 +391,12 @@ static void test_fused_epilogue(void)
         tt final;
         mk(&final, to, p.acc.t.rank, p.acc.shape);
 
-        /* one by one */
+        /* one by one, on the portable kernels (the fused runs below compare every level with them) */
         const char *why;
+        tosac_kernel_limit_isa(TOSAC_KISA_PORTABLE);
         tosac_status s1 = producer_run(&p, NULL);
-        EXPECT_EQ_I(s1, TOSAC_OK);
-        tosac_status s2 = rescale_run(&r, ~1u, &why);
+        EXPECT(s1 == TOSAC_OK || (p.op == TOSAC_OP_CONV2D && s1 == TOSAC_ERR_UNPREDICTABLE));
+        tosac_status s2 = s1 == TOSAC_OK ? rescale_run(&r, ~1u, &why) : s1;
         int64_t n = r.y.t.nelem;
         for (int64_t i = 0; i < n && s2 == TOSAC_OK; i++) {
             int64_t v = geti(&r.y, i);

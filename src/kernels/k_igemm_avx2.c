@@ -1,0 +1,222 @@
+/*
+ * The integer convolution GEMM of the AVX2 level (k_gemm.h tosac_igemm_avx2): int16 patch rows
+ * (x - zp) against pair-interleaved int16 weight panels, vpmaddwd + vpaddd, with the bias, its
+ * REQUIRE and the fused RESCALE (+ clamp) applied to the sums while they are in registers.
+ *
+ * AVX2 has no vpdpbusd / vpdpwssd, and vpmaddubsw saturates its int16 pair sums, so the exact form
+ * is vpmaddwd: each int32 lane receives a[2q] * b[2q] + a[2q+1] * b[2q+1] (both products and their
+ * sum exact: |x - zp| <= 255 or an int16 value, |w - zp| <= 255, the pair sum within int32), then
+ * added in int32. The caller bounds K (k_gemm.h tosac_gemm_i32_chunk) so that no partial sum
+ * overflows: the sums are those of tosac_gemm_i16, whatever the order.
+ *
+ * Panels: blocks of 16 columns (two ymm of int32 lanes), each [ceil(K/2)][16] int32 pairs, one
+ * 64-byte line per pair of k. Register tile: 6 rows x 16 columns, 12 accumulators, the two panel
+ * vectors and a broadcast pair (16 ymm in all): per pair of k 2 panel loads and 6 broadcasts feed
+ * 12 vpmaddwd (192 multiply-adds).
+ */
+#include <string.h>
+
+#include "kernels/k_gemm.h"
+
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
+
+#define KIA_W 16  /* columns per panel block */
+#define KIA_R 6   /* rows of the widest register tile */
+
+size_t tosac_igemm_avx2_panel_bytes(int64_t J, int64_t K)
+{
+    return (size_t)((J + KIA_W - 1) / KIA_W) * (size_t)((K + 1) / 2) * KIA_W * sizeof(int32_t);
+}
+
+void tosac_igemm_avx2_pack(int64_t J, int64_t K, const int8_t *B, int32_t zp, int32_t *panel)
+{
+    const int64_t Q = (K + 1) / 2;
+    for (int64_t jb = 0; jb < J; jb += KIA_W)
+        for (int64_t q = 0; q < Q; q++)
+            for (int64_t jj = 0; jj < KIA_W; jj++) {
+                const int64_t j = jb + jj, k = 2 * q;
+                const uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * K + k] - zp) : 0u;
+                const uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * K + k + 1] - zp) : 0u;
+                const uint32_t v = lo | hi << 16;
+                memcpy(&panel[(jb / KIA_W * Q + q) * KIA_W + jj], &v, sizeof v);
+            }
+}
+
+#ifdef TOSAC_KERNEL_X86
+
+/* The end of a column block: its 16 columns' bias and RESCALE tables (zero beyond J, so that the
+   padding columns neither overflow nor matter) and the constants, loaded once per block. */
+typedef struct kia_end {
+    __m256i b0, b1;          /* bias */
+    __m256i m0, m1, mo0, mo1; /* multipliers (and their odd lanes moved down) */
+    __m256i r0, r1, s0, s1;   /* rounding addend and shift of the hi32 form */
+    __m256i zp, lo, hi;
+    bool bias, rq, b8;
+    int64_t nc; /* columns of the block inside J */
+} kia_end;
+
+#define KIA_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+
+/* The scaled, clamped values of 8 lanes: what kr_avx2_hi32 (k_convert.c) computes. H is the high
+   half of the signed 32 x 32 product: of the even lanes directly, of the odd ones after moving
+   them down; (H + r) >> s is the single-round result (k_convert.c, the hi32 form). */
+__attribute__((target("avx2"), always_inline)) static inline __m256i kia_rq(__m256i v, __m256i m, __m256i mo, __m256i r,
+                                                                           __m256i s, const kia_end *e)
+{
+    const __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(_mm256_mul_epi32(v, m), 32),
+                                         _mm256_mul_epi32(_mm256_srli_epi64(v, 32), mo), 0xAA);
+    const __m256i y = _mm256_add_epi32(_mm256_srav_epi32(_mm256_add_epi32(h, r), s), e->zp);
+    return _mm256_min_epi32(_mm256_max_epi32(y, e->lo), e->hi);
+}
+
+/* One tile row's 16 sums: + bias (wrapping; *bad gets the sign bit of an overflowed lane), then
+   stored as int32, or rescaled, clamped and narrowed (exactly: the values are within [lo, hi],
+   inside the output type) to ob-byte results. */
+__attribute__((target("avx2"), always_inline)) static inline void kia_row(__m256i v0, __m256i v1, const kia_end *e,
+                                                                         void *d, __m256i *bad)
+{
+    if (e->bias) {
+        const __m256i s0 = _mm256_add_epi32(v0, e->b0), s1 = _mm256_add_epi32(v1, e->b1);
+        const __m256i o0 = _mm256_and_si256(_mm256_xor_si256(v0, s0), _mm256_xor_si256(e->b0, s0));
+        const __m256i o1 = _mm256_and_si256(_mm256_xor_si256(v1, s1), _mm256_xor_si256(e->b1, s1));
+        *bad = _mm256_or_si256(*bad, _mm256_or_si256(o0, o1));
+        v0 = s0, v1 = s1;
+    }
+    if (!e->rq) {
+        if (e->nc == KIA_W) {
+            _mm256_storeu_si256((__m256i *)d, v0);
+            _mm256_storeu_si256((__m256i *)d + 1, v1);
+        } else {
+            int32_t t[KIA_W];
+            _mm256_storeu_si256((__m256i *)(void *)t, v0);
+            _mm256_storeu_si256((__m256i *)(void *)(t + 8), v1);
+            memcpy(d, t, (size_t)e->nc * sizeof(int32_t));
+        }
+        return;
+    }
+    /* packs work within 128-bit lanes: [v0 0-3, v1 0-3, v0 4-7, v1 4-7], reordered by qwords */
+    const __m256i w = _mm256_permute4x64_epi64(
+        _mm256_packs_epi32(kia_rq(v0, e->m0, e->mo0, e->r0, e->s0, e), kia_rq(v1, e->m1, e->mo1, e->r1, e->s1, e)),
+        0xD8);
+    if (e->b8) {
+        const __m128i b = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+        if (e->nc == KIA_W)
+            _mm_storeu_si128((__m128i *)d, b);
+        else {
+            int8_t t[KIA_W];
+            _mm_storeu_si128((__m128i *)(void *)t, b);
+            memcpy(d, t, (size_t)e->nc);
+        }
+    } else if (e->nc == KIA_W) {
+        _mm256_storeu_si256((__m256i *)d, w);
+    } else {
+        int16_t t[KIA_W];
+        _mm256_storeu_si256((__m256i *)(void *)t, w);
+        memcpy(d, t, (size_t)e->nc * sizeof(int16_t));
+    }
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
+/* R rows x 16 columns over Q pairs of k; rows of C es bytes an element, ldc elements apart. The
+   accumulators are named variables (arrays of vectors stay in memory with GCC). */
+#define KIA_1(M) M(0)
+#define KIA_2(M) KIA_1(M) M(1)
+#define KIA_3(M) KIA_2(M) M(2)
+#define KIA_4(M) KIA_3(M) M(3)
+#define KIA_5(M) KIA_4(M) M(4)
+#define KIA_6(M) KIA_5(M) M(5)
+#define KIA_ZERO(r) __m256i c##r##0 = _mm256_setzero_si256(), c##r##1 = c##r##0;
+#define KIA_DOT(r)                                                                                       \
+    {                                                                                                    \
+        int32_t pair;                                                                                    \
+        memcpy(&pair, A + r * lda + 2 * q, sizeof pair);                                                 \
+        const __m256i a = _mm256_set1_epi32(pair);                                                       \
+        c##r##0 = _mm256_add_epi32(c##r##0, _mm256_madd_epi16(a, b0));                                   \
+        c##r##1 = _mm256_add_epi32(c##r##1, _mm256_madd_epi16(a, b1));                                   \
+    }
+#define KIA_END(r) kia_row(c##r##0, c##r##1, e, C + (size_t)r * rowb, &bad);
+#define KIA_TILE(R)                                                                                      \
+    __attribute__((target("avx2"))) static __m256i kia_tile_##R(int64_t Q, const int16_t *A, int64_t lda,  \
+                                                                const int32_t *Bp, uint8_t *C, size_t rowb, \
+                                                                const kia_end *e, __m256i bad)           \
+    {                                                                                                    \
+        KIA_##R(KIA_ZERO)                                                                                \
+        for (int64_t q = 0; q < Q; q++) {                                                                \
+            const __m256i b0 = KIA_LD(Bp + q * KIA_W), b1 = KIA_LD(Bp + q * KIA_W + 8);                   \
+            KIA_##R(KIA_DOT)                                                                             \
+        }                                                                                                \
+        KIA_##R(KIA_END)                                                                                 \
+        return bad;                                                                                      \
+    }
+KIA_TILE(1)
+KIA_TILE(2)
+KIA_TILE(3)
+KIA_TILE(4)
+KIA_TILE(5)
+KIA_TILE(6)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+typedef __m256i (*kia_tile_fn)(int64_t, const int16_t *, int64_t, const int32_t *, uint8_t *, size_t, const kia_end *,
+                               __m256i);
+
+/* 16 int32 from t + j (zero beyond n), as two vectors */
+__attribute__((target("avx2"))) static void kia_ld16(const int32_t *t, int64_t j, int64_t n, bool bc, __m256i *v0,
+                                                     __m256i *v1)
+{
+    int32_t x[KIA_W];
+    for (int64_t i = 0; i < KIA_W; i++) x[i] = bc ? t[0] : j + i < n ? t[j + i] : 0;
+    *v0 = KIA_LD(x), *v1 = KIA_LD(x + 8);
+}
+
+__attribute__((target("avx2"))) static uint32_t kia_gemm(int64_t P, int64_t J, int64_t K, const int16_t *A,
+                                                         int64_t lda, const int32_t *panel, void *C, int64_t ldc,
+                                                         const int32_t *bias, bool bcast, const tosac_gemm_rq *rq)
+{
+    static const kia_tile_fn tiles[KIA_R + 1] = {NULL, kia_tile_1, kia_tile_2, kia_tile_3,
+                                                 kia_tile_4, kia_tile_5, kia_tile_6};
+    const int64_t Q = (K + 1) / 2;
+    const size_t es = rq ? rq->ob : sizeof(int32_t), rowb = (size_t)ldc * es;
+    __m256i bad = _mm256_setzero_si256();
+    kia_end e;
+    memset(&e, 0, sizeof e);
+    e.bias = bias != NULL, e.rq = rq != NULL;
+    if (rq) {
+        e.b8 = rq->ob == 1;
+        e.zp = _mm256_set1_epi32(rq->ozp), e.lo = _mm256_set1_epi32(rq->lo), e.hi = _mm256_set1_epi32(rq->hi);
+    }
+    for (int64_t jb = 0; jb < J; jb += KIA_W) {
+        e.nc = J - jb < KIA_W ? J - jb : KIA_W;
+        if (bias) kia_ld16(bias, jb, J, bcast, &e.b0, &e.b1);
+        if (rq) {
+            kia_ld16(rq->m32, jb, J, rq->uniform, &e.m0, &e.m1);
+            kia_ld16(rq->r32, jb, J, rq->uniform, &e.r0, &e.r1);
+            kia_ld16(rq->s32, jb, J, rq->uniform, &e.s0, &e.s1);
+            e.mo0 = _mm256_srli_epi64(e.m0, 32), e.mo1 = _mm256_srli_epi64(e.m1, 32);
+        }
+        const int32_t *Bp = panel + jb / KIA_W * Q * KIA_W;
+        uint8_t *Cb = (uint8_t *)C + (size_t)jb * es;
+        for (int64_t p = 0; p < P; p += KIA_R) {
+            const int64_t r = P - p < KIA_R ? P - p : KIA_R;
+            bad = tiles[r](Q, A + p * lda, lda, Bp, Cb + (size_t)p * rowb, rowb, &e, bad);
+        }
+    }
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
+}
+#endif
+
+uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
+                          void *C, int64_t ldc, const int32_t *bias, bool bcast, const tosac_gemm_rq *rq)
+{
+#ifdef TOSAC_KERNEL_X86
+    return kia_gemm(P, J, K, A, lda, panel, C, ldc, bias, bcast, rq);
+#else
+    (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)bias, (void)bcast, (void)rq;
+    return 0;
+#endif
+}
