@@ -1355,6 +1355,12 @@ void tosac_gemm_f32(uint32_t isa, int64_t P, int64_t J, int64_t K, const float *
         kg512_gemm_f32(P, J, K, A, lda, B, ldb, C, ldc);
         return;
     }
+    if (isa == TOSAC_KISA_AVX2 && J >= 16 && K > 0) {
+        const int64_t J8 = J - J % 8;
+        tosac_gemm_f32_avx2(P, J8, K, A, lda, B, ldb, C, ldc);
+        if (J8 < J) kg_avx2_gemm_f32(P, J - J8, K, A, lda, B + J8, ldb, C + J8, ldc);
+        return;
+    }
 #endif
     KG_DISPATCH(gemm_f32, (P, J, K, A, lda, B, ldb, C, ldc))
 }

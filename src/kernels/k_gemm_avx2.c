@@ -137,13 +137,13 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i kga_mask(in
 
 /*
  * nt tiles of R rows one below the other (A and C R rows further each), over the w columns of
- * one panel block (nc of them stored: the rest are the panel's zero columns). C = (first ? +0 :
+ * one panel block, B rows ldb apart (nc of them stored: the rest are the panel's zero columns). C = (first ? +0 :
  * C) + the sum over the segments, then with bias (the block's w biases, the last K block) the end
  * ec. pf .. pfe: this call's share of the next block to prefetch.
  */
 #define KGA_PARAMS                                                                                       \
     const tosac_gemm_seg *sg, int64_t nsg, const float *restrict A, int64_t lda, const float *restrict B,    \
-        int64_t ldb, int64_t nc, float *restrict C, int64_t ldc, bool first, const float *bias,             \
+        int64_t ldb, int64_t w, int64_t nc, float *restrict C, int64_t ldc, bool first, const float *bias,  \
         const kga_endc *ecp, const char *pf, const char *pfe, int64_t nt
 #define KGA_TILE(R)                                                                                      \
     __attribute__((target("avx2"))) static void kga_tile_##R(KGA_PARAMS)                                    \
@@ -151,7 +151,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i kga_mask(in
         const kga_endc ec = *ecp;                                                                        \
         for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                \
             int64_t j = 0;                                                                               \
-            for (; j + 16 <= ldb; j += 16) {                                                             \
+            for (; j + 16 <= w; j += 16) {                                                               \
                 float *restrict Cq = C + j;                                                              \
                 const float *restrict Bq = B + j;                                                        \
                 const bool full0 = nc - j >= 8, full1 = nc - j >= 16;                                    \
@@ -162,7 +162,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i kga_mask(in
                 const __m256 bv1 = bias ? _mm256_loadu_ps(bias + j + 8) : _mm256_setzero_ps();           \
                 KGA_R##R(KGA_OUT2)                                                                       \
             }                                                                                            \
-            if (j < ldb) {                                                                               \
+            if (j < w) {                                                                                 \
                 float *restrict Cq = C + j;                                                              \
                 const float *restrict Bq = B + j;                                                        \
                 const bool full0 = nc - j >= 8;                                                          \
@@ -181,7 +181,7 @@ KGA_TILE(4)
 KGA_TILE(5)
 KGA_TILE(6)
 typedef void (*kga_tile_fn)(const tosac_gemm_seg *, int64_t, const float *, int64_t, const float *, int64_t, int64_t,
-                            float *, int64_t, bool, const float *, const kga_endc *, const char *, const char *,
+                            int64_t, float *, int64_t, bool, const float *, const kga_endc *, const char *, const char *,
                             int64_t);
 static const kga_tile_fn kga_tiles[KGA_ROWS + 1] = {NULL,        kga_tile_1, kga_tile_2, kga_tile_3,
                                                     kga_tile_4, kga_tile_5, kga_tile_6};
@@ -193,10 +193,11 @@ static int64_t kga_width(int64_t J, int64_t jb)
     return n >= KGA_W ? KGA_W : (n + 7) & ~(int64_t)7;
 }
 
-/* tosac_gemm_f32_panel_seg's walk (k_gemm.c), with this file's tiles */
-__attribute__((target("avx2"))) void tosac_gemm_f32_panel_seg_avx2(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
-                                   const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
-                                   const tosac_gemm_epi *ep)
+/* tosac_gemm_f32_panel_seg's walk (k_gemm.c) with this file's tiles, on the panels (ldb 0) or on
+   B as it is, rows ldb apart (J a multiple of 8: its blocks of 64 columns are read in place) */
+__attribute__((target("avx2"))) static void kga_run(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg,
+                                                    int64_t nsg, const float *A, int64_t lda, const float *panel,
+                                                    int64_t ldb, float *C, int64_t ldc, const tosac_gemm_epi *ep)
 {
     if (P <= 0) return;
     const size_t nkb = ((size_t)K + KGA_KB - 1) / KGA_KB;
@@ -222,14 +223,16 @@ __attribute__((target("avx2"))) void tosac_gemm_f32_panel_seg_avx2(int64_t P, in
                 for (int64_t j = 0; j < w; j++) bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
                 bp = bias;
             }
-            const float *Bp = panel + jb * K + k0 * w;
+            const float *Bp = ldb ? panel + k0 * ldb + jb : panel + jb * K + k0 * w;
             const int64_t nc = J - jb < KGA_W ? J - jb : KGA_W;
             /* the next block in this order (the next columns, else the first of the next K
                block), a share of it prefetched by each tile; the rows in nt tiles of r or r + 1 */
             const int64_t nt = (P + KGA_ROWS - 1) / KGA_ROWS, r = P / nt, r1 = P - r * nt;
             const char *nx = NULL;
             size_t nbytes = 0;
-            if (jb + KGA_W < J) {
+            if (ldb) {
+                /* (B in place: the hardware prefetchers follow its rows) */
+            } else if (jb + KGA_W < J) {
                 nx = (const char *)(panel + (jb + KGA_W) * K + k0 * kga_width(J, jb + KGA_W));
                 nbytes = (size_t)(kb * kga_width(J, jb + KGA_W)) * sizeof(float);
             } else if (k0 + kb < K) {
@@ -242,11 +245,25 @@ __attribute__((target("avx2"))) void tosac_gemm_f32_panel_seg_avx2(int64_t P, in
                 const int64_t rt = r + (t < r1), n = t < r1 ? r1 : nt - t;
                 const size_t pa = (size_t)t * share < nbytes ? (size_t)t * share : nbytes;
                 const size_t pe = pa + (size_t)n * share < nbytes ? pa + (size_t)n * share : nbytes;
-                kga_tiles[rt](cs, ns, A + p * lda, lda, Bp, w, nc, C + p * ldc + jb, ldc, k0 == 0, bp, &ec,
-                              nx ? nx + pa : NULL, nx ? nx + pe : NULL, n);
+                kga_tiles[rt](cs, ns, A + p * lda, lda, Bp, ldb ? ldb : w, w, nc, C + p * ldc + jb, ldc, k0 == 0, bp,
+                              &ec, nx ? nx + pa : NULL, nx ? nx + pe : NULL, n);
                 p += rt * n, t += n;
             }
         }
     }
+}
+
+void tosac_gemm_f32_panel_seg_avx2(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
+                                   const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
+                                   const tosac_gemm_epi *ep)
+{
+    kga_run(P, J, K, sg, nsg, A, lda, panel, 0, C, ldc, ep);
+}
+
+void tosac_gemm_f32_avx2(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+                         float *C, int64_t ldc)
+{
+    const tosac_gemm_seg one = {0, 0, K};
+    kga_run(P, J, K, &one, 1, A, lda, B, ldb, C, ldc, NULL);
 }
 #endif

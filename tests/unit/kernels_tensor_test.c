@@ -976,6 +976,9 @@ static void test_matmul(void)
     /* large enough to be split over column blocks when there are workers */
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 1, 300, 1000, 0, 0), "matmul fp32 1x300x1000");
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 5, 600, 90, 0, 0), "matmul fp32 5x600x90");
+    /* the GEMM on B as it is in several K blocks (AVX2: of 256), blocks of 64 columns, 6 columns
+       left to the portable tile, rows in tiles of 5 and 6 */
+    CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 2, 41, 600, 150, 0, 0), "matmul fp32 41x600x150");
     /* matrix-vector shapes (fully connected layers; with a constant B the prepared column blocks):
        a partial last block, several rows, batches */
     CHECK_CASE(matmul_case(TOSAC_DTYPE_FP32, TOSAC_DTYPE_FP32, false, 1, 1, 576, 1000, 0, 0), "matmul fp32 1x576x1000");
