@@ -141,6 +141,35 @@ typedef struct tosac_gemm_seg {
     int64_t a, b, n;
 } tosac_gemm_seg;
 #define TOSAC_GEMM_MAX_SEG 16
+/* The walk of a panel GEMM over K blocks (every ISA's tiles): blocks of equal size of at most kmax
+   (K = 576 with kmax 512: one block, not 512 + 64). */
+static inline int64_t tosac_gemm_kstep(int64_t K, int64_t kmax)
+{
+    const size_t nkb = ((size_t)K + (size_t)kmax - 1) / (size_t)kmax;
+    return nkb ? (int64_t)(((size_t)K + nkb - 1) / nkb) : 1;
+}
+/* The parts of the segments sg[0 .. nsg - 1] inside the K block [k0, k0 + kb) into cs, their B
+   rows counted from k0; returns how many. */
+static inline int64_t tosac_gemm_seg_clip(const tosac_gemm_seg *sg, int64_t nsg, int64_t k0, int64_t kb,
+                                          tosac_gemm_seg *cs)
+{
+    int64_t ns = 0;
+    for (int64_t s = 0; s < nsg; s++) {
+        const int64_t lo = sg[s].b > k0 ? sg[s].b : k0, e = sg[s].b + sg[s].n;
+        const int64_t hi = e < k0 + kb ? e : k0 + kb;
+        if (lo < hi) cs[ns++] = (tosac_gemm_seg){sg[s].a + (lo - sg[s].b), lo - k0, hi - lo};
+    }
+    return ns;
+}
+/* The w biases of the panel block at column jb for the tile's end: ep's own where the block's
+   columns all exist, else copied into buf (broadcast, zero beyond J); NULL without ep. */
+static inline const float *tosac_gemm_block_bias(const tosac_gemm_epi *ep, int64_t J, int64_t jb, int64_t w, float *buf)
+{
+    if (!ep) return NULL;
+    if (!ep->bcast && jb + w <= J) return ep->bias + jb;
+    for (int64_t j = 0; j < w; j++) buf[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
+    return buf;
+}
 void tosac_gemm_f32_panel_seg(uint32_t isa, int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
                               const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
                               const tosac_gemm_epi *ep);

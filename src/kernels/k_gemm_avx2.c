@@ -200,29 +200,16 @@ __attribute__((target("avx2"))) static void kga_run(int64_t P, int64_t J, int64_
                                                     int64_t ldb, float *C, int64_t ldc, const tosac_gemm_epi *ep)
 {
     if (P <= 0) return;
-    const size_t nkb = ((size_t)K + KGA_KB - 1) / KGA_KB;
-    const int64_t kstep = nkb ? (int64_t)(((size_t)K + nkb - 1) / nkb) : 1;
+    const int64_t kstep = tosac_gemm_kstep(K, KGA_KB);
     const kga_endc ec = kga_end_form(ep);
     for (int64_t k0 = 0; k0 < K; k0 += kstep) {
         int64_t kb = K - k0 < kstep ? K - k0 : kstep;
-        /* the segments' parts inside this K block, B rows from its start */
         tosac_gemm_seg cs[TOSAC_GEMM_MAX_SEG];
-        int64_t ns = 0;
-        for (int64_t s = 0; s < nsg; s++) {
-            const int64_t lo = sg[s].b > k0 ? sg[s].b : k0, e = sg[s].b + sg[s].n;
-            const int64_t hi = e < k0 + kb ? e : k0 + kb;
-            if (lo < hi) cs[ns++] = (tosac_gemm_seg){sg[s].a + (lo - sg[s].b), lo - k0, hi - lo};
-        }
+        const int64_t ns = tosac_gemm_seg_clip(sg, nsg, k0, kb, cs);
         for (int64_t jb = 0; jb < J; jb += KGA_W) {
             const int64_t w = kga_width(J, jb);
             float bias[KGA_W]; /* the block's w biases, when this is the last K block */
-            const float *bp = NULL;
-            if (ep && k0 + kb == K && !ep->bcast && jb + w <= J) {
-                bp = ep->bias + jb;
-            } else if (ep && k0 + kb == K) {
-                for (int64_t j = 0; j < w; j++) bias[j] = ep->bcast ? ep->bias[0] : jb + j < J ? ep->bias[jb + j] : 0.0f;
-                bp = bias;
-            }
+            const float *bp = tosac_gemm_block_bias(k0 + kb == K ? ep : NULL, J, jb, w, bias);
             const float *Bp = ldb ? panel + k0 * ldb + jb : panel + jb * K + k0 * w;
             const int64_t nc = J - jb < KGA_W ? J - jb : KGA_W;
             /* the next block in this order (the next columns, else the first of the next K
