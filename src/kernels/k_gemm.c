@@ -296,24 +296,33 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #define KG_DISPATCH(name, args) (void)isa, kg_base_##name args;
 #endif
 
-size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K)
+size_t tosac_gemm_i16_pairs_bytes(int64_t J, int64_t K, int64_t W)
 {
-    return (size_t)((J + 31) / 32) * (size_t)((K + 1) / 2) * 32u * sizeof(int32_t);
+    /* (size_t: no 64-bit division on 32-bit targets) */
+    return ((size_t)J + (size_t)W - 1) / (size_t)W * (size_t)((K + 1) / 2) * (size_t)W * sizeof(int32_t);
 }
 
-void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj, int64_t sk, int32_t zp,
+void tosac_gemm_i16_pack_pairs(int64_t J, int64_t K, int64_t W, const int8_t *B, int64_t sj, int64_t sk, int32_t zp,
                                int32_t *panel)
 {
     int64_t Q = (K + 1) / 2;
-    for (int64_t jb = 0; jb < J; jb += 32)
+    for (int64_t jb = 0, blk = 0; jb < J; jb += W, blk++)
         for (int64_t q = 0; q < Q; q++)
-            for (int64_t jj = 0; jj < 32; jj++) {
+            for (int64_t jj = 0; jj < W; jj++) {
                 int64_t j = jb + jj, k = 2 * q;
                 uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * sj + k * sk] - zp) : 0u;
                 uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * sj + (k + 1) * sk] - zp) : 0u;
                 uint32_t v = lo | hi << 16;
-                memcpy(&panel[(jb / 32 * Q + q) * 32 + jj], &v, sizeof v);
+                memcpy(&panel[(blk * Q + q) * W + jj], &v, sizeof v);
             }
+}
+
+size_t tosac_gemm_i16_panel_bytes(int64_t J, int64_t K) { return tosac_gemm_i16_pairs_bytes(J, K, 32); }
+
+void tosac_gemm_i16_pack_panel(int64_t J, int64_t K, const int8_t *B, int64_t sj, int64_t sk, int32_t zp,
+                               int32_t *panel)
+{
+    tosac_gemm_i16_pack_pairs(J, K, 32, B, sj, sk, zp, panel);
 }
 
 #ifdef TOSAC_KERNEL_X86

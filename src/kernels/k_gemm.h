@@ -39,6 +39,12 @@ void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, 
 void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int16_t *B, int64_t ldb,
                     int32_t *C, int64_t ldc);
 
+/* Pair-interleaved int16 weights in blocks of W columns, each [ceil(K/2)][W] int32 holding the
+   int16 pair (B[j][2q] - zp, B[j][2q+1] - zp) (zero beyond K and J), B[j][k] = w[j*sj + k*sk] in
+   int8 storage: the panels below (W = 32) and the AVX2 level's (W = 16, tosac_igemm_avx2). */
+size_t tosac_gemm_i16_pairs_bytes(int64_t J, int64_t K, int64_t W);
+void tosac_gemm_i16_pack_pairs(int64_t J, int64_t K, int64_t W, const int8_t *w, int64_t sj, int64_t sk, int32_t zp,
+                               int32_t *panel);
 /*
  * Pair-interleaved int16 weight panels for tosac_gemm_i16_panel (AVX-512 VNNI): B [J][K] (the
  * dot-form weights) as blocks of 32 columns, each [ceil(K/2)][32] int32 holding the int16 pair

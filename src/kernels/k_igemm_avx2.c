@@ -26,23 +26,11 @@
 #define KIA_W 16  /* columns per panel block */
 #define KIA_R 5   /* rows of the widest register tile */
 
-size_t tosac_igemm_avx2_panel_bytes(int64_t J, int64_t K)
-{
-    return (size_t)((J + KIA_W - 1) / KIA_W) * (size_t)((K + 1) / 2) * KIA_W * sizeof(int32_t);
-}
+size_t tosac_igemm_avx2_panel_bytes(int64_t J, int64_t K) { return tosac_gemm_i16_pairs_bytes(J, K, KIA_W); }
 
 void tosac_igemm_avx2_pack(int64_t J, int64_t K, const int8_t *B, int32_t zp, int32_t *panel)
 {
-    const int64_t Q = (K + 1) / 2;
-    for (int64_t jb = 0; jb < J; jb += KIA_W)
-        for (int64_t q = 0; q < Q; q++)
-            for (int64_t jj = 0; jj < KIA_W; jj++) {
-                const int64_t j = jb + jj, k = 2 * q;
-                const uint32_t lo = j < J ? (uint16_t)(int16_t)(B[j * K + k] - zp) : 0u;
-                const uint32_t hi = j < J && k + 1 < K ? (uint16_t)(int16_t)(B[j * K + k + 1] - zp) : 0u;
-                const uint32_t v = lo | hi << 16;
-                memcpy(&panel[(jb / KIA_W * Q + q) * KIA_W + jj], &v, sizeof v);
-            }
+    tosac_gemm_i16_pack_pairs(J, K, KIA_W, B, K, 1, zp, panel);
 }
 
 #ifdef TOSAC_KERNEL_X86
