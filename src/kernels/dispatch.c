@@ -25,10 +25,12 @@ uint32_t tosac_kernel_isa(void)
 {
     uint32_t l = TOSAC_KISA_PORTABLE;
 #ifdef TOSAC_KERNEL_X86
-    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+    /* both levels' fp32 GEMMs fuse with vfmadd: a CPU without FMA runs the portable level */
+    const bool fma = __builtin_cpu_supports("fma");
+    if (fma && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f"))
         l = TOSAC_KISA_AVX512;
-    else if (__builtin_cpu_supports("avx2"))
+    else if (fma && __builtin_cpu_supports("avx2"))
         l = TOSAC_KISA_AVX2;
 #endif
 #ifdef __ARM_FEATURE_MVE

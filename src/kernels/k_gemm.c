@@ -4,12 +4,12 @@
  * The micro-kernels are register tiles written in plain C that compilers vectorise. The integer
  * kernel is a dot-product form (both operands contiguous along K: int16 pairs feed multiply-add
  * instructions); the floating-point kernels are an axpy form (B contiguous along J) that
- * vectorises across outputs, so each output is still summed in the order k = 0, 1, ... with one
- * rounding per multiply and per add, exactly as the specification's pseudocode and the reference
- * model do. The hot kernels (k_gemm_tiles.h) are compiled three times on x86-64 with GCC or Clang,
- * for the baseline target, AVX2 and AVX-512 with VNNI, and picked at run time by CPU feature;
- * every variant computes the same bits (integer sums are exact; FP keeps the order and never fuses
- * multiply-adds).
+ * vectorises across outputs, so each output is still summed in the specification's order k = 0,
+ * 1, ..., each fp32 product fused into the sum with one rounding (fmaf; the fp64 and fp16 forms
+ * round the product and the sum apart). The hot kernels (k_gemm_tiles.h) are compiled three times
+ * on x86-64 with GCC or Clang, for the baseline target, AVX2 + FMA and AVX-512 with VNNI, and
+ * picked at run time by CPU feature; every variant computes the same bits (integer sums are exact;
+ * FP keeps the order and fuses exactly where the portable C calls fmaf).
  */
 #include "kernels/k_gemm.h"
 #include "kernels/k_gemm_avx2.h"
@@ -27,7 +27,7 @@
 #define KGP32_W 64
 #define KGP32_KB 1024
 
-/* No contraction of a*b + c into a fused multiply-add: keep the reference rounding. */
+/* No contraction of a*b + c into a fused multiply-add beyond the explicit fmaf calls. */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
@@ -198,7 +198,6 @@ void tosac_kstore_row_f64(const tosac_ktensor *t, int64_t off, const double *v, 
 #pragma GCC push_options
 #pragma GCC optimize("O3")
 #endif
-TOSAC_EDGE(gemm_f32_edge, float)
 TOSAC_EDGE(gemm_f64_edge, double)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
@@ -258,7 +257,7 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 
 #ifdef TOSAC_KERNEL_X86
 #define KG_FN(name) kg_avx2_##name
-#define KG_TARGET __attribute__((target("avx2")))
+#define KG_TARGET __attribute__((target("avx2,fma")))
 #define KG_I16_ROWS 2
 #define KG_F32_ROWS 6
 #define KG_DW_PX 8
@@ -271,7 +270,7 @@ void tosac_gemm_f64(int64_t P, int64_t J, int64_t K, const double *A, int64_t ld
 #undef KG_DW_PX
 #undef KG_DW_VB
 #define KG_FN(name) kg_vnni_##name
-#define KG_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define KG_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define KG_I16_ROWS 4
 #define KG_F32_ROWS 6
 #define KG_DW_PX 8
@@ -856,58 +855,32 @@ void tosac_gemm_i16(uint32_t isa, int64_t P, int64_t J, int64_t K, const int16_t
 /*
  * AVX-512 fp32 register tiles: R rows x Q zmm of columns (R x 16Q accumulators in named
  * variables), C[r][j] = (first ? +0 : C[r][j]) + sum over k < K in order of A[r][k] * B[k][j], B rows
- * ldb apart, columns beyond the masks m[q] neither read nor written. Separate multiply and add (no
- * FMA), so each output gets the operations of tosac_gemm_f32 in its order: the same bits.
+ * ldb apart, columns beyond the masks m[q] neither read nor written. Each product is fused into
+ * its sum (vfmadd231ps, one rounding: fmaf), so each output gets the operations of tosac_gemm_f32
+ * in its order: the same bits.
  *
- * The multiply takes A[r][k] as an embedded broadcast of a memory operand (vmulps m32{1to16}),
+ * The FMA takes A[r][k] as an embedded broadcast of a memory operand (vfmadd231ps m32{1to16}),
  * one per product: on Zen 4 a broadcast into a register shared by a row's products runs on an FP
- * pipe that the multiplies and adds need, the embedded one in the load unit (the 6 x 64 tile of
- * a 56x56x64 3x3 convolution: 93 -> 110 GFLOP/s in the tile; the peak is 118). GCC writes it as
+ * pipe that the arithmetic needs, the embedded one in the load unit (the 6 x 64 tile of a
+ * 56x56x64 3x3 convolution, then with a separate multiply and add: 93 -> 110 GFLOP/s in the
+ * tile; the peak is 118). GCC writes it as
  * inline assembly (it would share one vbroadcastss), which is also why the accumulators are named
  * variables: with arrays GCC keeps them in memory around the asm statements.
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#define KGF_MB(t, b, p) __asm__("vmulps %1%{1to16%}, %2, %0" : "=v"(t) : "m"(*(p)), "v"(b))
+#define KGF_FMA(c, b, p) __asm__("vfmadd231ps %2%{1to16%}, %1, %0" : "+v"(c) : "v"(b), "m"(*(p)))
 #else
-#define KGF_MB(t, b, p) t = _mm512_mul_ps(_mm512_set1_ps(*(p)), b)
+#define KGF_FMA(c, b, p) c = _mm512_fmadd_ps(_mm512_set1_ps(*(p)), b, c)
 #endif
 #define KGF_C(r, q) (first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m[q], C + r * ldc + 16 * q))
 #define KGF_ACC1(r) __m512 c##r##0 = KGF_C(r, 0);
 #define KGF_ACC2(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1);
 #define KGF_ACC3(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1), c##r##2 = KGF_C(r, 2);
 #define KGF_ACC4(r) __m512 c##r##0 = KGF_C(r, 0), c##r##1 = KGF_C(r, 1), c##r##2 = KGF_C(r, 2), c##r##3 = KGF_C(r, 3);
-#define KGF_ROW1(r)                                                                                      \
-    {                                                                                                    \
-        __m512 t0;                                                                                       \
-        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
-        c##r##0 = _mm512_add_ps(c##r##0, t0);                                                            \
-    }
-#define KGF_ROW3(r)                                                                                      \
-    {                                                                                                    \
-        __m512 t0, t1, t2;                                                                               \
-        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
-        KGF_MB(t1, b1, As + r * lda + k);                                                                 \
-        KGF_MB(t2, b2, As + r * lda + k);                                                                 \
-        c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
-        c##r##2 = _mm512_add_ps(c##r##2, t2);                                                            \
-    }
-#define KGF_ROW2(r)                                                                                      \
-    {                                                                                                    \
-        __m512 t0, t1;                                                                                   \
-        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
-        KGF_MB(t1, b1, As + r * lda + k);                                                                 \
-        c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
-    }
-#define KGF_ROW4(r)                                                                                      \
-    {                                                                                                    \
-        __m512 t0, t1, t2, t3;                                                                           \
-        KGF_MB(t0, b0, As + r * lda + k);                                                                 \
-        KGF_MB(t1, b1, As + r * lda + k);                                                                 \
-        KGF_MB(t2, b2, As + r * lda + k);                                                                 \
-        KGF_MB(t3, b3, As + r * lda + k);                                                                 \
-        c##r##0 = _mm512_add_ps(c##r##0, t0), c##r##1 = _mm512_add_ps(c##r##1, t1);                      \
-        c##r##2 = _mm512_add_ps(c##r##2, t2), c##r##3 = _mm512_add_ps(c##r##3, t3);                      \
-    }
+#define KGF_ROW1(r) KGF_FMA(c##r##0, b0, As + r * lda + k);
+#define KGF_ROW2(r) KGF_ROW1(r) KGF_FMA(c##r##1, b1, As + r * lda + k);
+#define KGF_ROW3(r) KGF_ROW2(r) KGF_FMA(c##r##2, b2, As + r * lda + k);
+#define KGF_ROW4(r) KGF_ROW3(r) KGF_FMA(c##r##3, b3, As + r * lda + k);
 #define KGF_ST(r, q) _mm512_mask_storeu_ps(C + r * ldc + 16 * q, m[q], bias ? kgf_end(c##r##q, bv[q], &ec) : c##r##q);
 #define KGF_OUT1(r) KGF_ST(r, 0)
 #define KGF_OUT2(r) KGF_ST(r, 0) KGF_ST(r, 1)
@@ -982,7 +955,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 kgf_end(_
    from A + sg[s].a (rows lda apart), B's rows from B + sg[s].b * ldb (one segment {0, 0, K}: a
    plain GEMM; several: a convolution read from its input, one segment per kernel row). */
 #define KGF_TILE(R, Q)                                                                                   \
-    __attribute__((target("avx512f"))) static void kgf_tile_##R##x##Q(KGF_PARAMS)                            \
+    __attribute__((target("avx512f,fma"))) static void kgf_tile_##R##x##Q(KGF_PARAMS)                            \
     {                                                                                                    \
     for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
         KG_R##R(KGF_ACC##Q)                                                                              \
@@ -1052,22 +1025,17 @@ KGF_TILE(23, 1)
 KGF_TILE(24, 1)
 
 /*
- * The same tile for a block of 8 columns in one ymm per row (vmulps m32{1to8}): on Zen 4 a zmm
+ * The same tile for a block of 8 columns in one ymm per row (vfmadd231ps m32{1to8}): on Zen 4 a zmm
  * operation takes the pipes twice, so 8 columns in ymm run at the rate of 16 in zmm and a layer
  * of 8 output channels does not compute 8 zero columns. Mask m[0] (the low 8 bits).
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#define KGY_MB(t, b, p) __asm__("vmulps %1%{1to8%}, %2, %0" : "=v"(t) : "m"(*(p)), "v"(b))
+#define KGY_FMA(c, b, p) __asm__("vfmadd231ps %2%{1to8%}, %1, %0" : "+v"(c) : "v"(b), "m"(*(p)))
 #else
-#define KGY_MB(t, b, p) t = _mm256_mul_ps(_mm256_set1_ps(*(p)), b)
+#define KGY_FMA(c, b, p) c = _mm256_fmadd_ps(_mm256_set1_ps(*(p)), b, c)
 #endif
 #define KGY_ACC(r) __m256 c##r = first ? _mm256_setzero_ps() : _mm256_maskz_loadu_ps(m8, C + r * ldc);
-#define KGY_ROW(r)                                                                                       \
-    {                                                                                                    \
-        __m256 t;                                                                                        \
-        KGY_MB(t, b0, As + r * lda + k);                                                                  \
-        c##r = _mm256_add_ps(c##r, t);                                                                   \
-    }
+#define KGY_ROW(r) KGY_FMA(c##r, b0, As + r * lda + k);
 #define KGY_OUT(r) _mm256_mask_storeu_ps(C + r * ldc, m8, bias ? kgy_end(c##r, bv, &ec) : c##r);
 __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 kgy_end(__m256 acc, __m256 b,
                                                                                       const kgf_endc *e)
@@ -1076,7 +1044,7 @@ __attribute__((target("avx512f,avx512vl"), always_inline)) static inline __m256 
     KG_END_BODY(mm256, __m256)
 }
 #define KGY_TILE(R)                                                                                      \
-    __attribute__((target("avx512f,avx512vl"))) static void kgy_tile_##R(KGF_PARAMS)                         \
+    __attribute__((target("avx512f,avx512vl,fma"))) static void kgy_tile_##R(KGF_PARAMS)                         \
     {                                                                                                    \
         const __mmask8 m8 = (__mmask8)m[0];                                                              \
     for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
@@ -1125,12 +1093,7 @@ KGY_TILE(24)
  * operation takes half the pipe time of a zmm one). 12, 8 and 6 rows: 24 accumulators.
  */
 #define KGX_YACC(r, q) __m256 c##r##y = first ? _mm256_setzero_ps() : _mm256_maskz_loadu_ps(my, C + r * ldc + 16 * q);
-#define KGX_YROW(r)                                                                                      \
-    {                                                                                                    \
-        __m256 ty;                                                                                       \
-        KGY_MB(ty, by, As + r * lda + k);                                                                 \
-        c##r##y = _mm256_add_ps(c##r##y, ty);                                                            \
-    }
+#define KGX_YROW(r) KGY_FMA(c##r##y, by, As + r * lda + k);
 #define KGX_YST(r, q) _mm256_mask_storeu_ps(C + r * ldc + 16 * q, my, bias ? kgy_end(c##r##y, bvy, &ec) : c##r##y);
 #define KGX_ACC1(r) KGF_ACC1(r) KGX_YACC(r, 1)
 #define KGX_ACC2(r) KGF_ACC2(r) KGX_YACC(r, 2)
@@ -1142,7 +1105,7 @@ KGY_TILE(24)
 #define KGX_OUT2(r) KGF_OUT2(r) KGX_YST(r, 2)
 #define KGX_OUT3(r) KGF_OUT3(r) KGX_YST(r, 3)
 #define KGX_TILE(R, Q)                                                                                   \
-    __attribute__((target("avx512f,avx512vl"))) static void kgx_tile_##R##x##Q(KGF_PARAMS)                   \
+    __attribute__((target("avx512f,avx512vl,fma"))) static void kgx_tile_##R##x##Q(KGF_PARAMS)                   \
     {                                                                                                    \
         const __mmask8 my = (__mmask8)m[Q];                                                              \
     for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                    \
@@ -1246,8 +1209,8 @@ static void kg512_gemm_f32(int64_t P, int64_t J, int64_t K, const float *A, int6
  * equal blocks of at most KGP32_KB (a block of B, up to 256 KB, is reused from L2 by every row
  * tile of the call; each block boundary costs a tile a store and a reload of its accumulators,
  * which at 128 was 3-4% of a 3x3 convolution); the last block is stored under masks. Per output the same operations in the same order as
- * tosac_gemm_f32 (separate multiply and add, k ascending, exact reload between K blocks): the
- * same bits.
+ * tosac_gemm_f32 (each product fused into the sum, k ascending, exact reload between K blocks):
+ * the same bits.
  */
 #endif
 

@@ -2,14 +2,13 @@
  * fp32 GEMM on prepared panels for AVX2 (tosac_gemm_f32_panel_seg at TOSAC_KISA_AVX2): the panels
  * of k_gemm.c as they are (blocks of 64 columns, [K][w] contiguous, the last block w = its columns
  * rounded up to a multiple of 8), the same segments, K blocks and end (tosac_gemm_epi), the same
- * bits: per output a separate multiply and add (no FMA: the target is "avx2" alone, so the
- * compiler has no fused form to contract into), k ascending from +0, partial sums stored and
- * reloaded exactly between K blocks.
+ * bits: per output each product fused into the sum (vfmadd, one rounding, as the portable tiles'
+ * fmaf), k ascending from +0, partial sums stored and reloaded exactly between K blocks.
  *
- * Register tile: R <= 6 rows x 16 columns, 12 ymm accumulators, the two ymm of B's row, the
- * broadcast A element and a product: the 16 registers. On Zen 3 the 12 multiplies and 12 adds of a
- * k step go to two multiply and two add pipes, 6 cycles for 96 multiply-adds (the FMA peak of 16
- * per cycle), with 2 + 6 loads, inside the 3 per cycle the load unit takes. A tile walks the 16-column
+ * Register tile: R <= 6 rows x 16 columns, 12 ymm accumulators, the two ymm of B's row and the
+ * broadcast A element. On Zen 3 the 12 FMAs of a k step take 6 cycles on the two FMA pipes (96
+ * multiply-adds, the peak of 16 per cycle), with 2 + 6 loads, inside the 3 per cycle the load
+ * unit takes. A tile walks the 16-column
  * sub-blocks of its panel block (B rows w floats apart) and ends with one of 8 columns when w is
  * 8 mod 16, so one tile family serves every block width. Kept in its own file: k_gemm.c already is
  * the long pole of the sanitizer build, and six instantiations here compile in parallel with it.
@@ -37,7 +36,7 @@ typedef struct kga_endc {
     int form;
 } kga_endc;
 
-__attribute__((target("avx2"))) static kga_endc kga_end_form(const tosac_gemm_epi *ep)
+__attribute__((target("avx2,fma"))) static kga_endc kga_end_form(const tosac_gemm_epi *ep)
 {
     if (!ep || !ep->clamp) return (kga_endc){_mm256_setzero_ps(), _mm256_setzero_ps(), KGA_BIAS};
     kga_endc e = {_mm256_set1_ps(ep->lo), _mm256_set1_ps(ep->hi), ep->ignore ? KGA_BLEND_LO : KGA_BLEND_KEEP};
@@ -51,7 +50,7 @@ __attribute__((target("avx2"))) static kga_endc kga_end_form(const tosac_gemm_ep
 
 /* bias + acc, then the clamp: vmaxps / vminps return their second operand when either is NaN,
    blendv takes its second where the mask is set */
-__attribute__((target("avx2"), always_inline)) static inline __m256 kga_end(__m256 acc, __m256 b, const kga_endc *e)
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 kga_end(__m256 acc, __m256 b, const kga_endc *e)
 {
     const __m256 x = _mm256_add_ps(b, acc), lo = e->lo, hi = e->hi;
     switch (e->form) {
@@ -69,7 +68,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256 kga_end(__m2
 }
 
 /* lanes of the 8 columns from c on that lie below nc */
-__attribute__((target("avx2"), always_inline)) static inline __m256i kga_mask(int64_t nc, int64_t c)
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256i kga_mask(int64_t nc, int64_t c)
 {
     const int64_t n = nc - c < 0 ? 0 : nc - c > 8 ? 8 : nc - c;
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -90,13 +89,13 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i kga_mask(in
 #define KGA_ROW2(r)                                                                                      \
     {                                                                                                    \
         const __m256 a = _mm256_broadcast_ss(As + r * lda + (k));                                          \
-        c##r##0 = _mm256_add_ps(c##r##0, _mm256_mul_ps(a, b0));                                          \
-        c##r##1 = _mm256_add_ps(c##r##1, _mm256_mul_ps(a, b1));                                          \
+        c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);                                                \
+        c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);                                                \
     }
 #define KGA_ROW1(r)                                                                                      \
     {                                                                                                    \
         const __m256 a = _mm256_broadcast_ss(As + r * lda + (k));                                          \
-        c##r##0 = _mm256_add_ps(c##r##0, _mm256_mul_ps(a, b0));                                          \
+        c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);                                                \
     }
 /* a masked store only where the block ends inside the 8 columns (vmaskmovps to memory is slow on
    Zen 3) */
@@ -146,7 +145,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i kga_mask(in
         int64_t ldb, int64_t w, int64_t nc, float *restrict C, int64_t ldc, bool first, const float *bias,  \
         const kga_endc *ecp, const char *pf, const char *pfe, int64_t nt
 #define KGA_TILE(R)                                                                                      \
-    __attribute__((target("avx2"))) static void kga_tile_##R(KGA_PARAMS)                                    \
+    __attribute__((target("avx2,fma"))) static void kga_tile_##R(KGA_PARAMS)                                    \
     {                                                                                                    \
         const kga_endc ec = *ecp;                                                                        \
         for (int64_t it = 0; it < nt; it++, A += R * lda, C += R * ldc) {                                \
@@ -195,7 +194,7 @@ static int64_t kga_width(int64_t J, int64_t jb)
 
 /* tosac_gemm_f32_panel_seg's walk (k_gemm.c) with this file's tiles, on the panels (ldb 0) or on
    B as it is, rows ldb apart (J a multiple of 8: its blocks of 64 columns are read in place) */
-__attribute__((target("avx2"))) static void kga_run(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg,
+__attribute__((target("avx2,fma"))) static void kga_run(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg,
                                                     int64_t nsg, const float *A, int64_t lda, const float *panel,
                                                     int64_t ldb, float *C, int64_t ldc, const tosac_gemm_epi *ep)
 {

@@ -9,7 +9,7 @@
  *                (AVX: 6 accumulators of 8 floats)
  *   KG_DW_PX, KG_DW_VB  pixels of the depthwise register tile and bytes of its vectors (one
  *                accumulator per pixel)
- * and have gemm_f32_edge() in scope. Not a public header.
+ * Not a public header.
  */
 
 /*
@@ -169,7 +169,7 @@ KG_TARGET static void KG_FN(dw_f16)(float *restrict acc, const float *restrict x
 /*
  * fp32 register tile: KG_F32_ROWS rows x 8 columns written as scalar statements, which the
  * straight-line vectoriser packs column-wise into vector registers (no reassociation: every
- * output is still summed over k in order, one rounding per product and per addition).
+ * output is still summed over k in order, each product fused into the sum with one rounding).
  */
 #define KG_ROW(r)                                                                                        \
     float s##r##0 = 0, s##r##1 = 0, s##r##2 = 0, s##r##3 = 0, s##r##4 = 0, s##r##5 = 0, s##r##6 = 0,     \
@@ -177,9 +177,10 @@ KG_TARGET static void KG_FN(dw_f16)(float *restrict acc, const float *restrict x
 #define KG_UPD(r)                                                                                        \
     {                                                                                                    \
         float x = a##r[k];                                                                               \
-        s##r##0 = s##r##0 + x * b[0], s##r##1 = s##r##1 + x * b[1], s##r##2 = s##r##2 + x * b[2];        \
-        s##r##3 = s##r##3 + x * b[3], s##r##4 = s##r##4 + x * b[4], s##r##5 = s##r##5 + x * b[5];        \
-        s##r##6 = s##r##6 + x * b[6], s##r##7 = s##r##7 + x * b[7];                                      \
+        s##r##0 = fmaf(x, b[0], s##r##0), s##r##1 = fmaf(x, b[1], s##r##1);                             \
+        s##r##2 = fmaf(x, b[2], s##r##2), s##r##3 = fmaf(x, b[3], s##r##3);                             \
+        s##r##4 = fmaf(x, b[4], s##r##4), s##r##5 = fmaf(x, b[5], s##r##5);                             \
+        s##r##6 = fmaf(x, b[6], s##r##6), s##r##7 = fmaf(x, b[7], s##r##7);                             \
     }
 #define KG_OUT(r)                                                                                        \
     {                                                                                                    \
@@ -213,14 +214,30 @@ KG_TARGET static void KG_FN(f32_tile)(int64_t K, const float *restrict A, int64_
 #undef KG_UPD
 #undef KG_OUT
 
+/* Rows and columns beyond the last full tile, one output row at a time in the axpy form (C row =
+   fma(A[p][k], B row k, C row), k in order): the operations of the tile per output. */
+KG_TARGET static void KG_FN(f32_edge)(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda, const float *B,
+                                      int64_t ldb, float *C, int64_t ldc)
+{
+    for (int64_t p = 0; p < P; p++) {
+        float *restrict c = C + p * ldc;
+        for (int64_t j = 0; j < J; j++) c[j] = 0;
+        for (int64_t k = 0; k < K; k++) {
+            const float a = A[p * lda + k];
+            const float *restrict b = B + k * ldb;
+            for (int64_t j = 0; j < J; j++) c[j] = fmaf(a, b[j], c[j]);
+        }
+    }
+}
+
 KG_TARGET static void KG_FN(gemm_f32)(int64_t P, int64_t J, int64_t K, const float *A, int64_t lda,
                                       const float *B, int64_t ldb, float *C, int64_t ldc)
 {
     int64_t J8 = J - J % 8, PR = P - P % KG_F32_ROWS;
     for (int64_t p = 0; p < PR; p += KG_F32_ROWS)
         for (int64_t j = 0; j < J8; j += 8) KG_FN(f32_tile)(K, A + p * lda, lda, B + j, ldb, C + p * ldc + j, ldc);
-    if (J8 < J) gemm_f32_edge(PR, J - J8, K, A, lda, B + J8, ldb, C + J8, ldc);
-    if (PR < P) gemm_f32_edge(P - PR, J, K, A + PR * lda, lda, B, ldb, C + PR * ldc, ldc);
+    if (J8 < J) KG_FN(f32_edge)(PR, J - J8, K, A, lda, B + J8, ldb, C + J8, ldc);
+    if (PR < P) KG_FN(f32_edge)(P - PR, J, K, A + PR * lda, lda, B, ldb, C + PR * ldc, ldc);
 }
 
 

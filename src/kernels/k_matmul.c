@@ -7,12 +7,17 @@
  * product and running sum rounded to fp16), precise mode (f64 tensors) in double. MATMUL has no
  * acc_type attribute: the accumulator is out_t.
  */
+#include <math.h>
 #include <string.h>
 
 #include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
+
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
 
 /* GCC vectorises the conversion and fp16 loops only at -O3; results do not change. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -40,7 +45,7 @@ typedef struct {
  * The product is memory bound: B [C][W] read column block by column block walks rows W floats
  * apart, which the prefetchers follow badly. Prepare stores B as blocks of MV_COLS columns, each
  * [C][MV_COLS] (zero beyond W), so a block streams contiguously; each output's sum runs over c in
- * order from +0 with a separate multiply and add (the bits of tosac_gemm_f32), in vectors of the
+ * order from +0, each product fused into the sum (the bits of tosac_gemm_f32), in vectors of the
  * variant's width whose lanes are independent outputs, so every level gives the same bits. Blocks
  * are the parallel-for's tiles.
  */
@@ -50,7 +55,7 @@ typedef struct {
 #define MMF_MIN_MACS ((int64_t)1 << 17)
 typedef void (*mv_fn)(int64_t H, int64_t C, const float *A, const float *blk, float *O, int64_t ldo, int64_t jn);
 /* VB: vector bytes; SUB: columns per pass over the block (the accumulators stay in registers) */
-#define MV_DEFINE(SFX, TARGET, VB, SUB)                                                                     \
+#define MV_DEFINE(SFX, TARGET, VB, SUB, FMA)                                                                \
     typedef float mv_vf_##SFX __attribute__((vector_size(VB)));                                             \
     TARGET static void mv_block_##SFX(int64_t H, int64_t C, const float *A, const float *blk, float *O,      \
                                       int64_t ldo, int64_t jn)                                              \
@@ -68,7 +73,7 @@ typedef void (*mv_fn)(int64_t H, int64_t C, const float *A, const float *blk, fl
                     for (int v = 0; v < NV; v++) {                                                          \
                         mv_vf_##SFX r;                                                                      \
                         memcpy(&r, p + v * L, sizeof r);                                                    \
-                        acc[v] = acc[v] + r * x;                                                            \
+                        acc[v] = FMA(r, x, acc[v]);                                                         \
                     }                                                                                       \
                 }                                                                                           \
                 memcpy(out + s, acc, sizeof acc);                                                           \
@@ -76,10 +81,20 @@ typedef void (*mv_fn)(int64_t H, int64_t C, const float *A, const float *blk, fl
             memcpy(O + h * ldo, out, (size_t)jn * sizeof(float));                                           \
         }                                                                                                   \
     }
-MV_DEFINE(base, , 16, 32)
+typedef float mv_v4 __attribute__((vector_size(16)));
+static inline mv_v4 mv_fma_base(mv_v4 r, float x, mv_v4 acc)
+{
+    for (int l = 0; l < 4; l++) acc[l] = fmaf(r[l], x, acc[l]);
+    return acc;
+}
+MV_DEFINE(base, , 16, 32, mv_fma_base)
 #ifdef TOSAC_KERNEL_X86
-MV_DEFINE(avx2, __attribute__((target("avx2"))), 32, 64)
-MV_DEFINE(avx512, __attribute__((target("avx2,avx512f"))), 64, 64)
+#define MV_FMA8(r, x, acc) (mv_vf_avx2) _mm256_fmadd_ps((__m256)(r), _mm256_set1_ps(x), (__m256)(acc))
+#define MV_FMA16(r, x, acc) (mv_vf_avx512) _mm512_fmadd_ps((__m512)(r), _mm512_set1_ps(x), (__m512)(acc))
+MV_DEFINE(avx2, __attribute__((target("avx2,fma"))), 32, 64, MV_FMA8)
+MV_DEFINE(avx512, __attribute__((target("avx2,fma,avx512f"))), 64, 64, MV_FMA16)
+#undef MV_FMA8
+#undef MV_FMA16
 #endif
 #undef MV_DEFINE
 

@@ -409,9 +409,11 @@ static void term_fp(void *p, int64_t oi, int64_t xi, int64_t wi)
     if (c->f16) {
         float prod = tosac_fp16_to_fp32(tosac_fp32_to_fp16(xf * wf));
         c->accf[oi] = tosac_fp16_to_fp32(tosac_fp32_to_fp16(c->accf[oi] + prod));
-    } else {
-        float prod = xf * wf;
+    } else if (c->s->op == TOSAC_OP_DEPTHWISE_CONV2D) {
+        float prod = xf * wf; /* the depthwise rows round the product, then the sum */
         c->accf[oi] = c->accf[oi] + prod;
+    } else {
+        c->accf[oi] = fmaf(xf, wf, c->accf[oi]); /* the GEMM forms fuse each product into the sum */
     }
 }
 
@@ -929,10 +931,12 @@ static bool matmul_case(tosac_dtype in_t, tosac_dtype out_t, bool f64, int64_t N
                 for (int64_t c = 0; c < C; c++) {
                     double x = getf(&a, (n * H + h) * C + c), y = getf(&b, (n * C + c) * W + w);
                     s += x * y, sa += fabs(x * y);
-                    float p = (float)x * (float)y;
-                    if (f16) p = tosac_fp16_to_fp32(tosac_fp32_to_fp16(p));
-                    e = e + p;
-                    if (f16) e = tosac_fp16_to_fp32(tosac_fp32_to_fp16(e));
+                    if (f16) {
+                        const float p = tosac_fp16_to_fp32(tosac_fp32_to_fp16((float)x * (float)y));
+                        e = tosac_fp16_to_fp32(tosac_fp32_to_fp16(e + p));
+                    } else {
+                        e = fmaf((float)x, (float)y, e);
+                    }
                 }
                 double got = getf(&o, oi);
                 double tol = f64 ? 1e-12 * sa + 1e-300

@@ -190,7 +190,7 @@ static bool check_tosa(const wdata *d, const wcase *c, double *worst)
 }
 
 /* The reference order in float (TOSA's pseudocode: sum from +0 over ky, kx, ic, padding taps
-   skipped, one rounding per product and per addition; then bias + sum; then the clamp). */
+   skipped, each product fused into the sum with one rounding; then bias + sum; then the clamp). */
 static bool check_direct_bits(const wdata *d, const wcase *c)
 {
     for (int64_t n = 0; n < c->N; n++)
@@ -204,10 +204,7 @@ static bool check_direct_bits(const wdata *d, const wcase *c)
                             if (iy < 0 || iy >= c->H || ix < 0 || ix >= c->W) continue;
                             const float *xp = d->x + ((n * c->H + iy) * c->W + ix) * c->C,
                                         *wp = d->w + ((k * 3 + ky) * 3 + kx) * c->C;
-                            for (int64_t i = 0; i < c->C; i++) {
-                                volatile float p = xp[i] * wp[i]; /* (never contracted) */
-                                s = s + p;
-                            }
+                            for (int64_t i = 0; i < c->C; i++) s = fmaf(xp[i], wp[i], s);
                         }
                     float v = d->b[c->bias1 ? 0 : k] + s;
                     if (c->clamp) v = v >= c->lo ? v : c->lo, v = v < c->hi ? v : c->hi;
