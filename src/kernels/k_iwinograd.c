@@ -246,14 +246,13 @@ typedef struct iw_task {
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } iw_task;
 
-/* Output row o (pixel index of its first pixel) from the tile row's sums a (channel 0 of pixel q
-   at q * K), channels j0 .. j0 + jn - 1: + bias, then the fused RESCALE, int32 results, or the
-   epilogue; false (st set) when the bias addition overflowed or the epilogue failed. */
-static bool iw_end_row(iw_task *t, uint32_t worker, int32_t *a, int64_t o, int64_t j0, int64_t jn)
+/* np output pixels from pixel o on (consecutive in the output) from the sums a (channel 0 of
+   pixel q at q * K), channels j0 .. j0 + jn - 1: + bias, then the fused RESCALE, int32 results, or
+   the epilogue; false (st set) when the bias addition overflowed or the epilogue failed. */
+static bool iw_end(iw_task *t, uint32_t worker, int32_t *a, int64_t o, int64_t np, int64_t j0, int64_t jn)
 {
     tosac_kcall *c = t->c;
-    const iw_plan *g = t->g;
-    const int64_t K = g->K, OW = g->OW;
+    const int64_t K = t->g->K;
     const tosac_ktensor *bias = &c->in[2];
     const bool bcast = bias->nelem == 1;
     const int32_t *b = (const int32_t *)bias->data + (bcast ? 0 : j0);
@@ -261,15 +260,15 @@ static bool iw_end_row(iw_task *t, uint32_t worker, int32_t *a, int64_t o, int64
     if (t->rqon) {
         tosac_gemm_rq rq = t->rq;
         if (!rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
-        bad = tosac_igemm_avx2_end(OW, jn, a + j0, K, (uint8_t *)c->epi->out->data + (size_t)(o * K + j0) * rq.ob, K, b,
+        bad = tosac_igemm_avx2_end(np, jn, a + j0, K, (uint8_t *)c->epi->out->data + (size_t)(o * K + j0) * rq.ob, K, b,
                                    bcast, &rq);
     } else if (!c->epi) {
-        bad = tosac_igemm_avx2_end(OW, jn, a + j0, K, (int32_t *)c->out[0].data + o * K + j0, K, b, bcast, NULL);
+        bad = tosac_igemm_avx2_end(np, jn, a + j0, K, (int32_t *)c->out[0].data + o * K + j0, K, b, bcast, NULL);
     } else {
-        bad = tosac_igemm_avx2_end(OW, jn, a + j0, K, a + j0, K, b, bcast, NULL);
+        bad = tosac_igemm_avx2_end(np, jn, a + j0, K, a + j0, K, b, bcast, NULL);
         if (!bad) {
-            tosac_status st = jn == K ? tosac_epilogue_store(c, a, o * K, OW * K)
-                                      : tosac_epilogue_store_cols(c, a, K, o * K, OW, j0, jn);
+            tosac_status st = jn == K ? tosac_epilogue_store(c, a, o * K, np * K)
+                                      : tosac_epilogue_store_cols(c, a, K, o * K, np, j0, jn);
             if (st != TOSAC_OK) {
                 t->st[worker] = st;
                 return false;
@@ -337,8 +336,11 @@ static void iw_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 iw_out(m, jn, y);
             }
             const int64_t oy = 2 * ty, nr = OH - oy < 2 ? OH - oy : 2;
-            for (int64_t i = 0; i < nr; i++)
-                if (!iw_end_row(t, worker, Y + i * 2 * TW * K, (n * OH + oy + i) * OW, j0, jn)) break;
+            if (OW == 2 * TW) /* both rows at once: they are consecutive in Y and in the output */
+                iw_end(t, worker, Y, (n * OH + oy) * OW, nr * OW, j0, jn);
+            else
+                for (int64_t i = 0; i < nr; i++)
+                    if (!iw_end(t, worker, Y + i * 2 * TW * K, (n * OH + oy + i) * OW, OW, j0, jn)) break;
         }
         if (t->ng > 1 || t->st[worker] != TOSAC_OK) continue; /* (groups: tosac_epilogue_post_late) */
         const int64_t n0 = (int64_t)(r0 / (size_t)g->TH), y0 = 2 * (int64_t)(r0 % (size_t)g->TH);
