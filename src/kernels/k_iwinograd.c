@@ -68,9 +68,14 @@ static bool iw_takes(const tosac_kcall *c)
     const int64_t C = tosac_kdim(in, 3), K = tosac_kdim(out, 3), OH = tosac_kdim(out, 1), OW = tosac_kdim(out, 2);
     if (C < 1 || K < 1 || OH < 1 || OW < 1 || tosac_kdim(w, 3) != C || tosac_kdim(w, 0) != K) return false;
     if (b->nelem != 1 && b->nelem != K) return false;
-    /* the shape rule (docs/RUNTIME.md) */
+    /* the shape rule (ops_bench, one thread, best invoke, Winograd against direct, direct
+       multiply-adds per second): at least 16 input and output channels (55x55x16 -> 64: 57 / 57;
+       32x32x16 -> 16: 47 / 37), 9 products per pixel at least 1.6 times the tiles' 16 (7x7: 1.72,
+       113 / 78; 5x5: 1.56, 64 / 67) and at least 4 tiles, whose GEMM rows fill a register tile
+       (4x4x256: 131 / 53; 2x2x256, one tile: 60 / 73) */
+    const int64_t tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
     if (C < 16 || K < 16) return false;
-    if (2 * 9 * OH * OW < 3 * 16 * ((OH + 1) / 2) * ((OW + 1) / 2)) return false;
+    if (tosac_kdim(in, 0) * tiles < 4 || 90 * OH * OW < 256 * tiles) return false;
     /* the bound: |4 R| < 2^31 for every output whatever the input */
     const int8_t *wv = (const int8_t *)w->data;
     const int64_t zp = tosac_kload_int(wzp, 0);

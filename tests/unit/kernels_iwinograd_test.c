@@ -156,10 +156,12 @@ static void random_case(icase *c)
     c->top = rnd() % 6 == 0;
 }
 
-/* The rule of k_iwinograd.c for these weights (within the bound): C, K >= 16 and enough tiles. */
+/* The rule of k_iwinograd.c for these weights (within the bound): C, K >= 16, at least 4 tiles,
+   which cover the output well enough. */
 static bool rule(const icase *c)
 {
-    return c->C >= 16 && c->K >= 16 && 18 * c->OH * c->OW >= 48 * ((c->OH + 1) / 2) * ((c->OW + 1) / 2);
+    const int64_t tiles = ((c->OH + 1) / 2) * ((c->OW + 1) / 2);
+    return c->C >= 16 && c->K >= 16 && c->N * tiles >= 4 && 90 * c->OH * c->OW >= 256 * tiles;
 }
 
 static void test_int32_random(void)
