@@ -8,7 +8,8 @@
  *   workers, where it checks that prepare took Winograd for the shapes of the rule;
  * - the fused RESCALE (+ CLAMP) to int8 / int16, per-channel or not, in the tiles' form (shift
  *   >= 33) and through the epilogue (smaller shifts): the same bits and status as the direct path
- *   (TOSAC_KCALL_CONV_DIRECT) at AVX2 and as the portable level;
+ *   (TOSAC_KCALL_CONV_DIRECT) at AVX2 and as the portable level (an unsigned RESCALE output is
+ *   never fused, tosac_rescale_fusable: it reads the int32 results checked above);
  * - weights whose sum |w - wzp| breaks the bound (4 * 255 * sum >= 2^31, C = 1000): the direct path.
  */
 #include <stdbool.h>
