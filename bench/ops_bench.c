@@ -3,7 +3,7 @@
  * through tosac_program_invoke and prints MAC/s (conv, matmul) or elements/s (the rest).
  *
  *   ops_bench [--seconds S] [--threads N] [--no-winograd] [FILTER]   (FILTER: substring of the case names;
- *   --no-winograd: FP32 3x3 convolutions on the direct path, tosac_program_opts.conv_direct)
+ *   --no-winograd: FP32 and INT8 3x3 convolutions on the direct path, tosac_program_opts.conv_direct)
  *   ops_bench --peak [--seconds S]
  *
  * --peak prints this core's measured fp32 peak (GFLOP/s, one thread, a multiply-add counting 2):
@@ -651,6 +651,9 @@ int main(int argc, char **argv)
     QCASE("8x8x64_3x3x64", 8, 8, 64, 64, 3, 1, p1111);
     QCASE("55x55x16_3x3x64", 55, 55, 16, 64, 3, 1, p1111);
     QCASE("13x13x64_1x1x256", 13, 13, 64, 256, 1, 1, p0);
+    QCASE("27x27x32_3x3x128", 27, 27, 32, 128, 3, 1, p1111);
+    QCASE("13x13x48_3x3x192", 13, 13, 48, 192, 3, 1, p1111);
+    QCASE("13x13x64_3x3x256", 13, 13, 64, 256, 3, 1, p1111);
     /* the rest of resnet50's int8 convolutions (stem, 1x1 reductions and expansions, strided 3x3) */
     QCASE("224x224x3_7x7s2x64", 224, 224, 3, 64, 7, 2, p3232);
     QCASE("56x56x64_1x1x64", 56, 56, 64, 64, 1, 1, p0);

@@ -125,7 +125,9 @@ typedef struct tosac_program_opts {
     /** FP32 convolutions always run the direct (im2col / GEMM) path, whose results follow the
         TOSA order of operations. By default (false) an FP32 3x3 CONV2D with stride and dilation 1
         of a suitable shape runs as Winograd F(2x2, 3x3) instead: faster, and within TOSA's
-        DOT_PRODUCT error bound, but not the same bits (docs/RUNTIME.md). */
+        DOT_PRODUCT error bound, but not the same bits (docs/RUNTIME.md). It also keeps INT8 3x3
+        convolutions on the direct GEMM at the AVX2 level, whose exact Winograd form gives the same
+        bits. */
     bool conv_direct;
 } tosac_program_opts;
 

@@ -81,6 +81,7 @@ typedef struct conv_prep {
     uint32_t bias_in; /* s8 x u8 panels: the int32 bias is folded into the column corrections (no
                          sum + bias can overflow, so the REQUIRE needs no check) */
     uint32_t wino;    /* Winograd (k_winograd.h): the bytes at CONV_PREP_W are tosac_wino_prepare's */
+    uint32_t iwino;   /* int8 Winograd (k_winograd.h): the bytes at CONV_PREP_W are tosac_iwino_prepare's */
 } conv_prep;
 /* (the weights are tosac_gemm_i16_panel's panels when conv_plan.panel, tosac_gemm_f32_panel's
    when conv_plan.fpanel, else conv_weights' form) */
@@ -273,6 +274,11 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
         if (dst) *(conv_prep *)dst = (conv_prep){.wino = 1};
         return TOSAC_OK;
     }
+    if (tosac_iwino_prepare(c, sizes, dst ? (uint8_t *)dst + CONV_PREP_W : NULL)) {
+        sizes->const_size += CONV_PREP_W;
+        if (dst) *(conv_prep *)dst = (conv_prep){.iwino = 1};
+        return TOSAC_OK;
+    }
     conv_plan g;
     conv_make_plan(c, &g);
     sizes->scratch_size = g.total;
@@ -284,7 +290,7 @@ tosac_status tosac_kernel_conv_prepare(const tosac_kcall *c, tosac_kprep *sizes,
     const tosac_ktensor *wzp = &c->in[4];
     int32_t zp = wzp->constant && wzp->nelem >= 1 ? (int32_t)tosac_kload_int(wzp, 0) : 0;
     conv_prep *h = dst;
-    h->wino = 0;
+    h->wino = 0, h->iwino = 0;
     if (g.bpanel) {
         int32_t izp = (int32_t)tosac_kload_int(&c->in[3], 0);
         /* |sum| <= K * 255 * 128 (|x - zp| <= 255, |w| <= 128): with the largest bias magnitude it
@@ -1406,6 +1412,8 @@ tosac_status tosac_kernel_conv(tosac_kcall *c)
     tosac_status st = check_zps(c, &izp, &wzp);
     if (st != TOSAC_OK) return st;
     if (c->prep && ((const conv_prep *)c->prep)->wino) return tosac_wino_run(c, (const uint8_t *)c->prep + CONV_PREP_W);
+    if (c->prep && ((const conv_prep *)c->prep)->iwino)
+        return tosac_iwino_run(c, (const uint8_t *)c->prep + CONV_PREP_W, (int32_t)izp);
     conv_plan g;
     conv_make_plan(c, &g);
     if (c->scratch_size < g.total) return tosac_kfail(c, TOSAC_ERR_INTERNAL, "conv: scratch too small");

@@ -113,10 +113,15 @@ void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64
  * int32, returning nonzero when such an addition overflowed (the REQUIRE on acc + bias), then with
  * rq the fused RESCALE (C of rq->ob-byte elements), else int32 C; row p at p * ldc.
  */
+#define TOSAC_IGEMM_AVX2_W 16 /* columns per panel block */
 size_t tosac_igemm_avx2_panel_bytes(int64_t J, int64_t K);
 void tosac_igemm_avx2_pack(int64_t J, int64_t K, const int8_t *B, int32_t zp, int32_t *panel);
 uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int64_t lda, const int32_t *panel,
                           void *C, int64_t ldc, const int32_t *bias, bool bcast, const tosac_gemm_rq *rq);
+/* The same end for sums computed elsewhere: S[p*lds + j] (p < P, j < J) + bias, then rq or int32,
+   into C as tosac_igemm_avx2 stores it (C may be S itself when ldc == lds and C is int32). */
+uint32_t tosac_igemm_avx2_end(int64_t P, int64_t J, const int32_t *S, int64_t lds, void *C, int64_t ldc,
+                              const int32_t *bias, bool bcast, const tosac_gemm_rq *rq);
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512 and AVX2): B [K][J] as blocks of 64

@@ -23,7 +23,7 @@
 #include <immintrin.h>
 #endif
 
-#define KIA_W 16  /* columns per panel block */
+#define KIA_W TOSAC_IGEMM_AVX2_W
 #define KIA_R 5   /* rows of the widest register tile */
 
 size_t tosac_igemm_avx2_panel_bytes(int64_t J, int64_t K) { return tosac_gemm_i16_pairs_bytes(J, K, KIA_W); }
@@ -161,6 +161,46 @@ __attribute__((target("avx2"))) static void kia_ld16(const int32_t *t, int64_t j
     *v0 = KIA_LD(x), *v1 = KIA_LD(x + 8);
 }
 
+/* The end of the column block at jb. */
+__attribute__((target("avx2"))) static void kia_end_block(kia_end *e, int64_t jb, int64_t J, const int32_t *bias,
+                                                          bool bcast, const tosac_gemm_rq *rq)
+{
+    memset(e, 0, sizeof *e);
+    e->bias = bias != NULL, e->rq = rq != NULL;
+    e->nc = J - jb < KIA_W ? J - jb : KIA_W;
+    if (bias) kia_ld16(bias, jb, J, bcast, &e->b0, &e->b1);
+    if (rq) {
+        e->b8 = rq->ob == 1;
+        e->zp = _mm256_set1_epi32(rq->ozp), e->lo = _mm256_set1_epi32(rq->lo), e->hi = _mm256_set1_epi32(rq->hi);
+        kia_ld16(rq->m32, jb, J, rq->uniform, &e->m0, &e->m1);
+        kia_ld16(rq->r32, jb, J, rq->uniform, &e->r0, &e->r1);
+        kia_ld16(rq->s32, jb, J, rq->uniform, &e->s0, &e->s1);
+        e->mo0 = _mm256_srli_epi64(e->m0, 32), e->mo1 = _mm256_srli_epi64(e->m1, 32);
+    }
+}
+
+__attribute__((target("avx2"))) static uint32_t kia_end_rows(int64_t P, int64_t J, const int32_t *S, int64_t lds,
+                                                             void *C, int64_t ldc, const int32_t *bias, bool bcast,
+                                                             const tosac_gemm_rq *rq)
+{
+    const size_t es = rq ? rq->ob : sizeof(int32_t), rowb = (size_t)ldc * es;
+    __m256i bad = _mm256_setzero_si256();
+    kia_end e;
+    for (int64_t jb = 0; jb < J; jb += KIA_W) {
+        kia_end_block(&e, jb, J, bias, bcast, rq);
+        uint8_t *Cb = (uint8_t *)C + (size_t)jb * es;
+        for (int64_t p = 0; p < P; p++) {
+            __m256i v0, v1;
+            if (e.nc == KIA_W)
+                v0 = KIA_LD(S + p * lds + jb), v1 = KIA_LD(S + p * lds + jb + 8);
+            else
+                kia_ld16(S + p * lds, jb, J, false, &v0, &v1);
+            kia_row(v0, v1, &e, Cb + (size_t)p * rowb, &bad);
+        }
+    }
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
+}
+
 __attribute__((target("avx2"))) static uint32_t kia_gemm(int64_t P, int64_t J, int64_t K, const int16_t *A,
                                                          int64_t lda, const int32_t *panel, void *C, int64_t ldc,
                                                          const int32_t *bias, bool bcast, const tosac_gemm_rq *rq)
@@ -170,21 +210,8 @@ __attribute__((target("avx2"))) static uint32_t kia_gemm(int64_t P, int64_t J, i
     const size_t es = rq ? rq->ob : sizeof(int32_t), rowb = (size_t)ldc * es;
     __m256i bad = _mm256_setzero_si256();
     kia_end e;
-    memset(&e, 0, sizeof e);
-    e.bias = bias != NULL, e.rq = rq != NULL;
-    if (rq) {
-        e.b8 = rq->ob == 1;
-        e.zp = _mm256_set1_epi32(rq->ozp), e.lo = _mm256_set1_epi32(rq->lo), e.hi = _mm256_set1_epi32(rq->hi);
-    }
     for (int64_t jb = 0; jb < J; jb += KIA_W) {
-        e.nc = J - jb < KIA_W ? J - jb : KIA_W;
-        if (bias) kia_ld16(bias, jb, J, bcast, &e.b0, &e.b1);
-        if (rq) {
-            kia_ld16(rq->m32, jb, J, rq->uniform, &e.m0, &e.m1);
-            kia_ld16(rq->r32, jb, J, rq->uniform, &e.r0, &e.r1);
-            kia_ld16(rq->s32, jb, J, rq->uniform, &e.s0, &e.s1);
-            e.mo0 = _mm256_srli_epi64(e.m0, 32), e.mo1 = _mm256_srli_epi64(e.m1, 32);
-        }
+        kia_end_block(&e, jb, J, bias, bcast, rq);
         const int32_t *Bp = panel + jb / KIA_W * Q * KIA_W;
         uint8_t *Cb = (uint8_t *)C + (size_t)jb * es;
         for (int64_t p = 0; p < P; p += KIA_R) {
@@ -203,6 +230,17 @@ uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int
     return kia_gemm(P, J, K, A, lda, panel, C, ldc, bias, bcast, rq);
 #else
     (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)bias, (void)bcast, (void)rq;
+    return 0;
+#endif
+}
+
+uint32_t tosac_igemm_avx2_end(int64_t P, int64_t J, const int32_t *S, int64_t lds, void *C, int64_t ldc,
+                              const int32_t *bias, bool bcast, const tosac_gemm_rq *rq)
+{
+#ifdef TOSAC_KERNEL_X86
+    return kia_end_rows(P, J, S, lds, C, ldc, bias, bcast, rq);
+#else
+    (void)P, (void)J, (void)S, (void)lds, (void)C, (void)ldc, (void)bias, (void)bcast, (void)rq;
     return 0;
 #endif
 }

@@ -16,4 +16,10 @@ bool tosac_wino_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst);
 /* Runs a call tosac_wino_prepare took, prep its bytes. */
 tosac_status tosac_wino_run(tosac_kcall *c, const void *prep);
 
+/* Exact integer Winograd F(2x2, 3x3) for INT8 CONV2D at the AVX2 level (k_iwinograd.c): the
+   direct path's bits (docs/RUNTIME.md: the form, the bound on the weights, the shapes it takes).
+   The same interface; izp the checked input zero point. */
+bool tosac_iwino_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst);
+tosac_status tosac_iwino_run(tosac_kcall *c, const void *prep, int32_t izp);
+
 #endif

@@ -64,7 +64,8 @@ enum tosac_kisa { TOSAC_KISA_PORTABLE = 0, TOSAC_KISA_AVX2 = 1, TOSAC_KISA_AVX51
 struct tosac_kcall;
 
 /* tosac_kcall.flags: FP32 CONV2D keeps the direct GEMM path (no Winograd, k_winograd.h;
-   tosac_program_opts.conv_direct), whose bits are the TOSA order of operations. */
+   tosac_program_opts.conv_direct), whose bits are the TOSA order of operations; INT8 CONV2D too
+   (its Winograd form is exact, so only the speed changes). */
 #define TOSAC_KCALL_CONV_DIRECT 1u
 
 /*
