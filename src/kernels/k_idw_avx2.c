@@ -106,6 +106,14 @@ IDW_INL __m256i idw_pair(const int8_t *a, const int8_t *b)
     return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(u, v));
 }
 
+/* u + b wrapped, an overflow (the sum's sign differs from both operands') flagged in *bad */
+IDW_INL __m256i idw_checked(__m256i u, __m256i b, __m256i *bad)
+{
+    const __m256i t = _mm256_add_epi32(u, b);
+    *bad = _mm256_or_si256(*bad, _mm256_and_si256(_mm256_xor_si256(u, t), _mm256_xor_si256(b, t)));
+    return t;
+}
+
 /* The ends of the tile's np pixels (8 channels from j; pixel p's at o + p * C elements). */
 /* The rescaled, clamped values of 8 lanes (the hi32 form). H: the high half of the signed
    32 x 32 product, of the odd lanes after moving them down. */
@@ -131,26 +139,18 @@ IDW_INL void idw_end_tile(const idw_end *e, const __m256i *a, int np, int64_t C,
 {
     const __m256i z = _mm256_mullo_epi32(IDW_LD(e->sumw + j), e->zp);
     const __m256i b = e->bcast ? _mm256_set1_epi32(e->bias[0]) : IDW_LD(e->bias + j);
-    __m256i v[IDW_P];
-    if (e->safe) {
-        /* no sum + bias can overflow: one addition of bias - zp * sum(w) (exact modulo 2^32) */
-        const __m256i bz = _mm256_sub_epi32(b, z);
-#pragma GCC unroll 8
-        for (int p = 0; p < P; p++) v[p] = _mm256_add_epi32(a[p], bz);
-    } else {
-#pragma GCC unroll 8
-        for (int p = 0; p < P; p++) {
-            const __m256i u = _mm256_sub_epi32(a[p], z), t = _mm256_add_epi32(u, b);
-            if (p < np) *bad = _mm256_or_si256(*bad, _mm256_and_si256(_mm256_xor_si256(u, t), _mm256_xor_si256(b, t)));
-            v[p] = t;
-        }
-    }
+    /* safe (no sum + bias can overflow): one addition of bias - zp * sum(w), exact modulo 2^32 */
+    const __m256i bz = _mm256_sub_epi32(b, z);
+    const bool safe = e->safe;
+    /* sum + bias of pixel p, an overflow flagged in *bad */
+#define IDW_V(p)                                                                                         \
+    (safe ? _mm256_add_epi32(a[p], bz) : idw_checked(_mm256_sub_epi32(a[p], z), b, bad))
     const tosac_gemm_rq *rq = e->rq;
     if (!rq) {
         int32_t *d = (int32_t *)(void *)o + j;
 #pragma GCC unroll 8
         for (int p = 0; p < P; p++)
-            if (p < np) _mm256_storeu_si256((__m256i *)(void *)(d + p * C), v[p]);
+            if (p < np) _mm256_storeu_si256((__m256i *)(void *)(d + p * C), IDW_V(p));
         return;
     }
     __m256i m = e->m, mo = e->mo, r = e->r, s = e->s;
@@ -163,15 +163,16 @@ IDW_INL void idw_end_tile(const idw_end *e, const __m256i *a, int np, int64_t C,
 #pragma GCC unroll 8
         for (int p = 0; p < P; p++)
             if (p < np) {
-                const __m128i w = idw_w16(idw_rq(v[p], m, mo, r, s, e));
+                const __m128i w = idw_w16(idw_rq(IDW_V(p), m, mo, r, s, e));
                 _mm_storel_epi64((__m128i *)(void *)(d + p * C), _mm_packs_epi16(w, w));
             }
     } else {
         int16_t *d = (int16_t *)(void *)o + j;
 #pragma GCC unroll 8
         for (int p = 0; p < P; p++)
-            if (p < np) _mm_storeu_si128((__m128i *)(void *)(d + p * C), idw_w16(idw_rq(v[p], m, mo, r, s, e)));
+            if (p < np) _mm_storeu_si128((__m128i *)(void *)(d + p * C), idw_w16(idw_rq(IDW_V(p), m, mo, r, s, e)));
     }
+#undef IDW_V
 }
 
 /* One tile: P pixels (np of them stored) x every 8-channel vector (the last at C - 8, overlapping
