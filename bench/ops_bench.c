@@ -597,7 +597,10 @@ int main(int argc, char **argv)
     CASE("dw_" TN "_7x7x576_5x5", dwconv(c, T, 7, 7, 576, 5, 1));                                            \
     CASE("dw_" TN "_56x56x144_3x3", dwconv(c, T, 56, 56, 144, 3, 1));                                        \
     CASE("dw_" TN "_56x56x144_5x5s2", dwconv(c, T, 56, 56, 144, 5, 2));                                      \
-    CASE("dw_" TN "_14x14x672_5x5", dwconv(c, T, 14, 14, 672, 5, 1));
+    CASE("dw_" TN "_14x14x672_5x5", dwconv(c, T, 14, 14, 672, 5, 1));                                      \
+    CASE("dw_" TN "_112x112x32_3x3", dwconv(c, T, 112, 112, 32, 3, 1));                                      \
+    CASE("dw_" TN "_56x56x144_3x3s2", dwconv(c, T, 56, 56, 144, 3, 2));                                      \
+    CASE("dw_" TN "_7x7x1152_5x5", dwconv(c, T, 7, 7, 1152, 5, 1));
     DW_CASES(TOSAC_DTYPE_FP32, "fp32")
     DW_CASES(TOSAC_DTYPE_INT8, "i8")
 #undef DW_CASES

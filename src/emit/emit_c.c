@@ -69,7 +69,7 @@ static const char *const k_support_files[] = {
     "src/kernels/k_gemm.c",        "src/kernels/k_convert.c", "src/kernels/k_convert_mve.c", "src/kernels/k_activation.c",
     "src/kernels/k_activation_mve.c", "src/kernels/k_storage.c", "src/core/fp.c",            "src/core/dtype.c",
     "src/emit/emit_run.c",         "src/kernels/k_winograd.c", "src/kernels/k_igemm_avx2.c",
-    "src/kernels/k_iwinograd.c"};
+    "src/kernels/k_iwinograd.c",   "src/kernels/k_idw_avx2.c"};
 #define N_SUPPORT_FILES (sizeof k_support_files / sizeof k_support_files[0])
 
 /* Where a value's bytes are on the device. */

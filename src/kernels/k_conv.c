@@ -34,6 +34,7 @@
 
 #include "kernels/k_epilogue.h"
 #include "kernels/k_gemm.h"
+#include "kernels/k_idw_avx2.h"
 #include "kernels/k_mve.h"
 #include "kernels/k_winograd.h"
 #include "kernels/kutil.h"
@@ -63,6 +64,9 @@ typedef struct {
     int64_t pblk1; /* the same on one worker (>= pblk): see conv_make_plan */
     int64_t dwrows; /* depthwise row kernels: whole output rows gathered per epilogue call */
     size_t off_dwp; /* depthwise row kernels: their patch (tosac_dw_patch_bytes) */
+    bool idw;       /* int8 depthwise at AVX2 on tosac_idw_avx2_row: its packed weights at off_idw of
+                       the prepared ones */
+    size_t off_idw;
     /* scratch layout (byte offsets) */
     size_t off_w, off_patch, off_c, off_c64, off_coord, off_mask, total;
     size_t wbytes;  /* converted weights */
@@ -197,8 +201,14 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
             g->pblk = px < 1 ? 1 : px > g->OW ? (g->OW > 0 ? g->OW : 1) : px;
             if (g->pblk == g->OW && g->OW > 0) g->dwrows = (int64_t)((size_t)px / (size_t)g->OW); /* 32-bit clean */
         }
+        g->idw = g->wprep && c->isa == TOSAC_KISA_AVX2 && g->kind == CK_INT && in->dtype == TOSAC_DTYPE_INT8 &&
+                 tosac_idw_avx2_fits(g->IC, g->M, g->KH, g->KW, g->sx, g->dx);
+        if (g->idw)
+            g->off_idw = tosac_kalign64(g->wbytes), g->wbytes = g->off_idw + tosac_idw_avx2_pack_bytes(g->KH, g->KW, g->IC);
         if (!g->wprep) g->off_w = o, o += tosac_kalign64(g->wbytes);
-        g->off_patch = o, o += tosac_kalign64((size_t)g->IC * es);
+        /* (the converted input row, or tosac_idw_avx2_row's scratch) */
+        const size_t xb = (size_t)g->IC * es, ib = g->idw ? tosac_idw_avx2_scratch_bytes(g->KH, g->IC) : 0;
+        g->off_patch = o, o += tosac_kalign64(xb > ib ? xb : ib);
         g->off_c = o, o += tosac_kalign64((size_t)(g->dwrows * g->pblk * cm) * 8u);
         g->off_dwp = o, o += tosac_kalign64(tosac_dw_patch_bytes(g->KH, g->KW, g->sx, g->dx));
         g->total = o;
@@ -710,9 +720,10 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
     if (g->op == TOSAC_OP_DEPTHWISE_CONV2D) {
         /* weights [KH][KW][C][M] are already [T][C*M] */
         int64_t n = g->T * g->IC * g->M;
-        if (g->kind == CK_INT)
+        if (g->kind == CK_INT) {
             tosac_krow_i16((int16_t *)wbuf, w, 0, n, wzp);
-        else if (g->kind == CK_F64)
+            if (g->idw) tosac_idw_avx2_pack(g->KH, g->KW, g->IC, (const int16_t *)wbuf, (uint8_t *)wbuf + g->off_idw);
+        } else if (g->kind == CK_F64)
             tosac_krow_f64((double *)wbuf, w, 0, n);
         else {
             /* the row kernels add padding taps (0 * w) when every weight is finite */
@@ -1182,6 +1193,9 @@ typedef struct dw_task {
     const void *wbuf;
     bool wide;
     bool finite; /* every weight is finite (the fp32 row kernels add padding taps) */
+    bool idw;    /* tosac_idw_avx2_row (conv_plan.idw, int32 bias and results) ... */
+    bool irq;    /* ... with the fused RESCALE (rq) */
+    tosac_gemm_rq rq;
     int64_t nb, bw;
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } dw_task;
@@ -1228,6 +1242,33 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
         int64_t n = (int64_t)(row / (size_t)g->OH), oy = (int64_t)(row % (size_t)g->OH);
         int64_t bx0 = (int64_t)(task - row * (size_t)t->nb) * t->bw, bx1 = bx0 + t->bw < g->OW ? bx0 + t->bw : g->OW;
         const int64_t q0 = (n * g->OH + oy) * g->OW + bx0; /* the task's first output pixel (row of epi->post) */
+        if (t->idw) {
+            /* into the outputs (fused RESCALE, or int32 results without an epilogue), else through
+               acc, pblk pixels at a time, to the epilogue */
+            tosac_idw_geom geo = {.x = (const int8_t *)in->data + n * g->IH * g->IW * C, .scratch = xrow, .C = C,
+                                  .IH = g->IH, .IW = g->IW, .KH = g->KH, .KW = g->KW, .sy = g->sy, .sx = g->sx,
+                                  .dy = g->dy, .pt = g->pt, .pl = g->pl, .oy = oy, .zp = izp,
+                                  .bias = (const int32_t *)bias->data, .bcast = bias->nelem == 1,
+                                  .rq = t->irq ? &t->rq : NULL};
+            const bool direct = t->irq || !c->epi;
+            uint32_t ibad = 0;
+            tosac_status st = TOSAC_OK;
+            for (int64_t ox0 = bx0; ox0 < bx1 && st == TOSAC_OK; ox0 += direct ? bx1 - bx0 : g->pblk) {
+                geo.ox0 = ox0, geo.n = direct || bx1 - ox0 < g->pblk ? bx1 - ox0 : g->pblk;
+                const int64_t o0 = ((n * g->OH + oy) * g->OW + ox0) * CM;
+                void *o = t->irq ? (void *)((uint8_t *)c->epi->out->data + (size_t)o0 * t->rq.ob)
+                          : !c->epi ? (void *)((int32_t *)c->out[0].data + o0)
+                                    : acc;
+                ibad |= tosac_idw_avx2_row(&geo, (const uint8_t *)wbuf + g->off_idw, o);
+                if (ibad)
+                    st = tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
+                else if (!direct)
+                    st = tosac_epilogue_store(c, (int32_t *)acc, o0, geo.n * CM);
+            }
+            if (st != TOSAC_OK) t->st[worker] = st;
+            tosac_epilogue_post(c, worker, q0, bx1 - bx0);
+            continue;
+        }
         if (rowk) {
             int64_t iy0 = oy * g->sy - g->pt, ky0 = 0, ky1 = g->KH; /* the kernel rows inside the input */
             while (ky0 < ky1 && iy0 + ky0 * g->dy < 0) ky0++;
@@ -1385,10 +1426,14 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
 
 static tosac_status dw_run(tosac_kcall *c, const conv_plan *g, int32_t izp, int32_t wzp)
 {
-    dw_task t = {c, g, izp, NULL, false, false, 1, g->OW, {TOSAC_OK}};
+    dw_task t = {.c = c, .g = g, .izp = izp, .nb = 1, .bw = g->OW, .st = {TOSAC_OK}};
     t.wbuf = conv_wbuf(c, g, wzp, &t.finite); /* shared by the workers (worker 0's scratch when not prepared) */
     int64_t mx = c->in[0].dtype == TOSAC_DTYPE_INT16 ? 32768 : 255;
     t.wide = g->kind == CK_INT && g->T * mx * 255 > INT32_MAX;
+    const tosac_ktensor *bias = &c->in[2];
+    t.idw = g->idw && c->prep && !t.wide && c->in[0].dtype == TOSAC_DTYPE_INT8 && bias->dtype == TOSAC_DTYPE_INT32 &&
+            c->out[0].dtype == TOSAC_DTYPE_INT32;
+    t.irq = t.idw && c->epi && tosac_epilogue_rq(c, &t.rq);
     /* few rows (the 7x7 layers): halves of rows too, in whole tiles of 4 pixels, so that the
        workers get equal shares */
     int64_t rows = g->N * g->OH;

@@ -932,6 +932,15 @@ K_ROW2(b_lsr_i32, int32_t, int32_t, K_SHIFT_AMOUNT(32); r = tosac_ku32_to_i32((u
 K_ROW2(b_mul_i8, int8_t, int32_t, r = (int32_t)a * b)
 K_ROW2(b_mul_i16, int16_t, int32_t, r = (int32_t)a * b)
 K_ROW2(b_mul_i32w, int32_t, int32_t, r = tosac_ku32_to_i32((uint32_t)a * (uint32_t)b))
+#ifdef TOSAC_KERNEL_X86
+/* the same for AVX2 and AVX-512 (vpmulld; the baseline build emulates it with pmuludq and shuffles:
+   the squeeze-excite scaling of int8 networks) */
+K_ROW2T(b_mul_i32w_avx2, __attribute__((target("avx2"))), int32_t, int32_t,
+        r = tosac_ku32_to_i32((uint32_t)a * (uint32_t)b))
+#define K_MUL_I32W_ROW(isa) ((isa) == TOSAC_KISA_AVX2 || (isa) == TOSAC_KISA_AVX512 ? b_mul_i32w_avx2 : b_mul_i32w)
+#else
+#define K_MUL_I32W_ROW(isa) ((void)(isa), b_mul_i32w)
+#endif
 K_ROW2(b_mul_i32s, int32_t, int32_t,
        const int64_t t = tosac_asr64(tosac_asr64((int64_t)a * b, (unsigned)k->p1 - 1u) + 1, 1); bad |= K_OUT32(t);
        r = (int32_t)tosac_sat64(t, INT32_MIN, INT32_MAX))
@@ -1051,7 +1060,7 @@ tosac_status tosac_kernel_binary(tosac_kcall *c)
         if (to == TOSAC_DTYPE_INT32) {
             if (t == TOSAC_DTYPE_INT8) fn = b_mul_i8;
             if (t == TOSAC_DTYPE_INT16) fn = b_mul_i16;
-            if (t == TOSAC_DTYPE_INT32) fn = k.p1 ? b_mul_i32s : b_mul_i32w;
+            if (t == TOSAC_DTYPE_INT32) fn = k.p1 ? b_mul_i32s : K_MUL_I32W_ROW(c->isa);
         }
         if (!fn) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "MUL: unsupported type combination");
         return k_run2(c, fn, &k, "MUL: REQUIRE the shifted product fits INT32 failed");

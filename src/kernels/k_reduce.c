@@ -22,6 +22,10 @@
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
 
+#ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+#endif
+
 /* GCC vectorises the chunk loops (unknown trip counts) only at -O3; IEEE results do not change (no
    reassociation: the fp accumulators stay one per element, in the spec's order). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -192,6 +196,62 @@ static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out, size_t
     return true;
 }
 
+#ifdef TOSAC_KERNEL_X86
+/* kr_sum_i32 at the AVX2 and AVX-512 levels with inner > 1: the same int32 lanes and overflow flag,
+   32 (then 8) positions of a chunk held in registers over the whole axis instead of the chunk's
+   accumulators loaded and stored at every row (the SE blocks' spatial sums). */
+#define KS_ADD(a, x)                                                                                     \
+    {                                                                                                    \
+        const __m256i s_ = _mm256_add_epi32(a, x);                                                       \
+        ovf = _mm256_or_si256(ovf, _mm256_and_si256(_mm256_xor_si256(a, s_), _mm256_xor_si256(x, s_))); \
+        a = s_;                                                                                          \
+    }
+#define KS_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define KS_ST(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+__attribute__((target("avx2"))) static bool kr_sum_i32_avx2(const kr_geom *g, const int32_t *in, int32_t *out,
+                                                          size_t b0, size_t b1)
+{
+    __m256i ovf = _mm256_setzero_si256();
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t o = (int64_t)(b / (size_t)g->chunks), i0 = (int64_t)(b % (size_t)g->chunks) * KR_CHUNK;
+        const int64_t n = g->inner - i0 < KR_CHUNK ? g->inner - i0 : KR_CHUNK, len = g->len, inner = g->inner;
+        const int32_t *row = in + o * len * inner + i0;
+        int32_t *ob = out + o * inner + i0;
+        int64_t j = 0;
+        for (; j + 32 <= n; j += 32) {
+            __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+            const int32_t *r = row + j;
+            for (int64_t k = 0; k < len; k++, r += inner) {
+                KS_ADD(a0, KS_LD(r)) KS_ADD(a1, KS_LD(r + 8)) KS_ADD(a2, KS_LD(r + 16)) KS_ADD(a3, KS_LD(r + 24))
+            }
+            KS_ST(ob + j, a0), KS_ST(ob + j + 8, a1), KS_ST(ob + j + 16, a2), KS_ST(ob + j + 24, a3);
+        }
+        for (; j + 8 <= n; j += 8) {
+            __m256i a0 = _mm256_setzero_si256();
+            const int32_t *r = row + j;
+            for (int64_t k = 0; k < len; k++, r += inner) KS_ADD(a0, KS_LD(r))
+            KS_ST(ob + j, a0);
+        }
+        if (j < n) {
+            uint32_t acc[8] = {0}, tov = 0;
+            const int32_t *r = row + j;
+            for (int64_t k = 0; k < len; k++, r += inner)
+                for (int64_t i = 0; i < n - j; i++) {
+                    const uint32_t a = acc[i], x = (uint32_t)r[i], s = a + x;
+                    tov |= (a ^ s) & (x ^ s);
+                    acc[i] = s;
+                }
+            if (tov >> 31) return false;
+            for (int64_t i = 0; i < n - j; i++) ob[j + i] = tosac_ku32_to_i32(acc[i]);
+        }
+    }
+    return !_mm256_movemask_ps(_mm256_castsi256_ps(ovf));
+}
+#undef KS_ADD
+#undef KS_LD
+#undef KS_ST
+#endif
+
 typedef void (*kr_fn)(const kr_geom *, const void *, void *, bool, size_t, size_t);
 
 /* The routine for (op, dtype, f64) at level isa, or NULL. */
@@ -265,6 +325,7 @@ typedef struct {
     const void *in;
     void *out;
     bool ignore;
+    bool avx2; /* REDUCE_SUM of int32 with inner > 1 on kr_sum_i32_avx2 */
     uint8_t fail[TOSAC_KMAX_WORKERS];
 } kr_task;
 
@@ -273,6 +334,11 @@ static void kr_range(void *ctx, uint32_t worker, size_t b0, size_t b1)
     kr_task *t = ctx;
     if (t->fn)
         t->fn(t->g, t->in, t->out, t->ignore, b0, b1);
+#ifdef TOSAC_KERNEL_X86
+    else if (t->avx2) {
+        if (!kr_sum_i32_avx2(t->g, (const int32_t *)t->in, (int32_t *)t->out, b0, b1)) t->fail[worker] = 1;
+    }
+#endif
     else if (!kr_sum_i32(t->g, (const int32_t *)t->in, (int32_t *)t->out, b0, b1))
         t->fail[worker] = 1;
 }
@@ -297,6 +363,7 @@ tosac_status tosac_kernel_reduce(tosac_kcall *c)
     kr_task t;
     memset(&t, 0, sizeof t);
     t.g = &g, t.in = in->data, t.out = out->data, t.ignore = ignore;
+    t.avx2 = (c->isa == TOSAC_KISA_AVX2 || c->isa == TOSAC_KISA_AVX512) && g.inner > 1;
     if (!(c->op == TOSAC_OP_REDUCE_SUM && in->dtype == TOSAC_DTYPE_INT32)) {
         t.fn = kr_pick(c->op, in->dtype, in->f64, c->isa);
         if (!t.fn) return tosac_kfail(c, TOSAC_ERR_UNSUPPORTED, "REDUCE: operator/type combination not supported");

@@ -438,6 +438,29 @@ static void test_add_i32_levels(void)
     tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
 }
 
+/* int32 MUL with shift 0 (the low 32 bits of the product) on rows long enough for the vector loops
+   and their ends, both operands full rows or one of them a scalar, at every level: against int64
+   products. */
+static void test_mul_i32_levels(void)
+{
+    static int64_t a[300], b[300], o[300];
+    for (uint32_t level = 0; level <= TOSAC_KISA_AVX512; level++) {
+        tosac_kernel_limit_isa(level);
+        for (int iter = 0; iter < 40; iter++) {
+            const int n = (int)rnd_in(1, 300);
+            for (int i = 0; i < n; i++) a[i] = rnd_in(INT32_MIN, INT32_MAX), b[i] = iter % 2 ? rnd_in(-70000, 70000) : rnd_in(INT32_MIN, INT32_MAX);
+            if (iter % 3 == 2)
+                for (int i = 1; i < n; i++) b[i] = b[0];
+            EXPECT_EQ_I(bin_vec(TOSAC_OP_MUL, TOSAC_DTYPE_INT32, TOSAC_DTYPE_INT32, n, a, b, 0, NULL, o), TOSAC_OK);
+            for (int i = 0; i < n; i++) {
+                const uint32_t lo = (uint32_t)((uint64_t)a[i] * (uint64_t)b[i]);
+                EXPECT_EQ_I(o[i], lo >= 0x80000000u ? (int64_t)lo - 4294967296 : (int64_t)lo);
+            }
+        }
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+}
+
 #define EXPECT_VEC(got, ...)                                                  \
     do {                                                                      \
         const int64_t want_[] = {__VA_ARGS__};                                \
@@ -2011,6 +2034,7 @@ int main(void)
     RUN(test_exp_sigmoid_levels);
     RUN(test_binary_int_random);
     RUN(test_add_i32_levels);
+    RUN(test_mul_i32_levels);
     RUN(test_binary_int_spots);
     RUN(test_unary_int);
     RUN(test_binary_fp_random);

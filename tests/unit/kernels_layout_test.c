@@ -1014,6 +1014,31 @@ static void test_reduce_sum_overflow(void)
     tt_free(&in);
     tt_free(&out);
     tt_free(&out2);
+    /* 45 positions per row (vector builds: a block of 32, one of 8, 5 left), 3 rows summed, 4 outer
+       indices: a partial sum overflowing in one position of each part fails; sums reaching the
+       int32 limits exactly through a partial sum at the other limit pass, against int64 sums */
+    int64_t ws[3] = {4, 3, 45}, wo[3] = {4, 1, 45};
+    tt_make(&in, TOSAC_DTYPE_INT32, false, 3, ws);
+    tt_make(&out, TOSAC_DTYPE_INT32, false, 3, wo);
+    v = (int32_t *)(void *)in.buf;
+    attr_int(a, TOSAC_ATTR_REDUCE_SUM_axis, 1);
+    static const int64_t lanes[] = {3, 31, 36, 43, 44};
+    for (size_t li = 0; li < sizeof lanes / sizeof lanes[0]; li++)
+        for (int fail = 0; fail < 2; fail++) {
+            for (int64_t i = 0; i < in.t.nelem; i++) v[i] = (int32_t)rnd_in(-1000000, 1000000);
+            const int64_t o0 = (int64_t)li % 4, at = o0 * 135 + lanes[li];
+            const int32_t sign = li % 2 ? -1 : 1;
+            /* INT32_MAX, then -INT32_MAX: the partial sum stays at the limit; with fail, one more */
+            v[at] = sign > 0 ? INT32_MAX : INT32_MIN, v[at + 45] = fail ? sign : 0, v[at + 90] = sign > 0 ? -7 : 7;
+            int64_t want[180];
+            for (int64_t q = 0; q < 4; q++)
+                for (int64_t j = 0; j < 45; j++) want[q * 45 + j] = (int64_t)v[q * 135 + j] + v[q * 135 + 45 + j] + v[q * 135 + 90 + j];
+            tosac_status st = run_op(TOSAC_OP_REDUCE_SUM, ins, 1, &out, a, NULL);
+            EXPECT_EQ_I(st, fail ? TOSAC_ERR_UNPREDICTABLE : TOSAC_OK);
+            for (int64_t i = 0; !fail && i < 180; i++) EXPECT_EQ_I(((int32_t *)(void *)out.buf)[i], want[i]);
+        }
+    tt_free(&in);
+    tt_free(&out);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1386,6 +1411,7 @@ int main(void)
     for (uint32_t level = 0; level <= 2; level++) {
         tosac_kernel_limit_isa(level);
         RUN(test_reduce_random);
+        RUN(test_reduce_sum_overflow);
         RUN(test_transpose);
         RUN(test_layout_large);
     }

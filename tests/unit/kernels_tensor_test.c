@@ -803,6 +803,56 @@ static void test_conv_i48_overflow(void)
     conv_free(&b);
 }
 
+/*
+ * The int8 depthwise rows of the AVX2 level (k_idw_avx2.c: constant weights, multiplier 1, at
+ * least 8 channels, 3 or 5 kernel columns, stride 1 or 2 along x, dilation 1 along x; any kernel
+ * height up to 8) and the geometries beside them that other rows take, at the portable level and
+ * the machine's, on 1 to 3 workers, against the int64 reference: channel counts no multiple of
+ * the vector (the last one overlaps), rows of 1 to 29 pixels (tiles of 8 and 4 and the pixels
+ * past a row's end), pads wider than the kernel, zero points at the ends of int8; then the
+ * REQUIRE on acc + bias with constant weights.
+ */
+static void test_depthwise_i8_rows(void)
+{
+    static const int64_t sh[][11] = {
+        /* C, M, KH, KW, sy, sx, dy, dx, pad (top and left), IW, IH */
+        {8, 1, 3, 3, 1, 1, 1, 1, 1, 29, 5},   {24, 1, 3, 3, 2, 2, 1, 1, 1, 23, 6},  {72, 1, 3, 3, 2, 2, 1, 1, 0, 17, 5},
+        {88, 1, 3, 3, 1, 1, 1, 1, 1, 13, 4},  {120, 1, 5, 5, 1, 1, 1, 1, 2, 14, 6}, {1000, 1, 5, 5, 2, 2, 1, 1, 2, 9, 5},
+        {144, 1, 3, 3, 1, 1, 1, 1, 1, 7, 3},  {16, 2, 3, 3, 1, 1, 1, 1, 1, 12, 4},  {40, 1, 3, 3, 1, 1, 2, 1, 2, 19, 7},
+        {40, 1, 3, 3, 1, 1, 1, 2, 2, 19, 5},  {9, 1, 5, 3, 1, 1, 1, 1, 1, 11, 6},   {17, 1, 4, 5, 2, 1, 1, 1, 3, 21, 9},
+        {8, 1, 1, 3, 1, 2, 1, 1, 0, 8, 2},    {12, 1, 8, 3, 1, 1, 1, 1, 4, 10, 9},  {12, 1, 9, 3, 1, 1, 1, 1, 4, 10, 9},
+        {33, 1, 3, 3, 1, 1, 1, 1, 3, 5, 4},   {7, 1, 3, 3, 1, 1, 1, 1, 1, 12, 4},   {8, 1, 5, 5, 1, 2, 2, 1, 2, 1, 3},
+        {24, 1, 3, 5, 3, 1, 1, 1, 1, 2, 5},   {56, 1, 2, 3, 1, 1, 3, 1, 0, 6, 7},
+    };
+    static const int64_t zps[][2] = {{-128, 0}, {127, -128}, {0, 127}, {-5, 3}};
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+        cspec s;
+        memset(&s, 0, sizeof s);
+        s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.in_t = s.w_t = TOSAC_DTYPE_INT8, s.out_t = s.acc_t = TOSAC_DTYPE_INT32;
+        s.N = 1 + (int64_t)(i % 2), s.ID = s.KD = 1, s.IC = sh[i][0], s.M = sh[i][1], s.KH = sh[i][2], s.KW = sh[i][3];
+        s.stride[0] = sh[i][4], s.stride[1] = sh[i][5], s.dil[0] = sh[i][6], s.dil[1] = sh[i][7];
+        s.pad[0] = s.pad[2] = sh[i][8], s.IW = sh[i][9], s.IH = sh[i][10];
+        s.pad[1] = fit_pad(s.IH - 1 + s.pad[0] - (s.KH - 1) * s.dil[0], s.stride[0], (int64_t)(i % 2));
+        s.pad[3] = fit_pad(s.IW - 1 + s.pad[2] - (s.KW - 1) * s.dil[1], s.stride[1], (int64_t)(i % 3 == 0));
+        s.izp = zps[i % 4][0], s.wzp = zps[i % 4][1];
+        cspec_derive(&s);
+        s.bc = i % 3 == 1 ? 1 : s.OCT;
+        for (uint32_t level = TOSAC_KISA_PORTABLE; level <= TOSAC_KISA_AVX2; level++)
+            for (uint32_t w = 1; w <= 3; w++) {
+                tosac_kernel_limit_isa(level);
+                kr_workers = w, kr_const_mask = ~1u;
+                CHECK_CASE(conv_case(&s, 0, 0, 0), "depthwise i8 rows, shape %zu, level %u, %u workers", i, level, w);
+            }
+    }
+    for (uint32_t level = TOSAC_KISA_PORTABLE; level <= TOSAC_KISA_AVX2; level++) {
+        tosac_kernel_limit_isa(level);
+        kr_workers = 1 + level, kr_const_mask = ~1u;
+        test_conv_i48_overflow();
+    }
+    tosac_kernel_limit_isa(TOSAC_KISA_AVX512);
+    kr_workers = 1, kr_const_mask = 0;
+}
+
 /* ERROR_IF: non-zero zero points outside i8. */
 static void test_conv_zp_errors(void)
 {
@@ -1526,6 +1576,7 @@ int main(void)
     RUN(test_transpose_random);
     RUN(test_conv_large);
     RUN(test_conv_i48_overflow);
+    RUN(test_depthwise_i8_rows);
     RUN(test_conv_zp_errors);
     RUN(test_conv_fp_special);
     RUN(test_matmul);
