@@ -9,6 +9,23 @@
 #include "kernels/k_gemm.h"
 
 #ifdef TOSAC_KERNEL_X86
+#include <immintrin.h>
+
+/* The fused RESCALE of 8 int32 lanes in the hi32 form (k_convert.c kr_avx2_hi32), as the int8
+   convolution and depthwise tiles apply it to their sums in registers: H, the high half of the
+   signed 32 x 32 product v * m, of the even lanes directly and of the odd ones after moving them
+   down (mo: the odd multipliers moved down); (H + r) >> s is the single-round result; then + the
+   output zero point and the clamp. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i tosac_avx2_rq_hi32(__m256i v, __m256i m, __m256i mo,
+                                                                                      __m256i r, __m256i s, __m256i zp,
+                                                                                      __m256i lo, __m256i hi)
+{
+    const __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(_mm256_mul_epi32(v, m), 32),
+                                         _mm256_mul_epi32(_mm256_srli_epi64(v, 32), mo), 0xAA);
+    const __m256i y = _mm256_add_epi32(_mm256_srav_epi32(_mm256_add_epi32(h, r), s), zp);
+    return _mm256_min_epi32(_mm256_max_epi32(y, lo), hi);
+}
+
 void tosac_gemm_f32_panel_seg_avx2(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
                                    const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
                                    const tosac_gemm_epi *ep);

@@ -23,6 +23,7 @@
  */
 #include <string.h>
 
+#include "kernels/k_gemm_avx2.h"
 #include "kernels/k_idw_avx2.h"
 
 #ifdef TOSAC_KERNEL_X86
@@ -114,17 +115,6 @@ IDW_INL __m256i idw_checked(__m256i u, __m256i b, __m256i *bad)
     return t;
 }
 
-/* The ends of the tile's np pixels (8 channels from j; pixel p's at o + p * C elements). */
-/* The rescaled, clamped values of 8 lanes (the hi32 form). H: the high half of the signed
-   32 x 32 product, of the odd lanes after moving them down. */
-IDW_INL __m256i idw_rq(__m256i v, __m256i m, __m256i mo, __m256i r, __m256i s, const idw_end *e)
-{
-    const __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(_mm256_mul_epi32(v, m), 32),
-                                         _mm256_mul_epi32(_mm256_srli_epi64(v, 32), mo), 0xAA);
-    const __m256i y = _mm256_add_epi32(_mm256_srav_epi32(_mm256_add_epi32(h, r), s), e->ozp);
-    return _mm256_min_epi32(_mm256_max_epi32(y, e->lo), e->hi);
-}
-
 /* 8 int32 values within the output range as int16 (the saturating pack is exact) */
 IDW_INL __m128i idw_w16(__m256i y)
 {
@@ -163,14 +153,16 @@ IDW_INL void idw_end_tile(const idw_end *e, const __m256i *a, int np, int64_t C,
 #pragma GCC unroll 8
         for (int p = 0; p < P; p++)
             if (p < np) {
-                const __m128i w = idw_w16(idw_rq(IDW_V(p), m, mo, r, s, e));
+                const __m128i w = idw_w16(tosac_avx2_rq_hi32(IDW_V(p), m, mo, r, s, e->ozp, e->lo, e->hi));
                 _mm_storel_epi64((__m128i *)(void *)(d + p * C), _mm_packs_epi16(w, w));
             }
     } else {
         int16_t *d = (int16_t *)(void *)o + j;
 #pragma GCC unroll 8
         for (int p = 0; p < P; p++)
-            if (p < np) _mm_storeu_si128((__m128i *)(void *)(d + p * C), idw_w16(idw_rq(IDW_V(p), m, mo, r, s, e)));
+            if (p < np)
+                _mm_storeu_si128((__m128i *)(void *)(d + p * C),
+                                 idw_w16(tosac_avx2_rq_hi32(IDW_V(p), m, mo, r, s, e->ozp, e->lo, e->hi)));
     }
 #undef IDW_V
 }

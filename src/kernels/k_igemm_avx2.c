@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "kernels/k_gemm.h"
+#include "kernels/k_gemm_avx2.h"
 
 #ifdef TOSAC_KERNEL_X86
 #include <immintrin.h>
@@ -48,18 +48,6 @@ typedef struct kia_end {
 
 #define KIA_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 
-/* The scaled, clamped values of 8 lanes: what kr_avx2_hi32 (k_convert.c) computes. H is the high
-   half of the signed 32 x 32 product: of the even lanes directly, of the odd ones after moving
-   them down; (H + r) >> s is the single-round result (k_convert.c, the hi32 form). */
-__attribute__((target("avx2"), always_inline)) static inline __m256i kia_rq(__m256i v, __m256i m, __m256i mo, __m256i r,
-                                                                           __m256i s, const kia_end *e)
-{
-    const __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(_mm256_mul_epi32(v, m), 32),
-                                         _mm256_mul_epi32(_mm256_srli_epi64(v, 32), mo), 0xAA);
-    const __m256i y = _mm256_add_epi32(_mm256_srav_epi32(_mm256_add_epi32(h, r), s), e->zp);
-    return _mm256_min_epi32(_mm256_max_epi32(y, e->lo), e->hi);
-}
-
 /* One tile row's 16 sums: + bias (wrapping; *bad gets the sign bit of an overflowed lane), then
    stored as int32, or rescaled, clamped and narrowed (exactly: the values are within [lo, hi],
    inside the output type) to ob-byte results. */
@@ -87,7 +75,8 @@ __attribute__((target("avx2"), always_inline)) static inline void kia_row(__m256
     }
     /* packs work within 128-bit lanes: [v0 0-3, v1 0-3, v0 4-7, v1 4-7], reordered by qwords */
     const __m256i w = _mm256_permute4x64_epi64(
-        _mm256_packs_epi32(kia_rq(v0, e->m0, e->mo0, e->r0, e->s0, e), kia_rq(v1, e->m1, e->mo1, e->r1, e->s1, e)),
+        _mm256_packs_epi32(tosac_avx2_rq_hi32(v0, e->m0, e->mo0, e->r0, e->s0, e->zp, e->lo, e->hi),
+                           tosac_avx2_rq_hi32(v1, e->m1, e->mo1, e->r1, e->s1, e->zp, e->lo, e->hi)),
         0xD8);
     if (e->b8) {
         const __m128i b = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
