@@ -30,6 +30,7 @@
  * channels kept in registers over the taps), else as a direct loop vectorised across output
  * channels (taps in order ky, kx, padding taps skipped).
  */
+#include <math.h>
 #include <string.h>
 
 #include "kernels/k_epilogue.h"
@@ -1400,10 +1401,7 @@ static void dw_rows(void *ctx, uint32_t worker, size_t r0, size_t r1)
                                 }
                         } else {
                             for (int64_t ch = 0; ch < C; ch++)
-                                for (int64_t m = 0; m < M; m++) {
-                                    float p = xr[ch] * wr[ch * M + m];
-                                    af[ch * M + m] = af[ch * M + m] + p;
-                                }
+                                for (int64_t m = 0; m < M; m++) af[ch * M + m] = fmaf(xr[ch], wr[ch * M + m], af[ch * M + m]);
                         }
                     }
                 }

@@ -17,9 +17,10 @@
  * [nky][span][W] (columns outside the input hold the pad value: fp32 +0, int8 the input zero point;
  * output channel j takes input channel j / M) and read that.
  *
- * Why the padding taps can be added: the fp32 sums start from +0, and a sum of two floats rounded
- * to nearest is -0 only when both are -0, so no partial sum is ever -0 and adding the product
- * 0 * w = +-0 of a finite weight leaves it unchanged: the bits of skipping the tap, which is the
+ * Why the padding taps can be added: the fp32 sums start from +0, and a fused x * w + s rounded
+ * to nearest is -0 only when the exact product and s are both -0, so no partial sum is ever -0
+ * and fusing the product 0 * w = +-0 of a finite weight leaves it unchanged: the bits of skipping
+ * the tap, which is the
  * reference order (the caller takes these rows only when every weight is finite). int8: the tile
  * sums x * w and subtracts zp * (the sum of its weights) at the end, which is exactly the sum of
  * (x - zp) * w (every term is bounded by the caller, no int32 overflow), and a padding tap
@@ -53,6 +54,17 @@
     KG_TARGET static inline KG_FN(f##B) KG_FN(blend##B)(KG_FN(i##B) m, KG_FN(f##B) a, KG_FN(f##B) b)     \
     {                                                                                                    \
         return (KG_FN(f##B))((m & (KG_FN(i##B))a) | (~m & (KG_FN(i##B))b));                              \
+    }                                                                                                    \
+    /* a + x * w: fp32 fused (one rounding, as fmaf; the compilers make the lane loop one vfmadd at      \
+       the AVX2 and AVX-512 levels), int32 exact */                                                      \
+    KG_TARGET static inline KG_FN(f##B) KG_FN(macf##B)(KG_FN(f##B) a, KG_FN(f##B) x, KG_FN(f##B) w)      \
+    {                                                                                                    \
+        for (int i = 0; i < (int)(sizeof a / 4); i++) a[i] = fmaf(x[i], w[i], a[i]);                     \
+        return a;                                                                                        \
+    }                                                                                                    \
+    KG_TARGET static inline KG_FN(i##B) KG_FN(maci##B)(KG_FN(i##B) a, KG_FN(i##B) x, KG_FN(i##B) w)      \
+    {                                                                                                    \
+        return a + x * w;                                                                                \
     }                                                                                                    \
     /* the end of tosac_gemm_bias_store_f32 on one vector of sums a (bv: the biases) */                  \
     KG_TARGET static inline KG_FN(f##B) KG_FN(end##B)(KG_FN(f##B) a, KG_FN(f##B) bv, const tosac_gemm_epi *ep) \
@@ -95,7 +107,7 @@
 
 /* One tile of P pixels into o (pixel stride CM) from s (kernel row stride ys, pixel step ps, kernel
    column step ks) with the weights wt (tap stride CM). */
-#define KG_DW_TILE(P, VT, LDX, LDW, WSUM, FIX, SW0, END)                                                         \
+#define KG_DW_TILE(P, VT, LDX, LDW, WSUM, FIX, SW0, END, MAC)                                                         \
     {                                                                                                    \
         VT a[P], sw = SW0; /* int8: the sum of the weights; fp32: the biases */                         \
         KG_DW_UNROLL for (int p = 0; p < P; p++) a[p] = (VT){0};                                         \
@@ -103,10 +115,7 @@
             for (int64_t kx = k0; kx < k1; kx++) {                                                       \
                 const VT wv = LDW(wt + (ky * KW + kx) * CM);                                             \
                 const __typeof__(*s) *sp = s + ky * ys + (kx - k0) * ks;                                 \
-                KG_DW_UNROLL for (int p = 0; p < P; p++) {                                               \
-                    const VT q = LDX(sp + p * ps) * wv;                                                  \
-                    a[p] = a[p] + q;                                                                     \
-                }                                                                                        \
+                KG_DW_UNROLL for (int p = 0; p < P; p++) a[p] = MAC(a[p], LDX(sp + p * ps), wv);         \
                 WSUM(sw, wv)                                                                             \
             }                                                                                            \
         FIX(a, sw, END)                                                                                       \
@@ -114,7 +123,7 @@
     }
 
 /* The rows with W-lane vectors: NAME##B(acc, x, w, g, zp) as tosac_dw_row_* describes. */
-#define KG_DW_ROWS(NAME, B, T, XT, WT, VT, LDX, LDW, WSUM, FIX, PAD, SW0, END)                                  \
+#define KG_DW_ROWS(NAME, B, T, XT, WT, VT, LDX, LDW, WSUM, FIX, PAD, SW0, END, MAC)                                  \
     KG_TARGET static void KG_FN(NAME##B)(T *restrict acc, const XT *restrict x, const WT *restrict w,    \
                                          const tosac_dw_geom *g, int32_t zp)                             \
     {                                                                                                    \
@@ -156,7 +165,7 @@
                         const WT *wt = w + j;                                                            \
                         T *o = acc + (px + pq) * CM + j;                                                 \
                         (void)ps;                                                                        \
-                        KG_DW_TILE(1, VT, LDX, LDW, WSUM, FIX, SW0, END)                                 \
+                        KG_DW_TILE(1, VT, LDX, LDW, WSUM, FIX, SW0, END, MAC)                                 \
                     }                                                                                    \
                 }                                                                                        \
                 px += np;                                                                                \
@@ -193,13 +202,13 @@
                 const WT *wt = w + j;                                                                    \
                 T *o = acc + px * CM + j;                                                                \
                 if (np == KG_DW_PX)                                                                      \
-                    KG_DW_TILE(KG_DW_PX, VT, LDX, LDW, WSUM, FIX, SW0, END)                                        \
+                    KG_DW_TILE(KG_DW_PX, VT, LDX, LDW, WSUM, FIX, SW0, END, MAC)                                        \
                 else if (np == KG_DW_PX / 2)                                                             \
-                    KG_DW_TILE(KG_DW_PX / 2, VT, LDX, LDW, WSUM, FIX, SW0, END)                                    \
+                    KG_DW_TILE(KG_DW_PX / 2, VT, LDX, LDW, WSUM, FIX, SW0, END, MAC)                                    \
                 else if (np == KG_DW_PX / 4)                                                             \
-                    KG_DW_TILE(KG_DW_PX / 4, VT, LDX, LDW, WSUM, FIX, SW0, END)                                    \
+                    KG_DW_TILE(KG_DW_PX / 4, VT, LDX, LDW, WSUM, FIX, SW0, END, MAC)                                    \
                 else                                                                                     \
-                    KG_DW_TILE(1, VT, LDX, LDW, WSUM, FIX, SW0, END)                                               \
+                    KG_DW_TILE(1, VT, LDX, LDW, WSUM, FIX, SW0, END, MAC)                                               \
             }                                                                                            \
             px += np;                                                                                    \
         }                                                                                                \
@@ -211,9 +220,9 @@
     KG_DW_TYPES(B)                                                                                       \
     KG_DW_ROWS(dwf, B, float, float, float, KG_FN(f##B), KG_FN(ldf##B), KG_FN(ldf##B), KG_DW_WSUM_F,      \
                KG_DW_FIX_F, 0, !ep ? (KG_FN(f##B)){0} : ep->bcast ? ep->bias[0] - (KG_FN(f##B)){0} : KG_FN(ldf##B)(ep->bias + j), \
-               KG_FN(end##B))                                                                            \
+               KG_FN(end##B), KG_FN(macf##B))                                                            \
     KG_DW_ROWS(dwi, B, int32_t, int8_t, int16_t, KG_FN(i##B), KG_FN(ldb##B), KG_FN(ldh##B), KG_DW_WSUM_I, \
-               KG_DW_FIX_I, zp, (KG_FN(i##B)){0}, KG_FN(u##B))
+               KG_DW_FIX_I, zp, (KG_FN(i##B)){0}, KG_FN(u##B), KG_FN(maci##B))
 
 /*
  * fp32 rows with multiplier 1, dilation 1 and a 3- or 5-column kernel at stride 1 or 2 (the zoo's
@@ -225,7 +234,7 @@
  * instead of one at a time; the lanes of the pixels past the row's end are computed from the
  * columns inside and not stored.
  */
-#define KG_DWC_TILE(P, KWC, SX, VT, LD, END)                                                                \
+#define KG_DWC_TILE(P, KWC, SX, VT, LD, END, MAC)                                                                \
     {                                                                                                    \
         VT a[P];                                                                                         \
         KG_DW_UNROLL for (int p = 0; p < P; p++) a[p] = (VT){0};                                         \
@@ -239,10 +248,7 @@
                 const VT xv = LD(xr + ix * CM);                                                          \
                 KG_DW_UNROLL for (int kx = KWC - 1; kx >= 0; kx--) {                                     \
                     const int d = c - kx;                                                                \
-                    if (d >= 0 && d % SX == 0 && d / SX < P) {                                           \
-                        const VT q = xv * wv[kx];                                                        \
-                        a[d / SX] = a[d / SX] + q;                                                       \
-                    }                                                                                    \
+                    if (d >= 0 && d % SX == 0 && d / SX < P) a[d / SX] = MAC(a[d / SX], xv, wv[kx]);    \
                 }                                                                                        \
             }                                                                                            \
         }                                                                                                \
@@ -270,9 +276,9 @@
                 const int64_t j = j0 + W <= CM ? j0 : CM - W;                                            \
                 float *o = acc + px * CM + j;                                                            \
                 if (np > KG_DW_PX / 2)                                                                   \
-                    KG_DWC_TILE(KG_DW_PX, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                     \
+                    KG_DWC_TILE(KG_DW_PX, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B), KG_FN(macf##B))                     \
                 else /* a row's last pixels, or a short block of a row (two threads, 7x7 rows) */       \
-                    KG_DWC_TILE(KG_DW_PX / 2, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B))                 \
+                    KG_DWC_TILE(KG_DW_PX / 2, KWC, SX, VT, KG_FN(ldf##B), KG_FN(end##B), KG_FN(macf##B))                 \
             }                                                                                            \
         }                                                                                                \
     }

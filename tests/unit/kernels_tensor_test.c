@@ -409,11 +409,8 @@ static void term_fp(void *p, int64_t oi, int64_t xi, int64_t wi)
     if (c->f16) {
         float prod = tosac_fp16_to_fp32(tosac_fp32_to_fp16(xf * wf));
         c->accf[oi] = tosac_fp16_to_fp32(tosac_fp32_to_fp16(c->accf[oi] + prod));
-    } else if (c->s->op == TOSAC_OP_DEPTHWISE_CONV2D) {
-        float prod = xf * wf; /* the depthwise rows round the product, then the sum */
-        c->accf[oi] = c->accf[oi] + prod;
     } else {
-        c->accf[oi] = fmaf(xf, wf, c->accf[oi]); /* the GEMM forms fuse each product into the sum */
+        c->accf[oi] = fmaf(xf, wf, c->accf[oi]); /* each product fused into the sum */
     }
 }
 
