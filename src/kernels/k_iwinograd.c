@@ -41,8 +41,8 @@
 #define IW_SKEW 64u /* bytes between the 16 planes beyond their size (k_winograd.c WINO_SKEW) */
 
 typedef struct iw_plan {
-    int64_t N, IH, IW, C, OH, OW, K, pt, pl;
-    int64_t TH, TW, rows; /* tile rows per image, tiles per tile row, tile rows per block at most */
+    TOSAC_WINO_GEOM;
+    int64_t rows;         /* tile rows per block at most */
     int64_t lda;          /* V rows: C made even (the pair panels) */
     size_t ubytes;        /* one U_xi's panels */
     size_t off_v, off_m, off_y, off_z, total;
@@ -50,23 +50,17 @@ typedef struct iw_plan {
 
 static bool iw_takes(const tosac_kcall *c)
 {
-    if (c->op != TOSAC_OP_CONV2D || c->isa != TOSAC_KISA_AVX2 || (c->flags & TOSAC_KCALL_CONV_DIRECT)) return false;
-    if (c->n_in < 5 || c->n_out < 1) return false;
+    tosac_wino_geom q;
+    if (c->isa != TOSAC_KISA_AVX2 || (c->flags & TOSAC_KCALL_CONV_DIRECT) || !tosac_wino_geom_of(c, &q)) return false;
     const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *b = &c->in[2], *wzp = &c->in[4], *out = &c->out[0];
-    if (in->rank != 4 || w->rank != 4 || out->rank != 4) return false;
     if (in->dtype != TOSAC_DTYPE_INT8 || w->dtype != TOSAC_DTYPE_INT8 || b->dtype != TOSAC_DTYPE_INT32 ||
         out->dtype != TOSAC_DTYPE_INT32 || b->nelem < 1)
         return false;
     if (c->epi && c->epi->pre) return false;
     if (tosac_kattr_or(c, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_INT32) != TOSAC_DTYPE_INT32) return false;
-    if (tosac_kdim(w, 1) != 3 || tosac_kdim(w, 2) != 3) return false;
-    for (int i = 0; i < 2; i++)
-        if (tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1 || tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, i, 1) != 1)
-            return false;
     if (!w->constant || !w->data || !wzp->constant || !wzp->data || wzp->nelem < 1 || wzp->dtype != TOSAC_DTYPE_INT8)
         return false;
-    const int64_t C = tosac_kdim(in, 3), K = tosac_kdim(out, 3), OH = tosac_kdim(out, 1), OW = tosac_kdim(out, 2);
-    if (C < 1 || K < 1 || OH < 1 || OW < 1 || tosac_kdim(w, 3) != C || tosac_kdim(w, 0) != K) return false;
+    const int64_t C = q.C, K = q.K, OH = q.OH, OW = q.OW;
     if (b->nelem != 1 && b->nelem != K) return false;
     /* the shape rule (ops_bench, one thread, best invoke, Winograd against direct, direct
        multiply-adds per second): at least 16 input and output channels (55x55x16 -> 64: 57 / 57;
@@ -93,12 +87,7 @@ static bool iw_takes(const tosac_kcall *c)
 static void iw_make_plan(const tosac_kcall *c, iw_plan *g)
 {
     memset(g, 0, sizeof *g);
-    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->C = tosac_kdim(in, 3);
-    g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->K = tosac_kdim(out, 3);
-    g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
-    g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
-    g->TH = (g->OH + 1) / 2, g->TW = (g->OW + 1) / 2;
+    (void)tosac_wino_geom_of(c, &g->geo); /* (iw_takes took the call) */
     g->lda = g->C + (g->C & 1);
     g->ubytes = tosac_kalign64(tosac_igemm_avx2_panel_bytes(g->K, g->C));
     const size_t row_bytes = (size_t)(16 * g->TW) * ((size_t)g->lda * sizeof(int16_t) + (size_t)g->K * sizeof(int32_t));

@@ -52,8 +52,7 @@
 #define WINO_SKEW 16
 
 typedef struct wino_plan {
-    int64_t N, IH, IW, C, OH, OW, K, pt, pl;
-    int64_t TH, TW; /* tile rows per image, tiles per tile row */
+    TOSAC_WINO_GEOM;
     int64_t rows;   /* tile rows per block at most */
     bool panel;     /* U_xi as tosac_gemm_f32_panel's panels (AVX-512, AVX2), else [C][K] */
     size_t ubytes;  /* bytes of one U_xi (64-byte multiple) */
@@ -62,12 +61,30 @@ typedef struct wino_plan {
 
 /* Whether the call is one Winograd computes: FP32 throughout, 3x3, stride and dilation 1, constant
    finite weights, no RESCALE epilogue or prologue, and the shape rule (docs/RUNTIME.md). */
+bool tosac_wino_geom_of(const tosac_kcall *c, tosac_wino_geom *g)
+{
+    if (c->op != TOSAC_OP_CONV2D || c->n_in < 5 || c->n_out < 1) return false;
+    const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *out = &c->out[0];
+    if (in->rank != 4 || w->rank != 4 || out->rank != 4) return false;
+    if (tosac_kdim(w, 1) != 3 || tosac_kdim(w, 2) != 3) return false;
+    for (int i = 0; i < 2; i++)
+        if (tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1 || tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, i, 1) != 1)
+            return false;
+    g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->C = tosac_kdim(in, 3);
+    g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->K = tosac_kdim(out, 3);
+    if (g->C < 1 || g->K < 1 || g->OH < 1 || g->OW < 1 || tosac_kdim(w, 3) != g->C || tosac_kdim(w, 0) != g->K)
+        return false;
+    g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
+    g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
+    g->TH = (g->OH + 1) / 2, g->TW = (g->OW + 1) / 2;
+    return true;
+}
+
 static bool wino_takes(const tosac_kcall *c)
 {
-    if (c->op != TOSAC_OP_CONV2D || c->isa == TOSAC_KISA_MVE || (c->flags & TOSAC_KCALL_CONV_DIRECT)) return false;
-    if (c->n_in < 5 || c->n_out < 1) return false;
+    tosac_wino_geom q;
+    if (c->isa == TOSAC_KISA_MVE || (c->flags & TOSAC_KCALL_CONV_DIRECT) || !tosac_wino_geom_of(c, &q)) return false;
     const tosac_ktensor *in = &c->in[0], *w = &c->in[1], *b = &c->in[2], *out = &c->out[0];
-    if (in->rank != 4 || w->rank != 4 || out->rank != 4) return false;
     const tosac_ktensor *dst = c->epi ? c->epi->out : out;
     if (in->dtype != TOSAC_DTYPE_FP32 || w->dtype != TOSAC_DTYPE_FP32 || b->dtype != TOSAC_DTYPE_FP32 ||
         out->dtype != TOSAC_DTYPE_FP32 || dst->dtype != TOSAC_DTYPE_FP32 || in->f64 || w->f64 || b->f64 || out->f64 ||
@@ -76,13 +93,8 @@ static bool wino_takes(const tosac_kcall *c)
     if (c->epi && (c->epi->rescale || c->epi->pre)) return false;
     const int64_t acc = tosac_kattr_or(c, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32);
     if (acc != TOSAC_DTYPE_FP32) return false;
-    if (tosac_kdim(w, 1) != 3 || tosac_kdim(w, 2) != 3) return false;
-    for (int i = 0; i < 2; i++)
-        if (tosac_kattr_at(c, TOSAC_ATTR_CONV2D_stride, i, 1) != 1 || tosac_kattr_at(c, TOSAC_ATTR_CONV2D_dilation, i, 1) != 1)
-            return false;
     if (!w->constant || !w->data) return false;
-    const int64_t C = tosac_kdim(in, 3), K = tosac_kdim(out, 3), OH = tosac_kdim(out, 1), OW = tosac_kdim(out, 2);
-    if (C < 1 || K < 1 || OH < 1 || OW < 1 || tosac_kdim(w, 3) != C || tosac_kdim(w, 0) != K) return false;
+    const int64_t C = q.C, K = q.K, OH = q.OH, OW = q.OW;
     /* the shape rule (ops_bench, one thread, direct MACs per second, best invoke, Winograd against
        direct): 56x56x64 3x3 64: 108 / 57; 28x28x128: 118 / 56; 14x14x256: 124 / 57; 7x7x512:
        71-92 / 57; 8x8x64: 109 / 60; 16x16x32: 91 / 57; 32x32x16 -> 16: 67 / 49; 55x55x16 -> 64:
@@ -102,12 +114,7 @@ static bool wino_takes(const tosac_kcall *c)
 static void wino_make_plan(const tosac_kcall *c, wino_plan *g)
 {
     memset(g, 0, sizeof *g);
-    const tosac_ktensor *in = &c->in[0], *out = &c->out[0];
-    g->N = tosac_kdim(in, 0), g->IH = tosac_kdim(in, 1), g->IW = tosac_kdim(in, 2), g->C = tosac_kdim(in, 3);
-    g->OH = tosac_kdim(out, 1), g->OW = tosac_kdim(out, 2), g->K = tosac_kdim(out, 3);
-    g->pt = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 0, 0);
-    g->pl = tosac_kattr_at(c, TOSAC_ATTR_CONV2D_pad, 2, 0);
-    g->TH = (g->OH + 1) / 2, g->TW = (g->OW + 1) / 2;
+    (void)tosac_wino_geom_of(c, &g->geo); /* (wino_takes took the call) */
     const size_t row_bytes = (size_t)(16 * g->TW * (g->C + g->K)) * sizeof(float);
     const int64_t ntr = g->N * g->TH;
     const bool big = (size_t)(16 * g->C * g->K) * sizeof(float) > WINO_BIG_U;

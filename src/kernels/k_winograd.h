@@ -8,6 +8,25 @@
 
 #include "kernels/kernel.h"
 
+/* The geometry both Winograd forms (FP32 here, exact INT8 in k_iwinograd.c) tile: NHWC input,
+   [K][3][3][C] weights, TH x TW tiles of 2x2 output pixels per image. The plans hold it as their
+   first fields (a union with TOSAC_WINO_GEOM's anonymous struct, so g->N reads it). */
+#define TOSAC_WINO_GEOM_FIELDS int64_t N, IH, IW, C, OH, OW, K, pt, pl, TH, TW
+typedef struct tosac_wino_geom {
+    TOSAC_WINO_GEOM_FIELDS;
+} tosac_wino_geom;
+#define TOSAC_WINO_GEOM                                                                                  \
+    union {                                                                                              \
+        tosac_wino_geom geo;                                                                             \
+        struct {                                                                                         \
+            TOSAC_WINO_GEOM_FIELDS;                                                                      \
+        };                                                                                               \
+    }
+
+/* Whether c is a CONV2D both forms can tile (rank 4, a 3x3 kernel of stride and dilation 1, the
+   five operands, consistent channel counts), its geometry then in *g. */
+bool tosac_wino_geom_of(const tosac_kcall *c, tosac_wino_geom *g);
+
 /* Whether the call runs as Winograd: then *sizes holds its prepared bytes and scratch, and with
    dst (sizes->const_size bytes, 64-byte aligned) the transformed weights are written there.
    False (sizes untouched) for any call it does not take. */
