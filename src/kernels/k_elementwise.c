@@ -436,9 +436,10 @@ K_ROW1(u_sigmoid_f64, double, double, r = 1.0 / (1.0 + exp(-a)))
  * one correctly rounded operation, so its bits do not depend on the level either (without FMA
  * hardware the C library's fmaf still rounds once), and half the operations of a multiply then
  * an add, each rounded. x is clamped to [-104, 89] first (beyond, the result is 0 or inf anyway);
- * NaN stays NaN. Over every float with |x| <= 110 the error is at most 0.43 of TOSA's ABS_ERROR
+ * NaN stays NaN. Over every float with |x| <= 110 the error is at most 0.39 of TOSA's ABS_ERROR
  * bound for EXP ((2|x| + 3) x 2^-23 relative) and, as 1 / (1 + exp(-x)) with a correctly rounded
- * add and divide, 0.56 of the bound for SIGMOID (2 (1 + |x|) x 2^-23 relative). The degree-7 Taylor form took 4 more
+ * add and divide, 0.59 of the bound for SIGMOID (2 (1 + |x|) x 2^-23 relative) (0.43 and 0.56
+ * with separate roundings: the worst sigmoid case moved, still well inside). The degree-7 Taylor form took 4 more
  * multiplies and adds per element (SIGMOID was 17% of efficientnet_b0's FP32 time). (A one-part
  * ln 2 would save two more, but its rounding of k ln 2 costs up to 4e-6 relative near x = -69,
  * within TOSA's bound there but not within pow_test's 2e-6 of numpy.)
