@@ -170,6 +170,23 @@ static void unary(bcase *c, tosac_op op, int64_t n)
     c->unit = "elem";
 }
 
+/* x * SIGMOID(x) of n floats (SIGMOID, then MUL by x): the runtime fuses the two into one SiLU row */
+static void silu(bcase *c, int64_t n)
+{
+    tosac_block *b = new_graph(c);
+    const int64_t s[] = {n};
+    tosac_value *in = tosac_block_add_tensor(b, "in", TOSAC_DTYPE_FP32, 1, s);
+    tosac_block_add_input(b, in);
+    tosac_value *sig = tosac_block_add_tensor(b, "sig", TOSAC_DTYPE_FP32, 1, s);
+    tosac_block_add_node(b, TOSAC_OP_SIGMOID, 1, &in, 1, &sig);
+    tosac_value *ops[3] = {in, sig, zp(b, "shift", TOSAC_DTYPE_INT8, 0)};
+    tosac_value *out = tosac_block_add_tensor(b, "out", TOSAC_DTYPE_FP32, 1, s);
+    tosac_block_add_node(b, TOSAC_OP_MUL, 3, ops, 1, &out);
+    tosac_block_add_output(b, out);
+    c->work = (double)n;
+    c->unit = "elem";
+}
+
 /* One RESCALE by a single scale (multiplier 1518500250, the given shift) of a [rows, cols] tensor:
    int32 -> int8 (a convolution's output) or int8 -> int32 (a residual join's input; the 256-entry
    table of results, in blocks of 8192 elements as an elementwise chain gives it). */
@@ -570,6 +587,7 @@ int main(int argc, char **argv)
     CASE("exp_fp32_1M", unary(c, TOSAC_OP_EXP, 1 << 20));
     CASE("tanh_fp32_1M", unary(c, TOSAC_OP_TANH, 1 << 20));
     CASE("sigmoid_fp32_64K", unary(c, TOSAC_OP_SIGMOID, 1 << 16));
+    CASE("silu_fp32_64K", silu(c, 1 << 16));
     CASE("avg_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_AVG_POOL2D, 56, 56, 64));
     CASE("max_pool_i8_56x56x64_3x3", pool(c, TOSAC_OP_MAX_POOL2D, 56, 56, 64));
     CASE("transpose_i8_nhwc_to_nchw_56x56x64", transpose(c, 56, 56, 64));

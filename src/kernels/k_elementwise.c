@@ -46,7 +46,7 @@
 #pragma GCC optimize("O3")
 #endif
 #if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF /* k_exp's bits must not depend on the variant (no FMA contraction) */
+#pragma STDC FP_CONTRACT OFF /* k_expf's bits must not depend on the variant (fused only by fmaf / FMA intrinsics) */
 #endif
 
 #define K_MAX_RANK 16 /* merged dims of a broadcast; more only in pathological alternating shapes */
@@ -426,16 +426,20 @@ K_ROW1(u_sigmoid_f64, double, double, r = 1.0 / (1.0 + exp(-a)))
 
 /*
  * exp(x) in fp32 without branches or libm, the same operations in the portable, AVX2 and
- * AVX-512 rows (separate multiplies and adds, so every level gives the same bits): k = nearest
- * integer to x / ln 2 (the 1.5 * 2^23 shifter), r = x - k ln 2 in two parts (Cody-Waite: LN2_HI
- * has 15 significant bits, so k * LN2_HI is exact for |k| <= 256), a degree-5 polynomial
- * 1 + r + r^2 q(r) fitted for relative error on |r| <= ln 2 / 2 + a little (2^-23.2; Lawson's
- * minimax, c0 = c1 = 1 exact), then p * 2^k rounded once: as two exact powers of two (p * 2^k1 is
- * exact, k1 >= -75), or by vscalefps on AVX-512 (one correctly rounded scaling: the same bits). x is
- * clamped to [-104, 89] first (beyond, the result is 0 or inf anyway); NaN stays NaN. Over every
- * float with |x| <= 110 the error is at most 0.43 of TOSA's ABS_ERROR bound for EXP ((2|x| + 3) x
- * 2^-23 relative) and, as 1 / (1 + exp(-x)) with a correctly rounded add and divide, 0.56 of the
- * bound for SIGMOID (2 (1 + |x|) x 2^-23 relative). The degree-7 Taylor form took 4 more
+ * AVX-512 rows, so every level gives the same bits: k = nearest integer to x / ln 2 (the
+ * 1.5 * 2^23 shifter), r = x - k ln 2 in two parts (Cody-Waite: LN2_HI has 15 significant bits,
+ * so k * LN2_HI is exact for |k| <= 256), a degree-5 polynomial 1 + r + r^2 q(r) fitted for
+ * relative error on |r| <= ln 2 / 2 + a little (2^-23.2; Lawson's minimax, c0 = c1 = 1 exact),
+ * then p * 2^k rounded once: as two exact powers of two (p * 2^k1 is exact, k1 >= -75), or by
+ * vscalefps on AVX-512 (one correctly rounded scaling: the same bits). Both reduction steps and
+ * every Horner step are one fused multiply-add (fmaf here, vfmadd / vfnmadd in the vector rows):
+ * one correctly rounded operation, so its bits do not depend on the level either (without FMA
+ * hardware the C library's fmaf still rounds once), and half the operations of a multiply then
+ * an add, each rounded. x is clamped to [-104, 89] first (beyond, the result is 0 or inf anyway);
+ * NaN stays NaN. Over every float with |x| <= 110 the error is at most 0.39 of TOSA's ABS_ERROR
+ * bound for EXP ((2|x| + 3) x 2^-23 relative) and, as 1 / (1 + exp(-x)) with a correctly rounded
+ * add and divide, 0.59 of the bound for SIGMOID (2 (1 + |x|) x 2^-23 relative) (0.43 and 0.56
+ * with separate roundings: the worst sigmoid case moved, still well inside). The degree-7 Taylor form took 4 more
  * multiplies and adds per element (SIGMOID was 17% of efficientnet_b0's FP32 time). (A one-part
  * ln 2 would save two more, but its rounding of k ln 2 costs up to 4e-6 relative near x = -69,
  * within TOSA's bound there but not within pow_test's 2e-6 of numpy.)
@@ -454,9 +458,9 @@ static inline float k_expf(float x)
 {
     const float xc = x < KX_LO ? KX_LO : x > KX_HI ? KX_HI : x == x ? x : 0.0f;
     const float kf = (xc * KX_LOG2E + KX_SHIFTER) - KX_SHIFTER;
-    const float r = (xc - kf * KX_LN2_HI) - kf * KX_LN2_LO;
+    const float r = fmaf(-kf, KX_LN2_LO, fmaf(-kf, KX_LN2_HI, xc));
     float p = kx_c[0];
-    for (int i = 1; i <= KX_DEG; i++) p = p * r + kx_c[i];
+    for (int i = 1; i <= KX_DEG; i++) p = fmaf(p, r, kx_c[i]);
     const int32_t k = (int32_t)kf, k1 = k / 2, k2 = k - k1;
     const float s1 = tosac_fp32_from_bits((uint32_t)(k1 + 127) << 23), s2 = tosac_fp32_from_bits((uint32_t)(k2 + 127) << 23);
     return x != x ? x : p * s1 * s2;
@@ -537,16 +541,16 @@ static bool u_tanh_fast_base(int64_t n, const void *pa, void *po, const kargs *k
 #define KX_VEC_POLY(VEC, PFX)                                                                      \
     const VEC xc = PFX##_max_ps(PFX##_set1_ps(KX_LO), PFX##_min_ps(PFX##_set1_ps(KX_HI), x));     \
     const VEC kf = KX_RINT_##PFX(PFX##_mul_ps(xc, PFX##_set1_ps(KX_LOG2E)));                      \
-    const VEC r = PFX##_sub_ps(PFX##_sub_ps(xc, PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_HI))),      \
-                               PFX##_mul_ps(kf, PFX##_set1_ps(KX_LN2_LO)));                       \
+    const VEC r = PFX##_fnmadd_ps(kf, PFX##_set1_ps(KX_LN2_LO),                                   \
+                                  PFX##_fnmadd_ps(kf, PFX##_set1_ps(KX_LN2_HI), xc));             \
     VEC p = PFX##_set1_ps(kx_c[0]);                                                               \
-    for (int i = 1; i <= KX_DEG; i++) p = PFX##_add_ps(PFX##_mul_ps(p, r), PFX##_set1_ps(kx_c[i]));
+    for (int i = 1; i <= KX_DEG; i++) p = PFX##_fmadd_ps(p, r, PFX##_set1_ps(kx_c[i]));
 
 /* p * 2^kf rounded once, kf k_expf's integer in [-151, 129] (NaN with p NaN). Where every lane's
    k is a normal exponent (-126 .. 127), one multiply by 2^k: its one rounding of p * 2^k is the
    one of the two powers' second multiply (p * 2^k1 is exact), the same bits in 4 operations
    fewer (the activations of a network almost never leave that range); else the two powers. */
-__attribute__((target("avx2"))) static inline __m256 k_scale8(__m256 p, __m256 kf)
+__attribute__((target("avx2,fma"))) static inline __m256 k_scale8(__m256 p, __m256 kf)
 {
     const __m256i k = _mm256_cvttps_epi32(kf), bias = _mm256_set1_epi32(127), e = _mm256_add_epi32(k, bias);
     /* e in [1, 254]: e - 1 and 254 - e both non-negative (a NaN kf converts to INT32_MIN) */
@@ -557,7 +561,7 @@ __attribute__((target("avx2"))) static inline __m256 k_scale8(__m256 p, __m256 k
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23));
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2); /* (NaN lanes: NaN p) */
 }
-__attribute__((target("avx2"))) static inline __m256 k_expf8(__m256 x)
+__attribute__((target("avx2,fma"))) static inline __m256 k_expf8(__m256 x)
 {
     KX_VEC_POLY(__m256, _mm256)
     return k_scale8(p, kf);
@@ -570,7 +574,7 @@ __attribute__((target("avx512f"))) static inline __m512 k_expf16(__m512 x)
 #undef KX_VEC_POLY
 
 /* k_tanhf in vectors: the polynomial and the exp form in every lane, blended on |x| < KT_SMALL. */
-__attribute__((target("avx2"))) static inline __m256 k_tanhf8(__m256 x)
+__attribute__((target("avx2,fma"))) static inline __m256 k_tanhf8(__m256 x)
 {
     const __m256 sgn = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
     const __m256 ax = _mm256_andnot_ps(sgn, x), z = _mm256_mul_ps(x, x);
@@ -595,7 +599,7 @@ __attribute__((target("avx2,avx512f"))) static inline __m512 k_tanhf16(__m512 x)
 }
 
 /* EXP, SIGMOID or TANH (op) of n floats: 8 at a time, the tail through the portable rows. */
-__attribute__((target("avx2"))) static void k_fast_avx2(int64_t n, const float *a, float *o, uint32_t op)
+__attribute__((target("avx2,fma"))) static void k_fast_avx2(int64_t n, const float *a, float *o, uint32_t op)
 {
     const __m256 one = _mm256_set1_ps(1.0f), neg = _mm256_set1_ps(-0.0f);
     int64_t i = 0;
@@ -634,7 +638,7 @@ __attribute__((target("avx2,avx512f"))) static void k_fast_avx512(int64_t n, con
 /* k_silu_base in vectors, 8 at a time (the tail through the portable row), exp(-x) from x without
    the negation as k_silu_avx512 below computes it (the same kf and p, so the same bits; a NaN x
    runs through as itself and the product is x's NaN, quieted, with no select). */
-__attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *x, float *o)
+__attribute__((target("avx2,fma"))) static void k_silu_avx2(int64_t n, const float *x, float *o)
 {
     const __m256 one = _mm256_set1_ps(1.0f), lo = _mm256_set1_ps(-KX_HI), hi = _mm256_set1_ps(-KX_LO);
     const __m256 nlog2e = _mm256_set1_ps(-KX_LOG2E), ln2hi = _mm256_set1_ps(KX_LN2_HI), ln2lo = _mm256_set1_ps(KX_LN2_LO);
@@ -643,9 +647,9 @@ __attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *
         const __m256 v = _mm256_loadu_ps(x + i);
         const __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, v)); /* (a NaN v: v) */
         const __m256 kf = KX_RINT__mm256(_mm256_mul_ps(xc, nlog2e));
-        const __m256 r = _mm256_add_ps(_mm256_add_ps(xc, _mm256_mul_ps(kf, ln2hi)), _mm256_mul_ps(kf, ln2lo));
+        const __m256 r = _mm256_fmadd_ps(kf, ln2lo, _mm256_fmadd_ps(kf, ln2hi, xc));
         __m256 p = _mm256_set1_ps(kx_c[0]);
-        for (int j = 1; j <= KX_DEG; j++) p = _mm256_sub_ps(_mm256_set1_ps(kx_c[j]), _mm256_mul_ps(p, r));
+        for (int j = 1; j <= KX_DEG; j++) p = _mm256_fnmadd_ps(p, r, _mm256_set1_ps(kx_c[j]));
         const __m256 s = _mm256_div_ps(one, _mm256_add_ps(one, k_scale8(p, kf)));
         _mm256_storeu_ps(o + i, _mm256_mul_ps(v, s));
     }
@@ -653,12 +657,15 @@ __attribute__((target("avx2"))) static void k_silu_avx2(int64_t n, const float *
 }
 /*
  * 16 at a time with a masked tail, k_expf16(-x) computed from x without the negation: with
- * xc = clamp(x, -KX_HI, -KX_LO) (k_expf's clamp of -x is -xc), t = xc * -LOG2E is its t, its
- * r = (-xc - kf LN2_HI) - kf LN2_LO is exactly -R with R = (xc + kf LN2_HI) + kf LN2_LO (rounding
- * to nearest is symmetric), and each step p r + c of its polynomial is exactly c - p R (the zero
- * signs these may change are added to the nonzero coefficients): the same kf and p, the same
- * bits. A NaN x then runs through as itself (quieted) and the product is x's NaN in any operand
- * order, with no select.
+ * xc = clamp(x, -KX_HI, -KX_LO) (k_expf's clamp of -x is -xc), t = xc * -LOG2E is its t (the
+ * same product), so kf is its kf; its r1 = fma(-kf, LN2_HI, -xc) rounds the exact -(xc + kf LN2_HI)
+ * and R1 = fma(kf, LN2_HI, xc) rounds its negation: rounding to nearest even is symmetric, so
+ * r1 = -R1, and likewise r = fma(-kf, LN2_LO, r1) = -fma(kf, LN2_LO, R1) = -R (but for the sign
+ * of a zero, which only ever meets a product added to a nonzero coefficient). Each
+ * step fma(p, r, c) = fma(p, -R, c) of its polynomial then has the exact operand c - p R of the
+ * step fnmadd(p, R, c) here, product sign included, and one rounding of it: the same p at every
+ * step, so the same kf and p, the same bits. A NaN x then runs through as itself (quieted) and the
+ * product is x's NaN in any operand order, with no select.
  */
 __attribute__((target("avx2,avx512f"))) static void k_silu_avx512(int64_t n, const float *x, float *o)
 {
@@ -670,9 +677,9 @@ __attribute__((target("avx2,avx512f"))) static void k_silu_avx512(int64_t n, con
         const __m512 v = whole ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(m, x + i);
         const __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(lo, v)); /* (a NaN v: v) */
         const __m512 kf = KX_RINT__mm512(_mm512_mul_ps(xc, nlog2e));
-        const __m512 r = _mm512_add_ps(_mm512_add_ps(xc, _mm512_mul_ps(kf, ln2hi)), _mm512_mul_ps(kf, ln2lo));
+        const __m512 r = _mm512_fmadd_ps(kf, ln2lo, _mm512_fmadd_ps(kf, ln2hi, xc));
         __m512 p = _mm512_set1_ps(kx_c[0]);
-        for (int j = 1; j <= KX_DEG; j++) p = _mm512_sub_ps(_mm512_set1_ps(kx_c[j]), _mm512_mul_ps(p, r));
+        for (int j = 1; j <= KX_DEG; j++) p = _mm512_fnmadd_ps(p, r, _mm512_set1_ps(kx_c[j]));
         const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, _mm512_scalef_ps(p, kf)));
         const __m512 y = _mm512_mul_ps(v, s);
         if (whole)
@@ -706,7 +713,7 @@ static ksilu k_silu_row(uint32_t isa)
     KX_ROW(exp, TOSAC_OP_EXP, SFX, TARGET)         \
     KX_ROW(sigmoid, TOSAC_OP_SIGMOID, SFX, TARGET) \
     KX_ROW(tanh, TOSAC_OP_TANH, SFX, TARGET)
-KX_ROWS(avx2, __attribute__((target("avx2"))))
+KX_ROWS(avx2, __attribute__((target("avx2,fma"))))
 KX_ROWS(avx512, __attribute__((target("avx2,avx512f"))))
 #undef KX_ROWS
 #undef KX_ROW
