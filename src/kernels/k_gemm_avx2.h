@@ -26,6 +26,16 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i tosac_avx2_
     return _mm256_min_epi32(_mm256_max_epi32(y, lo), hi);
 }
 
+/* u + b in wrapping int32 lanes; a lane whose sum overflowed (its sign differs from both
+   operands') sets the sign bit of that lane of *bad. The REQUIRE of acc + bias and of int32 sums. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i tosac_avx2_add_checked(__m256i u, __m256i b,
+                                                                                          __m256i *bad)
+{
+    const __m256i t = _mm256_add_epi32(u, b);
+    *bad = _mm256_or_si256(*bad, _mm256_and_si256(_mm256_xor_si256(u, t), _mm256_xor_si256(b, t)));
+    return t;
+}
+
 void tosac_gemm_f32_panel_seg_avx2(int64_t P, int64_t J, int64_t K, const tosac_gemm_seg *sg, int64_t nsg,
                                    const float *A, int64_t lda, const float *panel, float *C, int64_t ldc,
                                    const tosac_gemm_epi *ep);

@@ -107,14 +107,6 @@ IDW_INL __m256i idw_pair(const int8_t *a, const int8_t *b)
     return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(u, v));
 }
 
-/* u + b wrapped, an overflow (the sum's sign differs from both operands') flagged in *bad */
-IDW_INL __m256i idw_checked(__m256i u, __m256i b, __m256i *bad)
-{
-    const __m256i t = _mm256_add_epi32(u, b);
-    *bad = _mm256_or_si256(*bad, _mm256_and_si256(_mm256_xor_si256(u, t), _mm256_xor_si256(b, t)));
-    return t;
-}
-
 /* 8 int32 values within the output range as int16 (the saturating pack is exact) */
 IDW_INL __m128i idw_w16(__m256i y)
 {
@@ -134,7 +126,7 @@ IDW_INL void idw_end_tile(const idw_end *e, const __m256i *a, int np, int64_t C,
     const bool safe = e->safe;
     /* sum + bias of pixel p, an overflow flagged in *bad */
 #define IDW_V(p)                                                                                         \
-    (safe ? _mm256_add_epi32(a[p], bz) : idw_checked(_mm256_sub_epi32(a[p], z), b, bad))
+    (safe ? _mm256_add_epi32(a[p], bz) : tosac_avx2_add_checked(_mm256_sub_epi32(a[p], z), b, bad))
     const tosac_gemm_rq *rq = e->rq;
     if (!rq) {
         int32_t *d = (int32_t *)(void *)o + j;

@@ -55,11 +55,7 @@ __attribute__((target("avx2"), always_inline)) static inline void kia_row(__m256
                                                                          void *d, __m256i *bad)
 {
     if (e->bias) {
-        const __m256i s0 = _mm256_add_epi32(v0, e->b0), s1 = _mm256_add_epi32(v1, e->b1);
-        const __m256i o0 = _mm256_and_si256(_mm256_xor_si256(v0, s0), _mm256_xor_si256(e->b0, s0));
-        const __m256i o1 = _mm256_and_si256(_mm256_xor_si256(v1, s1), _mm256_xor_si256(e->b1, s1));
-        *bad = _mm256_or_si256(*bad, _mm256_or_si256(o0, o1));
-        v0 = s0, v1 = s1;
+        v0 = tosac_avx2_add_checked(v0, e->b0, bad), v1 = tosac_avx2_add_checked(v1, e->b1, bad);
     }
     if (!e->rq) {
         if (e->nc == KIA_W) {

@@ -89,6 +89,8 @@ static inline mv_v4 mv_fma_base(mv_v4 r, float x, mv_v4 acc)
 }
 MV_DEFINE(base, , 16, 32, mv_fma_base)
 #ifdef TOSAC_KERNEL_X86
+/* (intrinsics, not the lane loop of the baseline: with the loop GCC keeps acc[] in memory and
+   stores every sum back at each k) */
 #define MV_FMA8(r, x, acc) (mv_vf_avx2) _mm256_fmadd_ps((__m256)(r), _mm256_set1_ps(x), (__m256)(acc))
 #define MV_FMA16(r, x, acc) (mv_vf_avx512) _mm512_fmadd_ps((__m512)(r), _mm512_set1_ps(x), (__m512)(acc))
 MV_DEFINE(avx2, __attribute__((target("avx2,fma"))), 32, 64, MV_FMA8)

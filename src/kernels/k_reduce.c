@@ -19,12 +19,9 @@
  */
 #include <string.h>
 
+#include "kernels/k_gemm_avx2.h"
 #include "kernels/k_mve.h"
 #include "kernels/kutil.h"
-
-#ifdef TOSAC_KERNEL_X86
-#include <immintrin.h>
-#endif
 
 /* GCC vectorises the chunk loops (unknown trip counts) only at -O3; IEEE results do not change (no
    reassociation: the fp accumulators stay one per element, in the spec's order). */
@@ -200,12 +197,7 @@ static bool kr_sum_i32(const kr_geom *g, const int32_t *in, int32_t *out, size_t
 /* kr_sum_i32 at the AVX2 and AVX-512 levels with inner > 1: the same int32 lanes and overflow flag,
    32 (then 8) positions of a chunk held in registers over the whole axis instead of the chunk's
    accumulators loaded and stored at every row (the SE blocks' spatial sums). */
-#define KS_ADD(a, x)                                                                                     \
-    {                                                                                                    \
-        const __m256i s_ = _mm256_add_epi32(a, x);                                                       \
-        ovf = _mm256_or_si256(ovf, _mm256_and_si256(_mm256_xor_si256(a, s_), _mm256_xor_si256(x, s_))); \
-        a = s_;                                                                                          \
-    }
+#define KS_ADD(a, x) a = tosac_avx2_add_checked(a, x, &ovf);
 #define KS_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define KS_ST(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
 __attribute__((target("avx2"))) static bool kr_sum_i32_avx2(const kr_geom *g, const int32_t *in, int32_t *out,
