@@ -141,6 +141,10 @@ typedef __m256i (*kia_tile_fn)(int64_t, const int16_t *, int64_t, const int32_t 
 __attribute__((target("avx2"))) static void kia_ld16(const int32_t *t, int64_t j, int64_t n, bool bc, __m256i *v0,
                                                      __m256i *v1)
 {
+    if (!bc && j + KIA_W <= n) { /* the common case, every block of a run: the ends cost per block */
+        *v0 = KIA_LD(t + j), *v1 = KIA_LD(t + j + 8);
+        return;
+    }
     int32_t x[KIA_W];
     for (int64_t i = 0; i < KIA_W; i++) x[i] = bc ? t[0] : j + i < n ? t[j + i] : 0;
     *v0 = KIA_LD(x), *v1 = KIA_LD(x + 8);
@@ -150,8 +154,9 @@ __attribute__((target("avx2"))) static void kia_ld16(const int32_t *t, int64_t j
 __attribute__((target("avx2"))) static void kia_end_block(kia_end *e, int64_t jb, int64_t J, const int32_t *bias,
                                                           bool bcast, const tosac_gemm_rq *rq)
 {
-    memset(e, 0, sizeof *e);
-    e->bias = bias != NULL, e->rq = rq != NULL;
+    /* field by field: a memset of the struct is a rep stos, whose start-up cost showed at a few
+       per cent of the Winograd layers, whose 16 GEMMs per block each set up every column block */
+    e->bias = bias != NULL, e->rq = rq != NULL, e->b8 = false;
     e->nc = J - jb < KIA_W ? J - jb : KIA_W;
     if (bias) kia_ld16(bias, jb, J, bcast, &e->b0, &e->b1);
     if (rq) {
