@@ -191,6 +191,57 @@ __attribute__((target("avx2"))) static uint32_t kia_end_rows(int64_t P, int64_t 
     return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
 }
 
+/* 16 int32 of plane row t (zero beyond n), as two vectors: whole blocks loaded directly */
+#define KIA_LD_PLANE(t, j, n, v0, v1)                                                                  \
+    do {                                                                                               \
+        if ((j) + KIA_W <= (n))                                                                         \
+            *(v0) = KIA_LD((t) + (j)), *(v1) = KIA_LD((t) + (j) + 8);                                   \
+        else                                                                                           \
+            kia_ld16((t), (j), (n), false, (v0), (v1));                                                \
+    } while (0)
+
+/* One half (8 columns) of a tile's output transform: o[i * 2 + j] = (A^T M A)[i][j] >> 2, from
+   s[xi] the 16 planes' vectors. The sums are 4 R modulo 2^32 and wrap alike (k_iwinograd.c), so
+   the shift gives R exactly. */
+__attribute__((target("avx2"), always_inline)) static inline void kia_wino_out(const __m256i *s, __m256i *o)
+{
+    __m256i t[2][4];
+    for (int j = 0; j < 4; j++) {
+        t[0][j] = _mm256_add_epi32(_mm256_add_epi32(s[j], s[4 + j]), s[8 + j]);
+        t[1][j] = _mm256_sub_epi32(_mm256_sub_epi32(s[4 + j], s[8 + j]), s[12 + j]);
+    }
+    for (int i = 0; i < 2; i++) {
+        o[i * 2] = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(t[i][0], t[i][1]), t[i][2]), 2);
+        o[i * 2 + 1] = _mm256_srai_epi32(_mm256_sub_epi32(_mm256_sub_epi32(t[i][1], t[i][2]), t[i][3]), 2);
+    }
+}
+
+__attribute__((target("avx2"))) static uint32_t kia_wino_end(int64_t TW, int64_t J, const int32_t *M, size_t ms,
+                                                             int64_t ldm, void *row0, void *row1, int64_t OW,
+                                                             int64_t ldc, const int32_t *bias, bool bcast,
+                                                             const tosac_gemm_rq *rq)
+{
+    const size_t es = rq ? rq->ob : sizeof(int32_t), pixb = (size_t)ldc * es;
+    uint8_t *const rows[2] = {row0, row1};
+    __m256i bad = _mm256_setzero_si256();
+    kia_end e;
+    for (int64_t jb = 0; jb < J; jb += KIA_W) {
+        kia_end_block(&e, jb, J, bias, bcast, rq);
+        for (int64_t t = 0; t < TW; t++) {
+            __m256i s0[16], s1[16], o0[4], o1[4];
+            for (int xi = 0; xi < 16; xi++) KIA_LD_PLANE(M + xi * ms + t * ldm, jb, J, &s0[xi], &s1[xi]);
+            kia_wino_out(s0, o0);
+            kia_wino_out(s1, o1);
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++)
+                    if (rows[i] && 2 * t + j < OW)
+                        kia_row(o0[i * 2 + j], o1[i * 2 + j], &e, rows[i] + (size_t)(2 * t + j) * pixb + (size_t)jb * es,
+                                &bad);
+        }
+    }
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
+}
+
 __attribute__((target("avx2"))) static uint32_t kia_gemm(int64_t P, int64_t J, int64_t K, const int16_t *A,
                                                          int64_t lda, const int32_t *panel, void *C, int64_t ldc,
                                                          const int32_t *bias, bool bcast, const tosac_gemm_rq *rq)
@@ -220,6 +271,19 @@ uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int
     return kia_gemm(P, J, K, A, lda, panel, C, ldc, bias, bcast, rq);
 #else
     (void)P, (void)J, (void)K, (void)A, (void)lda, (void)panel, (void)C, (void)ldc, (void)bias, (void)bcast, (void)rq;
+    return 0;
+#endif
+}
+
+uint32_t tosac_igemm_avx2_wino_end(int64_t TW, int64_t J, const int32_t *M, size_t ms, int64_t ldm, void *row0,
+                                   void *row1, int64_t OW, int64_t ldc, const int32_t *bias, bool bcast,
+                                   const tosac_gemm_rq *rq)
+{
+#ifdef TOSAC_KERNEL_X86
+    return kia_wino_end(TW, J, M, ms, ldm, row0, row1, OW, ldc, bias, bcast, rq);
+#else
+    (void)TW, (void)J, (void)M, (void)ms, (void)ldm, (void)row0, (void)row1, (void)OW, (void)ldc, (void)bias,
+        (void)bcast, (void)rq;
     return 0;
 #endif
 }

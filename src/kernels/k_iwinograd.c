@@ -286,6 +286,29 @@ static bool iw_end(iw_task *t, uint32_t worker, int32_t *a, int64_t o, int64_t n
     return true;
 }
 
+/* The tile row ty of image n, output channels j0 .. j0 + jn - 1, from its planes' sums m (tile tx
+   at m + tx * K) straight into the output, when there the end is int32 or the fused RESCALE;
+   false when another epilogue needs the row's int32 sums (iw_end). A failure is in st. */
+static bool iw_end_fused(iw_task *t, uint32_t worker, const int32_t *m, size_t ms, int64_t n, int64_t ty, int64_t j0,
+                         int64_t jn)
+{
+    tosac_kcall *c = t->c;
+    const iw_plan *g = t->g;
+    if (c->epi && !t->rqon) return false;
+    const int64_t K = g->K, OH = g->OH, OW = g->OW, oy = 2 * ty;
+    const tosac_ktensor *bias = &c->in[2];
+    const bool bcast = bias->nelem == 1;
+    tosac_gemm_rq rq = t->rq;
+    if (t->rqon && !rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
+    const size_t es = t->rqon ? rq.ob : sizeof(int32_t);
+    uint8_t *row0 = (uint8_t *)(t->rqon ? c->epi->out->data : c->out[0].data) + (size_t)(((n * OH + oy) * OW) * K + j0) * es;
+    uint8_t *row1 = oy + 1 < OH ? row0 + (size_t)(OW * K) * es : NULL;
+    if (tosac_igemm_avx2_wino_end(g->TW, jn, m, ms, K, row0, row1, OW, K, (const int32_t *)bias->data + (bcast ? 0 : j0),
+                                  bcast, t->rqon ? &rq : NULL))
+        t->st[worker] = tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
+    return true;
+}
+
 static void iw_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
 {
     iw_task *t = ctx;
@@ -328,9 +351,11 @@ static void iw_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
             tosac_igemm_avx2(T, jn, C, V + (size_t)xi * vs, lda, U + j0 / TOSAC_IGEMM_AVX2_W * Q * TOSAC_IGEMM_AVX2_W,
                              M + (size_t)xi * ms + j0, K, NULL, false, NULL);
         }
-        /* (3) R per tile row, then its end row by row */
+        /* (3) R per tile row and its end: in registers into the output (int32, or the fused
+           RESCALE), or through one tile row's int32 sums for any other epilogue */
         for (size_t r = r0; r < r0 + rn && t->st[worker] == TOSAC_OK; r++) {
             const int64_t n = (int64_t)(r / (size_t)g->TH), ty = (int64_t)(r % (size_t)g->TH);
+            if (iw_end_fused(t, worker, M + (size_t)((int64_t)(r - r0) * TW * K + j0), ms, n, ty, j0, jn)) continue;
             for (int64_t tx = 0; tx < TW; tx++) {
                 const int64_t ti = (int64_t)(r - r0) * TW + tx;
                 const int32_t *m[16];
