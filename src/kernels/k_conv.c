@@ -650,6 +650,9 @@ static void conv_patch_block(const conv_plan *g, const tosac_kcall *c, int64_t p
     const size_t pes = g->bpanel ? 1u : work_size(g->kind); /* bytes per patch element */
     const bool same = g->bpanel || (g->kind == CK_F32 && in->dtype == TOSAC_DTYPE_FP32 && !in->f64);
     const bool fast = g->op != TOSAC_OP_TRANSPOSE_CONV2D && g->dx == 1;
+    /* int8 runs into int16 patch rows shorter than tosac_krow_i16's vector loop pays off for: a
+       stem's (IC = 3) runs of 9 or 21 elements inline, without the call and its type switch */
+    const bool short_i8 = g->kind == CK_INT && !g->bpanel && in->dtype == TOSAC_DTYPE_INT8 && g->KW * g->IC < 32;
     /* the geometry in locals: the copies store through byte pointers, which may alias *g */
     const int64_t IC = g->IC, run = g->KW * IC, K = g->K, lda = g->lda;
     const int64_t ID = g->ID, IH = g->IH, IW = g->IW, OD = g->OD, OH = g->OH, OW = g->OW, KD = g->KD, KH = g->KH;
@@ -674,6 +677,9 @@ static void conv_patch_block(const conv_plan *g, const tosac_kcall *c, int64_t p
                     const size_t src = src0 + (size_t)kd * dstep + (size_t)ky * ystep;
                     if (same)
                         copy_run(d, (const uint8_t *)in->data + src * pes, runb);
+                    else if (short_i8) /* a stem's few elements: no call, no type switch */
+                        for (int64_t e = 0; e < run; e++)
+                            ((int16_t *)(void *)d)[e] = (int16_t)(((const int8_t *)in->data)[src + (size_t)e] - izp);
                     else
                         patch_copy(g, in, d, (int64_t)src, run, izp);
                 }
