@@ -599,6 +599,7 @@ int main(int argc, char **argv)
     CASE("conv2d_fp32_56x56x128_3x3s2x128", conv_s(c, TOSAC_DTYPE_FP32, 56, 56, 128, 128, 3, 2, p0101));
     CASE("conv2d_i8_224x224x3_7x7s2x64", conv_s(c, TOSAC_DTYPE_INT8, 224, 224, 3, 64, 7, 2, p3232));
     CASE("conv2d_i8_223x223x3_3x3s2x64", conv_s(c, TOSAC_DTYPE_INT8, 223, 223, 3, 64, 3, 2, p0));
+    CASE("conv2d_i8_55x55x16_3x3x64", conv_s(c, TOSAC_DTYPE_INT8, 55, 55, 16, 64, 3, 1, p1111));
     CASE("conv2d_fp32_32x32x16_3x3x16", conv_s(c, TOSAC_DTYPE_FP32, 32, 32, 16, 16, 3, 1, p1111));
     CASE("conv2d_i8_32x32x16_3x3x16", conv_s(c, TOSAC_DTYPE_INT8, 32, 32, 16, 16, 3, 1, p1111));
     CASE("conv2d_fp32_55x55x128_1x1x16", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 128, 16, 1, 1, p0));
