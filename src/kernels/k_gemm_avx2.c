@@ -88,13 +88,13 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256i kga_mas
 #define KGA_ACC1(r) __m256 c##r##0 = KGA_LD(r, 0);
 #define KGA_ROW2(r)                                                                                      \
     {                                                                                                    \
-        const __m256 a = _mm256_broadcast_ss(As + r * lda + (k));                                          \
+        const __m256 a = _mm256_broadcast_ss(As + r * lda + kk);                                          \
         c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);                                                \
         c##r##1 = _mm256_fmadd_ps(a, b1, c##r##1);                                                \
     }
 #define KGA_ROW1(r)                                                                                      \
     {                                                                                                    \
-        const __m256 a = _mm256_broadcast_ss(As + r * lda + (k));                                          \
+        const __m256 a = _mm256_broadcast_ss(As + r * lda + kk);                                          \
         c##r##0 = _mm256_fmadd_ps(a, b0, c##r##0);                                                \
     }
 /* a masked store only where the block ends inside the 8 columns (vmaskmovps to memory is slow on
@@ -114,22 +114,25 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256i kga_mas
    cache line of the tile's share of the next panel block (pf .. pfe, see the driver), in a loop
    of their own: a test per k took dispatch slots that the 24 multiplies and adds of a step need
    (60 x 112 x 1152: 33 -> 37 GMAC/s) */
-#define KGA_STEP(R, NH)                                                                                  \
+#define KGA_STEP(R, NH, K)                                                                               \
     {                                                                                                    \
-        const __m256 b0 = _mm256_loadu_ps(Bs + k * ldb);                                                 \
-        KGA_B##NH(k)                                                                                     \
+        const int64_t kk = (K);                                                                          \
+        const __m256 b0 = _mm256_loadu_ps(Bs + kk * ldb);                                                \
+        KGA_B##NH(kk)                                                                                    \
         KGA_R##R(KGA_ROW##NH)                                                                            \
     }
 #define KGA_SUM(R, NH)                                                                                   \
     for (int64_t s = 0; s < nsg; s++) {                                                                  \
         const float *restrict As = A + sg[s].a, *restrict Bs = Bq + sg[s].b * ldb;                       \
-        const int64_t n = sg[s].n, left = pf && pf < pfe ? (pfe - pf + 63) / 64 : 0, np = n < left ? n : left; \
+        const int64_t n = sg[s].n, left = pf && pf < pfe ? (pfe - pf + 63) / 64 : 0;                     \
+        const int64_t np = n < 4 * left ? n : 4 * left;                                                  \
         int64_t k = 0;                                                                                   \
-        for (; k < np; k++, pf += 64) {                                                                  \
-            KGA_STEP(R, NH)                                                                              \
-            _mm_prefetch(pf, _MM_HINT_T1);                                                               \
+        for (; k < np; k++) {                                                                            \
+            KGA_STEP(R, NH, k)                                                                           \
+            _mm_prefetch(pf + (k >> 2) * 64, _MM_HINT_T1);                                               \
         }                                                                                                \
-        for (; k < n; k++) KGA_STEP(R, NH)                                                               \
+        pf += (np + 3) / 4 * 64;                                                                         \
+        for (; k < n; k++) KGA_STEP(R, NH, k)                                                            \
     }
 #define KGA_B1(k)
 #define KGA_B2(k) const __m256 b1 = _mm256_loadu_ps(Bs + (k) * ldb + 8);
