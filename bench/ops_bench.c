@@ -471,49 +471,38 @@ __attribute__((target("avx512f,avx512vnni"))) static float peak_vnni(long iters)
     a0 = _mm512_add_epi32(a0, _mm512_add_epi32(_mm512_add_epi32(a8, a9), _mm512_add_epi32(a10, a11)));
     return (float)_mm512_reduce_add_epi32(a0);
 }
-/* 12 independent chains of vpmaddwd + vpaddd (16 int16 multiply-adds per pair): the form of the
-   int8 convolutions on a CPU without VNNI (exact, where vpmaddubsw would saturate) */
-#define MW(acc) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(acc, y)) /* (acc: no common product to hoist) */
-__attribute__((target("avx2"))) static float peak_madd(long iters)
-{
-    __m256i a0 = _mm256_set1_epi32(0), a1 = _mm256_set1_epi32(1), a2 = _mm256_set1_epi32(2), a3 = _mm256_set1_epi32(3);
-    __m256i a4 = _mm256_set1_epi32(4), a5 = _mm256_set1_epi32(5), a6 = _mm256_set1_epi32(6), a7 = _mm256_set1_epi32(7);
-    __m256i a8 = _mm256_set1_epi32(8), a9 = _mm256_set1_epi32(9), a10 = _mm256_set1_epi32(10);
-    __m256i a11 = _mm256_set1_epi32(11);
-    const __m256i y = _mm256_set1_epi32(0x0001FFFF);
-    for (long k = 0; k < iters; k++) {
-        MW(a0), MW(a1), MW(a2), MW(a3), MW(a4), MW(a5), MW(a6), MW(a7), MW(a8), MW(a9), MW(a10), MW(a11);
-        __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5));
-        __asm__("" : "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
+/* 12 independent chains of one int32 AVX2 step STEP(acc) (no common product to hoist: each
+   step reads its own chain), summed at the end */
+#define PEAK_AVX2_INT(name, STEP, ...)                                                                   \
+    __attribute__((target("avx2"))) static float name(long iters)                                       \
+    {                                                                                                    \
+        __m256i a0 = _mm256_set1_epi32(0), a1 = _mm256_set1_epi32(1), a2 = _mm256_set1_epi32(2);         \
+        __m256i a3 = _mm256_set1_epi32(3), a4 = _mm256_set1_epi32(4), a5 = _mm256_set1_epi32(5);         \
+        __m256i a6 = _mm256_set1_epi32(6), a7 = _mm256_set1_epi32(7), a8 = _mm256_set1_epi32(8);         \
+        __m256i a9 = _mm256_set1_epi32(9), a10 = _mm256_set1_epi32(10), a11 = _mm256_set1_epi32(11);     \
+        __VA_ARGS__                                                                                      \
+        for (long k = 0; k < iters; k++) {                                                               \
+            STEP(a0), STEP(a1), STEP(a2), STEP(a3), STEP(a4), STEP(a5);                                  \
+            STEP(a6), STEP(a7), STEP(a8), STEP(a9), STEP(a10), STEP(a11);                                \
+            __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5));                    \
+            __asm__("" : "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));                  \
+        }                                                                                                \
+        a0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),      \
+                              _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));     \
+        a0 = _mm256_add_epi32(a0, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11))); \
+        return (float)_mm256_extract_epi32(a0, 0);                                                       \
     }
+/* vpmaddwd + vpaddd (16 int16 multiply-adds): the form of the int8 convolutions on a CPU without
+   VNNI (exact, where vpmaddubsw would saturate) */
+#define MW(acc) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(acc, y))
+PEAK_AVX2_INT(peak_madd, MW, const __m256i y = _mm256_set1_epi32(0x0001FFFF);)
 #undef MW
-    a0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
-                          _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
-    a0 = _mm256_add_epi32(a0, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
-    return (float)_mm256_extract_epi32(a0, 0);
-}
-/* 12 independent chains of vpmaddubsw + vpmaddwd (by ones) + vpaddd (32 u8 x s8 multiply-adds):
-   the form of onnxruntime's u8s8 kernels on AVX2, whose int16 pair sums saturate. The kernels
-   cannot use it (their results are exact); printed as the bound such a kernel works against. */
+/* vpmaddubsw + vpmaddwd (by ones) + vpaddd (32 u8 x s8 multiply-adds): the form of onnxruntime's
+   u8s8 kernels on AVX2, whose int16 pair sums saturate. The kernels cannot use it (their results
+   are exact); printed as the bound such a kernel works against. */
 #define MB(acc) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(acc, y), one))
-__attribute__((target("avx2"))) static float peak_maddubs(long iters)
-{
-    __m256i a0 = _mm256_set1_epi32(0), a1 = _mm256_set1_epi32(1), a2 = _mm256_set1_epi32(2), a3 = _mm256_set1_epi32(3);
-    __m256i a4 = _mm256_set1_epi32(4), a5 = _mm256_set1_epi32(5), a6 = _mm256_set1_epi32(6), a7 = _mm256_set1_epi32(7);
-    __m256i a8 = _mm256_set1_epi32(8), a9 = _mm256_set1_epi32(9), a10 = _mm256_set1_epi32(10);
-    __m256i a11 = _mm256_set1_epi32(11);
-    const __m256i y = _mm256_set1_epi32(0x01FF0201), one = _mm256_set1_epi16(1);
-    for (long k = 0; k < iters; k++) {
-        MB(a0), MB(a1), MB(a2), MB(a3), MB(a4), MB(a5), MB(a6), MB(a7), MB(a8), MB(a9), MB(a10), MB(a11);
-        __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5));
-        __asm__("" : "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11));
-    }
+PEAK_AVX2_INT(peak_maddubs, MB, const __m256i y = _mm256_set1_epi32(0x01FF0201), one = _mm256_set1_epi16(1);)
 #undef MB
-    a0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
-                          _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
-    a0 = _mm256_add_epi32(a0, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
-    return (float)_mm256_extract_epi32(a0, 0);
-}
 #endif
 static float scalar_fma(float a, float x, float y) { return a * x + y; }
 static float scalar_set1(float v) { return v; }
