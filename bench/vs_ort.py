@@ -4,11 +4,14 @@
 
     bench/vs_ort.py [--tosac build/gcc/tosac] [--base OTHER_TOSAC] [--models build/gcc/tests/zoo/models]
                     [--rounds 3] [--runs 10] [--min-time 0.3] [--threads 1,2] [--only resnet18,...]
-                    [--kinds fp32,int8]
+                    [--kinds fp32,int8] [--ort-weights int8|uint8]
 
 FP32: tosac's program compiled from the ONNX model against onnxruntime (graph optimisation 'all')
 on the same model. INT8: tosac's INT program (`--target TOSA-1.0+INT`, 4 random calibration
-samples) against onnxruntime on the same model quantized to QDQ u8 by tools/quant/make_qdq.py.
+samples) against onnxruntime on the same model quantized to QDQ u8 by tools/quant/make_qdq.py
+(int8 weights; --ort-weights uint8 stores the same codes as uint8 with zero point 128, which
+onnxruntime runs on its u8 x u8 kernels: on AVX2 without VNNI its u8 x s8 ones let int16 pair sums
+saturate, its u8 x u8 ones are exact, as tosac's are).
 Both engines get the same thread count (tosac `run --threads N`, onnxruntime intra-op threads).
 Each round runs every configuration once, alternating between the engines; one configuration is
 one process: a warm-up invoke, then timed invokes, of which the median counts (tosac:
@@ -113,6 +116,9 @@ def main():
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--only", help="comma-separated model names")
     ap.add_argument("--kinds", default="fp32,int8", help="comma-separated: fp32, int8 (int8: compile and quantize too)")
+    ap.add_argument("--ort-weights", default="int8", choices=("int8", "uint8"),
+                    help="onnxruntime's QDQ weights: int8 (its u8 x s8 kernels; default) or the same codes as uint8 "
+                         "with zero point 128 (its u8 x u8 kernels, exact on AVX2 like tosac's)")
     a = ap.parse_args()
     want = set(a.kinds.split(","))
     threads = [int(t) for t in a.threads.split(",")]
@@ -142,7 +148,7 @@ def main():
             if "int8" in want:
                 run([a.tosac, "compile", onnx, "-o", i8, "--target", "TOSA-1.0+INT", "--calibrate", "random",
                      "--calib-samples", "4"])
-                run([PY, os.path.join(ROOT, "tools", "quant", "make_qdq.py"), onnx, inp, qdq])
+                run([PY, os.path.join(ROOT, "tools", "quant", "make_qdq.py"), onnx, inp, qdq, "--weights", a.ort_weights])
                 kinds.append(("int8", i8, qdq))
         except subprocess.CalledProcessError as e:
             print(f"no INT8 for {n}: {(e.stderr or '').strip()[-200:]}", file=sys.stderr)
@@ -166,7 +172,8 @@ def main():
             except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
                 print(f"{key} {eng}: failed: {getattr(e, 'stderr', e)}"[:300], file=sys.stderr)
     load = os.getloadavg()
-    print(f"{a.rounds} rounds x {a.runs}+ runs (at least {a.min_time} s per process), medians in ms; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
+    print(f"{a.rounds} rounds x {a.runs}+ runs (at least {a.min_time} s per process), medians in ms; "
+          f"INT8: onnxruntime's QDQ weights {a.ort_weights}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
           f"on {os.cpu_count()} cores; peak per core " +
           (", ".join(f"{k} {v:.1f} G{'FLOP' if k == 'fp32' else 'OP'}/s" for k, v in peak.items()) if peak else "unknown"))
     head = f"{'model':22} {'kind':5} {'thr':>3} {'ort':>9} {'tosac':>9} {'ratio':>7} {'GFLOP/s':>8} {'%peak':>6}"

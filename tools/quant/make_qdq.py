@@ -13,7 +13,11 @@ real graphs without onnxruntime's Python package:
 Ranges come from onnxruntime-node (tools/zoo/ort_run.js) running the BN-folded float model with
 every intermediate value as an output.
 
-  tools/quant/make_qdq.py MODEL.onnx CALIB.npy OUT.onnx
+  tools/quant/make_qdq.py MODEL.onnx CALIB.npy OUT.onnx [--weights int8|uint8]
+
+--weights uint8 stores the same weight codes shifted by 128 as uint8 with zero point 128: the same
+dequantized weights and integer arithmetic, for which onnxruntime runs its u8 x u8 kernels (exact
+on AVX2, where its u8 x s8 ones let int16 pair sums saturate; bench/vs_ort.py --ort-weights).
 """
 import os
 import subprocess
@@ -24,6 +28,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+wtype = "int8"
+if len(sys.argv) == 6 and sys.argv[4] == "--weights" and sys.argv[5] in ("int8", "uint8"):
+    wtype = sys.argv[5]
+elif len(sys.argv) != 4:
+    sys.exit("usage: make_qdq.py MODEL.onnx CALIB.npy OUT.onnx [--weights int8|uint8]")
 src, calib, dst = sys.argv[1:4]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 m = onnx.load(src)
@@ -116,7 +125,10 @@ for n in nodes:
         s_w[s_w == 0] = 1
         wq = np.clip(np.round(w / s_w.reshape((-1,) + (1,) * (w.ndim - 1))), -127, 127).astype(np.int8)
         wn = n.input[1] + "_w"
-        inits[wn + "_q"], inits[wn + "_s"], inits[wn + "_zp"] = wq, s_w, np.zeros(len(s_w), np.int8)
+        if wtype == "uint8":
+            wq = (wq.astype(np.int16) + 128).astype(np.uint8)
+        inits[wn + "_q"], inits[wn + "_s"] = wq, s_w
+        inits[wn + "_zp"] = np.full(len(s_w), 128, np.uint8) if wtype == "uint8" else np.zeros(len(s_w), np.int8)
         out_nodes.append(helper.make_node("DequantizeLinear", [wn + "_q", wn + "_s", wn + "_zp"], [wn], axis=0,
                                           name=wn + "_DQ"))
         ins[1] = wn
