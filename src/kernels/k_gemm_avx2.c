@@ -134,7 +134,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256i kga_mas
             KGA_STEP(R, NH, k)                                                                           \
             _mm_prefetch(pf + (k >> 2) * 64, _MM_HINT_T1);                                               \
         }                                                                                                \
-        pf += (np + 3) / 4 * 64;                                                                         \
+        if (np) pf += (np + 3) / 4 * 64; /* (pf may be NULL: no offset to it) */                          \
         for (; k < n; k++) KGA_STEP(R, NH, k)                                                            \
     }
 #define KGA_B1(k)
