@@ -120,6 +120,8 @@ uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int
                           void *C, int64_t ldc, const int32_t *bias, bool bcast, const tosac_gemm_rq *rq);
 /* The same end for sums computed elsewhere: S[p*lds + j] (p < P, j < J) + bias, then rq or int32,
    into C as tosac_igemm_avx2 stores it (C may be S itself when ldc == lds and C is int32). */
+uint32_t tosac_igemm_avx2_end(int64_t P, int64_t J, const int32_t *S, int64_t lds, void *C, int64_t ldc,
+                              const int32_t *bias, bool bcast, const tosac_gemm_rq *rq);
 /* The exact INT8 Winograd's output transform with that end (k_iwinograd.c): tile t of a tile row of TW has
    its 16 planes' sums at M[xi * ms + t * ldm + j] (j < J); its output pixel (i, j) is column 2t + j of
    row0 (i = 0) or row1 (i = 1; NULL: past the output), stored when 2t + j < OW, pixels ldc elements
@@ -127,8 +129,6 @@ uint32_t tosac_igemm_avx2(int64_t P, int64_t J, int64_t K, const int16_t *A, int
 uint32_t tosac_igemm_avx2_wino_end(int64_t TW, int64_t J, const int32_t *M, size_t ms, int64_t ldm, void *row0,
                                    void *row1, int64_t OW, int64_t ldc, const int32_t *bias, bool bcast,
                                    const tosac_gemm_rq *rq);
-uint32_t tosac_igemm_avx2_end(int64_t P, int64_t J, const int32_t *S, int64_t lds, void *C, int64_t ldc,
-                              const int32_t *bias, bool bcast, const tosac_gemm_rq *rq);
 
 /*
  * fp32 weight panels for tosac_gemm_f32_panel (AVX-512 and AVX2): B [K][J] as blocks of 64

@@ -138,8 +138,8 @@ typedef __m256i (*kia_tile_fn)(int64_t, const int16_t *, int64_t, const int32_t 
                                __m256i);
 
 /* 16 int32 from t + j (zero beyond n), as two vectors */
-__attribute__((target("avx2"))) static void kia_ld16(const int32_t *t, int64_t j, int64_t n, bool bc, __m256i *v0,
-                                                     __m256i *v1)
+__attribute__((target("avx2"), always_inline)) static inline void kia_ld16(const int32_t *t, int64_t j, int64_t n,
+                                                                          bool bc, __m256i *v0, __m256i *v1)
 {
     if (!bc && j + KIA_W <= n) { /* the common case, every block of a run: the ends cost per block */
         *v0 = KIA_LD(t + j), *v1 = KIA_LD(t + j + 8);
@@ -181,24 +181,12 @@ __attribute__((target("avx2"))) static uint32_t kia_end_rows(int64_t P, int64_t 
         uint8_t *Cb = (uint8_t *)C + (size_t)jb * es;
         for (int64_t p = 0; p < P; p++) {
             __m256i v0, v1;
-            if (e.nc == KIA_W)
-                v0 = KIA_LD(S + p * lds + jb), v1 = KIA_LD(S + p * lds + jb + 8);
-            else
-                kia_ld16(S + p * lds, jb, J, false, &v0, &v1);
+            kia_ld16(S + p * lds, jb, J, false, &v0, &v1);
             kia_row(v0, v1, &e, Cb + (size_t)p * rowb, &bad);
         }
     }
     return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
 }
-
-/* 16 int32 of plane row t (zero beyond n), as two vectors: whole blocks loaded directly */
-#define KIA_LD_PLANE(t, j, n, v0, v1)                                                                  \
-    do {                                                                                               \
-        if ((j) + KIA_W <= (n))                                                                         \
-            *(v0) = KIA_LD((t) + (j)), *(v1) = KIA_LD((t) + (j) + 8);                                   \
-        else                                                                                           \
-            kia_ld16((t), (j), (n), false, (v0), (v1));                                                \
-    } while (0)
 
 /* One half (8 columns) of a tile's output transform: o[i * 2 + j] = (A^T M A)[i][j] >> 2, from
    s[xi] the 16 planes' vectors. The sums are 4 R modulo 2^32 and wrap alike (k_iwinograd.c), so
@@ -229,7 +217,7 @@ __attribute__((target("avx2"))) static uint32_t kia_wino_end(int64_t TW, int64_t
         kia_end_block(&e, jb, J, bias, bcast, rq);
         for (int64_t t = 0; t < TW; t++) {
             __m256i s0[16], s1[16], o0[4], o1[4];
-            for (int xi = 0; xi < 16; xi++) KIA_LD_PLANE(M + xi * ms + t * ldm, jb, J, &s0[xi], &s1[xi]);
+            for (int xi = 0; xi < 16; xi++) kia_ld16(M + xi * ms + t * ldm, jb, J, false, &s0[xi], &s1[xi]);
             kia_wino_out(s0, o0);
             kia_wino_out(s1, o1);
             for (int i = 0; i < 2; i++)
