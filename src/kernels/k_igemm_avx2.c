@@ -188,20 +188,27 @@ __attribute__((target("avx2"))) static uint32_t kia_end_rows(int64_t P, int64_t 
     return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
 }
 
-/* One half (8 columns) of a tile's output transform: o[i * 2 + j] = (A^T M A)[i][j] >> 2, from
-   s[xi] the 16 planes' vectors. The sums are 4 R modulo 2^32 and wrap alike (k_iwinograd.c), so
-   the shift gives R exactly. */
-__attribute__((target("avx2"), always_inline)) static inline void kia_wino_out(const __m256i *s, __m256i *o)
+/* One half (8 columns) of a tile's output transform, read straight from its 16 planes (p, plane xi
+   at p + xi * ms): o[i * 2 + j] = (A^T M A)[i][j] >> 2. The sums are 4 R modulo 2^32 and wrap
+   alike (k_iwinograd.c), so the shift gives R exactly. Loads feed the additions directly and the
+   four results are returned by name: staged through arrays, GCC kept the 32 plane vectors and the
+   outputs on the stack (a store and a reload each). */
+__attribute__((target("avx2"), always_inline)) static inline void kia_wino_out(const int32_t *p, size_t ms, __m256i *o0,
+                                                                              __m256i *o1, __m256i *o2, __m256i *o3)
 {
-    __m256i t[2][4];
-    for (int j = 0; j < 4; j++) {
-        t[0][j] = _mm256_add_epi32(_mm256_add_epi32(s[j], s[4 + j]), s[8 + j]);
-        t[1][j] = _mm256_sub_epi32(_mm256_sub_epi32(s[4 + j], s[8 + j]), s[12 + j]);
-    }
-    for (int i = 0; i < 2; i++) {
-        o[i * 2] = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(t[i][0], t[i][1]), t[i][2]), 2);
-        o[i * 2 + 1] = _mm256_srai_epi32(_mm256_sub_epi32(_mm256_sub_epi32(t[i][1], t[i][2]), t[i][3]), 2);
-    }
+    /* plane 4i + j at q_j + i * r: four pointers and two strides for the sixteen addresses */
+    const size_t r = 4 * ms, r3 = 3 * r;
+    const int32_t *q0 = p, *q1 = p + ms, *q2 = q1 + ms, *q3 = q2 + ms;
+#define KIA_WT(j)                                                                                        \
+    const __m256i b##j = KIA_LD(q##j + r), c##j = KIA_LD(q##j + 2 * r);                                  \
+    const __m256i u##j = _mm256_add_epi32(_mm256_add_epi32(KIA_LD(q##j), b##j), c##j);                   \
+    const __m256i v##j = _mm256_sub_epi32(_mm256_sub_epi32(b##j, c##j), KIA_LD(q##j + r3));
+    KIA_WT(0) KIA_WT(1) KIA_WT(2) KIA_WT(3)
+#undef KIA_WT
+    *o0 = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(u0, u1), u2), 2);
+    *o1 = _mm256_srai_epi32(_mm256_sub_epi32(_mm256_sub_epi32(u1, u2), u3), 2);
+    *o2 = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(v0, v1), v2), 2);
+    *o3 = _mm256_srai_epi32(_mm256_sub_epi32(_mm256_sub_epi32(v1, v2), v3), 2);
 }
 
 __attribute__((target("avx2"))) static uint32_t kia_wino_end(int64_t TW, int64_t J, const int32_t *M, size_t ms,
@@ -210,21 +217,31 @@ __attribute__((target("avx2"))) static uint32_t kia_wino_end(int64_t TW, int64_t
                                                              const tosac_gemm_rq *rq)
 {
     const size_t es = rq ? rq->ob : sizeof(int32_t), pixb = (size_t)ldc * es;
-    uint8_t *const rows[2] = {row0, row1};
     __m256i bad = _mm256_setzero_si256();
     kia_end e;
+    int32_t part[16 * KIA_W]; /* a partial block's planes, zero-padded to 16 columns */
     for (int64_t jb = 0; jb < J; jb += KIA_W) {
         kia_end_block(&e, jb, J, bias, bcast, rq);
+        uint8_t *r0 = (uint8_t *)row0 + (size_t)jb * es, *r1 = row1 ? (uint8_t *)row1 + (size_t)jb * es : NULL;
         for (int64_t t = 0; t < TW; t++) {
-            __m256i s0[16], s1[16], o0[4], o1[4];
-            for (int xi = 0; xi < 16; xi++) kia_ld16(M + xi * ms + t * ldm, jb, J, false, &s0[xi], &s1[xi]);
-            kia_wino_out(s0, o0);
-            kia_wino_out(s1, o1);
-            for (int i = 0; i < 2; i++)
-                for (int j = 0; j < 2; j++)
-                    if (rows[i] && 2 * t + j < OW)
-                        kia_row(o0[i * 2 + j], o1[i * 2 + j], &e, rows[i] + (size_t)(2 * t + j) * pixb + (size_t)jb * es,
-                                &bad);
+            const int32_t *p = M + t * ldm + jb;
+            size_t ps = ms;
+            if (e.nc < KIA_W) {
+                for (int xi = 0; xi < 16; xi++)
+                    for (int64_t i = 0; i < KIA_W; i++) part[xi * KIA_W + i] = i < e.nc ? p[(size_t)xi * ms + i] : 0;
+                p = part, ps = KIA_W;
+            }
+            __m256i a0, a1, a2, a3, b0, b1, b2, b3; /* output pixel (i, j) is a(2i + j) and b(2i + j) */
+            kia_wino_out(p, ps, &a0, &a1, &a2, &a3);
+            kia_wino_out(p + 8, ps, &b0, &b1, &b2, &b3);
+            const size_t x0 = (size_t)(2 * t) * pixb, x1 = x0 + pixb;
+            const bool two = 2 * t + 1 < OW;
+            kia_row(a0, b0, &e, r0 + x0, &bad);
+            if (two) kia_row(a1, b1, &e, r0 + x1, &bad);
+            if (r1) {
+                kia_row(a2, b2, &e, r1 + x0, &bad);
+                if (two) kia_row(a3, b3, &e, r1 + x1, &bad);
+            }
         }
     }
     return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad));
