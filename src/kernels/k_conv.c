@@ -837,12 +837,13 @@ typedef struct conv_task {
     bool rqon;                    /* u8cols and the panels apply the fused RESCALE (rq) themselves */
     bool iend;                    /* AVX2 int16 panels (tosac_igemm_avx2) that add the int32 bias ... */
     bool irq;                     /* ... and apply the fused RESCALE (rq) */
+    bool icols;                   /* iend storing the outputs themselves: column groups possible */
     tosac_gemm_rq rq;
     tosac_gemm_epi ep;
     int64_t pblk;   /* output pixels per block at most (the plan's, or whole output rows of it) */
     int64_t unit;   /* pixel blocks are whole units (register tiles' rows, or output rows) ... */
     size_t units, nblk; /* ... units of them spread evenly over nblk blocks (conv_span) */
-    int64_t ng, gw; /* fused: tasks per pixel block, each over gw output channels (a multiple of 64) */
+    int64_t ng, gw; /* tasks per pixel block, each over gw output channels (a multiple of 64) */
     bool late_post; /* column groups with a tail: its rows run once every group has stored them */
     tosac_status st[TOSAC_KMAX_WORKERS]; /* each worker's first failure */
 } conv_task;
@@ -1017,12 +1018,19 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                 /* the tiles end the sums: into the outputs (fused RESCALE, or int32 results without an
                    epilogue), else int32 results + bias into cbuf for the epilogue */
                 const tosac_ktensor *bias = &c->in[2];
-                void *dst = t->irq ? (void *)((uint8_t *)c->epi->out->data + (size_t)o0 * t->rq.ob)
-                            : t->iend && !c->epi ? (void *)((int32_t *)c->out[0].data + o0)
+                const bool bc = bias->nelem == 1;
+                void *dst = t->irq ? (void *)((uint8_t *)c->epi->out->data + (size_t)(o0 + j0) * t->rq.ob)
+                            : t->iend && !c->epi ? (void *)((int32_t *)c->out[0].data + o0 + j0)
                                                  : cbuf;
-                if (tosac_igemm_avx2(pn, OC, K, (const int16_t *)patch, g->lda, (const int32_t *)wbuf, dst, OC,
-                                     t->iend ? (const int32_t *)bias->data : NULL, bias->nelem == 1,
-                                     t->irq ? &t->rq : NULL)) {
+                /* a column group (icols): its panel blocks of 16 columns, bias and RESCALE tables */
+                const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
+                tosac_gemm_rq rq = t->rq;
+                if (t->irq && !rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
+                if (tosac_igemm_avx2(pn, jn, K, (const int16_t *)patch, g->lda,
+                                     (const int32_t *)wbuf + (size_t)(j0 / TOSAC_IGEMM_AVX2_W) * (size_t)((K + 1) / 2) *
+                                                                 TOSAC_IGEMM_AVX2_W,
+                                     dst, OC, t->iend ? (const int32_t *)bias->data + (bc ? 0 : j0) : NULL, bc,
+                                     t->irq ? &rq : NULL)) {
                     t->st[worker] = tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");
                     continue;
                 }
@@ -1117,6 +1125,7 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     t.iend = g->panel && c->prep && g->isa == TOSAC_KISA_AVX2 && !t.direct && c->out[0].dtype == TOSAC_DTYPE_INT32 &&
              bias->dtype == TOSAC_DTYPE_INT32;
     t.irq = t.iend && c->epi && tosac_epilogue_rq(c, &t.rq);
+    t.icols = t.iend && (t.irq || !c->epi);
     const bool u8seg = t.u8cols && !t.rows && (g->KW * g->IC) % 4 == 0 && g->OW >= (t.rqon ? 7 : 24);
     if (((t.fused && !t.pointwise && g->OW >= 8 && g->OC <= 64 && c->in[0].dtype == TOSAC_DTYPE_FP32 &&
           !c->in[0].f64) ||
@@ -1148,13 +1157,14 @@ static tosac_status conv_gemm_run(tosac_kcall *c, const conv_plan *g, int32_t iz
     size_t nblk = npix <= t.pblk ? 1u : (units + per_blk - 1u) / per_blk;
     /* few pixel blocks for the workers (the late layers of a network: 49 pixels, 2048 channels):
        each block also splits over groups of 64-column panel blocks of equal width, fused fp32
-       outputs and int8 panels whose sums hold the bias (whose epilogue takes column ranges) only.
+       outputs, int8 panels whose sums hold the bias (whose epilogue takes column ranges) and the
+       AVX2 int16 panels that store the outputs themselves only.
        A tail then runs on a block's rows after every group (a second parallel-for); a prologue
        would run once per group, so it keeps whole rows. Any split computes each output the same
        way. */
     t.ng = 1, t.gw = g->OC;
     const size_t want = workers * 4u;
-    if ((t.fused || t.u8cols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->pre)) {
+    if ((t.fused || t.u8cols || t.icols) && workers > 1 && nblk < want && g->OC > 64 && !(c->epi && c->epi->pre)) {
         const size_t nb64 = ((size_t)g->OC + 63u) / 64u, per = (want + nblk - 1) / nblk;
         size_t ng = nb64; /* the fewest groups of equal width that give every worker its tasks */
         for (size_t d = per; d < nb64; d++)

@@ -5,7 +5,9 @@
  *   acc + bias: a bias near INT32_MAX fails the call), on random shapes (odd sizes, padding 0-2 on
  *   each side, batch 1-2, C and K not multiples of 2 or 16, zero points and weights over their
  *   whole ranges, bias of K or 1 elements), at the portable level and at AVX2 on 1, 2 and 3
- *   workers, where it checks that prepare took Winograd for the shapes of the rule;
+ *   workers, where it checks that prepare took Winograd for the shapes of the rule, and the AVX2
+ *   direct path (TOSAC_KCALL_CONV_DIRECT) on 1-3 workers, whose channel split (few pixels, over 64
+ *   output channels) the K = 270 cases below take;
  * - the fused RESCALE (+ CLAMP) to int8 / int16, per-channel or not, in the tiles' form (shift
  *   >= 33) and through the epilogue (smaller shifts): the same bits and status as the direct path
  *   (TOSAC_KCALL_CONV_DIRECT) at AVX2 and as the portable level (an unsigned RESCALE output is
@@ -187,11 +189,14 @@ static void test_int32_random(void)
                 EXPECT(w == rule(&c));
                 taken += w;
             }
-            for (uint32_t workers = 1; workers <= (avx2 ? 3u : 1u); workers++) {
-                EXPECT_EQ_I(run(&d, 0, NULL, workers), ok ? TOSAC_OK : TOSAC_ERR_UNPREDICTABLE);
+            /* AVX2: also the direct path on 1-3 workers (with few pixel blocks and more than 64
+               output channels the workers split the channels: panel blocks, bias and stores) */
+            for (uint32_t pass = 0; pass < (avx2 ? 6u : 1u); pass++) {
+                const uint32_t workers = pass % 3 + 1, flags = pass >= 3 ? TOSAC_KCALL_CONV_DIRECT : 0;
+                EXPECT_EQ_I(run(&d, flags, NULL, workers), ok ? TOSAC_OK : TOSAC_ERR_UNPREDICTABLE);
                 if (ok && memcmp(d.out.buf, ref, no * 4u) != 0) {
-                    fprintf(stderr, "  case %d level %u workers %u: %lldx%lldx%lldx%lld -> %lld pad %lld %lld %lld %lld\n",
-                            iter, level, workers, (long long)c.N, (long long)c.H, (long long)c.W, (long long)c.C,
+                    fprintf(stderr, "  case %d level %u pass %u: %lldx%lldx%lldx%lld -> %lld pad %lld %lld %lld %lld\n",
+                            iter, level, pass, (long long)c.N, (long long)c.H, (long long)c.W, (long long)c.C,
                             (long long)c.K, (long long)c.pad[0], (long long)c.pad[1], (long long)c.pad[2],
                             (long long)c.pad[3]);
                     EXPECT(!"int32 results differ from the int64 reference");
@@ -293,9 +298,9 @@ static void test_fused_rescale(void)
         tosac_kernel_limit_isa(TOSAC_KISA_AVX2);
         irs_prepare(&r);
         if (tosac_kernel_isa() == TOSAC_KISA_AVX2) EXPECT(takes_wino(&d, &c) == rule(&c));
-        for (int pass = 0; pass < 4; pass++) {
+        for (int pass = 0; pass < 6; pass++) { /* direct, then Winograd where the rule says, 1-3 workers */
             memset(r.y.buf, 0x33, nb);
-            const tosac_status s = run(&d, pass == 0 ? TOSAC_KCALL_CONV_DIRECT : 0, &epi, pass == 0 ? 1u : (uint32_t)pass);
+            const tosac_status s = run(&d, pass < 3 ? TOSAC_KCALL_CONV_DIRECT : 0, &epi, (uint32_t)(pass % 3 + 1));
             EXPECT_EQ_I(s, s0);
             if (s == TOSAC_OK && s0 == TOSAC_OK && memcmp(want, r.y.buf, nb) != 0) {
                 fprintf(stderr, "  case %d pass %d: %lldx%lldx%lld -> %lld, out %d\n", iter, pass, (long long)c.H,
