@@ -375,7 +375,28 @@ typedef struct rs_prep {
     uint32_t lshift;      /* lut with int32 results that are (x - input_zp) << (lshift - 1) for every
                              signed x (a multiplier 2^30 with a shift of at most 30: the quantizer's
                              residual joins), or 0 */
+    uint32_t split;       /* lut with int32 results that rs_split's int32 arithmetic gives for every
+                             signed x (all 256 checked here, so no table lookup is needed) */
+    int32_t mhi, mlo, mround, mshift; /* split: multiplier >> shift, its low shift bits, 2^(shift-1) */
 } rs_prep;
+
+/*
+ * rs_prep.split's result of one int8 value, in the int32 operations of the AVX2 loop
+ * (kr_lut32_avx2): v = x - izp, then v * mhi + ((v * mlo + mround) >> shift) + ozp, clamped. With
+ * |v| <= 255 and 8 <= shift <= 23 neither product nor sum leaves int32, and since v * mhi * 2^shift
+ * is a multiple of 2^shift the floor division of v * multiplier + 2^(shift-1) splits exactly: the
+ * result of apply_scale_32 (SINGLE_ROUND and DOUBLE_ROUND agree below shift 32). Prepare compares
+ * all 256 values with the table anyway and uses the form only where every one agrees.
+ */
+static inline int64_t rs_split(const rs_prep *h, int32_t x)
+{
+    /* in int64 (prepare bounds the int32 lanes' values so that they do not wrap); the floor
+       division of a possibly negative sum after adding 2^40, a multiple of 2^shift */
+    const int64_t v = (int64_t)x - h->izp, lw = (int64_t)(((uint64_t)(v * h->mlo + h->mround) + ((uint64_t)1 << 40)) >> h->mshift) -
+                                                ((int64_t)1 << (40 - h->mshift));
+    const int64_t r = v * h->mhi + lw + h->ozp;
+    return r < h->qmin ? h->qmin : r > h->qmax ? h->qmax : r;
+}
 
 /* Per-channel tables, every entry int64 so that vector lanes line up (AVX-512 below); with
    rs_prep.hi32 also int32 ones: multiplier, 2^(shift-33) and shift-32 (rs_hi32). */
@@ -511,6 +532,17 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
             for (int32_t u = 0; u < 256 && eq; u++)
                 eq = (int64_t)l32[u] == ((int64_t)(u - 128) - r.izp) * ((int64_t)1 << k);
             if (eq) h->lshift = k + 1;
+        }
+        const int32_t sh = (int32_t)tab[1][0];
+        /* (|v| <= 255: no lane of 255 * (m >> s) + 255 + |ozp|, nor of 255 * (m mod 2^s) + 2^(s-1), wraps) */
+        if (all && !h->lshift && !r.iu && c->out[0].dtype == TOSAC_DTYPE_INT32 && sh >= 8 && sh <= 23 &&
+            r.izp >= -128 && r.izp <= 127 &&
+            255 * (tab[0][0] >> sh) + 255 + (r.ozp < 0 ? -r.ozp : r.ozp) <= INT32_MAX) {
+            h->mhi = (int32_t)(tab[0][0] >> sh), h->mlo = (int32_t)(tab[0][0] & ((1 << sh) - 1));
+            h->mround = 1 << (sh - 1), h->mshift = sh;
+            bool eq = true;
+            for (int32_t u = 0; u < 256 && eq; u++) eq = rs_split(h, u - 128) == l32[u];
+            h->split = eq;
         }
     }
     return TOSAC_OK;
@@ -878,15 +910,29 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void kr_shift32_avx5
 
 #ifdef TOSAC_KERNEL_X86
 /* rs_prep.lshift's results at AVX2: (x - izp) << k, 32 a step (the int32 results of the int8
-   RESCALEs ahead of a residual ADD; the table lookups were most of their time); the tail from the
-   table (l32: the same values). Else the table's int32 results by gathers, 8 a step. */
-__attribute__((target("avx2"))) static void kr_lut32_avx2(const int8_t *x, int64_t n, int32_t izp, uint32_t lshift,
+   RESCALEs ahead of a residual ADD; the table lookups were most of their time); rs_prep.split's
+   (the joins' other input: a multiplier that is no power of two, shift 12) 8 a step in int32
+   (rs_split: two vpmulld instead of a vpgatherdd of 8 table entries); the tail from the table
+   (l32: the same values). Else the table's int32 results by gathers, 8 a step. */
+__attribute__((target("avx2"))) static void kr_lut32_avx2(const int8_t *x, int64_t n, const rs_prep *h,
                                                           const int32_t *l32, int32_t *y)
 {
-    const __m256i zp = _mm256_set1_epi32(izp), off = _mm256_set1_epi32(128);
+    const uint32_t lshift = h->lshift;
+    const __m256i zp = _mm256_set1_epi32(h->izp), off = _mm256_set1_epi32(128);
     const __m128i sh = _mm_cvtsi32_si128((int)(lshift ? lshift - 1u : 0u));
     int64_t i = 0;
-    if (lshift)
+    if (h->split) {
+        const __m256i mh = _mm256_set1_epi32(h->mhi), ml = _mm256_set1_epi32(h->mlo), rd = _mm256_set1_epi32(h->mround);
+        const __m256i oz = _mm256_set1_epi32(h->ozp), lo = _mm256_set1_epi32(h->qmin), hi = _mm256_set1_epi32(h->qmax);
+        const __m128i ms = _mm_cvtsi32_si128(h->mshift);
+        for (; i + 8 <= n; i += 8) {
+            const __m256i v = _mm256_sub_epi32(
+                _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(x + i))), zp);
+            const __m256i lw = _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(v, ml), rd), ms);
+            const __m256i q = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(v, mh), lw), oz);
+            _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm256_min_epi32(_mm256_max_epi32(q, lo), hi));
+        }
+    } else if (lshift)
         for (; i + 32 <= n; i += 32) {
             const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(x + i));
             const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(x + i + 16));
@@ -930,7 +976,7 @@ static void rs_lut_store(const rs_prep *h, const int8_t *s, int64_t m, const tos
         return;
     }
     if (isa == TOSAC_KISA_AVX2 && ob == 4) {
-        kr_lut32_avx2(s, m, h->izp, h->lshift, l32, (int32_t *)out->data + i0);
+        kr_lut32_avx2(s, m, h, l32, (int32_t *)out->data + i0);
         return;
     }
 #endif
