@@ -366,8 +366,10 @@ typedef struct rs_prep {
     uint32_t simple;      /* every shift >= 32 (no int32 value fails the range REQUIRE) and one
                              rounding constant for both signs (not DOUBLE_ROUND) */
     uint32_t width;       /* table entries: nc, or RS_WIDE for a replicated per-tensor scale */
-    uint32_t hi32;        /* the int32 tables follow (x86 levels) and every channel is SINGLE_ROUND
-                             with 33 <= shift <= 62: rs_hi32 applies */
+    uint32_t hi32;        /* the int32 tables follow (x86 levels) and every channel has
+                             33 <= shift <= 62 and is SINGLE_ROUND (or DOUBLE_ROUND at AVX2, dbl):
+                             the hi32 form applies */
+    uint32_t dbl;         /* hi32 with DOUBLE_ROUND: each product gets +-2^30 by its sign first */
     uint32_t lut;         /* an INT8 input with a per-tensor scale (x86 levels), no REQUIRE failing for
                              any of its 256 values: the results of each value follow the int32
                              tables, as int32 (256), then their bytes as four planes of 256 (plane
@@ -480,7 +482,8 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     h->izp = (int32_t)r.izp, h->ozp = (int32_t)r.ozp, h->qmin = (int32_t)r.qmin, h->qmax = (int32_t)r.qmax;
     int64_t *tab[RS_NTAB];
     for (int i = 0; i < RS_NTAB; i++) tab[i] = (int64_t *)(void *)(b + off[i]);
-    bool ok = true, simple = !r.dbl, hi32 = with32 && !r.dbl;
+    /* (DOUBLE_ROUND's hi32 form: the AVX2 level; AVX-512 keeps its int64 lanes) */
+    bool ok = true, simple = !r.dbl, hi32 = with32 && (!r.dbl || c->isa == TOSAC_KISA_AVX2);
     for (int64_t j = 0; j < r.nc; j++) {
         const int32_t m = ((const int32_t *)c->in[1].data)[j], s0 = ((const int8_t *)c->in[2].data)[j];
         const bool good = m >= 0 && s0 >= 2 && s0 <= 62;
@@ -501,6 +504,7 @@ static tosac_status rs_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *d
     h->fast = ok;
     h->simple = simple;
     h->hi32 = ok && hi32;
+    h->dbl = h->hi32 && r.dbl;
     if (with32) { /* zero when !hi32: the bytes stay a pure function of the call */
         int32_t *t32[RS_NTAB32];
         for (int i = 0; i < RS_NTAB32; i++) {
@@ -757,11 +761,25 @@ __attribute__((target("avx2"))) static inline void kr256_put(void *y, int64_t i,
     if (cnt < 8) memcpy((uint8_t *)y + (size_t)i * ob, b, (size_t)cnt * ob);
 }
 
-/* kr_avx512_hi32 in 8 lanes, into ob-byte elements (kr256_put); channel tails through the
-   portable loop. */
-__attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc,
-                                                       bool uniform, int32_t ozp, int32_t lo, int32_t hi, void *y,
-                                                       unsigned ob, bool us)
+/* A signed 32 x 32 product of 64-bit lanes, with DOUBLE_ROUND's +2^30 (a product >= 0) or -2^30
+   (below 0) added: the sign of v * m is that of v for m > 0, and for m = 0 either addend gives 0,
+   since 2^(shift-1) +- 2^30 lies within (0, 2^shift) for shift >= 33. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i kr256_prod(__m256i v, __m256i m, bool dbl)
+{
+    const __m256i p = _mm256_mul_epi32(v, m);
+    if (!dbl) return p;
+    const __m256d up = _mm256_castsi256_pd(_mm256_set1_epi64x((int64_t)1 << 30));
+    const __m256d dn = _mm256_castsi256_pd(_mm256_set1_epi64x(-((int64_t)1 << 30)));
+    return _mm256_add_epi64(p, _mm256_castpd_si256(_mm256_blendv_pd(up, dn, _mm256_castsi256_pd(p))));
+}
+
+/* kr_avx512_hi32 in 8 lanes, into ob-byte elements (kr256_put), with DOUBLE_ROUND (dbl) too;
+   channel tails through the portable loop. */
+__attribute__((target("avx2"), always_inline)) static inline void kr_avx2_hi32_body(const int32_t *x, int64_t n,
+                                                                                   const rs_tabs *t, int64_t nc,
+                                                                                   bool uniform, int32_t ozp, int32_t lo,
+                                                                                   int32_t hi, void *y, unsigned ob,
+                                                                                   bool us, bool dbl)
 {
     const __m256i vozp = _mm256_set1_epi32(ozp), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
 #define KR256_HI32(V, M, MO, R, S)                                                                               \
@@ -769,8 +787,8 @@ __attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64
         _mm256_max_epi32(                                                                                    \
             _mm256_add_epi32(                                                                                \
                 _mm256_srav_epi32(                                                                           \
-                    _mm256_add_epi32(_mm256_blend_epi32(_mm256_srli_epi64(_mm256_mul_epi32((V), (M)), 32),   \
-                                                        _mm256_mul_epi32(_mm256_srli_epi64((V), 32), (MO)), \
+                    _mm256_add_epi32(_mm256_blend_epi32(_mm256_srli_epi64(kr256_prod((V), (M), dbl), 32),    \
+                                                        kr256_prod(_mm256_srli_epi64((V), 32), (MO), dbl),   \
                                                         0xAA),                                               \
                                      (R)),                                                                   \
                     (S)),                                                                                    \
@@ -813,6 +831,16 @@ __attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64
 #undef KR256_HI32
 #undef KR256_LD
 #undef KR256_ST
+}
+
+__attribute__((target("avx2"))) static void kr_avx2_hi32(const int32_t *x, int64_t n, const rs_tabs *t, int64_t nc,
+                                                       bool uniform, int32_t ozp, int32_t lo, int32_t hi, void *y,
+                                                       unsigned ob, bool us, bool dbl)
+{
+    if (dbl)
+        kr_avx2_hi32_body(x, n, t, nc, uniform, ozp, lo, hi, y, ob, us, true);
+    else
+        kr_avx2_hi32_body(x, n, t, nc, uniform, ozp, lo, hi, y, ob, us, false);
 }
 
 /*
@@ -1025,7 +1053,7 @@ static uint32_t rs_apply(const tosac_kcall *c, const int32_t *x, int64_t n, int6
         if (isa >= TOSAC_KISA_AVX512)
             kr_avx512_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y, 4);
         else
-            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y, 4, false);
+            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, y, 4, false, h->dbl);
         return 0;
     }
 #endif
@@ -1087,7 +1115,8 @@ static uint32_t rs_apply_store(const tosac_kcall *c, const int32_t *x, int64_t n
         const bool sg = ob == 4 || (lo >= smin && hi <= smax), un = ob == 1 && lo >= 0 && hi <= UINT8_MAX;
         if (sg || un) {
             const rs_tabs t = rs_tables_from(h, j0);
-            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob, !sg);
+            kr_avx2_hi32(x, n, &t, nc, h->nc == 1, h->ozp, lo, hi, (uint8_t *)out->data + (size_t)off * ob, ob, !sg,
+                         h->dbl);
             return 0;
         }
     }
@@ -1193,7 +1222,9 @@ bool tosac_epilogue_rq(const tosac_kcall *c, tosac_gemm_rq *rq)
     const tosac_kepilogue *e = c->epi;
     const rs_prep *h = e && e->rescale ? e->rescale->prep : NULL;
     const tosac_dtype ot = e ? e->out->dtype : TOSAC_DTYPE_INT32;
-    if (!h || !h->hi32 || h->izp != 0 || (e->rescale->isa != TOSAC_KISA_AVX512 && e->rescale->isa != TOSAC_KISA_AVX2) ||
+    /* (the tiles' end is SINGLE_ROUND's: DOUBLE_ROUND goes through rs_apply_store) */
+    if (!h || !h->hi32 || h->dbl || h->izp != 0 ||
+        (e->rescale->isa != TOSAC_KISA_AVX512 && e->rescale->isa != TOSAC_KISA_AVX2) ||
         (ot != TOSAC_DTYPE_INT8 && ot != TOSAC_DTYPE_INT16))
         return false;
     const rs_tabs t = rs_tables(h);
