@@ -394,9 +394,9 @@ static inline int64_t rs_split(const rs_prep *h, int32_t x)
 {
     /* in int64 (prepare bounds the int32 lanes' values so that they do not wrap); the floor
        division of a possibly negative sum after adding 2^40, a multiple of 2^shift */
-    const int64_t v = (int64_t)x - h->izp, lw = (int64_t)(((uint64_t)(v * h->mlo + h->mround) + ((uint64_t)1 << 40)) >> h->mshift) -
-                                                ((int64_t)1 << (40 - h->mshift));
-    const int64_t r = v * h->mhi + lw + h->ozp;
+    const int64_t v = (int64_t)x - h->izp;
+    const uint64_t sum = (uint64_t)(v * h->mlo + h->mround) + ((uint64_t)1 << 40);
+    const int64_t r = v * h->mhi + ((int64_t)(sum >> h->mshift) - ((int64_t)1 << (40 - h->mshift))) + h->ozp;
     return r < h->qmin ? h->qmin : r > h->qmax ? h->qmax : r;
 }
 
@@ -711,7 +711,8 @@ __attribute__((target("avx2"))) static uint32_t kr_avx2_rs_rows(const int32_t *r
 #undef KR256_LANES
 
 /*
- * The hi32 form (rs_prep.hi32: SINGLE_ROUND, 33 <= shift <= 62) in int32 lanes. With H the high
+ * The hi32 form (rs_prep.hi32: SINGLE_ROUND, 33 <= shift <= 62; DOUBLE_ROUND too at AVX2,
+ * kr256_prod) in int32 lanes. With H the high
  * half floor(v*m / 2^32) of the product, floor((v*m + 2^(shift-1)) / 2^shift) is
  * (H + 2^(shift-33)) >> (shift-32) exactly: 2^(shift-1) is a multiple of 2^32, so the low half
  * never carries into the quotient (nested floor division). No REQUIRE can fail: every int32 value

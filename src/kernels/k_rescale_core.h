@@ -1,6 +1,7 @@
 /*
- * RESCALE inner loop on int32 values (x - input_zp), included by k_convert.c once per
- * instruction-set variant like k_gemm_tiles.h (define KR_FN(name) and KR_TARGET first). Each
+ * RESCALE inner loop on int32 values (x - input_zp), included by k_convert.c for the baseline
+ * (define KR_FN(name) and KR_TARGET first; the AVX2 and AVX-512 loops are written out in int64
+ * lanes there, since GCC leaves this one scalar for them). Each
  * element is tosac_scale32_core of quant_math.h (the one apply_scale_32) with the multiplier,
  * shift and rounds prepared per channel (rows of nc channels, x[0] is channel 0; nc 1 for a
  * per-tensor scale); then + output_zp and the clip to [lo, hi]. Returns nonzero when a REQUIRE
