@@ -1024,11 +1024,10 @@ static void conv_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
                                                  : cbuf;
                 /* a column group (icols): its panel blocks of 16 columns, bias and RESCALE tables */
                 const int64_t jn = OC - j0 < t->gw ? OC - j0 : t->gw;
-                tosac_gemm_rq rq = t->rq;
-                if (t->irq && !rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
+                const tosac_gemm_rq rq = t->irq ? tosac_gemm_rq_from(t->rq, j0) : t->rq;
                 if (tosac_igemm_avx2(pn, jn, K, (const int16_t *)patch, g->lda,
-                                     (const int32_t *)wbuf + (size_t)(j0 / TOSAC_IGEMM_AVX2_W) * (size_t)((K + 1) / 2) *
-                                                                 TOSAC_IGEMM_AVX2_W,
+                                     (const int32_t *)(const void *)((const uint8_t *)wbuf +
+                                                                     tosac_igemm_avx2_panel_bytes(j0, K)),
                                      dst, OC, t->iend ? (const int32_t *)bias->data + (bc ? 0 : j0) : NULL, bc,
                                      t->irq ? &rq : NULL)) {
                     t->st[worker] = tosac_kfail(c, TOSAC_ERR_UNPREDICTABLE, "accumulator + bias overflows i32 (REQUIRE)");

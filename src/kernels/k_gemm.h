@@ -99,6 +99,12 @@ typedef struct tosac_gemm_rq {
     int32_t ozp, lo, hi;
     unsigned ob;
 } tosac_gemm_rq;
+/* rq's tables from column j0 on, for a column range of its GEMM (a uniform rq's are one entry). */
+static inline tosac_gemm_rq tosac_gemm_rq_from(tosac_gemm_rq rq, int64_t j0)
+{
+    if (!rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
+    return rq;
+}
 /* rq NULL: C is int32 (the sums); else C holds rq->ob-byte elements, row p at p * ldc. */
 void tosac_gemm_u8_panel(int64_t P, int64_t J, int64_t K, const int8_t *A, int64_t lda, const void *panel, void *C,
                          int64_t ldc, int64_t j0, int64_t j1, const tosac_gemm_rq *rq);

@@ -262,8 +262,7 @@ static bool iw_end(iw_task *t, uint32_t worker, int32_t *a, int64_t o, int64_t n
     const int32_t *b = (const int32_t *)bias->data + (bcast ? 0 : j0);
     uint32_t bad;
     if (t->rqon) {
-        tosac_gemm_rq rq = t->rq;
-        if (!rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
+        const tosac_gemm_rq rq = tosac_gemm_rq_from(t->rq, j0);
         bad = tosac_igemm_avx2_end(np, jn, a + j0, K, (uint8_t *)c->epi->out->data + (size_t)(o * K + j0) * rq.ob, K, b,
                                    bcast, &rq);
     } else if (!c->epi) {
@@ -298,8 +297,7 @@ static bool iw_end_fused(iw_task *t, uint32_t worker, const int32_t *m, size_t m
     const int64_t K = g->K, OH = g->OH, OW = g->OW, oy = 2 * ty;
     const tosac_ktensor *bias = &c->in[2];
     const bool bcast = bias->nelem == 1;
-    tosac_gemm_rq rq = t->rq;
-    if (t->rqon && !rq.uniform) rq.m32 += j0, rq.r32 += j0, rq.s32 += j0;
+    const tosac_gemm_rq rq = t->rqon ? tosac_gemm_rq_from(t->rq, j0) : t->rq;
     const size_t es = t->rqon ? rq.ob : sizeof(int32_t);
     uint8_t *row0 = (uint8_t *)(t->rqon ? c->epi->out->data : c->out[0].data) + (size_t)(((n * OH + oy) * OW) * K + j0) * es;
     uint8_t *row1 = oy + 1 < OH ? row0 + (size_t)(OW * K) * es : NULL;
