@@ -143,26 +143,38 @@ bool tosac_wino_prepare(const tosac_kcall *c, tosac_kprep *sizes, void *dst)
     memset(dst, 0, sizes->const_size);
     const int64_t C = g.C, K = g.K;
     const float *w = (const float *)c->in[1].data; /* [K][3][3][C] */
-    for (int64_t k = 0; k < K; k++)
+    /* 16 output channels at a time, all input channels: every plane's stores for one input
+       channel are then one run of 16 floats (a 64-byte line of a panel row), and the 16 x 9 weight
+       rows read advance together (k outer would store 16 floats 256 bytes apart per pair) */
+    enum { KB = 16 };
+    for (int64_t k0 = 0; k0 < K; k0 += KB) {
+        const int64_t nk = K - k0 < KB ? K - k0 : KB;
         for (int64_t ch = 0; ch < C; ch++) {
-            double f[3][3], t[4][3], u[4][4];
-            for (int y = 0; y < 3; y++)
-                for (int x = 0; x < 3; x++) f[y][x] = w[((k * 3 + y) * 3 + x) * C + ch];
-            for (int x = 0; x < 3; x++) { /* t = G f */
-                t[0][x] = f[0][x];
-                t[1][x] = ((f[0][x] + f[1][x]) + f[2][x]) * 0.5;
-                t[2][x] = ((f[0][x] - f[1][x]) + f[2][x]) * 0.5;
-                t[3][x] = f[2][x];
+            float u16[16][KB];
+            for (int64_t i = 0; i < nk; i++) {
+                const float *wk = w + (k0 + i) * 9 * C + ch;
+                double f[3][3], t[4][3];
+                for (int y = 0; y < 3; y++)
+                    for (int x = 0; x < 3; x++) f[y][x] = wk[(y * 3 + x) * C];
+                for (int x = 0; x < 3; x++) { /* t = G f */
+                    t[0][x] = f[0][x];
+                    t[1][x] = ((f[0][x] + f[1][x]) + f[2][x]) * 0.5;
+                    t[2][x] = ((f[0][x] - f[1][x]) + f[2][x]) * 0.5;
+                    t[3][x] = f[2][x];
+                }
+                for (int y = 0; y < 4; y++) { /* u = t G^T, one rounding to float */
+                    u16[y * 4 + 0][i] = (float)t[y][0];
+                    u16[y * 4 + 1][i] = (float)(((t[y][0] + t[y][1]) + t[y][2]) * 0.5);
+                    u16[y * 4 + 2][i] = (float)(((t[y][0] - t[y][1]) + t[y][2]) * 0.5);
+                    u16[y * 4 + 3][i] = (float)t[y][2];
+                }
             }
-            for (int y = 0; y < 4; y++) { /* u = t G^T */
-                u[y][0] = t[y][0];
-                u[y][1] = ((t[y][0] + t[y][1]) + t[y][2]) * 0.5;
-                u[y][2] = ((t[y][0] - t[y][1]) + t[y][2]) * 0.5;
-                u[y][3] = t[y][2];
-            }
-            const size_t at = g.panel ? tosac_gemm_f32_panel_at(K, C, ch, k) : (size_t)(ch * K + k);
-            for (int xi = 0; xi < 16; xi++) ((float *)(void *)((uint8_t *)dst + (size_t)xi * g.ubytes))[at] = (float)u[xi / 4][xi % 4];
+            /* k0 is a multiple of 16 and panels are 64 wide, so the block is contiguous in both layouts */
+            const size_t at = g.panel ? tosac_gemm_f32_panel_at(K, C, ch, k0) : (size_t)(ch * K + k0);
+            for (int xi = 0; xi < 16; xi++)
+                memcpy((float *)(void *)((uint8_t *)dst + (size_t)xi * g.ubytes) + at, u16[xi], (size_t)nk * sizeof(float));
         }
+    }
     return true;
 }
 
