@@ -13,6 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#define TOSA_READ_MMAP 1
+#endif
 
 #include "core/alloc.h"
 #include "core/diag.h"
@@ -612,7 +616,20 @@ tosac_status tosac_tosa_read_file(const char *path, const tosac_read_opts *opts,
         return tosac_diag_add(d, TOSAC_ERR_NOMEM, "%s: file of %llu bytes is over the limit of %llu bytes", path,
                               (unsigned long long)sb.st_size, (unsigned long long)max_file);
     }
-    /* Regular files are read in one allocation of their size; other files grow up to the limit. */
+#ifdef TOSA_READ_MMAP
+    /* A regular file is mapped rather than copied into a buffer of its size: the graph copies
+       what it keeps, so a read() would be one more pass over (and fresh pages for) every weight. */
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            close(fd);
+            tosac_status st = tosac_tosa_read_mem(map, (size_t)sb.st_size, path, opts, out, d);
+            munmap(map, (size_t)sb.st_size);
+            return st;
+        }
+    }
+#endif
+    /* Otherwise read in one allocation of the file's size, or growing up to the limit. */
     size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
     uint8_t *buf = tosac_malloc(cap);
     size_t len = 0;
