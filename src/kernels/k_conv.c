@@ -263,6 +263,20 @@ static void conv_make_plan(const tosac_kcall *c, conv_plan *g)
 
 static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, int32_t wzp);
 
+/* Whether x[0, n) are all finite: the largest magnitude's bits below those of infinity (integer
+   lanes, which compilers vectorise; a float compare per element with an early exit they do not). */
+static bool all_finite_f32(const float *x, int64_t n)
+{
+    uint32_t mx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, x + i, sizeof b);
+        b &= 0x7fffffffu;
+        mx = b > mx ? b : mx;
+    }
+    return mx < 0x7f800000u;
+}
+
 /* Index of weight (k, oc) in the fp working weights ([K][OC], or the panels). */
 static inline size_t wf_at(const conv_plan *g, int64_t k, int64_t oc)
 {
@@ -734,10 +748,8 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
             tosac_krow_f64((double *)wbuf, w, 0, n);
         else {
             /* the row kernels add padding taps (0 * w) when every weight is finite */
-            const float *f = wbuf;
             tosac_krow_f32((float *)wbuf, w, 0, n);
-            for (int64_t i = 0; i < n; i++)
-                if (f[i] - f[i] != 0.0f) finite = false;
+            finite = all_finite_f32(wbuf, n);
         }
         return finite;
     }
@@ -759,18 +771,31 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
             }
         return finite;
     }
-    float *d = (float *)wbuf, tmp[64];
-    if (g->fpanel) memset(d, 0, g->wbytes); /* the columns beyond OC */
-    for (int64_t oc = 0; oc < OC; oc++)
+    /* 16 output channels at a time, so that each k's stores fill 64-byte lines (two runs of 8:
+       the panels are blocks of 64 columns, the last one rounded up to 8, so a run of 8 never
+       leaves its block). The panels' columns beyond OC get the zero rows of the last run. */
+    float *d = (float *)wbuf, tmp[16][64];
+    for (int64_t oc0 = 0; oc0 < OC; oc0 += 16) {
+        int64_t no = OC - oc0 < 16 ? OC - oc0 : 16;
         for (int64_t k0 = 0; k0 < K; k0 += 64) {
             int64_t m = K - k0 < 64 ? K - k0 : 64;
-            tosac_krow_f32(tmp, w, oc * K + k0, m);
-            for (int64_t i = 0; i < m; i++) {
-                float v = tmp[i];
-                if (v - v != 0.0f) finite = false;
-                d[wf_at(g, k0 + i, oc)] = v;
+            for (int64_t o = 0; o < 16; o++) {
+                if (o < no) {
+                    tosac_krow_f32(tmp[o], w, (oc0 + o) * K + k0, m);
+                    finite = all_finite_f32(tmp[o], m) && finite;
+                } else {
+                    memset(tmp[o], 0, (size_t)m * sizeof(float));
+                }
+            }
+            for (int64_t h = 0; h < no; h += 8) {
+                int64_t nw = g->fpanel ? 8 : (no - h < 8 ? no - h : 8);
+                for (int64_t i = 0; i < m; i++) {
+                    float *run = d + wf_at(g, k0 + i, oc0 + h);
+                    for (int64_t o = 0; o < nw; o++) run[o] = tmp[h + o][i];
+                }
             }
         }
+    }
     return finite;
 }
 

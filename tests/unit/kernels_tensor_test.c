@@ -876,15 +876,16 @@ static void test_conv_zp_errors(void)
 
 /* Runs the 1 x 3 case of test_conv_fp_special and checks every output: out[x][oc] for x = 0: oc 0 =
    0.5 + 1 + 1 (its NaN tap is padding), oc 1 = inf; x = 1: NaN, inf; x = 2: NaN, 2.5 (the inf tap
-   is padding); the other channels 2.5, 3.5, 2.5. */
-static void expect_fp_special(const cspec *s, cbufs *b, int64_t oc_n)
+   is padding); the other channels 2.5, 3.5, 2.5. Without the NaN weight (nan_w false, a 1 in its
+   place) oc 0 is 2.5, 3.5, 2.5 like the others. */
+static void expect_fp_special(const cspec *s, cbufs *b, int64_t oc_n, bool nan_w)
 {
     EXPECT_EQ_I(conv_run(s, b), TOSAC_OK);
     EXPECT(getf(&b->out, 0) == 2.5);
     EXPECT(isinf(getf(&b->out, 1)));
-    EXPECT(isnan(getf(&b->out, oc_n)));
+    EXPECT(nan_w ? isnan(getf(&b->out, oc_n)) : getf(&b->out, oc_n) == 3.5);
     EXPECT(isinf(getf(&b->out, oc_n + 1)));
-    EXPECT(isnan(getf(&b->out, 2 * oc_n)));
+    EXPECT(nan_w ? isnan(getf(&b->out, 2 * oc_n)) : getf(&b->out, 2 * oc_n) == 2.5);
     EXPECT(getf(&b->out, 2 * oc_n + 1) == 2.5);
     for (int64_t oc = 2; oc < oc_n; oc++)
         EXPECT(getf(&b->out, oc) == 2.5 && getf(&b->out, oc_n + oc) == 3.5 && getf(&b->out, 2 * oc_n + oc) == 2.5);
@@ -893,7 +894,8 @@ static void expect_fp_special(const cspec *s, cbufs *b, int64_t oc_n)
 
 /*
  * FP special values: a NaN or inf weight whose taps only ever meet padding must not reach the
- * output (the reference model skips padding taps); an inf input gives inf.
+ * output (the reference model skips padding taps), also when an inf is the only non-finite
+ * weight; an inf input gives inf.
  */
 static void test_conv_fp_special(void)
 {
@@ -903,6 +905,7 @@ static void test_conv_fp_special(void)
     /* 40 output channels: fp32 weights on the AVX-512 panels (channels 2.. have weights 1) */
     for (int r = 0; r < 3; r++)
         for (int f64 = 0; f64 < 2; f64++)
+        for (int nan_w = 0; nan_w < 2; nan_w++)
         for (int64_t oc_n = 2; oc_n <= 40; oc_n += 38) {
             cspec s;
             memset(&s, 0, sizeof s);
@@ -915,20 +918,20 @@ static void test_conv_fp_special(void)
             conv_alloc(&s, &b);
             for (int i = 0; i < 3; i++) setf(&b.in, i, 1.0);
             /* oc 0: w = [NaN, 1, 1]; oc 1: w = [1, 1, inf] */
-            setf(&b.w, 0, NAN), setf(&b.w, 1, 1.0), setf(&b.w, 2, 1.0);
+            setf(&b.w, 0, nan_w ? NAN : 1.0), setf(&b.w, 1, 1.0), setf(&b.w, 2, 1.0);
             setf(&b.w, 3, 1.0), setf(&b.w, 4, 1.0), setf(&b.w, 5, INFINITY);
             for (int64_t i = 6; i < 3 * oc_n; i++) setf(&b.w, i, 1.0);
             setf(&b.bias, 0, 0.5);
-            expect_fp_special(&s, &b, oc_n);
+            expect_fp_special(&s, &b, oc_n, nan_w);
             /* the same as a depthwise convolution (weights [1][3][C][1]): the row kernels add
                padding taps only when every weight is finite */
             s.op = TOSAC_OP_DEPTHWISE_CONV2D, s.IC = oc_n, s.bc = 1;
             cspec_derive(&s);
             conv_alloc(&s, &b);
             for (int64_t i = 0; i < 3 * oc_n; i++) setf(&b.in, i, 1.0), setf(&b.w, i, 1.0);
-            setf(&b.w, 0, NAN), setf(&b.w, 2 * oc_n + 1, INFINITY);
+            setf(&b.w, 0, nan_w ? NAN : 1.0), setf(&b.w, 2 * oc_n + 1, INFINITY);
             setf(&b.bias, 0, 0.5);
-            expect_fp_special(&s, &b, oc_n);
+            expect_fp_special(&s, &b, oc_n, nan_w);
         }
 }
 
