@@ -138,39 +138,105 @@ static void on_int_op(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
 #define CMP_BLOCK 16384
 #define CMP_CHUNK 256
 
-/* d[0, m) = integer values qv[k0..] of slot s dequantized; an int8 one through dq, the 256
-   dequantized codes (the same double each code gives). */
-static void dequant_run(const slot *s, const void *qv, const double *dq, int64_t k0, int64_t m, double *d)
-{
-    const quant_map_entry *e = s->e;
-    if (e->i32) {
-        /* channel (k0 + k) mod nsc: runs of consecutive channels (INT48 lives in an int64) */
-        const int32_t *q = (const int32_t *)qv + k0;
-        const int64_t *q48 = (const int64_t *)qv + k0;
-        int64_t nsc = e->nsc > 1 ? e->nsc : 1, c = k0 % nsc;
-        for (int64_t k = 0; k < m; c = 0) {
-            int64_t run = nsc - c < m - k ? nsc - c : m - k;
-            const double *sc = e->sc + (e->nsc > 1 ? c : 0);
-            if (e->t->dtype == TOSAC_DTYPE_INT48)
-                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q48[k + j] * sc[e->nsc > 1 ? j : 0];
-            else if (e->nsc > 1)
-                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q[k + j] * sc[j];
-            else
-                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q[k + j] * sc[0];
-            k += run;
-        }
-    } else if (e->t->dtype == TOSAC_DTYPE_INT16) {
-        const int16_t *q = (const int16_t *)qv + k0;
-        for (int64_t k = 0; k < m; k++) d[k] = e->q.scale * ((double)q[k] - e->q.zero_point);
-    } else {
-        const int8_t *q = (const int8_t *)qv + k0;
-        for (int64_t k = 0; k < m; k++) d[k] = dq[q[k] + 128];
-    }
-}
-
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(TOSAC_NO_SIMD)
 #include <immintrin.h>
 #define CMP_X86 1
+#define CMP_AVX2 __builtin_cpu_supports("avx2")
+
+/* The AVX2 forms below do, element for element, the operations of the scalar loops they stand in
+   for (an exact conversion, then the same double subtraction and product; max / min whose NaN
+   and zero cases are those of the scalar ?:), so the report does not depend on the CPU. Each
+   returns the elements it did, a multiple of 4 (8 for floats); the scalar loop does the rest. */
+
+/* d[k] = (double)q[k] * sc[per ? k : 0] */
+__attribute__((target("avx2"))) static int64_t dq_i32_avx2(const int32_t *q, const double *sc, bool per, int64_t m,
+                                                           double *d)
+{
+    int64_t k = 0;
+    const __m256d one = _mm256_set1_pd(sc[0]);
+    for (; k + 4 <= m; k += 4) {
+        __m256d v = _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(q + k)));
+        _mm256_storeu_pd(d + k, _mm256_mul_pd(v, per ? _mm256_loadu_pd(sc + k) : one));
+    }
+    return k;
+}
+
+/* d[k] = scale * ((double)q[k] - zp), q int8 (es 1) or int16 (es 2) */
+__attribute__((target("avx2"))) static int64_t dq_affine_avx2(const void *q, int es, double scale, double zp,
+                                                              int64_t m, double *d)
+{
+    int64_t k = 0;
+    const __m256d s4 = _mm256_set1_pd(scale), z4 = _mm256_set1_pd(zp);
+    for (; k + 4 <= m; k += 4) {
+        __m128i w;
+        if (es == 1) {
+            int32_t four;
+            memcpy(&four, (const int8_t *)q + k, sizeof four);
+            w = _mm_cvtepi8_epi32(_mm_cvtsi32_si128(four));
+        } else {
+            w = _mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)((const int16_t *)q + k)));
+        }
+        _mm256_storeu_pd(d + k, _mm256_mul_pd(s4, _mm256_sub_pd(_mm256_cvtepi32_pd(w), z4)));
+    }
+    return k;
+}
+
+/* y[k] = hi < v ? hi : v where v = lo > x[k] ? lo : x[k] (maxps / minps return their second
+   operand unless the first compares greater / less) */
+__attribute__((target("avx2"))) static int64_t clamp_avx2(const float *x, float lo, float hi, int64_t m, float *y)
+{
+    int64_t k = 0;
+    const __m256 l8 = _mm256_set1_ps(lo), h8 = _mm256_set1_ps(hi);
+    for (; k + 8 <= m; k += 8) _mm256_storeu_ps(y + k, _mm256_min_ps(h8, _mm256_max_ps(l8, _mm256_loadu_ps(x + k))));
+    return k;
+}
+#endif
+
+static void dq_i32(const int32_t *q, const double *sc, bool per, int64_t m, double *d)
+{
+    int64_t k = 0;
+#ifdef CMP_X86
+    if (CMP_AVX2) k = dq_i32_avx2(q, sc, per, m, d);
+#endif
+    for (; k < m; k++) d[k] = (double)q[k] * sc[per ? k : 0];
+}
+
+/* d[0, m) = integer values qv[k0..] of slot s dequantized (an int8 or int16 code through its
+   q-params, int32 / INT48 through the per-channel real scales) */
+static void dequant_run(const slot *s, const void *qv, int64_t k0, int64_t m, double *d)
+{
+    const quant_map_entry *e = s->e;
+    if (e->i32) {
+        /* channel (k0 + k) mod nsc: runs of consecutive channels, or one run of one scale (INT48
+           lives in an int64) */
+        const int32_t *q = (const int32_t *)qv + k0;
+        const int64_t *q48 = (const int64_t *)qv + k0;
+        bool per = e->nsc > 1;
+        int64_t c = per ? k0 % e->nsc : 0;
+        for (int64_t k = 0; k < m; c = 0) {
+            int64_t run = per && e->nsc - c < m - k ? e->nsc - c : m - k;
+            const double *sc = e->sc + c;
+            if (e->t->dtype == TOSAC_DTYPE_INT48)
+                for (int64_t j = 0; j < run; j++) d[k + j] = (double)q48[k + j] * sc[per ? j : 0];
+            else
+                dq_i32(q + k, sc, per, run, d + k);
+            k += run;
+        }
+        return;
+    }
+    int es = e->t->dtype == TOSAC_DTYPE_INT16 ? 2 : 1;
+    double scale = e->q.scale, zp = (double)e->q.zero_point;
+    int64_t k = 0;
+#ifdef CMP_X86
+    if (CMP_AVX2) k = dq_affine_avx2((const int8_t *)qv + k0 * es, es, scale, zp, m, d);
+#endif
+    if (es == 2)
+        for (const int16_t *q = (const int16_t *)qv + k0; k < m; k++) d[k] = scale * ((double)q[k] - zp);
+    else
+        for (const int8_t *q = (const int8_t *)qv + k0; k < m; k++) d[k] = scale * ((double)q[k] - zp);
+}
+
+#ifdef CMP_X86
 /* cmp_sums' four lanes as the four doubles of a vector: the same operations in the same order
    (a product, then a sum; no fused multiply-add). Returns the elements done, a multiple of 4. */
 __attribute__((target("avx2"))) static int64_t cmp_sums_avx2(const float *x, const double *d, int64_t m, double sig[4],
@@ -195,7 +261,7 @@ __attribute__((target("avx2"))) static int64_t cmp_sums_avx2(const float *x, con
 static void cmp_sums(const float *x, const double *d, int64_t m, double sig[4], double noise[4])
 {
 #ifdef CMP_X86
-    if (__builtin_cpu_supports("avx2")) {
+    if (CMP_AVX2) {
         int64_t k = cmp_sums_avx2(x, d, m, sig, noise);
         x += k, d += k, m -= k; /* k is a multiple of 4: the lanes stay element mod 4 */
     }
@@ -225,7 +291,6 @@ typedef struct cmp_job {
     const void *q;
     int64_t n;
     double *part;
-    double dq[256];
 } cmp_job;
 
 static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
@@ -242,12 +307,16 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
             const float *x = j->x + k0;
             /* a CLAMP (nan_mode PROPAGATE) of the stored value: NaN stays NaN, and the sign of a
                zero it gives changes no square and no difference from a nonzero */
-            for (int64_t k = 0; clamped && k < m; k++) {
+            int64_t k = 0;
+#ifdef CMP_X86
+            if (clamped && CMP_AVX2) k = clamp_avx2(x, j->lo, j->hi, m, y);
+#endif
+            for (; clamped && k < m; k++) {
                 float v = x[k];
                 v = j->lo > v ? j->lo : v;
                 y[k] = j->hi < v ? j->hi : v;
             }
-            dequant_run(j->s, j->q, j->dq, k0, m, d);
+            dequant_run(j->s, j->q, k0, m, d);
             cmp_sums(clamped ? y : x, d, m, sig, noise);
         }
         j->part[2 * blk] = (sig[0] + sig[1]) + (sig[2] + sig[3]);
@@ -259,9 +328,7 @@ static void cmp_task(void *ctx, uint32_t worker, size_t begin, size_t end)
    at most once per sample), on p's threads. */
 static void compare(const tosac_program *p, slot *s, const float *x, float lo, float hi, const void *qv, int64_t n)
 {
-    cmp_job j = {s, x, lo, hi, qv, n, s->part, {0}};
-    if (!s->e->i32 && s->e->t->dtype == TOSAC_DTYPE_INT8)
-        for (int q = -128; q < 128; q++) j.dq[q + 128] = s->e->q.scale * ((double)q - s->e->q.zero_point);
+    cmp_job j = {s, x, lo, hi, qv, n, s->part};
     size_t blocks = (size_t)((n + CMP_BLOCK - 1) / CMP_BLOCK);
     if (blocks < 4) cmp_task(&j, 0, 0, blocks);
     else tosac_program_parallel_for(p, cmp_task, &j, blocks);

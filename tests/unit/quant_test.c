@@ -608,6 +608,126 @@ out:
     tosac_diag_destroy(d);
 }
 
+/* The int32 conv output the op callback of an INT program saw last (every operator one by one). */
+typedef struct conv_seen {
+    const tosac_program *p;
+    int32_t acc[5 * 5 * 6];
+    int found;
+} conv_seen;
+
+static void on_conv(void *user, uint32_t op_index, uint32_t op, uint64_t ns)
+{
+    (void)ns;
+    conv_seen *cs = user;
+    if (op != TOSAC_OP_CONV2D) return;
+    tosac_tensor_info info;
+    const void *data = NULL;
+    if (tosac_program_op_output(cs->p, op_index, 0, &info, &data) == TOSAC_OK && info.dtype == TOSAC_DTYPE_INT32 &&
+        info.nelem == (int64_t)(sizeof cs->acc / sizeof cs->acc[0]) && data) {
+        memcpy(cs->acc, data, sizeof cs->acc);
+        cs->found++;
+    }
+}
+
+/* A value compared in its int32 form (a convolution's result before a ReLU6: the CLAMP takes the
+   accumulator, RESCALE fused, so the result has no int8 form of its own): its sums are
+   those of the FP convolution (computed here in double) against the INT program's accumulators
+   times the per-channel real scale s_x * absmax(w_c) / 127 (docs/QUANT.md), or one scale with
+   --per-tensor. Six channels whose weights differ by up to 4^5, so that a wrong channel's scale
+   shows; 150 elements a sample, so the channel runs are not all multiples of 4. */
+static void test_report_int32(void)
+{
+    enum { NS = 4, HW = 25, C = 6 };
+    const int64_t dx[4] = {1, 5, 5, C}, dw[4] = {C, 1, 1, C}, db[1] = {C}, one[1] = {1};
+    static float w[C * C], bias[C], data[NS][HW * C];
+    const float zero = 0.0f;
+    for (int o = 0; o < C; o++) {
+        bias[o] = (float)(o % 3 - 1) / 8.0f;
+        for (int i = 0; i < C; i++) w[o * C + i] = (float)((o * 7 + i * 5) % 11 - 5) / 4.0f * (float)(1 << (2 * o)) / 64.0f;
+    }
+    const float *ptrs[NS];
+    for (int s2 = 0; s2 < NS; s2++) {
+        for (int k = 0; k < HW * C; k++) data[s2][k] = (float)(-2.0 + 4.0 * ((k * 53 + s2 * 17) % 149) / 148.0);
+        ptrs[s2] = data[s2];
+    }
+    for (int per_tensor = 0; per_tensor < 2; per_tensor++) {
+        tosac_graph *g = tosac_graph_create(), *q = NULL;
+        tosac_block *b = tosac_region_add_block(tosac_graph_add_region(g, "main"), "main");
+        tosac_value *x = tosac_block_add_tensor(b, "x", TOSAC_DTYPE_FP32, 4, dx);
+        tosac_value *a = tosac_block_add_tensor(b, "a", TOSAC_DTYPE_FP32, 4, dx);
+        tosac_value *y = tosac_block_add_tensor(b, "y", TOSAC_DTYPE_FP32, 4, dx);
+        tosac_block_add_input(b, x);
+        tosac_value *ci[5] = {x, tosac_block_add_const(b, "w", TOSAC_DTYPE_FP32, 4, dw, w, sizeof w),
+                              tosac_block_add_const(b, "b", TOSAC_DTYPE_FP32, 1, db, bias, sizeof bias),
+                              tosac_block_add_const(b, "izp", TOSAC_DTYPE_FP32, 1, one, &zero, 4),
+                              tosac_block_add_const(b, "wzp", TOSAC_DTYPE_FP32, 1, one, &zero, 4)};
+        tosac_node *n = tosac_block_add_node(b, TOSAC_OP_CONV2D, 5, ci, 1, &a);
+        static const int32_t pad[4] = {0, 0, 0, 0}, st[2] = {1, 1}, dil[2] = {1, 1};
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_pad, pad, 4);
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_stride, st, 2);
+        tosac_node_set_ints(n, TOSAC_ATTR_CONV2D_dilation, dil, 2);
+        tosac_node_set_int(n, TOSAC_ATTR_CONV2D_acc_type, TOSAC_DTYPE_FP32);
+        add_clamp(b, a, y, 0, 6);
+        tosac_block_add_output(b, y);
+        tosac_graph_link(g);
+
+        tosac_diag *d = tosac_diag_create();
+        tosac_quant_iomap *io = NULL;
+        tosac_quant_report *r = NULL;
+        tosac_quant_opts o;
+        memset(&o, 0, sizeof o);
+        o.n_samples = NS;
+        o.data = ptrs;
+        o.per_tensor = per_tensor;
+        EXPECT(tosac_quantize_report(g, &o, &q, &io, &r, d) == TOSAC_OK);
+        const tosac_quant_layer *la = NULL;
+        for (uint32_t k = 0; r && k < r->n_layers; k++)
+            if (!strcmp(r->layers[k].name, "a")) la = &r->layers[k];
+        EXPECT(la && la->int32);
+        /* the real scale of each channel's accumulator */
+        double sw[C], all = 0;
+        for (int o2 = 0; o2 < C; o2++) {
+            double m = 0;
+            for (int i = 0; i < C; i++) m = fmax(m, fabs((double)w[o2 * C + i]));
+            sw[o2] = m / 127.0, all = fmax(all, m / 127.0);
+        }
+        conv_seen cs = {NULL, {0}, 0};
+        tosac_program *p = NULL;
+        tosac_program_opts po = tosac_program_opts_default();
+        if (la && la->int32 && tosac_program_create(q, &po, &p, d) == TOSAC_OK) {
+            cs.p = p;
+            tosac_program_set_op_callback(p, on_conv, &cs);
+            double sig = 0, noise = 0, sx = io->inputs[0].q.scale;
+            for (int s2 = 0; s2 < NS; s2++) {
+                int8_t *in = tosac_program_input_ptr(p, 0);
+                for (int k = 0; k < HW * C; k++)
+                    in[k] = (int8_t)tosac_quant_quantize(data[s2][k], io->inputs[0].q, -128, 127);
+                EXPECT(tosac_program_invoke(p, d) == TOSAC_OK);
+                for (int px = 0; px < HW; px++)
+                    for (int o2 = 0; o2 < C; o2++) {
+                        double ref = bias[o2];
+                        for (int i = 0; i < C; i++) ref += (double)data[s2][px * C + i] * w[o2 * C + i];
+                        double dq = cs.acc[px * C + o2] * sx * (per_tensor ? all : sw[o2]);
+                        sig += ref * ref;
+                        noise += (ref - dq) * (ref - dq);
+                    }
+            }
+            EXPECT_EQ_I(cs.found, NS);
+            EXPECT_EQ_I((int)la->n, NS * HW * C);
+            /* the FP program rounds the sums to float: a relative 1e-5 on the signal, 1e-3 on the noise */
+            EXPECT(fabs(la->signal - sig) <= sig * 1e-5);
+            EXPECT(fabs(la->noise - noise) <= noise * 1e-3);
+            EXPECT(noise > 0);
+        }
+        tosac_program_destroy(p);
+        tosac_quant_report_free(r);
+        tosac_quant_iomap_free(io);
+        tosac_graph_destroy(q);
+        tosac_graph_destroy(g);
+        tosac_diag_destroy(d);
+    }
+}
+
 /* The report from the FP values the calibration stored (a = x + x stored, its ReLU6 z read as a
    clamped) is the one from FP runs in the report itself (a bound that keeps no sample, or two of
    five), and both match the sums computed here from the INT program's outputs. */
@@ -971,6 +1091,7 @@ int main(void)
     RUN(test_hist_percentile);
     RUN(test_sqnr);
     RUN(test_report_kept);
+    RUN(test_report_int32);
     RUN(test_multiplier16);
     RUN(test_choose16);
     RUN(test_table16);
