@@ -621,6 +621,11 @@ int main(int argc, char **argv)
     CASE("conv2d_fp32_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 40, 120, 1, 1, p0));
     CASE("conv2d_i8_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_INT8, 28, 28, 40, 120, 1, 1, p0));
     CASE("conv2d_fp32_7x7x512_1x1x2048", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 2048, 1, 1, p0));
+    /* resnet50's 3x3 layers (Winograd in FP32, the int16-pair or Winograd GEMM in INT8) */
+    CASE("conv2d_fp32_56x56x64_3x3x64_p1", conv_s(c, TOSAC_DTYPE_FP32, 56, 56, 64, 64, 3, 1, p1111));
+    CASE("conv2d_fp32_28x28x128_3x3x128_p1", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 128, 128, 3, 1, p1111));
+    CASE("conv2d_fp32_14x14x256_3x3x256_p1", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 256, 256, 3, 1, p1111));
+    CASE("conv2d_fp32_7x7x512_3x3x512_p1", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 512, 3, 1, p1111));
     /* the zoo's depthwise layers (mobilenet_v1_025, mobilenet_v3_small, mobilenet_v2, efficientnet_b0) */
 #define DW_CASES(T, TN)                                                                                        \
     CASE("dw_" TN "_48x48x8_3x3", dwconv(c, T, 48, 48, 8, 3, 1));                                           \

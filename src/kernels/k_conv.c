@@ -789,8 +789,10 @@ static bool conv_weights(const conv_plan *g, const tosac_kcall *c, void *wbuf, i
             }
             for (int64_t h = 0; h < no; h += 8) {
                 int64_t nw = g->fpanel ? 8 : (no - h < 8 ? no - h : 8);
+                /* both layouts step by a fixed stride from k to k + 1 within a column */
+                const size_t at = wf_at(g, k0, oc0 + h), st = wf_at(g, k0 + 1, oc0 + h) - at;
                 for (int64_t i = 0; i < m; i++) {
-                    float *run = d + wf_at(g, k0 + i, oc0 + h);
+                    float *run = d + at + (size_t)i * st;
                     for (int64_t o = 0; o < nw; o++) run[o] = tmp[h + o][i];
                 }
             }

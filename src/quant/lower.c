@@ -647,7 +647,10 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
 {
     const tosac_value *a = n->inputs[0], *bm = n->inputs[1], *y = n->outputs[0];
     tosac_qparams qa, qb;
-    if (!qp_of(l, a, &qa) || !qp_of(l, bm, &qb)) return no_range(l, n, "input");
+    /* constant FP32 weights get per-column scales (quant_weights), never an activation range:
+       qp_of would scan every weight for one */
+    bool wconst = ir_is_const(bm) && bm->dtype == TOSAC_DTYPE_FP32;
+    if (!qp_of(l, a, &qa) || (!wconst && !qp_of(l, bm, &qb))) return no_range(l, n, "input");
     tosac_value *ai = as_i8(l, a, qa, n), *bi;
     if (!ai) return TOSAC_ERR_UNSUPPORTED;
     int64_t w = last_dim(y);
@@ -655,7 +658,7 @@ static tosac_status lower_matmul(lower *l, const tosac_node *n)
     if (!sc) return oom(l);
     uint32_t nsc = 1;
     int32_t bzp = 0;
-    if (ir_is_const(bm) && bm->dtype == TOSAC_DTYPE_FP32) { /* weights: per output column */
+    if (wconst) { /* weights: per output column */
         /* TOSA's MATMUL has no i16 x i8 row: under --a16w8 the int8 codes are stored as INT16 */
         bi = quant_weights(l, bm, w, true, sc, l->act);
         if (bi && !keep_ksc(l, n, sc, (uint32_t)w)) bi = NULL;
