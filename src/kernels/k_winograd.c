@@ -330,8 +330,11 @@ static void wino_blocks(void *ctx, uint32_t worker, size_t b0, size_t b1)
     float *out = (float *)(c->epi ? c->epi->out : &c->out[0])->data;
     for (int64_t i = 0; i < C; i++) zero[i] = 0.0f;
     for (size_t task = b0; task < b1; task++) {
-        const size_t blk = task / t->ng; /* 32-bit clean */
-        const int64_t j0 = (int64_t)(task - blk * t->ng) * t->gw, jn = K - j0 < t->gw ? K - j0 : t->gw;
+        /* group-major: the pool's contiguous share of the tasks gives each worker whole groups
+           (the part of U it streams) over every block, rather than whole blocks over every group
+           (the whole of U, and blocks of unequal rows) */
+        const size_t grp = task / t->nblk, blk = task - grp * t->nblk; /* 32-bit clean */
+        const int64_t j0 = (int64_t)grp * t->gw, jn = K - j0 < t->gw ? K - j0 : t->gw;
         size_t r0, rn;
         tosac_keven_part(t->ntr, t->nblk, blk, &r0, &rn);
         const int64_t T = (int64_t)rn * TW;
