@@ -621,11 +621,6 @@ int main(int argc, char **argv)
     CASE("conv2d_fp32_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 40, 120, 1, 1, p0));
     CASE("conv2d_i8_28x28x40_1x1x120", conv_s(c, TOSAC_DTYPE_INT8, 28, 28, 40, 120, 1, 1, p0));
     CASE("conv2d_fp32_7x7x512_1x1x2048", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 2048, 1, 1, p0));
-    /* resnet50's 3x3 layers (Winograd in FP32, the int16-pair or Winograd GEMM in INT8) */
-    CASE("conv2d_fp32_56x56x64_3x3x64_p1", conv_s(c, TOSAC_DTYPE_FP32, 56, 56, 64, 64, 3, 1, p1111));
-    CASE("conv2d_fp32_28x28x128_3x3x128_p1", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 128, 128, 3, 1, p1111));
-    CASE("conv2d_fp32_14x14x256_3x3x256_p1", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 256, 256, 3, 1, p1111));
-    CASE("conv2d_fp32_7x7x512_3x3x512_p1", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 512, 3, 1, p1111));
     /* the zoo's depthwise layers (mobilenet_v1_025, mobilenet_v3_small, mobilenet_v2, efficientnet_b0) */
 #define DW_CASES(T, TN)                                                                                        \
     CASE("dw_" TN "_48x48x8_3x3", dwconv(c, T, 48, 48, 8, 3, 1));                                           \
@@ -645,11 +640,12 @@ int main(int argc, char **argv)
     DW_CASES(TOSAC_DTYPE_INT8, "i8")
 #undef DW_CASES
     /* resnet50's and squeezenet1_1's fp32 convolutions beyond the 56x56 one: late 3x3 layers (7x7 and
-       14x14 pixels), 1x1 layers, the stride-2 1x1 shortcuts (after the compiler's SLICE to an odd
-       size) and the fire modules' squeeze / expand shapes */
+       14x14 pixels), layer4's stride-2 3x3, 1x1 layers, the stride-2 1x1 shortcuts (after the
+       compiler's SLICE to an odd size) and the fire modules' squeeze / expand shapes */
     CASE("conv2d_fp32_7x7x512_3x3x512", conv_s(c, TOSAC_DTYPE_FP32, 7, 7, 512, 512, 3, 1, p1111));
     CASE("conv2d_fp32_14x14x256_3x3x256", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 256, 256, 3, 1, p1111));
     CASE("conv2d_fp32_28x28x128_3x3x128", conv_s(c, TOSAC_DTYPE_FP32, 28, 28, 128, 128, 3, 1, p1111));
+    CASE("conv2d_fp32_14x14x256_3x3s2x512", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 256, 512, 3, 2, p1010));
     CASE("conv2d_fp32_56x56x64_1x1x256", conv_s(c, TOSAC_DTYPE_FP32, 56, 56, 64, 256, 1, 1, p0));
     CASE("conv2d_fp32_14x14x1024_1x1x256", conv_s(c, TOSAC_DTYPE_FP32, 14, 14, 1024, 256, 1, 1, p0));
     CASE("conv2d_fp32_55x55x256_1x1s2x512", conv_s(c, TOSAC_DTYPE_FP32, 55, 55, 256, 512, 1, 2, p0));
