@@ -20,7 +20,8 @@ more for a small model, as many as fill --min-time seconds at the time a short t
 for that configuration (the same count for every engine; sub-millisecond models otherwise swing
 from round to round on a shared machine). The figure per
 configuration is the median over the rounds; the ratio is tosac / onnxruntime (below 1: tosac is
-faster). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
+faster), and "rounds" the lowest and highest ratio of a single round (a range much wider than the
+distance of the ratio from 1 means the machine's load decided the cell). GFLOP/s counts a multiply-add as 2 over the model's Conv / Gemm / MatMul operators (from
 ONNX shape inference) at tosac's median time; % of peak divides by the threads times one core's
 peak that `ops_bench --peak` measures (fused multiply-adds on the widest vectors, best of its
 runs; INT8 rows: its int8 peak, of vpdpbusd, or vpmaddwd on AVX2 without VNNI). Those are the direct convolution's multiply-adds: FP32
@@ -176,7 +177,8 @@ def main():
           f"INT8: onnxruntime's QDQ weights {a.ort_weights}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} "
           f"on {os.cpu_count()} cores; peak per core " +
           (", ".join(f"{k} {v:.1f} G{'FLOP' if k == 'fp32' else 'OP'}/s" for k, v in peak.items()) if peak else "unknown"))
-    head = f"{'model':22} {'kind':5} {'thr':>3} {'ort':>9} {'tosac':>9} {'ratio':>7} {'GFLOP/s':>8} {'%peak':>6}"
+    head = (f"{'model':22} {'kind':5} {'thr':>3} {'ort':>9} {'tosac':>9} {'ratio':>7} {'rounds':>11} {'GFLOP/s':>8} "
+            f"{'%peak':>6}")
     if a.base:
         head += f" {'base':>9} {'ratio':>7}"
     print(head)
@@ -194,6 +196,10 @@ def main():
                         tm = statistics.median(tt)
                         line += f" {tm:9.3f} {tm / om:6.2f}x" if om > 0 else f" {tm:9.3f} {'-':>7}"
                         if ename == "tosac":
+                            # each round's own ratio (its two runs were back to back): a wide range
+                            # says the machine's load, not the engines, moved the medians
+                            rr = [x / y for x, y in zip(tt, o) if y > 0] if len(tt) == len(o) else []
+                            line += f" {min(rr):5.2f}-{max(rr):<5.2f}" if rr else f" {'-':>11}"
                             gf = gflop.get(n)
                             rate = gf / (tm / 1e3) if gf and tm > 0 else None
                             line += f" {rate:8.1f}" if rate else f" {'-':>8}"
